@@ -1,0 +1,74 @@
+//! `qajudge check FILE`: load a benchmark or run and report what it holds and what
+//! is wrong with it, with locations. Exit 1 when the file is unusable.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::model::Query;
+
+/// Arguments of `qajudge check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The benchmark or run file.
+    pub file: PathBuf,
+}
+
+/// Runs `qajudge check`.
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let dataset = match super::load(&args.file) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("{}: unusable", args.file.display());
+            println!("  problem: {e:#}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let qs = &dataset.questions;
+    let with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
+    let empty = qs
+        .iter()
+        .filter(|q| q.answers.as_ref().is_some_and(|a| a.is_empty()))
+        .count();
+    let answers: usize = qs
+        .iter()
+        .filter_map(|q| q.answers.as_ref())
+        .map(|a| a.answers.len())
+        .sum();
+    let sparql = qs.iter().filter(|q| matches!(q.query, Query::Sparql(_))).count();
+    let pseudo = qs.iter().filter(|q| matches!(q.query, Query::Pseudo(_))).count();
+    let mut langs: Vec<&str> = qs
+        .iter()
+        .flat_map(|q| q.texts.iter().map(|(l, _)| l.as_str()))
+        .collect();
+    langs.sort_unstable();
+    langs.dedup();
+    println!("{}: {}", args.file.display(), dataset.format.name());
+    if let Some(id) = &dataset.id {
+        println!("  dataset id: {id}");
+    }
+    println!("  questions: {}", qs.len());
+    println!(
+        "  with answers: {with_answers} ({empty} empty, {answers} answers in all)"
+    );
+    println!(
+        "  queries: {sparql} sparql, {pseudo} pseudo, {} none",
+        qs.len() - sparql - pseudo
+    );
+    println!("  languages: {}", langs.join(", "));
+    let problems: Vec<&String> = dataset
+        .diagnostics
+        .iter()
+        .chain(qs.iter().flat_map(|q| &q.diagnostics))
+        .collect();
+    println!("  problems: {}", problems.len());
+    for p in problems {
+        println!("    {p}");
+    }
+    if qs.is_empty() {
+        println!("  the file holds no question: it cannot be evaluated");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

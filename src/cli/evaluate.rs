@@ -1,0 +1,116 @@
+//! `qajudge evaluate`: load a gold benchmark and runs, evaluate, print the report
+//! as a table, JSON or CSV.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+
+use super::render;
+use crate::eval::{evaluate, Options, Profile, Run};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// A human-readable table.
+    Table,
+    /// The JSON report of SCORING 9.
+    Json,
+    /// One CSV row per run (or per question with --per-question).
+    Csv,
+}
+
+/// Profiles offered on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ProfileArg {
+    /// SCORING.md as written (default).
+    Judge,
+}
+
+/// Arguments of `qajudge evaluate`.
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ).
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// A run to score; repeat for several runs.
+    #[arg(long = "run", value_name = "FILE", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// A name for each run, in the order of --run (default: the file stem).
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+    /// Add a row per question.
+    #[arg(long)]
+    pub per_question: bool,
+    /// Scoring profile.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Judge)]
+    pub profile: ProfileArg,
+    /// Compare literals as exact strings: no case folding, no number or date rules.
+    #[arg(long)]
+    pub strict_literals: bool,
+    /// Let a gYear equal a date of that year.
+    #[arg(long)]
+    pub lenient_dates: bool,
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Runs `qajudge evaluate`.
+pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    if args.names.len() > args.runs.len() {
+        bail!(
+            "{} --name given for {} --run: give at most one name per run",
+            args.names.len(),
+            args.runs.len()
+        );
+    }
+    let gold = super::load(&args.gold)?;
+    let mut loaded = Vec::with_capacity(args.runs.len());
+    for (i, path) in args.runs.iter().enumerate() {
+        let dataset = super::load(path)?;
+        let name = args.names.get(i).cloned().unwrap_or_else(|| stem(path));
+        loaded.push((name, path.display().to_string(), dataset));
+    }
+    let runs: Vec<Run<'_>> = loaded
+        .iter()
+        .map(|(name, source, dataset)| Run {
+            name,
+            source,
+            dataset,
+        })
+        .collect();
+    let options = Options {
+        profile: match args.profile {
+            ProfileArg::Judge => Profile::Judge,
+        },
+        strict_literals: args.strict_literals,
+        lenient_dates: args.lenient_dates,
+    };
+    let report = evaluate(&gold, &args.gold.display().to_string(), &runs, options);
+    let out = match args.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        OutputFormat::Table => render::table(&report, args.per_question),
+        OutputFormat::Csv => render::csv(&report, args.per_question),
+    };
+    print!("{out}");
+    if args.format != OutputFormat::Json {
+        for d in report.diagnostics.iter().take(20) {
+            eprintln!("warning: {d}");
+        }
+        if report.diagnostics.len() > 20 {
+            eprintln!(
+                "warning: {} more diagnostics (see --format json)",
+                report.diagnostics.len() - 20
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

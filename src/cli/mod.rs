@@ -1,0 +1,56 @@
+//! The command line: clap definitions and one file per subcommand. The only place,
+//! with `main.rs`, that prints to stdout or reads files for the evaluator.
+
+mod check;
+mod evaluate;
+mod render;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use crate::model::Dataset;
+
+/// Judge question-answering systems over knowledge graphs.
+#[derive(Debug, Parser)]
+#[command(name = "qajudge", version, about, long_about = None)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score one or more runs against a gold benchmark.
+    Evaluate(evaluate::EvaluateArgs),
+    /// Validate a benchmark or run file and say what it holds.
+    Check(check::CheckArgs),
+}
+
+/// Parses the command line and runs it; the exit code follows the project's rule
+/// (0 success, 1 failure, 2 usage).
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Evaluate(args) => evaluate::run(args),
+        Command::Check(args) => check::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reads and parses a benchmark or run file.
+pub(crate) fn load(path: &Path) -> anyhow::Result<Dataset> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read {}: check the path", path.display()))?;
+    Ok(crate::qald::parse(&bytes, &path.display().to_string())?)
+}

@@ -1,0 +1,206 @@
+//! Renders a report as a text table or CSV. Presentation only: every number comes
+//! from the report.
+
+use std::fmt::Write;
+
+use crate::eval::{ExperimentReport, Report};
+
+fn f(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+fn pad_table(rows: &[Vec<String>], out: &mut String) {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c + 1 == row.len() {
+                    cell.clone()
+                } else {
+                    format!("{cell:<w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+        if i == 0 {
+            let total: usize = widths.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+            let _ = writeln!(out, "{}", "-".repeat(total.min(160)));
+        }
+    }
+}
+
+fn experiments(report: &Report) -> Vec<(&'static str, Vec<(&str, Option<&ExperimentReport>)>)> {
+    let names = ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"];
+    names
+        .iter()
+        .map(|&name| {
+            let per_run = report
+                .runs
+                .iter()
+                .map(|r| {
+                    let e = &r.experiments;
+                    let x = match name {
+                        "qa" => e.qa.as_ref(),
+                        "c2kb" => e.c2kb.as_ref(),
+                        "p2kb" => e.p2kb.as_ref(),
+                        "re2kb" => e.re2kb.as_ref(),
+                        "at" => e.at.as_ref(),
+                        _ => e.ait2kb.as_ref(),
+                    };
+                    (r.name.as_str(), x)
+                })
+                .collect();
+            (name, per_run)
+        })
+        .collect()
+}
+
+/// The text table: per experiment, one row per run; with `per_question`, a row per
+/// question after it.
+pub fn table(report: &Report, per_question: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "gold: {} ({}, {} questions)  profile: {}",
+        report.gold.path, report.gold.format, report.gold.questions, report.profile
+    );
+    for (name, runs) in experiments(report) {
+        if runs.iter().all(|(_, e)| e.is_none()) {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}", name.to_uppercase());
+        let mut rows = vec![[
+            "run", "eval", "answered", "empty", "missing", "extra", "micro P", "micro R",
+            "micro F1", "macro P", "macro R", "macro F1", "QALD P", "QALD R", "Macro F1 QALD",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for (run, e) in &runs {
+            let Some(e) = e else {
+                rows.push(vec![run.to_string(), "-".into()]);
+                continue;
+            };
+            let a = &e.aggregate;
+            rows.push(vec![
+                run.to_string(),
+                a.evaluated.to_string(),
+                a.answered.to_string(),
+                a.empty.to_string(),
+                a.missing.to_string(),
+                a.extra.to_string(),
+                f(a.micro.precision),
+                f(a.micro.recall),
+                f(a.micro.f1),
+                f(a.macro_.precision),
+                f(a.macro_.recall),
+                f(a.macro_.f1),
+                f(a.macro_qald.precision),
+                f(a.macro_qald.recall),
+                f(a.macro_qald.f1),
+            ]);
+        }
+        pad_table(&rows, &mut out);
+        if per_question {
+            for (run, e) in &runs {
+                let Some(e) = e else { continue };
+                let _ = writeln!(out, "\n{} per question: {run}", name.to_uppercase());
+                let mut rows = vec![["id", "status", "tp", "fp", "fn", "P", "R", "F1", "note"]
+                    .map(String::from)
+                    .to_vec()];
+                for q in &e.questions {
+                    rows.push(vec![
+                        q.id.clone(),
+                        q.status.name().to_string(),
+                        q.tp.to_string(),
+                        q.fp.to_string(),
+                        q.fn_.to_string(),
+                        f(q.precision),
+                        f(q.recall),
+                        f(q.f1),
+                        q.diagnostics.first().cloned().unwrap_or_default(),
+                    ]);
+                }
+                pad_table(&rows, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// CSV: one row per run and experiment, or one row per question with `per_question`.
+pub fn csv(report: &Report, per_question: bool) -> String {
+    let mut out = String::new();
+    if per_question {
+        out.push_str("run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n");
+    } else {
+        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1\n");
+    }
+    for (name, runs) in experiments(report) {
+        for (run, e) in runs {
+            let Some(e) = e else { continue };
+            if per_question {
+                for q in &e.questions {
+                    let _ = writeln!(
+                        out,
+                        "{},{name},{},{},{},{},{},{},{},{},{},{}",
+                        csv_field(run),
+                        csv_field(&q.id),
+                        q.status.name(),
+                        q.tp,
+                        q.fp,
+                        q.fn_,
+                        q.precision,
+                        q.recall,
+                        q.f1,
+                        q.precision_qald,
+                        q.recall_qald
+                    );
+                }
+            } else {
+                let a = &e.aggregate;
+                let _ = writeln!(
+                    out,
+                    "{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    csv_field(run),
+                    a.questions,
+                    a.evaluated,
+                    a.not_evaluable,
+                    a.answered,
+                    a.empty,
+                    a.missing,
+                    a.extra,
+                    a.errors,
+                    a.micro.precision,
+                    a.micro.recall,
+                    a.micro.f1,
+                    a.macro_.precision,
+                    a.macro_.recall,
+                    a.macro_.f1,
+                    a.macro_qald.precision,
+                    a.macro_qald.recall,
+                    a.macro_qald.f1
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,171 @@
+//! The report of SCORING 9: per question and aggregate, per run and experiment.
+//! Serialised as the public JSON contract; the CLI renders tables and CSV from it.
+
+use serde::Serialize;
+
+use crate::metrics::Prf;
+
+/// The whole evaluation report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// The qajudge version that produced it.
+    pub version: &'static str,
+    /// The profile used.
+    pub profile: &'static str,
+    /// The gold benchmark.
+    pub gold: GoldInfo,
+    /// The index used, if any.
+    pub index: Option<IndexInfo>,
+    /// One entry per run, in the order given.
+    pub runs: Vec<RunReport>,
+    /// Problems of the gold file and of the runs that did not stop the evaluation.
+    pub diagnostics: Vec<String>,
+}
+
+/// What the gold benchmark was.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GoldInfo {
+    /// Its path or name.
+    pub path: String,
+    /// The format it was read as.
+    pub format: &'static str,
+    /// Number of (distinct) questions.
+    pub questions: usize,
+}
+
+/// The index used for equivalence.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IndexInfo {
+    /// Its directory.
+    pub path: String,
+    /// Its on-disk format version.
+    pub format_version: u32,
+}
+
+/// The results of one run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunReport {
+    /// The run's name (file stem or `--name`).
+    pub name: String,
+    /// Its path or URL.
+    pub source: String,
+    /// The format the run file was read as.
+    pub format: &'static str,
+    /// One entry per sub-experiment; `null` when the run has nothing to evaluate there.
+    pub experiments: Experiments,
+    /// Ids of run questions that are not in the gold benchmark.
+    pub extra_ids: Vec<String>,
+}
+
+/// The sub-experiments of SCORING 5.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Experiments {
+    /// Answer sets.
+    pub qa: Option<ExperimentReport>,
+    /// Resources: entities and classes.
+    pub c2kb: Option<ExperimentReport>,
+    /// Properties.
+    pub p2kb: Option<ExperimentReport>,
+    /// Triples.
+    pub re2kb: Option<ExperimentReport>,
+    /// Answer type.
+    pub at: Option<ExperimentReport>,
+    /// Answer item types.
+    pub ait2kb: Option<ExperimentReport>,
+}
+
+/// One sub-experiment of one run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ExperimentReport {
+    /// The aggregate measures.
+    pub aggregate: AggregateReport,
+    /// One entry per gold question, in gold order.
+    pub questions: Vec<QuestionReport>,
+}
+
+/// Aggregate counts and measures (SCORING 4).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct AggregateReport {
+    /// Gold questions.
+    pub questions: usize,
+    /// Questions that entered the averages.
+    pub evaluated: usize,
+    /// Questions left out because the gold has nothing to compare.
+    pub not_evaluable: usize,
+    /// Evaluated questions with a non-empty run answer.
+    pub answered: usize,
+    /// Evaluated questions whose run answer is empty.
+    pub empty: usize,
+    /// Evaluated questions absent from the run.
+    pub missing: usize,
+    /// Run questions whose id is not in the gold.
+    pub extra: usize,
+    /// Failed live-system calls (scored as empty answers).
+    pub errors: usize,
+    /// Mean runtime of successful live calls in milliseconds.
+    pub runtime_ms_mean: Option<f64>,
+    /// Micro P/R/F1.
+    pub micro: Prf,
+    /// Macro P/R/F1.
+    #[serde(rename = "macro")]
+    pub macro_: Prf,
+    /// Macro under the QALD rule; `f1` is Macro F1 QALD.
+    pub macro_qald: Prf,
+}
+
+/// The status of a question in a run.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The run gave a non-empty answer.
+    Answered,
+    /// The run gave an empty answer.
+    Empty,
+    /// The run does not have the question.
+    Missing,
+    /// A live call failed.
+    Error,
+    /// The gold has nothing to compare for this experiment.
+    NotEvaluable,
+}
+
+impl Status {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Answered => "answered",
+            Status::Empty => "empty",
+            Status::Missing => "missing",
+            Status::Error => "error",
+            Status::NotEvaluable => "not_evaluable",
+        }
+    }
+}
+
+/// One question of one experiment of one run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QuestionReport {
+    /// The question id, as a string.
+    pub id: String,
+    /// Its status.
+    pub status: Status,
+    /// True positives.
+    pub tp: usize,
+    /// False positives.
+    pub fp: usize,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: usize,
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+    /// Precision under the QALD rule.
+    pub precision_qald: f64,
+    /// Recall under the QALD rule.
+    pub recall_qald: f64,
+    /// Problems with this question, gold or run.
+    pub diagnostics: Vec<String>,
+}

@@ -1,0 +1,240 @@
+//! Canonical IRIs (SCORING 2a): the rules that make two spellings of one DBpedia,
+//! Wikipedia, Wikidata or Freebase IRI equal without any index. Pure string work.
+
+/// Hosts whose `https://` and `http://` forms are the same.
+fn is_kg_host(host: &str) -> bool {
+    const ROOTS: [&str; 5] = [
+        "dbpedia.org",
+        "wikidata.org",
+        "wikipedia.org",
+        "freebase.com",
+        "rdf.freebase.com",
+    ];
+    ROOTS
+        .iter()
+        .any(|root| host == *root || host.strip_suffix(root).is_some_and(|p| p.ends_with('.')))
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Decodes every `%XX` except those that would change the IRI's structure
+/// (`%2F`, `%3F`, `%23`, `%25`), which are kept with upper-case hex. When the
+/// decoded bytes are not UTF-8 the input is returned with its escapes upper-cased.
+pub fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                let v = h * 16 + l;
+                let upper = [b'%', bytes[i + 1].to_ascii_uppercase(), bytes[i + 2].to_ascii_uppercase()];
+                kept.extend_from_slice(&upper);
+                if matches!(v, b'/' | b'?' | b'#' | b'%') {
+                    out.extend_from_slice(&upper);
+                } else {
+                    out.push(v);
+                }
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        kept.push(bytes[i]);
+        i += 1;
+    }
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(_) => String::from_utf8(kept).unwrap_or_else(|_| s.to_string()),
+    }
+}
+
+/// The canonical form of an IRI under SCORING 2a. Equal canonical forms mean the
+/// same resource; anything that is not an http(s) IRI is only percent-normalised.
+pub fn canonical_iri(iri: &str) -> String {
+    let iri = iri.trim();
+    let decoded = percent_decode(iri);
+    let (scheme, rest) = match decoded.split_once("://") {
+        Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => {
+            (s.to_ascii_lowercase(), r)
+        }
+        _ => return decoded,
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let host = authority.to_ascii_lowercase();
+    if !is_kg_host(&host) {
+        return format!("{scheme}://{host}{path}");
+    }
+    // From here on the scheme is http.
+    if host == "dbpedia.org" || host.ends_with(".dbpedia.org") {
+        let host = if host == "en.dbpedia.org" || host == "www.dbpedia.org" {
+            "dbpedia.org"
+        } else {
+            host.as_str()
+        };
+        if let Some(title) = path
+            .strip_prefix("/page/")
+            .or_else(|| path.strip_prefix("/resource/"))
+        {
+            return format!("http://{host}/resource/{}", title.replace(' ', "_"));
+        }
+        return format!("http://{host}{path}");
+    }
+    if let Some(lang) = host.strip_suffix(".wikipedia.org") {
+        let lang = lang.strip_suffix(".m").unwrap_or(lang);
+        if let Some(title) = path.strip_prefix("/wiki/") {
+            let title = title.replace(' ', "_");
+            return if lang == "en" || lang == "www" {
+                format!("http://dbpedia.org/resource/{title}")
+            } else {
+                format!("http://{lang}.dbpedia.org/resource/{title}")
+            };
+        }
+        return format!("http://{host}{path}");
+    }
+    if host == "wikidata.org" || host == "www.wikidata.org" || host == "m.wikidata.org" {
+        let id = path
+            .strip_prefix("/wiki/")
+            .map(|t| {
+                t.strip_prefix("Property:")
+                    .or_else(|| t.strip_prefix("Lexeme:"))
+                    .or_else(|| t.strip_prefix("Item:"))
+                    .unwrap_or(t)
+            })
+            .or_else(|| path.strip_prefix("/entity/"));
+        if let Some(id) = id {
+            if is_wikidata_id(id) {
+                return format!("http://www.wikidata.org/entity/{id}");
+            }
+        }
+        return format!("http://{host}{path}");
+    }
+    if host == "rdf.freebase.com" || host == "www.freebase.com" || host == "freebase.com" {
+        let mid = path
+            .strip_prefix("/ns/")
+            .or_else(|| path.strip_prefix("/"))
+            .and_then(freebase_mid);
+        if let Some(mid) = mid {
+            return format!("http://rdf.freebase.com/ns/{mid}");
+        }
+        return format!("http://{host}{path}");
+    }
+    format!("http://{host}{path}")
+}
+
+fn is_wikidata_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some('Q' | 'P' | 'L'))
+        && id.len() > 1
+        && chars.all(|c| c.is_ascii_digit())
+}
+
+/// `m.0abc`, `m/0abc`, `/m/0abc`, `g.11b…` → `m.0abc` (the dotted Freebase id).
+fn freebase_mid(s: &str) -> Option<String> {
+    let s = s.strip_prefix('/').unwrap_or(s);
+    let (kind, id) = s.split_at_checked(1)?;
+    if !(kind == "m" || kind == "g") {
+        return None;
+    }
+    let id = id.strip_prefix('.').or_else(|| id.strip_prefix('/'))?;
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    Some(format!("{kind}.{id}"))
+}
+
+/// The canonical IRI named by a Wikidata Freebase-id literal (P646), `"/m/0abc"`.
+pub fn freebase_literal_iri(lexical: &str) -> Option<String> {
+    let lexical = lexical.trim();
+    if !lexical.starts_with('/') {
+        return None;
+    }
+    freebase_mid(lexical).map(|mid| format!("http://rdf.freebase.com/ns/{mid}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(a: &str, b: &str) {
+        assert_eq!(canonical_iri(a), canonical_iri(b), "{a} vs {b}");
+    }
+    fn differ(a: &str, b: &str) {
+        assert_ne!(canonical_iri(a), canonical_iri(b), "{a} vs {b}");
+    }
+
+    #[test]
+    fn http_and_https_on_kg_hosts_only() {
+        same("https://dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
+        same("https://de.dbpedia.org/resource/Berlin", "http://de.dbpedia.org/resource/Berlin");
+        same("https://www.wikidata.org/entity/Q64", "http://www.wikidata.org/entity/Q64");
+        differ("https://example.org/a", "http://example.org/a");
+    }
+
+    #[test]
+    fn dbpedia_page_resource_and_en_host() {
+        same("http://dbpedia.org/page/Berlin", "http://dbpedia.org/resource/Berlin");
+        same("http://en.dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
+        differ("http://de.dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
+        differ("http://dbpedia.org/ontology/Berlin", "http://dbpedia.org/resource/Berlin");
+    }
+
+    #[test]
+    fn wikipedia_is_dbpedia() {
+        same("https://en.wikipedia.org/wiki/Douglas_Adams", "http://dbpedia.org/resource/Douglas_Adams");
+        same("http://en.wikipedia.org/wiki/Douglas Adams", "http://dbpedia.org/resource/Douglas_Adams");
+        same("https://de.wikipedia.org/wiki/Berlin", "http://de.dbpedia.org/resource/Berlin");
+        differ("https://de.wikipedia.org/wiki/Berlin", "http://dbpedia.org/resource/Berlin");
+    }
+
+    #[test]
+    fn percent_encoding_twins() {
+        same("http://dbpedia.org/resource/Hal_Roach%2C_Jr.", "http://dbpedia.org/resource/Hal_Roach,_Jr.");
+        same("http://dbpedia.org/resource/Tom%27s_(band)", "http://dbpedia.org/resource/Tom's_%28band%29");
+        same("http://dbpedia.org/resource/Caf%C3%A9", "http://dbpedia.org/resource/Café");
+        same("http://dbpedia.org/resource/New%20York", "http://dbpedia.org/resource/New_York");
+        same("http://example.org/a%2fb", "http://example.org/a%2Fb");
+        differ("http://example.org/a%2Fb", "http://example.org/a/b");
+        differ("http://example.org/a%3Fb", "http://example.org/a?b");
+        differ("http://example.org/a%23b", "http://example.org/a#b");
+        // invalid UTF-8 stays encoded
+        assert_eq!(canonical_iri("http://example.org/%ff"), "http://example.org/%FF");
+        // a trailing lone percent is kept
+        assert_eq!(canonical_iri("http://example.org/50%"), "http://example.org/50%");
+    }
+
+    #[test]
+    fn wikidata_wiki_and_entity() {
+        same("https://www.wikidata.org/wiki/Q42", "http://www.wikidata.org/entity/Q42");
+        same("http://wikidata.org/entity/Q42", "http://www.wikidata.org/entity/Q42");
+        same("https://www.wikidata.org/wiki/Property:P31", "http://www.wikidata.org/entity/P31");
+        same("https://www.wikidata.org/wiki/Lexeme:L7", "http://www.wikidata.org/entity/L7");
+        differ("http://www.wikidata.org/prop/direct/P31", "http://www.wikidata.org/entity/P31");
+        differ("http://www.wikidata.org/entity/Q42", "http://www.wikidata.org/entity/Q43");
+    }
+
+    #[test]
+    fn freebase_spellings() {
+        same("http://rdf.freebase.com/ns/m.0282x", "http://rdf.freebase.com/ns/m/0282x");
+        same("https://www.freebase.com/m/0282x", "http://rdf.freebase.com/ns/m.0282x");
+        assert_eq!(
+            freebase_literal_iri("/m/0282x").as_deref(),
+            Some("http://rdf.freebase.com/ns/m.0282x")
+        );
+        assert_eq!(freebase_literal_iri("m0282x"), None);
+    }
+}

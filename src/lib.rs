@@ -1,0 +1,12 @@
+//! qajudge: judge question-answering systems over knowledge graphs. The library
+//! holds every rule of `SCORING.md`; the binary (`src/main.rs`) is a thin CLI over it.
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod eval;
+pub mod index;
+pub mod matching;
+pub mod metrics;
+pub mod model;
+pub mod qald;

@@ -1,0 +1,613 @@
+//! When two answers are the same (SCORING 2) and how many of them match: the
+//! literal rules (numbers, dates, booleans, strings), canonical IRIs, duplicate
+//! removal, and a maximum one-to-one matching between gold and run answers.
+//!
+//! Every term is turned into a few *keys*; two terms are equivalent when a key of
+//! one is among the *lookups* of the other. Lookups are the key itself, plus the
+//! partner of an asymmetric rule: a typed number finds a plain lexical form that
+//! parses as a number, but two plain lexical forms only compare as strings.
+
+use std::collections::HashMap;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::index::canonical::canonical_iri;
+use crate::model::{Answer, Term};
+
+const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+
+/// Options of the literal rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MatchOptions {
+    /// Turn off case folding and the number and date rules (`--strict-literals`).
+    pub strict_literals: bool,
+    /// A gYear equals a date of that year (`--lenient-dates`).
+    pub lenient_dates: bool,
+}
+
+/// A comparison key of a term.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key {
+    /// A canonical IRI.
+    Iri(String),
+    /// A normalised string (NFC, trimmed, whitespace collapsed, case-folded unless strict).
+    Str(String),
+    /// The value of a literal with a numeric datatype (bits of the f64).
+    NumTyped(u64),
+    /// The value of a literal without a numeric datatype whose lexical form is a number.
+    NumLex(u64),
+    /// The normalised value of a date-typed literal.
+    DateTyped(String),
+    /// The normalised value of an untyped literal whose lexical form is a date.
+    DateLex(String),
+    /// A boolean answer or boolean literal.
+    Bool(bool),
+    /// The year of a date (lenient dates only).
+    YearOfDate(i64),
+    /// The year of a gYear (lenient dates only).
+    GYear(i64),
+}
+
+impl Key {
+    /// The keys this key finds in the other set.
+    fn lookups(&self) -> [Option<Key>; 2] {
+        match self {
+            Key::NumTyped(v) => [Some(self.clone()), Some(Key::NumLex(*v))],
+            Key::NumLex(v) => [Some(Key::NumTyped(*v)), None],
+            Key::DateTyped(d) => [Some(self.clone()), Some(Key::DateLex(d.clone()))],
+            Key::DateLex(d) => [Some(Key::DateTyped(d.clone())), None],
+            Key::YearOfDate(y) => [Some(Key::GYear(*y)), None],
+            Key::GYear(y) => [Some(Key::YearOfDate(*y)), Some(self.clone())],
+            _ => [Some(self.clone()), None],
+        }
+    }
+
+    /// Why two terms linked by this key are the same, for explanations.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Key::Iri(_) => "iri",
+            Key::Str(_) => "string",
+            Key::NumTyped(_) | Key::NumLex(_) => "number",
+            Key::DateTyped(_) | Key::DateLex(_) => "date",
+            Key::Bool(_) => "boolean",
+            Key::YearOfDate(_) | Key::GYear(_) => "year",
+        }
+    }
+}
+
+/// The local name of an XSD datatype, or `None` for another vocabulary.
+fn xsd_local(datatype: &str) -> Option<&str> {
+    datatype
+        .strip_prefix(XSD)
+        .or_else(|| datatype.strip_prefix("xsd:"))
+        .or_else(|| datatype.strip_prefix("https://www.w3.org/2001/XMLSchema#"))
+}
+
+/// True for the numeric XSD datatypes.
+pub fn is_numeric_datatype(datatype: &str) -> bool {
+    matches!(
+        xsd_local(datatype),
+        Some(
+            "integer"
+                | "decimal"
+                | "float"
+                | "double"
+                | "int"
+                | "long"
+                | "short"
+                | "byte"
+                | "nonNegativeInteger"
+                | "positiveInteger"
+                | "negativeInteger"
+                | "nonPositiveInteger"
+                | "unsignedLong"
+                | "unsignedInt"
+                | "unsignedShort"
+                | "unsignedByte"
+        )
+    )
+}
+
+/// True for the XSD date and time datatypes (including gYear and friends).
+pub fn is_date_datatype(datatype: &str) -> bool {
+    matches!(
+        xsd_local(datatype),
+        Some(
+            "date"
+                | "dateTime"
+                | "dateTimeStamp"
+                | "gYear"
+                | "gYearMonth"
+                | "gMonthDay"
+                | "gDay"
+                | "gMonth"
+                | "time"
+        )
+    )
+}
+
+/// Parses a numeric lexical form (`3`, `-3.0`, `3.0E0`, `.5`); no `inf`, `NaN`, commas.
+pub fn parse_number(lexical: &str) -> Option<f64> {
+    let s = lexical.trim();
+    if s.is_empty()
+        || !s.bytes().any(|b| b.is_ascii_digit())
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    let v: f64 = s.parse().ok()?;
+    v.is_finite().then_some(if v == 0.0 { 0.0 } else { v })
+}
+
+fn digits(s: &str, n: usize) -> Option<u32> {
+    (s.len() == n && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// Parses an xsd:date or xsd:dateTime lexical form into a normalised value: the
+/// date alone when the time is midnight in UTC or unzoned, else the whole instant
+/// (`1961-08-04T00:00:00Z` → `1961-08-04`).
+pub fn parse_date(lexical: &str) -> Option<String> {
+    let s = lexical.trim();
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (date, rest) = if s.len() >= 10 { s.split_at(10) } else { return None };
+    let mut parts = date.split('-');
+    let y = digits(parts.next()?, 4)?;
+    let m = digits(parts.next()?, 2)?;
+    let d = digits(parts.next()?, 2)?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let date = format!("{}{y:04}-{m:02}-{d:02}", if neg { "-" } else { "" });
+    let (time, zone) = match rest.strip_prefix('T') {
+        Some(t) => {
+            let end = t.find(['Z', '+', '-']).unwrap_or(t.len());
+            (Some(&t[..end]), &t[end..])
+        }
+        None => (None, rest),
+    };
+    let utc = matches!(zone, "" | "Z" | "+00:00" | "-00:00");
+    if !(utc || (zone.len() == 6 && zone[1..3].bytes().all(|b| b.is_ascii_digit()))) {
+        return None;
+    }
+    match time {
+        None => Some(date),
+        Some(t) => {
+            let mut tp = t.split(':');
+            let h = digits(tp.next()?, 2)?;
+            let mi = digits(tp.next()?, 2)?;
+            let sec = tp.next()?;
+            let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
+            let s = digits(whole, 2)?;
+            let frac = frac.trim_end_matches('0');
+            if h > 24 || mi > 59 || s > 60 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            if h == 0 && mi == 0 && s == 0 && frac.is_empty() && utc {
+                Some(date)
+            } else {
+                let frac = if frac.is_empty() { String::new() } else { format!(".{frac}") };
+                let zone = if utc { "Z" } else { zone };
+                Some(format!("{date}T{h:02}:{mi:02}:{s:02}{frac}{zone}"))
+            }
+        }
+    }
+}
+
+/// NFC, trimmed, whitespace collapsed, and lower-cased unless `strict`.
+pub fn normalize_string(s: &str, strict: bool) -> String {
+    let nfc: String = s.nfc().collect();
+    let mut out = String::with_capacity(nfc.len());
+    for word in nfc.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if strict {
+        out
+    } else {
+        out.to_lowercase()
+    }
+}
+
+fn year_of(lexical: &str) -> Option<i64> {
+    let s = lexical.trim();
+    let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let y: i64 = s.get(..4)?.parse().ok()?;
+    Some(if neg { -y } else { y })
+}
+
+/// The keys of one term under the given options.
+pub fn term_keys(term: &Term, opts: MatchOptions, out: &mut Vec<Key>) {
+    match term {
+        Term::Iri(iri) => out.push(Key::Iri(canonical_iri(iri))),
+        Term::Boolean(b) => out.push(Key::Bool(*b)),
+        Term::Literal {
+            lexical, datatype, ..
+        } => {
+            let dt = datatype.as_deref().unwrap_or("");
+            out.push(Key::Str(normalize_string(lexical, opts.strict_literals)));
+            let trimmed = lexical.trim();
+            if xsd_local(dt) == Some("boolean")
+                || trimmed.eq_ignore_ascii_case("true")
+                || trimmed.eq_ignore_ascii_case("false")
+            {
+                match trimmed.to_ascii_lowercase().as_str() {
+                    "true" | "1" => out.push(Key::Bool(true)),
+                    "false" | "0" => out.push(Key::Bool(false)),
+                    _ => {}
+                }
+            }
+            if opts.strict_literals {
+                return;
+            }
+            if let Some(v) = parse_number(lexical) {
+                let bits = v.to_bits();
+                out.push(if is_numeric_datatype(dt) {
+                    Key::NumTyped(bits)
+                } else {
+                    Key::NumLex(bits)
+                });
+            }
+            let local = xsd_local(dt);
+            if let Some(d) = parse_date(lexical) {
+                if matches!(local, Some("date" | "dateTime" | "dateTimeStamp")) {
+                    out.push(Key::DateTyped(d));
+                } else {
+                    out.push(Key::DateLex(d));
+                }
+                if opts.lenient_dates {
+                    if let Some(y) = year_of(lexical) {
+                        out.push(Key::YearOfDate(y));
+                    }
+                }
+            } else if opts.lenient_dates && local == Some("gYear") {
+                if let Some(y) = year_of(lexical) {
+                    out.push(Key::GYear(y));
+                }
+            }
+        }
+    }
+}
+
+/// One answer ready for matching: where it was in the set and its keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// Index of the answer in its original set.
+    pub index: usize,
+    /// The keys of all its terms.
+    pub keys: Vec<Key>,
+}
+
+/// Computes keys and removes duplicates: an answer equivalent to an earlier one of
+/// the same set counts once. Returns the kept answers in order.
+pub fn prepare(answers: &[Answer], opts: MatchOptions) -> Vec<Prepared> {
+    let mut seen: HashMap<Key, usize> = HashMap::with_capacity(answers.len() * 2);
+    let mut kept = Vec::with_capacity(answers.len());
+    let mut keys = Vec::new();
+    for (index, answer) in answers.iter().enumerate() {
+        keys.clear();
+        for term in &answer.terms {
+            term_keys(term, opts, &mut keys);
+        }
+        keys.sort();
+        keys.dedup();
+        let duplicate = keys
+            .iter()
+            .flat_map(|k| k.lookups())
+            .flatten()
+            .any(|k| seen.contains_key(&k));
+        if duplicate || keys.is_empty() {
+            continue;
+        }
+        for k in &keys {
+            seen.insert(k.clone(), index);
+        }
+        kept.push(Prepared {
+            index,
+            keys: keys.clone(),
+        });
+    }
+    kept
+}
+
+/// One matched pair of a maximum matching.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    /// Index of the gold answer in the gold set.
+    pub gold: usize,
+    /// Index of the run answer in the run set.
+    pub run: usize,
+    /// Why they are the same (`iri`, `string`, `number`, `date`, `boolean`, `year`).
+    pub reason: &'static str,
+}
+
+/// The outcome of matching two prepared answer sets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Matching {
+    /// Matched pairs (true positives), sorted by gold index.
+    pub pairs: Vec<Pair>,
+    /// Distinct gold answers.
+    pub gold: usize,
+    /// Distinct run answers.
+    pub run: usize,
+}
+
+impl Matching {
+    /// True positives.
+    pub fn tp(&self) -> usize {
+        self.pairs.len()
+    }
+    /// False positives: unmatched run answers.
+    pub fn fp(&self) -> usize {
+        self.run - self.pairs.len()
+    }
+    /// False negatives: unmatched gold answers.
+    pub fn fn_(&self) -> usize {
+        self.gold - self.pairs.len()
+    }
+}
+
+/// Maximum one-to-one matching between prepared gold and run answers, so the
+/// result never depends on the order of answers.
+pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
+    let mut by_key: HashMap<&Key, Vec<usize>> = HashMap::with_capacity(gold.len() * 2);
+    for (g, prepared) in gold.iter().enumerate() {
+        for k in &prepared.keys {
+            by_key.entry(k).or_default().push(g);
+        }
+    }
+    // adjacency: run answer -> (gold answer, reason)
+    let mut adj: Vec<Vec<(usize, &'static str)>> = Vec::with_capacity(run.len());
+    for prepared in run {
+        let mut edges: Vec<(usize, &'static str)> = Vec::new();
+        for k in &prepared.keys {
+            for look in k.lookups().into_iter().flatten() {
+                if let Some(gs) = by_key.get(&look) {
+                    for &g in gs {
+                        if !edges.iter().any(|(e, _)| *e == g) {
+                            edges.push((g, k.reason()));
+                        }
+                    }
+                }
+            }
+        }
+        edges.sort_by_key(|(g, _)| *g);
+        adj.push(edges);
+    }
+    let mut gold_to_run: Vec<Option<usize>> = vec![None; gold.len()];
+    let mut run_to_gold: Vec<Option<usize>> = vec![None; run.len()];
+    // greedy pass
+    for (r, edges) in adj.iter().enumerate() {
+        if let Some(&(g, _)) = edges.iter().find(|(g, _)| gold_to_run[*g].is_none()) {
+            gold_to_run[g] = Some(r);
+            run_to_gold[r] = Some(g);
+        }
+    }
+    // augmenting paths (Kuhn) for the rest
+    let mut visited = vec![0usize; gold.len()];
+    let mut stamp = 0usize;
+    for r in 0..run.len() {
+        if run_to_gold[r].is_some() || adj[r].is_empty() {
+            continue;
+        }
+        stamp += 1;
+        if augment(r, &adj, &mut gold_to_run, &mut run_to_gold, &mut visited, stamp) {
+            continue;
+        }
+    }
+    let mut pairs: Vec<Pair> = gold_to_run
+        .iter()
+        .enumerate()
+        .filter_map(|(g, r)| {
+            r.map(|r| Pair {
+                gold: gold[g].index,
+                run: run[r].index,
+                reason: adj[r]
+                    .iter()
+                    .find(|(e, _)| *e == g)
+                    .map_or("iri", |(_, why)| why),
+            })
+        })
+        .collect();
+    pairs.sort_by_key(|p| p.gold);
+    Matching {
+        pairs,
+        gold: gold.len(),
+        run: run.len(),
+    }
+}
+
+fn augment(
+    r: usize,
+    adj: &[Vec<(usize, &'static str)>],
+    gold_to_run: &mut [Option<usize>],
+    run_to_gold: &mut [Option<usize>],
+    visited: &mut [usize],
+    stamp: usize,
+) -> bool {
+    // iterative DFS to stay safe on long alternating paths
+    let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+    let mut path: Vec<(usize, usize)> = Vec::new(); // (run, gold) edges taken
+    while let Some(&mut (cur, ref mut next)) = stack.last_mut() {
+        if *next >= adj[cur].len() {
+            stack.pop();
+            path.pop();
+            continue;
+        }
+        let g = adj[cur][*next].0;
+        *next += 1;
+        if visited[g] == stamp {
+            continue;
+        }
+        visited[g] = stamp;
+        path.push((cur, g));
+        match gold_to_run[g] {
+            None => {
+                for &(rr, gg) in &path {
+                    gold_to_run[gg] = Some(rr);
+                    run_to_gold[rr] = Some(gg);
+                }
+                return true;
+            }
+            Some(owner) => stack.push((owner, 0)),
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Answer;
+
+    fn opts() -> MatchOptions {
+        MatchOptions::default()
+    }
+    fn eq(a: &Term, b: &Term, o: MatchOptions) -> bool {
+        let ga = prepare(&[Answer::single(a.clone())], o);
+        let rb = prepare(&[Answer::single(b.clone())], o);
+        let m1 = match_answers(&ga, &rb).tp() == 1;
+        let m2 = match_answers(&rb, &ga).tp() == 1;
+        assert_eq!(m1, m2, "equivalence must be symmetric: {a} vs {b}");
+        m1
+    }
+    fn iri(s: &str) -> Term {
+        Term::Iri(s.into())
+    }
+    fn xsd(t: &str) -> String {
+        format!("{XSD}{t}")
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let three = Term::typed("3", xsd("integer"));
+        assert!(eq(&three, &Term::plain("3"), opts()));
+        assert!(eq(&three, &Term::plain("3.0"), opts()));
+        assert!(eq(&three, &Term::typed("3.0E0", xsd("double")), opts()));
+        assert!(eq(&Term::typed("3.0", xsd("decimal")), &Term::typed("3", xsd("int")), opts()));
+        assert!(!eq(&three, &Term::plain("4"), opts()));
+        // two plain lexical forms compare as strings only
+        assert!(!eq(&Term::plain("3"), &Term::plain("3.0"), opts()));
+        // a number-shaped literal of another vocabulary against a typed number
+        assert!(eq(
+            &Term::typed("5000000.0", "http://dbpedia.org/datatype/usDollar"),
+            &Term::typed("5.0E6", xsd("double")),
+            opts()
+        ));
+        assert!(parse_number("inf").is_none());
+        assert!(parse_number("NaN").is_none());
+        assert!(parse_number("1,000").is_none());
+    }
+
+    #[test]
+    fn dates_compare_by_value() {
+        let d = Term::typed("1961-08-04", xsd("date"));
+        assert!(eq(&d, &Term::plain("1961-08-04T00:00:00Z"), opts()));
+        assert!(eq(&d, &Term::typed("1961-08-04T00:00:00Z", xsd("dateTime")), opts()));
+        assert!(eq(&d, &Term::typed("1961-08-04T00:00:00", xsd("dateTime")), opts()));
+        assert!(!eq(&d, &Term::typed("1961-08-05", xsd("date")), opts()));
+        assert!(!eq(&d, &Term::typed("1961-08-04T10:00:00Z", xsd("dateTime")), opts()));
+        let year = Term::typed("1961", xsd("gYear"));
+        assert!(!eq(&d, &year, opts()));
+        let lenient = MatchOptions {
+            lenient_dates: true,
+            ..opts()
+        };
+        assert!(eq(&d, &year, lenient));
+        assert!(!eq(&Term::typed("1962-01-01", xsd("date")), &year, lenient));
+        assert_eq!(parse_date("1961-13-04"), None);
+        assert_eq!(parse_date("1961-08-04T10:30:00.500+02:00").as_deref(), Some("1961-08-04T10:30:00.5+02:00"));
+    }
+
+    #[test]
+    fn booleans_any_case() {
+        assert!(eq(&Term::Boolean(true), &Term::plain("TRUE"), opts()));
+        assert!(eq(&Term::Boolean(false), &Term::typed("false", xsd("boolean")), opts()));
+        assert!(!eq(&Term::Boolean(true), &Term::Boolean(false), opts()));
+        assert!(!eq(&Term::Boolean(true), &Term::plain("false"), opts()));
+    }
+
+    #[test]
+    fn strings_nfc_trim_case_lang() {
+        let a = Term::Literal {
+            lexical: "  Caf\u{65}\u{301}  au   lait ".into(),
+            datatype: None,
+            lang: Some("en".into()),
+        };
+        assert!(eq(&a, &Term::plain("CAFÉ AU LAIT"), opts()));
+        let strict = MatchOptions {
+            strict_literals: true,
+            ..opts()
+        };
+        assert!(!eq(&a, &Term::plain("CAFÉ AU LAIT"), strict));
+        assert!(eq(&a, &Term::plain("Café au lait"), strict));
+        assert!(!eq(&Term::typed("3", xsd("integer")), &Term::plain("3.0"), strict));
+    }
+
+    #[test]
+    fn iris_canonical_and_kinds_kept() {
+        assert!(eq(
+            &iri("https://en.wikipedia.org/wiki/Barack_Obama"),
+            &iri("http://dbpedia.org/resource/Barack_Obama"),
+            opts()
+        ));
+        assert!(!eq(&iri("http://dbpedia.org/resource/Barack_Obama"), &Term::plain("http://dbpedia.org/resource/Barack_Obama"), opts()));
+        assert!(!eq(&iri("http://dbpedia.org/resource/Barack_Obama"), &Term::plain("Barack Obama"), opts()));
+    }
+
+    #[test]
+    fn duplicates_count_once() {
+        let set = vec![
+            Answer::single(Term::typed("3", xsd("integer"))),
+            Answer::single(Term::typed("3.0", xsd("decimal"))),
+            Answer::single(iri("http://dbpedia.org/page/X")),
+            Answer::single(iri("http://dbpedia.org/resource/X")),
+            Answer::single(iri("http://dbpedia.org/resource/X")),
+        ];
+        let p = prepare(&set, opts());
+        assert_eq!(p.iter().map(|p| p.index).collect::<Vec<_>>(), vec![0, 2]);
+    }
+
+    #[test]
+    fn alternatives_in_a_row() {
+        let gold = vec![Answer {
+            terms: vec![iri("http://dbpedia.org/resource/East_River"), Term::plain("East River")],
+        }];
+        let run = vec![Answer::single(Term::plain("east river"))];
+        let m = match_answers(&prepare(&gold, opts()), &prepare(&run, opts()));
+        assert_eq!((m.tp(), m.fp(), m.fn_()), (1, 0, 0));
+        assert_eq!(m.pairs[0].reason, "string");
+    }
+
+    #[test]
+    fn maximum_matching_not_greedy() {
+        // run 0 can match gold 0 (via x) or gold 1 (via b); run 1 only gold 0.
+        let gold = vec![
+            Answer {
+                terms: vec![iri("http://e.org/a"), iri("http://e.org/x")],
+            },
+            Answer::single(iri("http://e.org/b")),
+        ];
+        let run = vec![
+            Answer {
+                terms: vec![iri("http://e.org/x"), iri("http://e.org/b")],
+            },
+            Answer::single(iri("http://e.org/a")),
+        ];
+        let g = prepare(&gold, opts());
+        let r = prepare(&run, opts());
+        assert_eq!(match_answers(&g, &r).tp(), 2);
+        // and the result does not depend on order
+        let mut run_rev = run.clone();
+        run_rev.reverse();
+        assert_eq!(match_answers(&g, &prepare(&run_rev, opts())).tp(), 2);
+    }
+}

@@ -1,0 +1,204 @@
+//! Every counting convention of SCORING 3 and 4: per-question precision, recall and
+//! F1 (with the QALD rule for a system that declares it cannot answer), and micro,
+//! macro and Macro F1 QALD aggregates. Pure functions over counts.
+
+use serde::Serialize;
+
+/// Precision, recall and F1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Prf {
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1 (for macro: the mean of per-question F1, not the harmonic mean).
+    pub f1: f64,
+}
+
+/// Harmonic mean of two values, 0 when both are 0.
+pub fn harmonic(p: f64, r: f64) -> f64 {
+    if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    }
+}
+
+/// The scores of one question.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct QuestionScore {
+    /// Matched pairs.
+    pub tp: usize,
+    /// Unmatched run answers.
+    pub fp: usize,
+    /// Unmatched gold answers.
+    #[serde(rename = "fn")]
+    pub fn_: usize,
+    /// Precision (SCORING 3 table).
+    pub precision: f64,
+    /// Recall (SCORING 3 table).
+    pub recall: f64,
+    /// F1 (SCORING 3 table).
+    pub f1: f64,
+    /// Precision under the QALD rule.
+    pub precision_qald: f64,
+    /// Recall under the QALD rule.
+    pub recall_qald: f64,
+}
+
+/// The SCORING 3 table for `gold` distinct gold answers, `run` distinct run answers
+/// and `tp` matched pairs (`tp <= min(gold, run)`).
+pub fn table(gold: usize, run: usize, tp: usize) -> Prf {
+    match (gold, run) {
+        (0, 0) => Prf {
+            precision: 1.0,
+            recall: 1.0,
+            f1: 1.0,
+        },
+        (0, _) | (_, 0) => Prf::default(),
+        _ => {
+            let precision = tp as f64 / run as f64;
+            let recall = tp as f64 / gold as f64;
+            let f1 = if tp == 0 { 0.0 } else { harmonic(precision, recall) };
+            Prf {
+                precision,
+                recall,
+                f1,
+            }
+        }
+    }
+}
+
+/// Scores one question from its counts.
+pub fn score_question(gold: usize, run: usize, tp: usize) -> QuestionScore {
+    let prf = table(gold, run, tp);
+    // QALD rule: non-empty gold, empty run -> P = 1, R = 0, F1 = 0.
+    let (precision_qald, recall_qald) = if gold > 0 && run == 0 {
+        (1.0, 0.0)
+    } else {
+        (prf.precision, prf.recall)
+    };
+    QuestionScore {
+        tp,
+        fp: run - tp,
+        fn_: gold - tp,
+        precision: prf.precision,
+        recall: prf.recall,
+        f1: prf.f1,
+        precision_qald,
+        recall_qald,
+    }
+}
+
+/// The aggregate measures of a run over its evaluated questions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Aggregate {
+    /// Micro: sums of TP, FP, FN, then the table.
+    pub micro: Prf,
+    /// Macro: means of per-question P, R and F1.
+    #[serde(rename = "macro")]
+    pub macro_: Prf,
+    /// Means of P and R under the QALD rule, and their harmonic mean (Macro F1 QALD).
+    pub macro_qald: Prf,
+}
+
+fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        values.sum::<f64>() / n as f64
+    }
+}
+
+/// Aggregates per-question scores (SCORING 4).
+pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
+    let n = scores.len();
+    let (tp, fp, fn_) = scores
+        .iter()
+        .fold((0, 0, 0), |(a, b, c), s| (a + s.tp, b + s.fp, c + s.fn_));
+    let micro = table(tp + fn_, tp + fp, tp);
+    let macro_ = Prf {
+        precision: mean(scores.iter().map(|s| s.precision), n),
+        recall: mean(scores.iter().map(|s| s.recall), n),
+        f1: mean(scores.iter().map(|s| s.f1), n),
+    };
+    let p = mean(scores.iter().map(|s| s.precision_qald), n);
+    let r = mean(scores.iter().map(|s| s.recall_qald), n);
+    Aggregate {
+        micro,
+        macro_,
+        macro_qald: Prf {
+            precision: p,
+            recall: r,
+            f1: harmonic(p, r),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-12, "{a} != {b}");
+    }
+
+    #[test]
+    fn every_row_of_the_table() {
+        let s = score_question(0, 0, 0);
+        assert_eq!((s.precision, s.recall, s.f1), (1.0, 1.0, 1.0));
+        assert_eq!((s.precision_qald, s.recall_qald), (1.0, 1.0));
+        let s = score_question(0, 3, 0);
+        assert_eq!((s.precision, s.recall, s.f1, s.fp), (0.0, 0.0, 0.0, 3));
+        assert_eq!((s.precision_qald, s.recall_qald), (0.0, 0.0));
+        let s = score_question(2, 0, 0);
+        assert_eq!((s.precision, s.recall, s.f1, s.fn_), (0.0, 0.0, 0.0, 2));
+        // the QALD rule: the system declared it cannot answer
+        assert_eq!((s.precision_qald, s.recall_qald), (1.0, 0.0));
+        let s = score_question(4, 2, 1);
+        close(s.precision, 0.5);
+        close(s.recall, 0.25);
+        close(s.f1, 2.0 * 0.5 * 0.25 / 0.75);
+        assert_eq!((s.tp, s.fp, s.fn_), (1, 1, 3));
+        let s = score_question(4, 2, 0);
+        assert_eq!((s.precision, s.recall, s.f1), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn micro_versus_macro() {
+        // q1: 1 of 1 right; q2: 1 right of 3 returned, gold 1; q3: gold 10, run 10 all right
+        let scores = [
+            score_question(1, 1, 1),
+            score_question(1, 3, 1),
+            score_question(10, 10, 10),
+        ];
+        let a = aggregate(&scores);
+        close(a.micro.precision, 12.0 / 14.0);
+        close(a.micro.recall, 1.0);
+        close(a.macro_.precision, (1.0 + 1.0 / 3.0 + 1.0) / 3.0);
+        close(a.macro_.recall, 1.0);
+        close(a.macro_.f1, (1.0 + 0.5 + 1.0) / 3.0);
+        // macro F1 is not the harmonic mean of macro P and macro R
+        assert!((a.macro_.f1 - harmonic(a.macro_.precision, a.macro_.recall)).abs() > 0.01);
+    }
+
+    #[test]
+    fn macro_qald_uses_the_qald_rule() {
+        let scores = [score_question(1, 1, 1), score_question(2, 0, 0)];
+        let a = aggregate(&scores);
+        close(a.macro_.precision, 0.5);
+        close(a.macro_qald.precision, 1.0);
+        close(a.macro_qald.recall, 0.5);
+        close(a.macro_qald.f1, 2.0 * 0.5 / 1.5);
+        let zero = aggregate(&[score_question(1, 1, 0)]);
+        assert_eq!(zero.macro_qald.f1, 0.0);
+    }
+
+    #[test]
+    fn micro_on_all_empty_is_one() {
+        let a = aggregate(&[score_question(0, 0, 0)]);
+        assert_eq!(a.micro.f1, 1.0);
+        let a = aggregate(&[score_question(0, 0, 0), score_question(0, 2, 0)]);
+        assert_eq!(a.micro.f1, 0.0);
+    }
+}

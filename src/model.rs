@@ -1,0 +1,209 @@
+//! The vocabulary every module shares: terms, answers, answer sets, question ids,
+//! questions and datasets. Pure data: no parsing, no I/O, no scoring rules.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One RDF-ish term as a QA system or a benchmark writes it. A term keeps its kind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// An IRI, exactly as written (trimmed).
+    Iri(String),
+    /// A literal with its lexical form, optional datatype IRI and optional language tag.
+    Literal {
+        /// The lexical form.
+        lexical: String,
+        /// The datatype IRI, when one was given.
+        datatype: Option<String>,
+        /// The language tag, when one was given.
+        lang: Option<String>,
+    },
+    /// The answer of an ASK query.
+    Boolean(bool),
+}
+
+impl Term {
+    /// A plain literal with neither datatype nor language.
+    pub fn plain(lexical: impl Into<String>) -> Term {
+        Term::Literal {
+            lexical: lexical.into(),
+            datatype: None,
+            lang: None,
+        }
+    }
+
+    /// A literal with a datatype.
+    pub fn typed(lexical: impl Into<String>, datatype: impl Into<String>) -> Term {
+        Term::Literal {
+            lexical: lexical.into(),
+            datatype: Some(datatype.into()),
+            lang: None,
+        }
+    }
+
+    /// True for IRIs.
+    pub fn is_iri(&self) -> bool {
+        matches!(self, Term::Iri(_))
+    }
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Term::Iri(iri) => write!(f, "<{iri}>"),
+            Term::Literal {
+                lexical,
+                datatype,
+                lang,
+            } => {
+                write!(f, "{lexical:?}")?;
+                if let Some(lang) = lang {
+                    write!(f, "@{lang}")?;
+                }
+                if let Some(dt) = datatype {
+                    write!(f, "^^<{dt}>")?;
+                }
+                Ok(())
+            }
+            Term::Boolean(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// One answer: the terms of one binding row. Several terms are alternative forms of
+/// the same answer (a resource and its label); a run answer matches it when it
+/// matches any of them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Answer {
+    /// The alternative forms, in the order the file gave them.
+    pub terms: Vec<Term>,
+}
+
+impl Answer {
+    /// An answer with one term.
+    pub fn single(term: Term) -> Answer {
+        Answer { terms: vec![term] }
+    }
+}
+
+/// The answers of one question, over all its answer objects.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnswerSet {
+    /// The answers, in file order (duplicates are kept here and removed when scoring).
+    pub answers: Vec<Answer>,
+    /// The variables of the answer objects, in order of first appearance.
+    pub vars: Vec<String>,
+}
+
+impl AnswerSet {
+    /// True when there is no answer at all.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+}
+
+/// A question id. `"7"` and `7` are the same id; `"07"` is another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct QuestionId(pub String);
+
+impl fmt::Display for QuestionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The gold query of a question.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Query {
+    /// No query, or an explicit null / empty object.
+    #[default]
+    None,
+    /// A SPARQL query.
+    Sparql(String),
+    /// A pseudo-query (hybrid questions): not SPARQL, never parsed.
+    Pseudo(String),
+}
+
+/// One question of a benchmark or a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Question {
+    /// The question id.
+    pub id: QuestionId,
+    /// The question text per language, as (language, text), in file order.
+    pub texts: Vec<(String, String)>,
+    /// The gold query, if any.
+    pub query: Query,
+    /// The answers; `None` when the file gives no answers at all for this question
+    /// (a benchmark without answers), which is different from an empty answer set.
+    pub answers: Option<AnswerSet>,
+    /// The declared answer type, as written (`resource`, `uri`, `number` …).
+    pub answertype: Option<String>,
+    /// The dataset's own flags (`aggregation`, `onlydbo`, `hybrid` …) as strings.
+    pub flags: BTreeMap<String, String>,
+    /// MQALD modifiers or similar tags.
+    pub tags: Vec<String>,
+    /// Gold entity IRIs declared by the file (RuBQ `question_uris`, eQALD annotations).
+    pub entities: Vec<String>,
+    /// Gold property IRIs or prefixed names declared by the file (RuBQ `question_props`).
+    pub properties: Vec<String>,
+    /// Declared answer item types (eQALD `answeritemtype`).
+    pub item_types: Vec<String>,
+    /// Problems found while reading this question; they never abort the load.
+    pub diagnostics: Vec<String>,
+}
+
+impl Question {
+    /// The text in `lang`, else the English one, else the first one.
+    pub fn text(&self, lang: &str) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(l, _)| l == lang)
+            .or_else(|| self.texts.iter().find(|(l, _)| l == "en"))
+            .or_else(|| self.texts.first())
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// The format a file was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// QALD-JSON (QALD-5 … QALD-10, QALD-9-plus, MQALD, NLIWOD and GERBIL runs).
+    QaldJson,
+    /// The QALD-7 `*-extended-json.json` shape (`question.language[].SPARQL`).
+    QaldExtendedJson,
+    /// eQALD-JSON: QALD-JSON with annotations, answer item types, confidence.
+    Eqald,
+    /// QALD-XML (QALD-1 … QALD-7 shapes).
+    QaldXml,
+    /// LC-QuAD 1.0 JSON.
+    Lcquad,
+    /// RuBQ 1.0 / 2.0 JSON.
+    Rubq,
+}
+
+impl Format {
+    /// The stable name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::QaldJson => "qald-json",
+            Format::QaldExtendedJson => "qald-extended-json",
+            Format::Eqald => "eqald",
+            Format::QaldXml => "qald-xml",
+            Format::Lcquad => "lcquad",
+            Format::Rubq => "rubq",
+        }
+    }
+}
+
+/// A loaded benchmark or run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// The dataset id the file declares, if any.
+    pub id: Option<String>,
+    /// The format the file was read as.
+    pub format: Format,
+    /// The questions in file order.
+    pub questions: Vec<Question>,
+    /// File-level problems that did not stop the load (duplicate ids …).
+    pub diagnostics: Vec<String>,
+}

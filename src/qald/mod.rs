@@ -1,0 +1,202 @@
+//! Reading benchmarks and runs in every format of SCORING 1: QALD-JSON and its
+//! variants, the QALD-7 extended JSON, eQALD, QALD-XML, LC-QuAD 1.0 and RuBQ. The
+//! format is detected from the content. Parsers take bytes and a name for messages;
+//! they open no files. A bad question becomes a diagnostic; only an unreadable file
+//! is an error.
+
+mod json;
+mod lcquad;
+mod rubq;
+mod values;
+mod xml;
+
+use std::collections::HashSet;
+use std::io::Read;
+
+use crate::model::{Dataset, Format};
+
+/// A file that cannot be read as a benchmark or run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum QaldError {
+    /// The content is not well-formed, or not of any known shape.
+    #[error("{source_name}:{line}:{column}: {message}")]
+    Syntax {
+        /// The file (or URL) the content came from.
+        source_name: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// The content could not be read from its reader.
+    #[error("{source_name}: cannot read: {message}")]
+    Read {
+        /// The file (or URL) the content came from.
+        source_name: String,
+        /// The underlying error.
+        message: String,
+    },
+}
+
+impl QaldError {
+    pub(crate) fn at_offset(source: &str, bytes: &[u8], offset: usize, message: String) -> Self {
+        let offset = offset.min(bytes.len());
+        let before = &bytes[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        QaldError::Syntax {
+            source_name: source.to_string(),
+            line,
+            column,
+            message,
+        }
+    }
+}
+
+/// Reads a whole benchmark or run from a reader; `source` names it in messages.
+pub fn read(mut reader: impl Read, source: &str) -> Result<Dataset, QaldError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| QaldError::Read {
+            source_name: source.to_string(),
+            message: e.to_string(),
+        })?;
+    parse(&bytes, source)
+}
+
+/// Parses a benchmark or run, detecting its format from the content.
+pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = body.iter().position(|b| !b.is_ascii_whitespace());
+    let mut dataset = match first.map(|i| body[i]) {
+        Some(b'<') => xml::parse(body, source)?,
+        Some(b'{') | Some(b'[') => {
+            let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+                QaldError::Syntax {
+                    source_name: source.to_string(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: format!(
+                        "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",
+                        strip_position(&e.to_string())
+                    ),
+                }
+            })?;
+            parse_json_value(value, source)?
+        }
+        Some(_) => {
+            return Err(QaldError::at_offset(
+                source,
+                body,
+                first.unwrap_or(0),
+                "not a benchmark or run: expected QALD-JSON, QALD-XML, LC-QuAD or RuBQ (a '{', '[' or '<' first)".into(),
+            ))
+        }
+        None => {
+            return Err(QaldError::Syntax {
+                source_name: source.to_string(),
+                line: 1,
+                column: 1,
+                message: "empty file: expected a benchmark or run".into(),
+            })
+        }
+    };
+    flag_duplicate_ids(&mut dataset);
+    Ok(dataset)
+}
+
+fn strip_position(message: &str) -> &str {
+    message
+        .rfind(" at line ")
+        .map_or(message, |i| &message[..i])
+}
+
+fn shape_error(source: &str, message: &str) -> QaldError {
+    QaldError::Syntax {
+        source_name: source.to_string(),
+        line: 1,
+        column: 1,
+        message: message.to_string(),
+    }
+}
+
+/// Detects the JSON format from the content and parses it.
+fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, QaldError> {
+    match value {
+        serde_json::Value::Array(items) => {
+            let first = items.iter().find_map(|i| i.as_object());
+            match first {
+                Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {
+                    Ok(lcquad::parse(items))
+                }
+                Some(o) if o.contains_key("question_text") || o.contains_key("uid") => {
+                    Ok(rubq::parse(items))
+                }
+                None if items.is_empty() => Ok(Dataset {
+                    id: None,
+                    format: Format::QaldJson,
+                    questions: Vec::new(),
+                    diagnostics: vec!["the file holds no question".into()],
+                }),
+                _ => Err(shape_error(
+                    source,
+                    "a top-level json array must hold LC-QuAD questions (`_id`, `sparql_query`) or RuBQ questions (`uid`, `question_text`); for QALD-JSON write {\"questions\": [...]}",
+                )),
+            }
+        }
+        serde_json::Value::Object(map) => {
+            if !map.get("questions").is_some_and(|q| q.is_array()) {
+                return Err(shape_error(
+                    source,
+                    "not QALD-JSON: the top-level object has no `questions` array",
+                ));
+            }
+            Ok(json::parse(map))
+        }
+        _ => Err(shape_error(
+            source,
+            "not a benchmark or run: the top-level json value must be an object with `questions` or an array",
+        )),
+    }
+}
+
+fn flag_duplicate_ids(dataset: &mut Dataset) {
+    let mut seen = HashSet::new();
+    for q in &dataset.questions {
+        if !seen.insert(q.id.0.as_str()) {
+            dataset.diagnostics.push(format!(
+                "question id {} appears more than once; only the first is used",
+                q.id
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let err = parse(b"{\n  \"questions\": [\n  }", "x.json").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("x.json:3:3: invalid json"), "{msg}");
+        let err = parse(b"\n\n  hello", "y.txt").unwrap_err().to_string();
+        assert!(err.starts_with("y.txt:3:3: not a benchmark"), "{err}");
+        let err = parse(b"{\"dataset\": {}}", "z.json").unwrap_err().to_string();
+        assert!(err.contains("no `questions` array"), "{err}");
+        let err = parse(b"   ", "e.json").unwrap_err().to_string();
+        assert!(err.contains("empty file"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_ids_are_reported() {
+        let d = parse(br#"{"questions":[{"id":1,"answers":[]},{"id":"1","answers":[]}]}"#, "d").unwrap();
+        assert_eq!(d.diagnostics.len(), 1);
+        assert!(d.diagnostics[0].contains("id 1"));
+    }
+}

@@ -1,0 +1,241 @@
+//! Helpers shared by the parsers: SPARQL-results bindings with every non-standard
+//! type seen in real files, untyped answer text, ids and flags.
+
+use serde_json::{Map, Value};
+
+use crate::model::{Answer, AnswerSet, QuestionId, Term};
+
+const XSD_DECIMAL: &str = "http://www.w3.org/2001/XMLSchema#decimal";
+
+/// A question id from a JSON string or number; `None` for anything else.
+pub fn id_of(value: Option<&Value>) -> Option<QuestionId> {
+    match value? {
+        Value::String(s) => Some(QuestionId(s.trim().to_string())),
+        Value::Number(n) => Some(QuestionId(n.to_string())),
+        _ => None,
+    }
+}
+
+/// A flag or scalar as a string (`true`, `"true"`, `3` …).
+pub fn scalar_string(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// True when `s` looks like an absolute http(s) IRI.
+pub fn looks_like_iri(s: &str) -> bool {
+    (s.starts_with("http://") || s.starts_with("https://")) && !s.contains(char::is_whitespace)
+}
+
+/// An answer written as untyped text (QALD-5 JSON `string`, QALD-5/7 XML): an IRI
+/// when it looks like one, a boolean for a boolean question, else a plain literal.
+pub fn untyped_term(text: &str, answertype: Option<&str>) -> Term {
+    let text = text.trim();
+    if looks_like_iri(text) {
+        return Term::Iri(text.to_string());
+    }
+    if answertype == Some("boolean") {
+        if text.eq_ignore_ascii_case("true") {
+            return Term::Boolean(true);
+        }
+        if text.eq_ignore_ascii_case("false") {
+            return Term::Boolean(false);
+        }
+    }
+    Term::plain(text)
+}
+
+/// Splits `"lexical^^datatype-IRI"` written inside a literal's value.
+pub fn split_inline_datatype(value: &str) -> Option<(&str, &str)> {
+    let (lexical, dt) = value.rsplit_once("^^")?;
+    let dt = dt.trim().trim_start_matches('<').trim_end_matches('>');
+    (looks_like_iri(dt) || dt.starts_with("xsd:")).then_some((lexical, dt))
+}
+
+/// Normalises a variable name: quotes and a leading `?` are dropped.
+pub fn var_name(raw: &str) -> String {
+    raw.trim()
+        .trim_matches('"')
+        .trim_start_matches(['?', '$'])
+        .to_string()
+}
+
+/// One binding `{"type": …, "value": …}` as a term. `Err` names what is wrong.
+pub fn binding_term(binding: &Value) -> Result<Term, String> {
+    let obj = binding
+        .as_object()
+        .ok_or_else(|| format!("binding {binding} is not an object"))?;
+    let value = match obj.get("value") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(other) => return Err(format!("binding value {other} is not a string")),
+        None => return Err(format!("binding {binding} has no value")),
+    };
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("literal");
+    let datatype = obj
+        .get("datatype")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let lang = obj
+        .get("xml:lang")
+        .or_else(|| obj.get("lang"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match kind {
+        "uri" | "iri" | "resource" => Ok(Term::Iri(value.trim().to_string())),
+        "bnode" => Ok(Term::Iri(format!("_:{}", value.trim()))),
+        "literal" | "typed-literal" | "list" | "text" | "string" => {
+            if datatype.is_none() {
+                if let Some((lexical, dt)) = split_inline_datatype(&value) {
+                    return Ok(Term::typed(lexical, dt));
+                }
+            }
+            Ok(Term::Literal {
+                lexical: value,
+                datatype,
+                lang,
+            })
+        }
+        "number" => Ok(Term::Literal {
+            lexical: value,
+            datatype: Some(datatype.unwrap_or_else(|| XSD_DECIMAL.to_string())),
+            lang: None,
+        }),
+        "boolean" => match value.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(Term::Boolean(true)),
+            "false" => Ok(Term::Boolean(false)),
+            _ => Err(format!("boolean binding value {value:?} is neither true nor false")),
+        },
+        other => Err(format!(
+            "unknown binding type {other:?} (expected uri, literal, typed-literal, bnode, number, list, resource, text)"
+        )),
+    }
+}
+
+fn boolean_of(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
+        Value::String(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads one answer object (`head`/`results`/`boolean`, or QALD-5's `{"string": …}`)
+/// into `set`; problems go to `diagnostics`.
+pub fn read_answer_object(
+    object: &Map<String, Value>,
+    answertype: Option<&str>,
+    set: &mut AnswerSet,
+    diagnostics: &mut Vec<String>,
+) {
+    if let Some(b) = object.get("boolean") {
+        match boolean_of(b) {
+            Some(b) => set.answers.push(Answer::single(Term::Boolean(b))),
+            None => diagnostics.push(format!("boolean answer {b} is neither true nor false")),
+        }
+    }
+    if let Some(s) = object.get("string") {
+        match scalar_string(s) {
+            Some(s) => set.answers.push(Answer::single(untyped_term(&s, answertype))),
+            None => diagnostics.push(format!("answer string {s} is not a string")),
+        }
+    }
+    if let Some(vars) = object
+        .get("head")
+        .and_then(|h| h.get("vars"))
+        .and_then(Value::as_array)
+    {
+        for v in vars.iter().filter_map(Value::as_str) {
+            let v = var_name(v);
+            if !set.vars.contains(&v) {
+                set.vars.push(v);
+            }
+        }
+    }
+    let bindings = match object.get("results") {
+        Some(Value::Object(r)) => r.get("bindings"),
+        _ => None,
+    };
+    let rows = match bindings {
+        Some(Value::Array(rows)) => rows,
+        Some(Value::Null) | None => return,
+        Some(other) => {
+            diagnostics.push(format!("results.bindings {other} is not an array"));
+            return;
+        }
+    };
+    for row in rows {
+        let Some(row) = row.as_object() else {
+            diagnostics.push(format!("binding row {row} is not an object"));
+            continue;
+        };
+        let mut answer = Answer::default();
+        for (key, binding) in row {
+            match binding_term(binding) {
+                Ok(term) => answer.terms.push(term),
+                Err(e) => diagnostics.push(format!("variable {}: {e}", var_name(key))),
+            }
+            let v = var_name(key);
+            if !set.vars.contains(&v) {
+                set.vars.push(v);
+            }
+        }
+        if !answer.terms.is_empty() {
+            set.answers.push(answer);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn non_standard_binding_types() {
+        assert_eq!(
+            binding_term(&json!({"type": "number", "value": "3"})).unwrap(),
+            Term::typed("3", XSD_DECIMAL)
+        );
+        assert_eq!(
+            binding_term(&json!({"type": "resource", "value": " http://x.org/a "})).unwrap(),
+            Term::Iri("http://x.org/a".into())
+        );
+        assert_eq!(
+            binding_term(&json!({"type": "typed-literal", "value": "3", "datatype": "http://www.w3.org/2001/XMLSchema#int"})).unwrap(),
+            Term::typed("3", "http://www.w3.org/2001/XMLSchema#int")
+        );
+        assert_eq!(
+            binding_term(&json!({"type": "list", "value": "a, b"})).unwrap(),
+            Term::plain("a, b")
+        );
+        assert_eq!(
+            binding_term(&json!({"type": "literal", "value": "5000000.0^^http://dbpedia.org/datatype/usDollar"})).unwrap(),
+            Term::typed("5000000.0", "http://dbpedia.org/datatype/usDollar")
+        );
+        assert!(binding_term(&json!({"type": "weird", "value": "x"}))
+            .unwrap_err()
+            .contains("\"weird\""));
+    }
+
+    #[test]
+    fn rows_with_several_variables_are_one_answer() {
+        let obj = json!({"head": {"vars": ["?uri", "\"label\""]}, "results": {"bindings": [
+            {"uri": {"type": "uri", "value": "http://x.org/a"}, "label": {"type": "literal", "value": "A"}},
+            {}
+        ]}});
+        let mut set = AnswerSet::default();
+        let mut diags = Vec::new();
+        read_answer_object(obj.as_object().unwrap(), None, &mut set, &mut diags);
+        assert_eq!(set.answers.len(), 1);
+        assert_eq!(set.answers[0].terms.len(), 2);
+        assert_eq!(set.vars, vec!["uri", "label"]);
+        assert!(diags.is_empty());
+    }
+}
