@@ -7,7 +7,7 @@
 //! partner of an asymmetric rule: a typed number finds a plain lexical form that
 //! parses as a number, but two plain lexical forms only compare as strings.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -156,7 +156,7 @@ pub fn parse_date(lexical: &str) -> Option<String> {
         Some(rest) => (true, rest),
         None => (false, s),
     };
-    let (date, rest) = if s.len() >= 10 { s.split_at(10) } else { return None };
+    let (date, rest) = s.split_at_checked(10)?;
     let mut parts = date.split('-');
     let y = digits(parts.next()?, 4)?;
     let m = digits(parts.next()?, 2)?;
@@ -173,7 +173,7 @@ pub fn parse_date(lexical: &str) -> Option<String> {
         None => (None, rest),
     };
     let utc = matches!(zone, "" | "Z" | "+00:00" | "-00:00");
-    if !(utc || (zone.len() == 6 && zone[1..3].bytes().all(|b| b.is_ascii_digit()))) {
+    if !(utc || (zone.len() == 6 && zone.get(1..3).is_some_and(|h| h.bytes().all(|b| b.is_ascii_digit())))) {
         return None;
     }
     match time {
@@ -286,34 +286,54 @@ pub struct Prepared {
     pub keys: Vec<Key>,
 }
 
-/// Computes keys and removes duplicates: an answer equivalent to an earlier one of
-/// the same set counts once. Returns the kept answers in order.
+/// Computes keys and removes duplicates. An answer of one distinct term is a
+/// duplicate of an earlier one-term answer it is equivalent to; a row of several
+/// distinct terms is a duplicate of an earlier row with the same terms (rows that
+/// merely share a term are different answers). Returns the kept answers in order.
 pub fn prepare(answers: &[Answer], opts: MatchOptions) -> Vec<Prepared> {
     let mut seen: HashMap<Key, usize> = HashMap::with_capacity(answers.len() * 2);
+    let mut seen_rows: HashSet<Vec<Key>> = HashSet::new();
     let mut kept = Vec::with_capacity(answers.len());
     let mut keys = Vec::new();
+    let mut primary = Vec::new();
     for (index, answer) in answers.iter().enumerate() {
         keys.clear();
+        primary.clear();
         for term in &answer.terms {
+            let start = keys.len();
             term_keys(term, opts, &mut keys);
+            if let Some(first) = keys.get(start) {
+                primary.push(first.clone());
+            }
+        }
+        if keys.is_empty() {
+            continue;
         }
         keys.sort();
         keys.dedup();
-        let duplicate = keys
-            .iter()
-            .flat_map(|k| k.lookups())
-            .flatten()
-            .any(|k| seen.contains_key(&k));
-        if duplicate || keys.is_empty() {
-            continue;
+        primary.sort();
+        primary.dedup();
+        let duplicate = if primary.len() <= 1 {
+            let dup = keys
+                .iter()
+                .flat_map(|k| k.lookups())
+                .flatten()
+                .any(|k| seen.contains_key(&k));
+            if !dup {
+                for k in &keys {
+                    seen.insert(k.clone(), index);
+                }
+            }
+            dup
+        } else {
+            !seen_rows.insert(primary.clone())
+        };
+        if !duplicate {
+            kept.push(Prepared {
+                index,
+                keys: keys.clone(),
+            });
         }
-        for k in &keys {
-            seen.insert(k.clone(), index);
-        }
-        kept.push(Prepared {
-            index,
-            keys: keys.clone(),
-        });
     }
     kept
 }
@@ -524,6 +544,12 @@ mod tests {
         assert!(eq(&d, &year, lenient));
         assert!(!eq(&Term::typed("1962-01-01", xsd("date")), &year, lenient));
         assert_eq!(parse_date("1961-13-04"), None);
+        // never panics on non-ASCII text
+        for s in ["滿洲航空株式會社", "1961-08-0é", "1961-08-04T10:00:00+0é:00", "é", "2020-01-01T空"] {
+            let _ = parse_date(s);
+            let _ = parse_number(s);
+            let _ = year_of(s);
+        }
         assert_eq!(parse_date("1961-08-04T10:30:00.500+02:00").as_deref(), Some("1961-08-04T10:30:00.5+02:00"));
     }
 
@@ -574,6 +600,19 @@ mod tests {
         ];
         let p = prepare(&set, opts());
         assert_eq!(p.iter().map(|p| p.index).collect::<Vec<_>>(), vec![0, 2]);
+        // rows that share a term are different answers; equal rows are one
+        let row = |a: &str, b: &str| Answer {
+            terms: vec![iri(a), iri(b)],
+        };
+        let rows = vec![
+            row("http://e.org/film", "http://e.org/a"),
+            row("http://e.org/film", "http://e.org/b"),
+            row("http://e.org/b", "http://e.org/film"),
+            row("http://e.org/c", "http://e.org/c"),
+            Answer::single(iri("http://e.org/c")),
+        ];
+        let p = prepare(&rows, opts());
+        assert_eq!(p.iter().map(|p| p.index).collect::<Vec<_>>(), vec![0, 1, 3]);
     }
 
     #[test]

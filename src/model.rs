@@ -47,6 +47,11 @@ impl Term {
     }
 }
 
+/// True when `s` looks like an absolute http(s) IRI.
+pub fn looks_like_iri(s: &str) -> bool {
+    (s.starts_with("http://") || s.starts_with("https://")) && !s.contains(char::is_whitespace)
+}
+
 impl fmt::Display for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

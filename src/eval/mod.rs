@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::matching::{match_answers, prepare, MatchOptions, Prepared};
 use crate::metrics::{aggregate, score_question, QuestionScore};
-use crate::model::{Dataset, Question, Term};
+use crate::model::{looks_like_iri, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
     AggregateReport, ExperimentReport, Experiments, GoldInfo, QuestionReport, Report, RunReport,
@@ -165,13 +165,25 @@ fn evaluate_run(
                 .iter()
                 .filter(|p| !matched.contains(&p.index))
                 .map(|p| &answers.answers[p.index]);
-            let (mut strings, mut iris) = (0, 0);
+            let (mut strings, mut iri_texts, mut iris) = (0, Vec::new(), 0);
             for a in unmatched {
-                if a.terms.iter().all(|t| matches!(t, Term::Literal { .. })) {
-                    strings += 1;
-                } else if a.terms.iter().all(Term::is_iri) {
-                    iris += 1;
+                match a.terms.as_slice() {
+                    [Term::Literal { lexical, .. }] if looks_like_iri(lexical.trim()) => {
+                        iri_texts.push(lexical.trim())
+                    }
+                    terms if terms.iter().all(|t| matches!(t, Term::Literal { .. })) => {
+                        strings += 1
+                    }
+                    terms if terms.iter().all(Term::is_iri) => iris += 1,
+                    _ => {}
                 }
+            }
+            if !iri_texts.is_empty() && entry.has_iri {
+                diags.push(format!(
+                    "{} literal answer(s) hold IRI text (such as {:?}) and are not IRIs: a term keeps its kind, so they do not match gold IRIs; answer with type \"uri\"",
+                    iri_texts.len(),
+                    iri_texts[0]
+                ));
             }
             if strings > 0 && entry.has_iri {
                 diags.push(format!(

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{Answer, AnswerSet, QuestionId, Term};
+use crate::model::{looks_like_iri, Answer, AnswerSet, QuestionId, Term};
 
 const XSD_DECIMAL: &str = "http://www.w3.org/2001/XMLSchema#decimal";
 
@@ -24,11 +24,6 @@ pub fn scalar_string(value: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
-}
-
-/// True when `s` looks like an absolute http(s) IRI.
-pub fn looks_like_iri(s: &str) -> bool {
-    (s.starts_with("http://") || s.starts_with("https://")) && !s.contains(char::is_whitespace)
 }
 
 /// An answer written as untyped text (QALD-5 JSON `string`, QALD-5/7 XML): an IRI
@@ -87,14 +82,24 @@ pub fn binding_term(binding: &Value) -> Result<Term, String> {
         .and_then(Value::as_str)
         .map(str::to_string);
     match kind {
-        "uri" | "iri" | "resource" => Ok(Term::Iri(value.trim().to_string())),
-        "bnode" => Ok(Term::Iri(format!("_:{}", value.trim()))),
-        "literal" | "typed-literal" | "list" | "text" | "string" => {
-            if datatype.is_none() {
-                if let Some((lexical, dt)) = split_inline_datatype(&value) {
-                    return Ok(Term::typed(lexical, dt));
-                }
+        "uri" | "iri" | "resource" => {
+            let v = value.trim();
+            if v.contains(':') {
+                Ok(Term::Iri(v.to_string()))
+            } else {
+                // real gold files write numbers, dates and booleans as "uri" bindings
+                // (QALD-7 train q14: "50035"); an IRI always has a scheme
+                Ok(Term::plain(v))
             }
+        }
+        "bnode" => Ok(Term::Iri(format!("_:{}", value.trim()))),
+        "literal" | "typed-literal" | "list" | "text" | "string" | "number"
+            if datatype.is_none() && split_inline_datatype(&value).is_some() =>
+        {
+            let (lexical, dt) = split_inline_datatype(&value).unwrap_or_default();
+            Ok(Term::typed(lexical, dt))
+        }
+        "literal" | "typed-literal" | "list" | "text" | "string" => {
             Ok(Term::Literal {
                 lexical: value,
                 datatype,
@@ -216,8 +221,12 @@ mod tests {
             Term::plain("a, b")
         );
         assert_eq!(
-            binding_term(&json!({"type": "literal", "value": "5000000.0^^http://dbpedia.org/datatype/usDollar"})).unwrap(),
+            binding_term(&json!({"type": "number", "value": "5000000.0^^http://dbpedia.org/datatype/usDollar"})).unwrap(),
             Term::typed("5000000.0", "http://dbpedia.org/datatype/usDollar")
+        );
+        assert_eq!(
+            binding_term(&json!({"type": "uri", "value": "50035"})).unwrap(),
+            Term::plain("50035")
         );
         assert!(binding_term(&json!({"type": "weird", "value": "x"}))
             .unwrap_err()
