@@ -173,7 +173,12 @@ pub fn parse_date(lexical: &str) -> Option<String> {
         None => (None, rest),
     };
     let utc = matches!(zone, "" | "Z" | "+00:00" | "-00:00");
-    if !(utc || (zone.len() == 6 && zone.get(1..3).is_some_and(|h| h.bytes().all(|b| b.is_ascii_digit())))) {
+    if !(utc
+        || (zone.len() == 6
+            && zone
+                .get(1..3)
+                .is_some_and(|h| h.bytes().all(|b| b.is_ascii_digit()))))
+    {
         return None;
     }
     match time {
@@ -192,7 +197,11 @@ pub fn parse_date(lexical: &str) -> Option<String> {
             if h == 0 && mi == 0 && s == 0 && frac.is_empty() && utc {
                 Some(date)
             } else {
-                let frac = if frac.is_empty() { String::new() } else { format!(".{frac}") };
+                let frac = if frac.is_empty() {
+                    String::new()
+                } else {
+                    format!(".{frac}")
+                };
                 let zone = if utc { "Z" } else { zone };
                 Some(format!("{date}T{h:02}:{mi:02}:{s:02}{frac}{zone}"))
             }
@@ -419,7 +428,14 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
             continue;
         }
         stamp += 1;
-        if augment(r, &adj, &mut gold_to_run, &mut run_to_gold, &mut visited, stamp) {
+        if augment(
+            r,
+            &adj,
+            &mut gold_to_run,
+            &mut run_to_gold,
+            &mut visited,
+            stamp,
+        ) {
             continue;
         }
     }
@@ -512,7 +528,11 @@ mod tests {
         assert!(eq(&three, &Term::plain("3"), opts()));
         assert!(eq(&three, &Term::plain("3.0"), opts()));
         assert!(eq(&three, &Term::typed("3.0E0", xsd("double")), opts()));
-        assert!(eq(&Term::typed("3.0", xsd("decimal")), &Term::typed("3", xsd("int")), opts()));
+        assert!(eq(
+            &Term::typed("3.0", xsd("decimal")),
+            &Term::typed("3", xsd("int")),
+            opts()
+        ));
         assert!(!eq(&three, &Term::plain("4"), opts()));
         // two plain lexical forms compare as strings only
         assert!(!eq(&Term::plain("3"), &Term::plain("3.0"), opts()));
@@ -531,10 +551,22 @@ mod tests {
     fn dates_compare_by_value() {
         let d = Term::typed("1961-08-04", xsd("date"));
         assert!(eq(&d, &Term::plain("1961-08-04T00:00:00Z"), opts()));
-        assert!(eq(&d, &Term::typed("1961-08-04T00:00:00Z", xsd("dateTime")), opts()));
-        assert!(eq(&d, &Term::typed("1961-08-04T00:00:00", xsd("dateTime")), opts()));
+        assert!(eq(
+            &d,
+            &Term::typed("1961-08-04T00:00:00Z", xsd("dateTime")),
+            opts()
+        ));
+        assert!(eq(
+            &d,
+            &Term::typed("1961-08-04T00:00:00", xsd("dateTime")),
+            opts()
+        ));
         assert!(!eq(&d, &Term::typed("1961-08-05", xsd("date")), opts()));
-        assert!(!eq(&d, &Term::typed("1961-08-04T10:00:00Z", xsd("dateTime")), opts()));
+        assert!(!eq(
+            &d,
+            &Term::typed("1961-08-04T10:00:00Z", xsd("dateTime")),
+            opts()
+        ));
         let year = Term::typed("1961", xsd("gYear"));
         assert!(!eq(&d, &year, opts()));
         let lenient = MatchOptions {
@@ -545,18 +577,31 @@ mod tests {
         assert!(!eq(&Term::typed("1962-01-01", xsd("date")), &year, lenient));
         assert_eq!(parse_date("1961-13-04"), None);
         // never panics on non-ASCII text
-        for s in ["滿洲航空株式會社", "1961-08-0é", "1961-08-04T10:00:00+0é:00", "é", "2020-01-01T空"] {
+        for s in [
+            "滿洲航空株式會社",
+            "1961-08-0é",
+            "1961-08-04T10:00:00+0é:00",
+            "é",
+            "2020-01-01T空",
+        ] {
             let _ = parse_date(s);
             let _ = parse_number(s);
             let _ = year_of(s);
         }
-        assert_eq!(parse_date("1961-08-04T10:30:00.500+02:00").as_deref(), Some("1961-08-04T10:30:00.5+02:00"));
+        assert_eq!(
+            parse_date("1961-08-04T10:30:00.500+02:00").as_deref(),
+            Some("1961-08-04T10:30:00.5+02:00")
+        );
     }
 
     #[test]
     fn booleans_any_case() {
         assert!(eq(&Term::Boolean(true), &Term::plain("TRUE"), opts()));
-        assert!(eq(&Term::Boolean(false), &Term::typed("false", xsd("boolean")), opts()));
+        assert!(eq(
+            &Term::Boolean(false),
+            &Term::typed("false", xsd("boolean")),
+            opts()
+        ));
         assert!(!eq(&Term::Boolean(true), &Term::Boolean(false), opts()));
         assert!(!eq(&Term::Boolean(true), &Term::plain("false"), opts()));
     }
@@ -575,7 +620,11 @@ mod tests {
         };
         assert!(!eq(&a, &Term::plain("CAFÉ AU LAIT"), strict));
         assert!(eq(&a, &Term::plain("Café au lait"), strict));
-        assert!(!eq(&Term::typed("3", xsd("integer")), &Term::plain("3.0"), strict));
+        assert!(!eq(
+            &Term::typed("3", xsd("integer")),
+            &Term::plain("3.0"),
+            strict
+        ));
     }
 
     #[test]
@@ -585,8 +634,16 @@ mod tests {
             &iri("http://dbpedia.org/resource/Barack_Obama"),
             opts()
         ));
-        assert!(!eq(&iri("http://dbpedia.org/resource/Barack_Obama"), &Term::plain("http://dbpedia.org/resource/Barack_Obama"), opts()));
-        assert!(!eq(&iri("http://dbpedia.org/resource/Barack_Obama"), &Term::plain("Barack Obama"), opts()));
+        assert!(!eq(
+            &iri("http://dbpedia.org/resource/Barack_Obama"),
+            &Term::plain("http://dbpedia.org/resource/Barack_Obama"),
+            opts()
+        ));
+        assert!(!eq(
+            &iri("http://dbpedia.org/resource/Barack_Obama"),
+            &Term::plain("Barack Obama"),
+            opts()
+        ));
     }
 
     #[test]
@@ -618,7 +675,10 @@ mod tests {
     #[test]
     fn alternatives_in_a_row() {
         let gold = vec![Answer {
-            terms: vec![iri("http://dbpedia.org/resource/East_River"), Term::plain("East River")],
+            terms: vec![
+                iri("http://dbpedia.org/resource/East_River"),
+                Term::plain("East River"),
+            ],
         }];
         let run = vec![Answer::single(Term::plain("east river"))];
         let m = match_answers(&prepare(&gold, opts()), &prepare(&run, opts()));

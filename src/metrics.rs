@@ -59,7 +59,11 @@ pub fn table(gold: usize, run: usize, tp: usize) -> Prf {
         _ => {
             let precision = tp as f64 / run as f64;
             let recall = tp as f64 / gold as f64;
-            let f1 = if tp == 0 { 0.0 } else { harmonic(precision, recall) };
+            let f1 = if tp == 0 {
+                0.0
+            } else {
+                harmonic(precision, recall)
+            };
             Prf {
                 precision,
                 recall,

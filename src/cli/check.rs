@@ -36,8 +36,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .filter_map(|q| q.answers.as_ref())
         .map(|a| a.answers.len())
         .sum();
-    let sparql = qs.iter().filter(|q| matches!(q.query, Query::Sparql(_))).count();
-    let pseudo = qs.iter().filter(|q| matches!(q.query, Query::Pseudo(_))).count();
+    let sparql = qs
+        .iter()
+        .filter(|q| matches!(q.query, Query::Sparql(_)))
+        .count();
+    let pseudo = qs
+        .iter()
+        .filter(|q| matches!(q.query, Query::Pseudo(_)))
+        .count();
     let mut langs: Vec<&str> = qs
         .iter()
         .flat_map(|q| q.texts.iter().map(|(l, _)| l.as_str()))
@@ -49,9 +55,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("  dataset id: {id}");
     }
     println!("  questions: {}", qs.len());
-    println!(
-        "  with answers: {with_answers} ({empty} empty, {answers} answers in all)"
-    );
+    println!("  with answers: {with_answers} ({empty} empty, {answers} answers in all)");
     println!(
         "  queries: {sparql} sparql, {pseudo} pseudo, {} none",
         qs.len() - sparql - pseudo

@@ -100,7 +100,12 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         OutputFormat::Table => render::table(&report, args.per_question),
         OutputFormat::Csv => render::csv(&report, args.per_question),
     };
-    print!("{out}");
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+    }
     if args.format != OutputFormat::Json {
         for d in report.diagnostics.iter().take(20) {
             eprintln!("warning: {d}");

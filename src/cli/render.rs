@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::eval::{ExperimentReport, Report};
+use crate::eval::{ExperimentReport, Experiments, Report};
 
 fn f(v: f64) -> String {
     format!("{v:.4}")
@@ -40,26 +40,18 @@ fn pad_table(rows: &[Vec<String>], out: &mut String) {
     }
 }
 
-fn experiments(report: &Report) -> Vec<(&'static str, Vec<(&str, Option<&ExperimentReport>)>)> {
-    let names = ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"];
-    names
+/// Per experiment (in report order), each run's name and result.
+type ByExperiment<'a> = Vec<(&'static str, Vec<(&'a str, Option<&'a ExperimentReport>)>)>;
+
+fn experiments(report: &Report) -> ByExperiment<'_> {
+    Experiments::NAMES
         .iter()
-        .map(|&name| {
+        .enumerate()
+        .map(|(i, &name)| {
             let per_run = report
                 .runs
                 .iter()
-                .map(|r| {
-                    let e = &r.experiments;
-                    let x = match name {
-                        "qa" => e.qa.as_ref(),
-                        "c2kb" => e.c2kb.as_ref(),
-                        "p2kb" => e.p2kb.as_ref(),
-                        "re2kb" => e.re2kb.as_ref(),
-                        "at" => e.at.as_ref(),
-                        _ => e.ait2kb.as_ref(),
-                    };
-                    (r.name.as_str(), x)
-                })
+                .map(|r| (r.name.as_str(), r.experiments.named()[i].1))
                 .collect();
             (name, per_run)
         })
@@ -81,8 +73,21 @@ pub fn table(report: &Report, per_question: bool) -> String {
         }
         let _ = writeln!(out, "\n{}", name.to_uppercase());
         let mut rows = vec![[
-            "run", "eval", "answered", "empty", "missing", "extra", "micro P", "micro R",
-            "micro F1", "macro P", "macro R", "macro F1", "QALD P", "QALD R", "Macro F1 QALD",
+            "run",
+            "eval",
+            "answered",
+            "empty",
+            "missing",
+            "extra",
+            "micro P",
+            "micro R",
+            "micro F1",
+            "macro P",
+            "macro R",
+            "macro F1",
+            "QALD P",
+            "QALD R",
+            "Macro F1 QALD",
         ]
         .map(String::from)
         .to_vec()];
@@ -150,7 +155,9 @@ fn csv_field(s: &str) -> String {
 pub fn csv(report: &Report, per_question: bool) -> String {
     let mut out = String::new();
     if per_question {
-        out.push_str("run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n");
+        out.push_str(
+            "run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
+        );
     } else {
         out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1\n");
     }

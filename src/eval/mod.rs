@@ -63,7 +63,12 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
         .filter(|q| seen.insert(q.id.0.as_str()))
         .map(|q| {
             let answers = q.answers.as_ref();
-            let terms = || answers.into_iter().flat_map(|a| &a.answers).flat_map(|a| &a.terms);
+            let terms = || {
+                answers
+                    .into_iter()
+                    .flat_map(|a| &a.answers)
+                    .flat_map(|a| &a.terms)
+            };
             GoldEntry {
                 question: q,
                 prepared: answers.map(|a| prepare(&a.answers, match_options)),
@@ -78,12 +83,12 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
             run.dataset
                 .diagnostics
                 .iter()
-                .map(|d| format!("run {}: {d}", run.name)),
+                .map(|d| format!("run '{}': {d}", run.name)),
         );
         let (report, extra) = evaluate_run(&entries, run, match_options);
         if !extra.is_empty() {
             diagnostics.push(format!(
-                "run {}: {} question(s) not in the gold benchmark were ignored: {}",
+                "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
                 run.name,
                 extra.len(),
                 extra.join(", ")
@@ -131,7 +136,11 @@ fn evaluate_run(
     };
     for entry in entries {
         let gq = entry.question;
-        let mut diags: Vec<String> = gq.diagnostics.iter().map(|d| format!("gold: {d}")).collect();
+        let mut diags: Vec<String> = gq
+            .diagnostics
+            .iter()
+            .map(|d| format!("gold: {d}"))
+            .collect();
         let run_q = by_id.get(gq.id.0.as_str()).copied();
         if let Some(rq) = run_q {
             diags.extend(rq.diagnostics.iter().map(|d| format!("run: {d}")));
@@ -266,7 +275,10 @@ mod tests {
             .iter()
             .map(|v| format!(r#"{{"x":{{"type":"uri","value":"{v}"}}}}"#))
             .collect();
-        format!(r#"[{{"head":{{"vars":["x"]}},"results":{{"bindings":[{}]}}}}]"#, rows.join(","))
+        format!(
+            r#"[{{"head":{{"vars":["x"]}},"results":{{"bindings":[{}]}}}}]"#,
+            rows.join(",")
+        )
     }
 
     #[test]
@@ -281,14 +293,31 @@ mod tests {
             r#"{{"questions":[{{"id":"1","answers":{}}},{{"id":2,"answers":[]}},{{"id":"07","answers":[]}}]}}"#,
             uris(&["https://a.org/1"])
         ));
-        let report = evaluate(&gold, "g", &[Run { name: "r", source: "r.json", dataset: &run }], Options::default());
+        let report = evaluate(
+            &gold,
+            "g",
+            &[Run {
+                name: "r",
+                source: "r.json",
+                dataset: &run,
+            }],
+            Options::default(),
+        );
         let qa = report.runs[0].experiments.qa.as_ref().unwrap();
         let a = &qa.aggregate;
         assert_eq!((a.questions, a.evaluated, a.not_evaluable), (4, 3, 1));
         assert_eq!((a.answered, a.empty, a.missing, a.extra), (1, 1, 1, 1));
         assert_eq!(report.runs[0].extra_ids, vec!["07"]);
         let st: Vec<Status> = qa.questions.iter().map(|q| q.status).collect();
-        assert_eq!(st, vec![Status::Answered, Status::Empty, Status::Missing, Status::NotEvaluable]);
+        assert_eq!(
+            st,
+            vec![
+                Status::Answered,
+                Status::Empty,
+                Status::Missing,
+                Status::NotEvaluable
+            ]
+        );
         // q1: https vs http on a non-KG host differ -> 0; q2: empty -> 0 (QALD P = 1);
         // q3: gold empty and run missing -> 1.
         assert_eq!(qa.questions[0].f1, 0.0);
@@ -299,18 +328,46 @@ mod tests {
 
     #[test]
     fn string_answers_against_iri_gold_are_explained() {
-        let gold = dataset(&format!(r#"{{"questions":[{{"id":1,"answers":{}}}]}}"#, uris(&["http://dbpedia.org/resource/Barack_Obama"])));
-        let run = dataset(r#"{"questions":[{"id":1,"answers":[{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"Barack Obama"}}]}}]}]}"#);
-        let report = evaluate(&gold, "g", &[Run { name: "r", source: "r", dataset: &run }], Options::default());
+        let gold = dataset(&format!(
+            r#"{{"questions":[{{"id":1,"answers":{}}}]}}"#,
+            uris(&["http://dbpedia.org/resource/Barack_Obama"])
+        ));
+        let run = dataset(
+            r#"{"questions":[{"id":1,"answers":[{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"Barack Obama"}}]}}]}]}"#,
+        );
+        let report = evaluate(
+            &gold,
+            "g",
+            &[Run {
+                name: "r",
+                source: "r",
+                dataset: &run,
+            }],
+            Options::default(),
+        );
         let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];
         assert_eq!((q.tp, q.fp, q.fn_), (0, 1, 1));
-        assert!(q.diagnostics.iter().any(|d| d.contains("needs an index")), "{:?}", q.diagnostics);
+        assert!(
+            q.diagnostics.iter().any(|d| d.contains("needs an index")),
+            "{:?}",
+            q.diagnostics
+        );
     }
 
     #[test]
     fn gold_without_answers_gives_null_qa() {
-        let gold = dataset(r#"[{"_id":"1","corrected_question":"q","sparql_query":"SELECT ?x {}"}]"#);
-        let report = evaluate(&gold, "g", &[Run { name: "r", source: "r", dataset: &gold }], Options::default());
+        let gold =
+            dataset(r#"[{"_id":"1","corrected_question":"q","sparql_query":"SELECT ?x {}"}]"#);
+        let report = evaluate(
+            &gold,
+            "g",
+            &[Run {
+                name: "r",
+                source: "r",
+                dataset: &gold,
+            }],
+            Options::default(),
+        );
         assert!(report.runs[0].experiments.qa.is_none());
         let json = serde_json::to_value(&report).unwrap();
         assert!(json["runs"][0]["experiments"]["qa"].is_null());

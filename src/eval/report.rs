@@ -74,6 +74,23 @@ pub struct Experiments {
     pub ait2kb: Option<ExperimentReport>,
 }
 
+impl Experiments {
+    /// The names of the sub-experiments, in report order.
+    pub const NAMES: [&'static str; 6] = ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"];
+
+    /// Each sub-experiment with its name, in report order.
+    pub fn named(&self) -> [(&'static str, Option<&ExperimentReport>); 6] {
+        [
+            ("qa", self.qa.as_ref()),
+            ("c2kb", self.c2kb.as_ref()),
+            ("p2kb", self.p2kb.as_ref()),
+            ("re2kb", self.re2kb.as_ref()),
+            ("at", self.at.as_ref()),
+            ("ait2kb", self.ait2kb.as_ref()),
+        ]
+    }
+}
+
 /// One sub-experiment of one run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ExperimentReport {

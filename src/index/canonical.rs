@@ -39,7 +39,11 @@ pub fn percent_decode(s: &str) -> String {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
             if let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
                 let v = h * 16 + l;
-                let upper = [b'%', bytes[i + 1].to_ascii_uppercase(), bytes[i + 2].to_ascii_uppercase()];
+                let upper = [
+                    b'%',
+                    bytes[i + 1].to_ascii_uppercase(),
+                    bytes[i + 2].to_ascii_uppercase(),
+                ];
                 kept.extend_from_slice(&upper);
                 if matches!(v, b'/' | b'?' | b'#' | b'%') {
                     out.extend_from_slice(&upper);
@@ -179,58 +183,133 @@ mod tests {
 
     #[test]
     fn http_and_https_on_kg_hosts_only() {
-        same("https://dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
-        same("https://de.dbpedia.org/resource/Berlin", "http://de.dbpedia.org/resource/Berlin");
-        same("https://www.wikidata.org/entity/Q64", "http://www.wikidata.org/entity/Q64");
+        same(
+            "https://dbpedia.org/resource/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
+        same(
+            "https://de.dbpedia.org/resource/Berlin",
+            "http://de.dbpedia.org/resource/Berlin",
+        );
+        same(
+            "https://www.wikidata.org/entity/Q64",
+            "http://www.wikidata.org/entity/Q64",
+        );
         differ("https://example.org/a", "http://example.org/a");
     }
 
     #[test]
     fn dbpedia_page_resource_and_en_host() {
-        same("http://dbpedia.org/page/Berlin", "http://dbpedia.org/resource/Berlin");
-        same("http://en.dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
-        differ("http://de.dbpedia.org/resource/Berlin", "http://dbpedia.org/resource/Berlin");
-        differ("http://dbpedia.org/ontology/Berlin", "http://dbpedia.org/resource/Berlin");
+        same(
+            "http://dbpedia.org/page/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
+        same(
+            "http://en.dbpedia.org/resource/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
+        differ(
+            "http://de.dbpedia.org/resource/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
+        differ(
+            "http://dbpedia.org/ontology/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
     }
 
     #[test]
     fn wikipedia_is_dbpedia() {
-        same("https://en.wikipedia.org/wiki/Douglas_Adams", "http://dbpedia.org/resource/Douglas_Adams");
-        same("http://en.wikipedia.org/wiki/Douglas Adams", "http://dbpedia.org/resource/Douglas_Adams");
-        same("https://de.wikipedia.org/wiki/Berlin", "http://de.dbpedia.org/resource/Berlin");
-        differ("https://de.wikipedia.org/wiki/Berlin", "http://dbpedia.org/resource/Berlin");
+        same(
+            "https://en.wikipedia.org/wiki/Douglas_Adams",
+            "http://dbpedia.org/resource/Douglas_Adams",
+        );
+        same(
+            "http://en.wikipedia.org/wiki/Douglas Adams",
+            "http://dbpedia.org/resource/Douglas_Adams",
+        );
+        same(
+            "https://de.wikipedia.org/wiki/Berlin",
+            "http://de.dbpedia.org/resource/Berlin",
+        );
+        differ(
+            "https://de.wikipedia.org/wiki/Berlin",
+            "http://dbpedia.org/resource/Berlin",
+        );
     }
 
     #[test]
     fn percent_encoding_twins() {
-        same("http://dbpedia.org/resource/Hal_Roach%2C_Jr.", "http://dbpedia.org/resource/Hal_Roach,_Jr.");
-        same("http://dbpedia.org/resource/Tom%27s_(band)", "http://dbpedia.org/resource/Tom's_%28band%29");
-        same("http://dbpedia.org/resource/Caf%C3%A9", "http://dbpedia.org/resource/Café");
-        same("http://dbpedia.org/resource/New%20York", "http://dbpedia.org/resource/New_York");
+        same(
+            "http://dbpedia.org/resource/Hal_Roach%2C_Jr.",
+            "http://dbpedia.org/resource/Hal_Roach,_Jr.",
+        );
+        same(
+            "http://dbpedia.org/resource/Tom%27s_(band)",
+            "http://dbpedia.org/resource/Tom's_%28band%29",
+        );
+        same(
+            "http://dbpedia.org/resource/Caf%C3%A9",
+            "http://dbpedia.org/resource/Café",
+        );
+        same(
+            "http://dbpedia.org/resource/New%20York",
+            "http://dbpedia.org/resource/New_York",
+        );
         same("http://example.org/a%2fb", "http://example.org/a%2Fb");
         differ("http://example.org/a%2Fb", "http://example.org/a/b");
         differ("http://example.org/a%3Fb", "http://example.org/a?b");
         differ("http://example.org/a%23b", "http://example.org/a#b");
         // invalid UTF-8 stays encoded
-        assert_eq!(canonical_iri("http://example.org/%ff"), "http://example.org/%FF");
+        assert_eq!(
+            canonical_iri("http://example.org/%ff"),
+            "http://example.org/%FF"
+        );
         // a trailing lone percent is kept
-        assert_eq!(canonical_iri("http://example.org/50%"), "http://example.org/50%");
+        assert_eq!(
+            canonical_iri("http://example.org/50%"),
+            "http://example.org/50%"
+        );
     }
 
     #[test]
     fn wikidata_wiki_and_entity() {
-        same("https://www.wikidata.org/wiki/Q42", "http://www.wikidata.org/entity/Q42");
-        same("http://wikidata.org/entity/Q42", "http://www.wikidata.org/entity/Q42");
-        same("https://www.wikidata.org/wiki/Property:P31", "http://www.wikidata.org/entity/P31");
-        same("https://www.wikidata.org/wiki/Lexeme:L7", "http://www.wikidata.org/entity/L7");
-        differ("http://www.wikidata.org/prop/direct/P31", "http://www.wikidata.org/entity/P31");
-        differ("http://www.wikidata.org/entity/Q42", "http://www.wikidata.org/entity/Q43");
+        same(
+            "https://www.wikidata.org/wiki/Q42",
+            "http://www.wikidata.org/entity/Q42",
+        );
+        same(
+            "http://wikidata.org/entity/Q42",
+            "http://www.wikidata.org/entity/Q42",
+        );
+        same(
+            "https://www.wikidata.org/wiki/Property:P31",
+            "http://www.wikidata.org/entity/P31",
+        );
+        same(
+            "https://www.wikidata.org/wiki/Lexeme:L7",
+            "http://www.wikidata.org/entity/L7",
+        );
+        differ(
+            "http://www.wikidata.org/prop/direct/P31",
+            "http://www.wikidata.org/entity/P31",
+        );
+        differ(
+            "http://www.wikidata.org/entity/Q42",
+            "http://www.wikidata.org/entity/Q43",
+        );
     }
 
     #[test]
     fn freebase_spellings() {
-        same("http://rdf.freebase.com/ns/m.0282x", "http://rdf.freebase.com/ns/m/0282x");
-        same("https://www.freebase.com/m/0282x", "http://rdf.freebase.com/ns/m.0282x");
+        same(
+            "http://rdf.freebase.com/ns/m.0282x",
+            "http://rdf.freebase.com/ns/m/0282x",
+        );
+        same(
+            "https://www.freebase.com/m/0282x",
+            "http://rdf.freebase.com/ns/m.0282x",
+        );
         assert_eq!(
             freebase_literal_iri("/m/0282x").as_deref(),
             Some("http://rdf.freebase.com/ns/m.0282x")

@@ -60,7 +60,10 @@ pub fn parse(mut map: Map<String, Value>) -> Dataset {
 }
 
 /// Rewrites a QALD-7 extended-json question into the QALD-JSON keys.
-fn flatten_extended(inner: Map<String, Value>, mut outer: Map<String, Value>) -> Map<String, Value> {
+fn flatten_extended(
+    inner: Map<String, Value>,
+    mut outer: Map<String, Value>,
+) -> Map<String, Value> {
     for (k, v) in inner {
         match k.as_str() {
             "language" => {
@@ -201,7 +204,9 @@ fn question(mut map: Map<String, Value>, position: usize) -> Question {
         annotations_of(a, &mut q);
     }
     match map.get("answeritemtype") {
-        Some(Value::Array(items)) => q.item_types = items.iter().filter_map(scalar_string).collect(),
+        Some(Value::Array(items)) => {
+            q.item_types = items.iter().filter_map(scalar_string).collect()
+        }
         Some(Value::String(s)) => q.item_types = vec![s.clone()],
         _ => {}
     }
@@ -222,9 +227,9 @@ fn question(mut map: Map<String, Value>, position: usize) -> Question {
                         &mut set,
                         &mut q.diagnostics,
                     ),
-                    other => q
-                        .diagnostics
-                        .push(format!("answer object {other} is not a json object; ignored")),
+                    other => q.diagnostics.push(format!(
+                        "answer object {other} is not a json object; ignored"
+                    )),
                 }
             }
             Some(set)
@@ -259,10 +264,16 @@ mod tests {
         assert_eq!(q.query, Query::Sparql("SELECT ?x {}".into()));
         assert_eq!(q.flags["aggregation"], "false");
         let a = q.answers.as_ref().unwrap();
-        assert_eq!(a.answers[0].terms[0], Term::Iri("http://dbpedia.org/resource/A".into()));
+        assert_eq!(
+            a.answers[0].terms[0],
+            Term::Iri("http://dbpedia.org/resource/A".into())
+        );
         assert_eq!(a.answers[1].terms[0], Term::plain("Some text"));
         assert_eq!(d.questions[1].id.0, "2");
-        assert_eq!(d.questions[1].answers.as_ref().unwrap().answers[0].terms[0], Term::Boolean(true));
+        assert_eq!(
+            d.questions[1].answers.as_ref().unwrap().answers[0].terms[0],
+            Term::Boolean(true)
+        );
     }
 
     #[test]
@@ -293,7 +304,10 @@ mod tests {
         ] {
             let text = format!(r#"{{"questions":[{{"id":"1","answers":{answers}}}]}}"#);
             let d = parse(text.as_bytes(), "t").unwrap();
-            assert_eq!(d.questions[0].answers.as_ref().unwrap().answers[0].terms[0], Term::Boolean(true));
+            assert_eq!(
+                d.questions[0].answers.as_ref().unwrap().answers[0].terms[0],
+                Term::Boolean(true)
+            );
         }
     }
 
@@ -301,12 +315,18 @@ mod tests {
     fn query_shapes() {
         for (query, expect) in [
             (r#"{"sparql":"ASK {}"}"#, Query::Sparql("ASK {}".into())),
-            (r#"{"pseudo":"SELECT ?x { ?x text:\"a\" }"}"#, Query::Pseudo("SELECT ?x { ?x text:\"a\" }".into())),
+            (
+                r#"{"pseudo":"SELECT ?x { ?x text:\"a\" }"}"#,
+                Query::Pseudo("SELECT ?x { ?x text:\"a\" }".into()),
+            ),
             (r#"{}"#, Query::None),
             (r#"{"sparql":null}"#, Query::None),
         ] {
             let text = format!(r#"{{"questions":[{{"id":"1","query":{query},"answers":[]}}]}}"#);
-            assert_eq!(parse(text.as_bytes(), "t").unwrap().questions[0].query, expect);
+            assert_eq!(
+                parse(text.as_bytes(), "t").unwrap().questions[0].query,
+                expect
+            );
         }
         // gAnswer: sparql as a list of strings
         let d = parse(br#"{"questions":[{"id":"1","sparql":["SELECT 1","SELECT 2"],"status":"200","answers":[]}]}"#, "t").unwrap();
@@ -338,8 +358,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d.format, Format::Eqald);
-        assert_eq!(d.questions[0].entities, vec!["http://dbpedia.org/resource/X"]);
-        assert_eq!(d.questions[0].properties, vec!["http://dbpedia.org/ontology/p"]);
+        assert_eq!(
+            d.questions[0].entities,
+            vec!["http://dbpedia.org/resource/X"]
+        );
+        assert_eq!(
+            d.questions[0].properties,
+            vec!["http://dbpedia.org/ontology/p"]
+        );
         assert_eq!(d.questions[0].item_types.len(), 1);
     }
 
@@ -351,7 +377,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d.questions.len(), 2);
-        assert!(d.questions[0].diagnostics[0].starts_with("question 5: variable x: unknown binding type"), "{:?}", d.questions[0].diagnostics);
+        assert!(
+            d.questions[0].diagnostics[0]
+                .starts_with("question 5: variable x: unknown binding type"),
+            "{:?}",
+            d.questions[0].diagnostics
+        );
         assert_eq!(d.questions[0].answers.as_ref().unwrap().answers.len(), 1);
         assert!(d.diagnostics[0].contains("question #2"));
         assert!(d.questions[1].diagnostics[0].contains("no usable id"));

@@ -45,8 +45,14 @@ impl QaldError {
         let offset = offset.min(bytes.len());
         let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         QaldError::Syntax {
             source_name: source.to_string(),
             line,
@@ -187,7 +193,9 @@ mod tests {
         assert!(msg.starts_with("x.json:3:3: invalid json"), "{msg}");
         let err = parse(b"\n\n  hello", "y.txt").unwrap_err().to_string();
         assert!(err.starts_with("y.txt:3:3: not a benchmark"), "{err}");
-        let err = parse(b"{\"dataset\": {}}", "z.json").unwrap_err().to_string();
+        let err = parse(b"{\"dataset\": {}}", "z.json")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no `questions` array"), "{err}");
         let err = parse(b"   ", "e.json").unwrap_err().to_string();
         assert!(err.contains("empty file"), "{err}");
@@ -195,7 +203,11 @@ mod tests {
 
     #[test]
     fn duplicate_ids_are_reported() {
-        let d = parse(br#"{"questions":[{"id":1,"answers":[]},{"id":"1","answers":[]}]}"#, "d").unwrap();
+        let d = parse(
+            br#"{"questions":[{"id":1,"answers":[]},{"id":"1","answers":[]}]}"#,
+            "d",
+        )
+        .unwrap();
         assert_eq!(d.diagnostics.len(), 1);
         assert!(d.diagnostics[0].contains("id 1"));
     }

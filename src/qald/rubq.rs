@@ -24,7 +24,8 @@ pub fn parse(items: Vec<Value>) -> Dataset {
         };
         let mut q = Question::default();
         q.id = id_of(o.get("uid")).unwrap_or_else(|| {
-            q.diagnostics.push(format!("question #{} has no `uid`", i + 1));
+            q.diagnostics
+                .push(format!("question #{} has no `uid`", i + 1));
             QuestionId(format!("#{}", i + 1))
         });
         if let Some(t) = o.get("question_text").and_then(Value::as_str) {
@@ -48,14 +49,22 @@ pub fn parse(items: Vec<Value>) -> Dataset {
         q.properties = list("question_props");
         q.tags = list("tags");
         let mut set = AnswerSet::default();
-        for a in o.get("answers").and_then(Value::as_array).into_iter().flatten() {
+        for a in o
+            .get("answers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             match binding_term(a) {
                 Ok(term) => {
                     let mut answer = Answer::single(term.clone());
                     if let (Term::Iri(_), Some(label)) =
                         (&term, a.get("label").and_then(Value::as_str))
                     {
-                        let lang = a.get("xml:lang").and_then(Value::as_str).map(str::to_string);
+                        let lang = a
+                            .get("xml:lang")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
                         answer.terms.push(Term::Literal {
                             lexical: label.to_string(),
                             datatype: None,
@@ -92,7 +101,10 @@ mod tests {
         assert_eq!(q.text("en"), Some("Which?"));
         assert_eq!(q.properties, vec!["wdt:P17"]);
         let a = &q.answers.as_ref().unwrap().answers;
-        assert_eq!(a[0].terms[0], Term::Iri("http://www.wikidata.org/entity/Q298".into()));
+        assert_eq!(
+            a[0].terms[0],
+            Term::Iri("http://www.wikidata.org/entity/Q298".into())
+        );
         assert_eq!(a[0].terms.len(), 2);
         assert_eq!(a[1].terms.len(), 1);
     }

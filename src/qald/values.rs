@@ -147,7 +147,9 @@ pub fn read_answer_object(
     }
     if let Some(s) = object.get("string") {
         match scalar_string(s) {
-            Some(s) => set.answers.push(Answer::single(untyped_term(&s, answertype))),
+            Some(s) => set
+                .answers
+                .push(Answer::single(untyped_term(&s, answertype))),
             None => diagnostics.push(format!("answer string {s} is not a string")),
         }
     }

@@ -108,11 +108,19 @@ fn element(
     let name = String::from_utf8_lossy(start.name().as_ref()).into_owned();
     let mut attrs = Vec::new();
     for a in start.attributes() {
-        let a = a.map_err(|e| at(format!("malformed xml attribute in <{name}>: {e}; fix the file")))?;
+        let a = a.map_err(|e| {
+            at(format!(
+                "malformed xml attribute in <{name}>: {e}; fix the file"
+            ))
+        })?;
         let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
         let value = a
             .unescape_value()
-            .map_err(|e| at(format!("malformed xml attribute {key} in <{name}>: {e}; fix the file")))?
+            .map_err(|e| {
+                at(format!(
+                    "malformed xml attribute {key} in <{name}>: {e}; fix the file"
+                ))
+            })?
             .into_owned();
         attrs.push((key, value));
     }
@@ -140,7 +148,12 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
         questions: Vec::new(),
         diagnostics: Vec::new(),
     };
-    for (i, node) in root.children.iter().filter(|n| n.name == "question").enumerate() {
+    for (i, node) in root
+        .children
+        .iter()
+        .filter(|n| n.name == "question")
+        .enumerate()
+    {
         dataset.questions.push(question(node, i));
     }
     Ok(dataset)
@@ -174,7 +187,9 @@ fn question(node: &Node, position: usize) -> Question {
                 child.attr("lang").unwrap_or("en").to_string(),
                 child.text().to_string(),
             )),
-            "query" if !child.text().is_empty() => q.query = Query::Sparql(child.text().to_string()),
+            "query" if !child.text().is_empty() => {
+                q.query = Query::Sparql(child.text().to_string())
+            }
             "pseudoquery" if !child.text().is_empty() => {
                 q.query = Query::Pseudo(child.text().to_string())
             }
@@ -187,9 +202,10 @@ fn question(node: &Node, position: usize) -> Question {
             match answer(a, q.answertype.as_deref()) {
                 Some(answer) => set.answers.push(answer),
                 None if a.children.is_empty() && a.text().is_empty() => {}
-                None => q
-                    .diagnostics
-                    .push(format!("question {}: an <answer> holds nothing readable", q.id)),
+                None => q.diagnostics.push(format!(
+                    "question {}: an <answer> holds nothing readable",
+                    q.id
+                )),
             }
         }
         q.answers = Some(set);
@@ -211,7 +227,9 @@ fn answer(node: &Node, answertype: Option<&str>) -> Option<Answer> {
         }
         match child.name.as_str() {
             "uri" => answer.terms.insert(0, Term::Iri(text.to_string())),
-            "number" => answer.terms.push(Term::typed(text, format!("{XSD}decimal"))),
+            "number" => answer
+                .terms
+                .push(Term::typed(text, format!("{XSD}decimal"))),
             "date" => answer.terms.push(Term::typed(text, format!("{XSD}date"))),
             "boolean" => answer.terms.push(match text.to_ascii_lowercase().as_str() {
                 "true" => Term::Boolean(true),
@@ -243,7 +261,13 @@ mod tests {
         assert!(matches!(&q.query, Query::Sparql(s) if s.contains("<http://x.org/C>")));
         let a = &q.answers.as_ref().unwrap().answers;
         assert_eq!(a.len(), 3);
-        assert_eq!(a[0].terms, vec![Term::Iri("http://dbpedia.org/resource/Art_school".into()), Term::plain("Art school")]);
+        assert_eq!(
+            a[0].terms,
+            vec![
+                Term::Iri("http://dbpedia.org/resource/Art_school".into()),
+                Term::plain("Art school")
+            ]
+        );
         assert_eq!(a[2].terms, vec![Term::Boolean(true)]);
     }
 
@@ -257,18 +281,26 @@ mod tests {
         assert_eq!(d.questions.len(), 2);
         assert!(matches!(d.questions[0].query, Query::Pseudo(_)));
         assert_eq!(d.questions[0].flags["hybrid"], "true");
-        assert_eq!(d.questions[0].answers.as_ref().unwrap().answers[0].terms[0], Term::Boolean(true));
+        assert_eq!(
+            d.questions[0].answers.as_ref().unwrap().answers[0].terms[0],
+            Term::Boolean(true)
+        );
         assert!(d.questions[1].answers.is_none());
     }
 
     #[test]
     fn malformed_xml_names_line_and_column() {
-        let err = parse(b"<dataset>\n<question id=\"1\">\n<string>x</strin>\n</question></dataset>", "bad.xml")
-            .unwrap_err()
-            .to_string();
+        let err = parse(
+            b"<dataset>\n<question id=\"1\">\n<string>x</strin>\n</question></dataset>",
+            "bad.xml",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.starts_with("bad.xml:3:"), "{err}");
         assert!(err.contains("malformed xml"), "{err}");
-        let err = parse(b"<dataset>\n<question id=\"1\">", "open.xml").unwrap_err().to_string();
+        let err = parse(b"<dataset>\n<question id=\"1\">", "open.xml")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("never closed"), "{err}");
     }
 }

@@ -1,1 +1,6 @@
+//! The one integration-test binary: real benchmark and system files from
+//! `../shared/data`, and the `qajudge` command line end to end.
 
+mod cli;
+mod data;
+mod real_data;

@@ -1,0 +1,198 @@
+//! The `qajudge` binary end to end on the built-in example and on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn qajudge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the qajudge binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const GOLD: &str = "tests/data/demo/gold.json";
+const RUN: &str = "tests/data/demo/example-system.json";
+
+fn tmp_file(name: &str, content: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, content).expect("tmp file");
+    path
+}
+
+#[test]
+fn demo_json_report_has_the_hand_computed_figures() {
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
+    assert_eq!(report["profile"], "judge");
+    assert_eq!(report["gold"]["format"], "qald-json");
+    assert_eq!(report["gold"]["questions"], 13);
+    assert!(report["index"].is_null());
+    let run = &report["runs"][0];
+    assert_eq!(run["name"], "example-system");
+    let a = &run["experiments"]["qa"]["aggregate"];
+    assert_eq!(
+        (
+            a["answered"].as_u64(),
+            a["empty"].as_u64(),
+            a["missing"].as_u64(),
+            a["extra"].as_u64()
+        ),
+        (Some(10), Some(2), Some(1), Some(1))
+    );
+    let close = |v: &serde_json::Value, x: f64| {
+        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}")
+    };
+    // 15 gold answers, 12 distinct run answers, 8 matched
+    close(&a["micro"]["precision"], 8.0 / 12.0);
+    close(&a["micro"]["recall"], 8.0 / 15.0);
+    // per-question F1: 2/3, 1, 1, 1, 0.8, 0, 0, 1, 0, 1, 0, 0, 1
+    close(
+        &a["macro"]["f1"],
+        (2.0 / 3.0 + 1.0 + 1.0 + 1.0 + 0.8 + 1.0 + 1.0 + 1.0) / 13.0,
+    );
+    let p =
+        (1.0 + 1.0 + 1.0 + 1.0 + 2.0 / 3.0 + 0.0 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 0.0 + 1.0) / 13.0;
+    let r = (0.5 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 0.0 + 1.0 + 0.0 + 1.0 + 0.0 + 0.0 + 1.0) / 13.0;
+    close(&a["macro_qald"]["precision"], p);
+    close(&a["macro_qald"]["recall"], r);
+    close(&a["macro_qald"]["f1"], 2.0 * p * r / (p + r));
+    for slot in ["c2kb", "p2kb", "re2kb", "at", "ait2kb"] {
+        assert!(run["experiments"][slot].is_null(), "{slot}");
+    }
+    let qs = run["experiments"]["qa"]["questions"]
+        .as_array()
+        .expect("questions");
+    let status: Vec<&str> = qs
+        .iter()
+        .map(|q| q["status"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(status[6], "empty");
+    assert_eq!(status[8], "missing");
+    assert_eq!(qs[0]["id"], "1");
+    assert!(report["diagnostics"][0]
+        .as_str()
+        .unwrap_or("")
+        .contains("99"));
+    // deterministic: the same inputs give the same bytes
+    let again = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    assert_eq!(o.stdout, again.stdout);
+}
+
+#[test]
+fn demo_table_and_csv() {
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--per-question"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("Macro F1 QALD"), "{out}");
+    assert!(out.contains("example-system"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("9 ") && l.contains("missing")),
+        "{out}"
+    );
+    assert!(stderr(&o).contains("not in the gold benchmark"));
+
+    let o = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, "--run", GOLD, "--name", "system", "--name",
+        "oracle", "--format", "csv",
+    ]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("run,experiment,questions,"));
+    assert!(lines[1].starts_with("system,qa,13,13,0,10,2,1,1,0,"));
+    assert!(lines[2].starts_with("oracle,qa,13,13,0,"));
+    assert!(lines[2].ends_with(",1,1,1"), "{}", lines[2]);
+
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--format",
+        "csv",
+        "--per-question",
+    ]);
+    assert_eq!(stdout(&o).lines().count(), 14);
+}
+
+#[test]
+fn check_reports_what_a_file_holds() {
+    let o = qajudge(&["check", GOLD]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.contains("qald-json") && out.contains("questions: 13"),
+        "{out}"
+    );
+    assert!(out.contains("problems: 0"), "{out}");
+
+    let bad = tmp_file(
+        "bad.json",
+        b"{\"questions\": [\n {\"id\": 1,\n  \"answers\": [}\n]}",
+    );
+    let o = qajudge(&["check", bad.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("bad.json:3:15: invalid json"), "{out}");
+
+    let odd = tmp_file("odd.json", br#"{"questions":[{"id":"1","answers":[{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"blob","value":"a"}}]}}]}]}"#);
+    let o = qajudge(&["check", odd.to_str().expect("utf-8 path")]);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("question 1: variable x: unknown binding type \"blob\""),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn errors_and_usage() {
+    let o = qajudge(&["evaluate", "--gold", "no/such/file.json", "--run", RUN]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot read no/such/file.json"),
+        "{}",
+        stderr(&o)
+    );
+
+    let bad = tmp_file("bad.xml", b"<dataset>\n<question id=\"1\">\n</dataset>");
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        bad.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad.xml:3:1: malformed xml"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = qajudge(&["evaluate", "--gold", GOLD]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, "--name", "a", "--name", "b",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("2 --name given for 1 --run"),
+        "{}",
+        stderr(&o)
+    );
+}
