@@ -7,9 +7,11 @@
 //! partner of an asymmetric rule: a typed number finds a plain lexical form that
 //! parses as a number, but two plain lexical forms only compare as strings.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 
-use unicode_normalization::UnicodeNormalization;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::index::canonical::canonical_iri;
 use crate::model::{Answer, Term};
@@ -49,17 +51,24 @@ pub enum Key {
 }
 
 impl Key {
-    /// The keys this key finds in the other set.
-    fn lookups(&self) -> [Option<Key>; 2] {
+    /// The keys this key finds in the other set: itself (unless it only finds its
+    /// partner) and the partner of an asymmetric rule.
+    fn lookups(&self) -> (Option<&Key>, Option<Key>) {
         match self {
-            Key::NumTyped(v) => [Some(self.clone()), Some(Key::NumLex(*v))],
-            Key::NumLex(v) => [Some(Key::NumTyped(*v)), None],
-            Key::DateTyped(d) => [Some(self.clone()), Some(Key::DateLex(d.clone()))],
-            Key::DateLex(d) => [Some(Key::DateTyped(d.clone())), None],
-            Key::YearOfDate(y) => [Some(Key::GYear(*y)), None],
-            Key::GYear(y) => [Some(Key::YearOfDate(*y)), Some(self.clone())],
-            _ => [Some(self.clone()), None],
+            Key::NumTyped(v) => (Some(self), Some(Key::NumLex(*v))),
+            Key::NumLex(v) => (None, Some(Key::NumTyped(*v))),
+            Key::DateTyped(d) => (Some(self), Some(Key::DateLex(d.clone()))),
+            Key::DateLex(d) => (None, Some(Key::DateTyped(d.clone()))),
+            Key::YearOfDate(y) => (None, Some(Key::GYear(*y))),
+            Key::GYear(y) => (Some(self), Some(Key::YearOfDate(*y))),
+            _ => (Some(self), None),
         }
+    }
+
+    /// Calls `f` with every key this key finds in the other set.
+    fn each_lookup(&self, mut f: impl FnMut(&Key) -> bool) -> bool {
+        let (own, partner) = self.lookups();
+        own.is_some_and(&mut f) || partner.as_ref().is_some_and(f)
     }
 
     /// Why two terms linked by this key are the same, for explanations.
@@ -156,6 +165,9 @@ pub fn parse_date(lexical: &str) -> Option<String> {
         Some(rest) => (true, rest),
         None => (false, s),
     };
+    if s.len() < 10 || s.as_bytes()[4] != b'-' {
+        return None;
+    }
     let (date, rest) = s.split_at_checked(10)?;
     let mut parts = date.split('-');
     let y = digits(parts.next()?, 4)?;
@@ -211,7 +223,24 @@ pub fn parse_date(lexical: &str) -> Option<String> {
 
 /// NFC, trimmed, whitespace collapsed, and lower-cased unless `strict`.
 pub fn normalize_string(s: &str, strict: bool) -> String {
-    let nfc: String = s.nfc().collect();
+    let s = s.trim();
+    let simple_ascii = s.is_ascii()
+        && !s
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace())
+        && !s.bytes().any(|b| b.is_ascii_whitespace() && b != b' ');
+    if simple_ascii {
+        return if strict {
+            s.to_string()
+        } else {
+            s.to_ascii_lowercase()
+        };
+    }
+    let nfc: Cow<'_, str> = match is_nfc_quick(s.chars()) {
+        IsNormalized::Yes => Cow::Borrowed(s),
+        _ => Cow::Owned(s.nfc().collect()),
+    };
     let mut out = String::with_capacity(nfc.len());
     for word in nfc.split_whitespace() {
         if !out.is_empty() {
@@ -300,51 +329,56 @@ pub struct Prepared {
 /// distinct terms is a duplicate of an earlier row with the same terms (rows that
 /// merely share a term are different answers). Returns the kept answers in order.
 pub fn prepare(answers: &[Answer], opts: MatchOptions) -> Vec<Prepared> {
-    let mut seen: HashMap<Key, usize> = HashMap::with_capacity(answers.len() * 2);
-    let mut seen_rows: HashSet<Vec<Key>> = HashSet::new();
-    let mut kept = Vec::with_capacity(answers.len());
-    let mut keys = Vec::new();
-    let mut primary = Vec::new();
-    for (index, answer) in answers.iter().enumerate() {
-        keys.clear();
-        primary.clear();
+    // keys of every answer, and for rows of several distinct terms their signature
+    let mut all: Vec<(Vec<Key>, Option<Vec<Key>>)> = Vec::with_capacity(answers.len());
+    for answer in answers {
+        let mut keys = Vec::with_capacity(answer.terms.len() * 2);
+        let mut primary = Vec::new();
         for term in &answer.terms {
             let start = keys.len();
             term_keys(term, opts, &mut keys);
-            if let Some(first) = keys.get(start) {
-                primary.push(first.clone());
-            }
-        }
-        if keys.is_empty() {
-            continue;
-        }
-        keys.sort();
-        keys.dedup();
-        primary.sort();
-        primary.dedup();
-        let duplicate = if primary.len() <= 1 {
-            let dup = keys
-                .iter()
-                .flat_map(|k| k.lookups())
-                .flatten()
-                .any(|k| seen.contains_key(&k));
-            if !dup {
-                for k in &keys {
-                    seen.insert(k.clone(), index);
+            if answer.terms.len() > 1 {
+                if let Some(first) = keys.get(start) {
+                    primary.push(first.clone());
                 }
             }
-            dup
-        } else {
-            !seen_rows.insert(primary.clone())
-        };
-        if !duplicate {
-            kept.push(Prepared {
-                index,
-                keys: keys.clone(),
-            });
+        }
+        if keys.len() > 1 {
+            keys.sort_unstable();
+            keys.dedup();
+        }
+        primary.sort_unstable();
+        primary.dedup();
+        all.push((keys, (primary.len() > 1).then_some(primary)));
+    }
+    let mut keep = vec![false; all.len()];
+    {
+        let mut seen: FxHashSet<&Key> = FxHashSet::default();
+        seen.reserve(all.len() * 2);
+        let mut seen_rows: FxHashSet<&[Key]> = FxHashSet::default();
+        for (i, (keys, row)) in all.iter().enumerate() {
+            if keys.is_empty() {
+                continue;
+            }
+            keep[i] = match row {
+                Some(signature) => seen_rows.insert(signature.as_slice()),
+                None => {
+                    let duplicate = keys
+                        .iter()
+                        .any(|k| k.each_lookup(|l| seen.contains(l)));
+                    if !duplicate {
+                        seen.extend(keys.iter());
+                    }
+                    !duplicate
+                }
+            };
         }
     }
-    kept
+    all.into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep[*i])
+        .map(|(index, (keys, _))| Prepared { index, keys })
+        .collect()
 }
 
 /// One matched pair of a maximum matching.
@@ -387,10 +421,22 @@ impl Matching {
 /// Maximum one-to-one matching between prepared gold and run answers, so the
 /// result never depends on the order of answers.
 pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
-    let mut by_key: HashMap<&Key, Vec<usize>> = HashMap::with_capacity(gold.len() * 2);
+    if gold.is_empty() || run.is_empty() {
+        return Matching {
+            pairs: Vec::new(),
+            gold: gold.len(),
+            run: run.len(),
+        };
+    }
+    // key -> first gold answer; further gold answers with the same key are chained
+    let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
+    first.reserve(gold.len() * 2);
+    let mut chain: Vec<(usize, usize)> = Vec::new(); // (gold, next link or usize::MAX)
     for (g, prepared) in gold.iter().enumerate() {
         for k in &prepared.keys {
-            by_key.entry(k).or_default().push(g);
+            let link = chain.len();
+            let next = first.insert(k, link).unwrap_or(usize::MAX);
+            chain.push((g, next));
         }
     }
     // adjacency: run answer -> (gold answer, reason)
@@ -398,17 +444,19 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
     for prepared in run {
         let mut edges: Vec<(usize, &'static str)> = Vec::new();
         for k in &prepared.keys {
-            for look in k.lookups().into_iter().flatten() {
-                if let Some(gs) = by_key.get(&look) {
-                    for &g in gs {
-                        if !edges.iter().any(|(e, _)| *e == g) {
-                            edges.push((g, k.reason()));
-                        }
+            k.each_lookup(|look| {
+                let mut link = first.get(look).copied().unwrap_or(usize::MAX);
+                while link != usize::MAX {
+                    let (g, next) = chain[link];
+                    if !edges.iter().any(|(e, _)| *e == g) {
+                        edges.push((g, k.reason()));
                     }
+                    link = next;
                 }
-            }
+                false
+            });
         }
-        edges.sort_by_key(|(g, _)| *g);
+        edges.sort_unstable_by_key(|(g, _)| *g);
         adj.push(edges);
     }
     let mut gold_to_run: Vec<Option<usize>> = vec![None; gold.len()];

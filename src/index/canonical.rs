@@ -1,6 +1,8 @@
 //! Canonical IRIs (SCORING 2a): the rules that make two spellings of one DBpedia,
 //! Wikipedia, Wikidata or Freebase IRI equal without any index. Pure string work.
 
+use std::borrow::Cow;
+
 /// Hosts whose `https://` and `http://` forms are the same.
 fn is_kg_host(host: &str) -> bool {
     const ROOTS: [&str; 5] = [
@@ -27,9 +29,9 @@ fn hex_val(b: u8) -> Option<u8> {
 /// Decodes every `%XX` except those that would change the IRI's structure
 /// (`%2F`, `%3F`, `%23`, `%25`), which are kept with upper-case hex. When the
 /// decoded bytes are not UTF-8 the input is returned with its escapes upper-cased.
-pub fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> Cow<'_, str> {
     if !s.contains('%') {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -59,8 +61,29 @@ pub fn percent_decode(s: &str) -> String {
         i += 1;
     }
     match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(_) => String::from_utf8(kept).unwrap_or_else(|_| s.to_string()),
+        Ok(s) => Cow::Owned(s),
+        Err(_) => Cow::Owned(String::from_utf8(kept).unwrap_or_else(|_| s.to_string())),
+    }
+}
+
+/// `http://` + host + path, in one allocation.
+fn http(host: &str, parts: &[&str]) -> String {
+    let len = 7 + host.len() + parts.iter().map(|p| p.len()).sum::<usize>();
+    let mut out = String::with_capacity(len);
+    out.push_str("http://");
+    out.push_str(host);
+    for p in parts {
+        out.push_str(p);
+    }
+    out
+}
+
+/// A title with spaces read as underscores.
+fn title(t: &str) -> Cow<'_, str> {
+    if t.contains(' ') {
+        Cow::Owned(t.replace(' ', "_"))
+    } else {
+        Cow::Borrowed(t)
     }
 }
 
@@ -71,44 +94,60 @@ pub fn canonical_iri(iri: &str) -> String {
     let decoded = percent_decode(iri);
     let (scheme, rest) = match decoded.split_once("://") {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => {
-            (s.to_ascii_lowercase(), r)
+            (s, r)
         }
-        _ => return decoded,
+        _ => return decoded.into_owned(),
     };
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let host = authority.to_ascii_lowercase();
-    if !is_kg_host(&host) {
-        return format!("{scheme}://{host}{path}");
+    let lower;
+    let host = if authority.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = authority.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        authority
+    };
+    if !is_kg_host(host) {
+        let scheme = if scheme == "http" || scheme == "https" {
+            Cow::Borrowed(scheme)
+        } else {
+            Cow::Owned(scheme.to_ascii_lowercase())
+        };
+        let mut out = String::with_capacity(scheme.len() + 3 + host.len() + path.len());
+        out.push_str(&scheme);
+        out.push_str("://");
+        out.push_str(host);
+        out.push_str(path);
+        return out;
     }
     // From here on the scheme is http.
     if host == "dbpedia.org" || host.ends_with(".dbpedia.org") {
         let host = if host == "en.dbpedia.org" || host == "www.dbpedia.org" {
             "dbpedia.org"
         } else {
-            host.as_str()
+            host
         };
-        if let Some(title) = path
+        if let Some(t) = path
             .strip_prefix("/page/")
             .or_else(|| path.strip_prefix("/resource/"))
         {
-            return format!("http://{host}/resource/{}", title.replace(' ', "_"));
+            return http(host, &["/resource/", &title(t)]);
         }
-        return format!("http://{host}{path}");
+        return http(host, &[path]);
     }
     if let Some(lang) = host.strip_suffix(".wikipedia.org") {
         let lang = lang.strip_suffix(".m").unwrap_or(lang);
-        if let Some(title) = path.strip_prefix("/wiki/") {
-            let title = title.replace(' ', "_");
+        if let Some(t) = path.strip_prefix("/wiki/") {
+            let t = title(t);
             return if lang == "en" || lang == "www" {
-                format!("http://dbpedia.org/resource/{title}")
+                http("dbpedia.org", &["/resource/", &t])
             } else {
-                format!("http://{lang}.dbpedia.org/resource/{title}")
+                http(lang, &[".dbpedia.org/resource/", &t])
             };
         }
-        return format!("http://{host}{path}");
+        return http(host, &[path]);
     }
     if host == "wikidata.org" || host == "www.wikidata.org" || host == "m.wikidata.org" {
         let id = path
@@ -122,10 +161,10 @@ pub fn canonical_iri(iri: &str) -> String {
             .or_else(|| path.strip_prefix("/entity/"));
         if let Some(id) = id {
             if is_wikidata_id(id) {
-                return format!("http://www.wikidata.org/entity/{id}");
+                return http("www.wikidata.org", &["/entity/", id]);
             }
         }
-        return format!("http://{host}{path}");
+        return http(host, &[path]);
     }
     if host == "rdf.freebase.com" || host == "www.freebase.com" || host == "freebase.com" {
         let mid = path
@@ -133,11 +172,11 @@ pub fn canonical_iri(iri: &str) -> String {
             .or_else(|| path.strip_prefix("/"))
             .and_then(freebase_mid);
         if let Some(mid) = mid {
-            return format!("http://rdf.freebase.com/ns/{mid}");
+            return http("rdf.freebase.com", &["/ns/", &mid]);
         }
-        return format!("http://{host}{path}");
+        return http(host, &[path]);
     }
-    format!("http://{host}{path}")
+    http(host, &[path])
 }
 
 fn is_wikidata_id(id: &str) -> bool {
