@@ -22,8 +22,14 @@ fn shared() -> Option<PathBuf> {
 fn runs(dir: &Path) -> Vec<(String, Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for (gold, sub) in [
-        ("qald/8/qald-8-train-multilingual.json", "systems/nliwod/qald8"),
-        ("qald/9/qald-9-train-multilingual.json", "systems/nliwod/qald9"),
+        (
+            "qald/8/qald-8-train-multilingual.json",
+            "systems/nliwod/qald8",
+        ),
+        (
+            "qald/9/qald-9-train-multilingual.json",
+            "systems/nliwod/qald9",
+        ),
     ] {
         let gold_bytes = std::fs::read(dir.join(gold)).expect("gold file");
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
@@ -33,7 +39,11 @@ fn runs(dir: &Path) -> Vec<(String, Vec<u8>, Vec<u8>)> {
         files.sort();
         for f in files {
             let name = f.file_stem().expect("stem").to_string_lossy().into_owned();
-            out.push((name, gold_bytes.clone(), std::fs::read(&f).expect("run file")));
+            out.push((
+                name,
+                gold_bytes.clone(),
+                std::fs::read(&f).expect("run file"),
+            ));
         }
     }
     out

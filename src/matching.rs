@@ -363,9 +363,7 @@ pub fn prepare(answers: &[Answer], opts: MatchOptions) -> Vec<Prepared> {
             keep[i] = match row {
                 Some(signature) => seen_rows.insert(signature.as_slice()),
                 None => {
-                    let duplicate = keys
-                        .iter()
-                        .any(|k| k.each_lookup(|l| seen.contains(l)));
+                    let duplicate = keys.iter().any(|k| k.each_lookup(|l| seen.contains(l)));
                     if !duplicate {
                         seen.extend(keys.iter());
                     }

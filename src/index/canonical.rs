@@ -93,9 +93,7 @@ pub fn canonical_iri(iri: &str) -> String {
     let iri = iri.trim();
     let decoded = percent_decode(iri);
     let (scheme, rest) = match decoded.split_once("://") {
-        Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => {
-            (s, r)
-        }
+        Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
         _ => return decoded.into_owned(),
     };
     let (authority, path) = match rest.find('/') {
