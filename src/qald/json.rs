@@ -6,25 +6,52 @@
 
 use serde_json::{Map, Value};
 
-use super::values::{id_of, read_answer_object, scalar_string};
+use std::borrow::Cow;
+
+use super::fast::{FastAnswer, FastFile, FastScalar};
+use super::values::{
+    id_of, read_answer_head, read_answer_object, read_row, scalar_string, BindingParts,
+};
 use crate::model::{AnswerSet, Dataset, Format, Query, Question, QuestionId};
 
 const FLAGS: [&str; 5] = ["aggregation", "onlydbo", "hybrid", "yago", "qald-version"];
 
-/// Parses a QALD-JSON object that has a `questions` array.
+/// Parses a QALD-JSON object that has a `questions` array (the tolerant path).
 pub fn parse(mut map: Map<String, Value>) -> Dataset {
-    let id = map
-        .get("dataset")
-        .and_then(|d| d.get("id"))
-        .and_then(scalar_string);
     let questions = match map.remove("questions") {
         Some(Value::Array(qs)) => qs,
         _ => Vec::new(),
     };
-    let extended = questions
-        .iter()
-        .filter_map(Value::as_object)
-        .any(|q| q.get("question").is_some_and(Value::is_object));
+    let questions = questions
+        .into_iter()
+        .map(|q| match q {
+            Value::Object(fields) => Ok((fields, None)),
+            other => Err(other),
+        })
+        .collect();
+    build(map.get("dataset"), questions)
+}
+
+/// Builds the dataset from a file read by the fast path.
+pub fn parse_fast(file: FastFile<'_>) -> Dataset {
+    let questions = file
+        .questions
+        .into_iter()
+        .map(|q| Ok((q.fields, q.answers)))
+        .collect();
+    build(file.dataset.as_ref(), questions)
+}
+
+type RawQuestion<'a> = Result<(Map<String, Value>, Option<Vec<FastAnswer<'a>>>), Value>;
+
+fn build(dataset_field: Option<&Value>, questions: Vec<RawQuestion<'_>>) -> Dataset {
+    let id = dataset_field
+        .and_then(|d| d.get("id"))
+        .and_then(scalar_string);
+    let extended = questions.iter().any(|q| {
+        q.as_ref()
+            .is_ok_and(|(fields, _)| fields.get("question").is_some_and(Value::is_object))
+    });
     let mut eqald = false;
     let mut dataset = Dataset {
         id,
@@ -33,7 +60,7 @@ pub fn parse(mut map: Map<String, Value>) -> Dataset {
         diagnostics: Vec::new(),
     };
     for (i, q) in questions.into_iter().enumerate() {
-        let Value::Object(mut q) = q else {
+        let Ok((mut q, fast)) = q else {
             dataset
                 .diagnostics
                 .push(format!("question #{} is not a json object; skipped", i + 1));
@@ -47,7 +74,7 @@ pub fn parse(mut map: Map<String, Value>) -> Dataset {
         eqald |= q.contains_key("annotations")
             || q.contains_key("answeritemtype")
             || q.contains_key("confidence");
-        dataset.questions.push(question(q, i));
+        dataset.questions.push(question(q, fast, i));
     }
     dataset.format = if extended {
         Format::QaldExtendedJson
@@ -159,7 +186,11 @@ fn annotations_of(value: &Value, q: &mut Question) {
     }
 }
 
-fn question(mut map: Map<String, Value>, position: usize) -> Question {
+fn question(
+    mut map: Map<String, Value>,
+    fast: Option<Vec<FastAnswer<'_>>>,
+    position: usize,
+) -> Question {
     let mut q = Question::default();
     q.id = match id_of(map.get("id")) {
         Some(id) => id,
@@ -210,10 +241,17 @@ fn question(mut map: Map<String, Value>, position: usize) -> Question {
         Some(Value::String(s)) => q.item_types = vec![s.clone()],
         _ => {}
     }
-    q.answers = match map.remove("answers") {
-        None => None,
-        Some(Value::Null) => Some(AnswerSet::default()),
-        Some(value) => {
+    q.answers = match (fast, map.remove("answers")) {
+        (Some(objects), _) => {
+            let mut set = AnswerSet::default();
+            for o in &objects {
+                read_fast_answer(o, q.answertype.as_deref(), &mut set, &mut q.diagnostics);
+            }
+            Some(set)
+        }
+        (None, None) => None,
+        (None, Some(Value::Null)) => Some(AnswerSet::default()),
+        (None, Some(value)) => {
             let mut set = AnswerSet::default();
             let objects: Vec<Value> = match value {
                 Value::Array(items) => items,
@@ -241,6 +279,42 @@ fn question(mut map: Map<String, Value>, position: usize) -> Question {
         }
     }
     q
+}
+
+fn text<'a>(s: &'a Option<FastScalar<'_>>) -> Option<&'a str> {
+    s.as_ref().map(|v| v.0.as_ref())
+}
+
+fn read_fast_answer(
+    object: &FastAnswer<'_>,
+    answertype: Option<&str>,
+    set: &mut AnswerSet,
+    diagnostics: &mut Vec<String>,
+) {
+    read_answer_head(
+        object.head.as_ref(),
+        object.boolean.as_ref(),
+        object.string.as_ref(),
+        answertype,
+        set,
+        diagnostics,
+    );
+    let rows = object.results.as_ref().and_then(|r| r.bindings.as_ref());
+    for row in rows.into_iter().flatten() {
+        read_row(
+            row.0.iter().map(|(key, b)| {
+                let parts = BindingParts {
+                    kind: text(&b.kind),
+                    value: b.value.as_ref().map(|v| Ok(Cow::Borrowed(v.0.as_ref()))),
+                    datatype: text(&b.datatype),
+                    lang: text(&b.xml_lang).or(text(&b.lang)),
+                };
+                (key.0.as_ref(), Ok(parts))
+            }),
+            set,
+            diagnostics,
+        );
+    }
 }
 
 #[cfg(test)]

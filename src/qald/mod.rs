@@ -4,6 +4,7 @@
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
 
+mod fast;
 mod json;
 mod lcquad;
 mod rubq;
@@ -76,10 +77,17 @@ pub fn read(mut reader: impl Read, source: &str) -> Result<Dataset, QaldError> {
 
 /// Parses a benchmark or run, detecting its format from the content.
 pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    parse_inner(bytes, source, true)
+}
+
+fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, QaldError> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
+        Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
+            json::parse_fast(file)
+        }
         Some(b'{') | Some(b'[') => {
             let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
                 QaldError::Syntax {
@@ -199,6 +207,61 @@ mod tests {
         assert!(err.contains("no `questions` array"), "{err}");
         let err = parse(b"   ", "e.json").unwrap_err().to_string();
         assert!(err.contains("empty file"), "{err}");
+    }
+
+    /// The fast path and the tolerant path read every real QALD-JSON file alike.
+    #[test]
+    fn fast_and_tolerant_paths_agree_on_real_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+        if !dir.is_dir() {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "{} is missing: CI runs the tests with the shared real data",
+                dir.display()
+            );
+            return;
+        }
+        let mut stack = vec![dir];
+        let (mut fast, mut tolerant) = (0, 0);
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("readable dir") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).expect("readable file");
+                let name = path.display().to_string();
+                let slow = parse_inner(&bytes, &name, false);
+                if fast::parse(&bytes).is_some() {
+                    fast += 1;
+                } else {
+                    tolerant += 1;
+                }
+                match (parse(&bytes, &name), slow) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a.questions.len(), b.questions.len(), "{name}");
+                        for (qa, qb) in a.questions.iter().zip(&b.questions) {
+                            assert_eq!(qa, qb, "{name}");
+                        }
+                        assert_eq!(
+                            (a.format, &a.id, &a.diagnostics),
+                            (b.format, &b.id, &b.diagnostics)
+                        );
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                    (a, b) => panic!("{name}: {a:?} vs {b:?}"),
+                }
+            }
+        }
+        eprintln!("{fast} files read by the fast path, {tolerant} by the tolerant one");
+        assert!(
+            fast >= 40,
+            "the fast path should read the real QALD-JSON files: {fast}"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Helpers shared by the parsers: SPARQL-results bindings with every non-standard
 //! type seen in real files, untyped answer text, ids and flags.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::model::{looks_like_iri, Answer, AnswerSet, QuestionId, Term};
@@ -59,28 +61,59 @@ pub fn var_name(raw: &str) -> String {
         .to_string()
 }
 
+/// The parts of one binding `{"type", "value", "datatype", "xml:lang"}`, however
+/// the file was read.
+#[derive(Debug, Default)]
+pub struct BindingParts<'a> {
+    /// `type`, if present.
+    pub kind: Option<&'a str>,
+    /// `value` as text (numbers and booleans written as JSON scalars are turned
+    /// into their text), or the reason it is unusable.
+    pub value: Option<Result<Cow<'a, str>, String>>,
+    /// `datatype`, if present.
+    pub datatype: Option<&'a str>,
+    /// `xml:lang` (or `lang`), if present.
+    pub lang: Option<&'a str>,
+}
+
+impl<'a> BindingParts<'a> {
+    /// The parts of a binding held as a JSON value.
+    pub fn of_value(binding: &'a Value) -> Result<BindingParts<'a>, String> {
+        let obj = binding
+            .as_object()
+            .ok_or_else(|| format!("binding {binding} is not an object"))?;
+        let value = obj.get("value").map(|v| match v {
+            Value::String(s) => Ok(Cow::Borrowed(s.as_str())),
+            Value::Number(n) => Ok(Cow::Owned(n.to_string())),
+            Value::Bool(b) => Ok(Cow::Owned(b.to_string())),
+            other => Err(format!("binding value {other} is not a string")),
+        });
+        Ok(BindingParts {
+            kind: obj.get("type").and_then(Value::as_str),
+            value,
+            datatype: obj.get("datatype").and_then(Value::as_str),
+            lang: obj
+                .get("xml:lang")
+                .or_else(|| obj.get("lang"))
+                .and_then(Value::as_str),
+        })
+    }
+}
+
 /// One binding `{"type": …, "value": …}` as a term. `Err` names what is wrong.
 pub fn binding_term(binding: &Value) -> Result<Term, String> {
-    let obj = binding
-        .as_object()
-        .ok_or_else(|| format!("binding {binding} is not an object"))?;
-    let value = match obj.get("value") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(other) => return Err(format!("binding value {other} is not a string")),
-        None => return Err(format!("binding {binding} has no value")),
+    parts_term(BindingParts::of_value(binding)?)
+}
+
+/// The term of a binding's parts, with every non-standard type of SCORING 1.
+pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, String> {
+    let value = match parts.value {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return Err(e),
+        None => return Err("binding has no value".to_string()),
     };
-    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("literal");
-    let datatype = obj
-        .get("datatype")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let lang = obj
-        .get("xml:lang")
-        .or_else(|| obj.get("lang"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let kind = parts.kind.unwrap_or("literal");
+    let datatype = parts.datatype;
     match kind {
         "uri" | "iri" | "resource" => {
             let v = value.trim();
@@ -99,22 +132,22 @@ pub fn binding_term(binding: &Value) -> Result<Term, String> {
             let (lexical, dt) = split_inline_datatype(&value).unwrap_or_default();
             Ok(Term::typed(lexical, dt))
         }
-        "literal" | "typed-literal" | "list" | "text" | "string" => {
-            Ok(Term::Literal {
-                lexical: value,
-                datatype,
-                lang,
-            })
-        }
+        "literal" | "typed-literal" | "list" | "text" | "string" => Ok(Term::Literal {
+            lexical: value.into_owned(),
+            datatype: datatype.map(str::to_string),
+            lang: parts.lang.map(str::to_string),
+        }),
         "number" => Ok(Term::Literal {
-            lexical: value,
-            datatype: Some(datatype.unwrap_or_else(|| XSD_DECIMAL.to_string())),
+            lexical: value.into_owned(),
+            datatype: Some(datatype.unwrap_or(XSD_DECIMAL).to_string()),
             lang: None,
         }),
         "boolean" => match value.trim().to_ascii_lowercase().as_str() {
             "true" => Ok(Term::Boolean(true)),
             "false" => Ok(Term::Boolean(false)),
-            _ => Err(format!("boolean binding value {value:?} is neither true nor false")),
+            _ => Err(format!(
+                "boolean binding value {value:?} is neither true nor false"
+            )),
         },
         other => Err(format!(
             "unknown binding type {other:?} (expected uri, literal, typed-literal, bnode, number, list, resource, text)"
@@ -131,6 +164,73 @@ fn boolean_of(value: &Value) -> Option<bool> {
     }
 }
 
+/// Adds a variable name to the set's variables, once.
+fn push_var(set: &mut AnswerSet, raw: &str) {
+    let v = var_name(raw);
+    if !set.vars.contains(&v) {
+        set.vars.push(v);
+    }
+}
+
+/// The parts of one answer object other than its binding rows.
+pub fn read_answer_head(
+    head: Option<&Value>,
+    boolean: Option<&Value>,
+    string: Option<&Value>,
+    answertype: Option<&str>,
+    set: &mut AnswerSet,
+    diagnostics: &mut Vec<String>,
+) {
+    if let Some(b) = boolean {
+        match boolean_of(b) {
+            Some(b) => set.answers.push(Answer::single(Term::Boolean(b))),
+            None => diagnostics.push(format!("boolean answer {b} is neither true nor false")),
+        }
+    }
+    if let Some(s) = string {
+        match scalar_string(s) {
+            Some(s) => set
+                .answers
+                .push(Answer::single(untyped_term(&s, answertype))),
+            None => diagnostics.push(format!("answer string {s} is not a string")),
+        }
+    }
+    if let Some(vars) = head.and_then(|h| h.get("vars")).and_then(Value::as_array) {
+        for v in vars.iter().filter_map(Value::as_str) {
+            push_var(set, v);
+        }
+    }
+}
+
+/// Adds one binding row (variable, parts) as one answer.
+pub fn read_row<'a>(
+    row: impl IntoIterator<Item = (&'a str, Result<BindingParts<'a>, String>)>,
+    set: &mut AnswerSet,
+    diagnostics: &mut Vec<String>,
+) {
+    // terms in the order of the variables (head first), whatever the file's key order
+    let mut terms: Vec<(usize, Term)> = Vec::new();
+    for (key, parts) in row {
+        push_var(set, key);
+        let name = var_name(key);
+        let position = set
+            .vars
+            .iter()
+            .position(|v| *v == name)
+            .unwrap_or(usize::MAX);
+        match parts.and_then(parts_term) {
+            Ok(term) => terms.push((position, term)),
+            Err(e) => diagnostics.push(format!("variable {name}: {e}")),
+        }
+    }
+    terms.sort_by_key(|(position, _)| *position);
+    if !terms.is_empty() {
+        set.answers.push(Answer {
+            terms: terms.into_iter().map(|(_, t)| t).collect(),
+        });
+    }
+}
+
 /// Reads one answer object (`head`/`results`/`boolean`, or QALD-5's `{"string": …}`)
 /// into `set`; problems go to `diagnostics`.
 pub fn read_answer_object(
@@ -139,32 +239,14 @@ pub fn read_answer_object(
     set: &mut AnswerSet,
     diagnostics: &mut Vec<String>,
 ) {
-    if let Some(b) = object.get("boolean") {
-        match boolean_of(b) {
-            Some(b) => set.answers.push(Answer::single(Term::Boolean(b))),
-            None => diagnostics.push(format!("boolean answer {b} is neither true nor false")),
-        }
-    }
-    if let Some(s) = object.get("string") {
-        match scalar_string(s) {
-            Some(s) => set
-                .answers
-                .push(Answer::single(untyped_term(&s, answertype))),
-            None => diagnostics.push(format!("answer string {s} is not a string")),
-        }
-    }
-    if let Some(vars) = object
-        .get("head")
-        .and_then(|h| h.get("vars"))
-        .and_then(Value::as_array)
-    {
-        for v in vars.iter().filter_map(Value::as_str) {
-            let v = var_name(v);
-            if !set.vars.contains(&v) {
-                set.vars.push(v);
-            }
-        }
-    }
+    read_answer_head(
+        object.get("head"),
+        object.get("boolean"),
+        object.get("string"),
+        answertype,
+        set,
+        diagnostics,
+    );
     let bindings = match object.get("results") {
         Some(Value::Object(r)) => r.get("bindings"),
         _ => None,
@@ -182,20 +264,12 @@ pub fn read_answer_object(
             diagnostics.push(format!("binding row {row} is not an object"));
             continue;
         };
-        let mut answer = Answer::default();
-        for (key, binding) in row {
-            match binding_term(binding) {
-                Ok(term) => answer.terms.push(term),
-                Err(e) => diagnostics.push(format!("variable {}: {e}", var_name(key))),
-            }
-            let v = var_name(key);
-            if !set.vars.contains(&v) {
-                set.vars.push(v);
-            }
-        }
-        if !answer.terms.is_empty() {
-            set.answers.push(answer);
-        }
+        read_row(
+            row.iter()
+                .map(|(k, b)| (k.as_str(), BindingParts::of_value(b))),
+            set,
+            diagnostics,
+        );
     }
 }
 

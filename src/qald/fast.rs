@@ -1,0 +1,221 @@
+//! The fast path for well-formed QALD-JSON: answer objects are deserialized
+//! straight into borrowed structs instead of a `serde_json::Value` tree (most of a
+//! run file is its bindings). Anything this path does not expect (a non-string
+//! binding value of another shape, `results` that is not an object, a single
+//! answer object …) makes it give up, and the tolerant `Value` path reads the file
+//! instead, with the same result.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// A QALD-JSON file read by the fast path.
+pub struct FastFile<'a> {
+    /// The top-level `dataset` object.
+    pub dataset: Option<Value>,
+    /// The questions.
+    pub questions: Vec<FastQuestion<'a>>,
+}
+
+/// One question: its fields as values, and its answers read fast.
+pub struct FastQuestion<'a> {
+    /// Every field but `answers`.
+    pub fields: Map<String, Value>,
+    /// The `answers` array, when present.
+    pub answers: Option<Vec<FastAnswer<'a>>>,
+}
+
+/// One answer object.
+#[derive(Deserialize)]
+pub struct FastAnswer<'a> {
+    /// `head`.
+    pub head: Option<Value>,
+    /// `results`.
+    #[serde(borrow)]
+    pub results: Option<FastResults<'a>>,
+    /// `boolean`.
+    pub boolean: Option<Value>,
+    /// QALD-5's `string`.
+    pub string: Option<Value>,
+}
+
+/// The `results` object.
+#[derive(Deserialize)]
+pub struct FastResults<'a> {
+    /// `bindings`.
+    #[serde(borrow)]
+    pub bindings: Option<Vec<FastRow<'a>>>,
+}
+
+/// One binding row, in file order.
+pub struct FastRow<'a>(pub Vec<(FastScalar<'a>, FastBinding<'a>)>);
+
+/// One binding.
+#[derive(Deserialize)]
+pub struct FastBinding<'a> {
+    /// `type`.
+    #[serde(rename = "type", borrow)]
+    pub kind: Option<FastScalar<'a>>,
+    /// `value`.
+    #[serde(borrow)]
+    pub value: Option<FastScalar<'a>>,
+    /// `datatype`.
+    #[serde(borrow)]
+    pub datatype: Option<FastScalar<'a>>,
+    /// `xml:lang`.
+    #[serde(rename = "xml:lang", borrow)]
+    pub xml_lang: Option<FastScalar<'a>>,
+    /// `lang`.
+    #[serde(borrow)]
+    pub lang: Option<FastScalar<'a>>,
+}
+
+/// A binding value or key: text (borrowed from the file when it has no escapes),
+/// or a JSON number or boolean turned into text.
+pub struct FastScalar<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastScalar<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = FastScalar<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, number or boolean")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(
+                    serde_json::Number::from_f64(v)
+                        .map_or_else(|| v.to_string(), |n| n.to_string()),
+                )))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(FastScalar(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastRow<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = FastRow<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a binding row object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut row = Vec::with_capacity(map.size_hint().unwrap_or(1));
+                while let Some(key) = map.next_key::<FastScalar<'a>>()? {
+                    let binding = map.next_value::<FastBinding<'a>>()?;
+                    row.push((key, binding));
+                }
+                Ok(FastRow(row))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastQuestion<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = FastQuestion<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a question object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = Map::new();
+                let mut answers = None;
+                while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
+                    if key == "answers" {
+                        if answers.is_some() {
+                            return Err(de::Error::duplicate_field("answers"));
+                        }
+                        answers = Some(map.next_value::<Vec<FastAnswer<'a>>>()?);
+                    } else {
+                        let value = map.next_value::<Value>()?;
+                        fields.insert(key.into_owned(), value);
+                    }
+                }
+                Ok(FastQuestion { fields, answers })
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = FastFile<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a QALD-JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut dataset = None;
+                let mut questions = None;
+                while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
+                    match key.as_ref() {
+                        "dataset" => dataset = Some(map.next_value::<Value>()?),
+                        "questions" => questions = Some(map.next_value::<Questions<'a>>()?.0),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let questions = questions.ok_or_else(|| de::Error::missing_field("questions"))?;
+                Ok(FastFile { dataset, questions })
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+struct Questions<'a>(Vec<FastQuestion<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Questions<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Questions<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of question objects")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(16));
+                while let Some(q) = seq.next_element::<FastQuestion<'a>>()? {
+                    out.push(q);
+                }
+                Ok(Questions(out))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+/// Reads a QALD-JSON file the fast way, or `None` when it is not of the expected
+/// shape (the caller then uses the tolerant path, which also reports syntax errors).
+pub fn parse(bytes: &[u8]) -> Option<FastFile<'_>> {
+    serde_json::from_slice(bytes).ok()
+}
