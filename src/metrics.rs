@@ -139,6 +139,115 @@ pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
     }
 }
 
+/// A two-sided confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Interval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+/// Confidence intervals of precision, recall and F1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct PrfInterval {
+    /// Precision.
+    pub precision: Interval,
+    /// Recall.
+    pub recall: Interval,
+    /// F1.
+    pub f1: Interval,
+}
+
+/// Bootstrap confidence intervals of every aggregate measure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Confidence {
+    /// The confidence level (0.95).
+    pub level: f64,
+    /// The number of bootstrap resamples.
+    pub resamples: usize,
+    /// Micro P/R/F1.
+    pub micro: PrfInterval,
+    /// Macro P/R/F1.
+    #[serde(rename = "macro")]
+    pub macro_: PrfInterval,
+    /// Macro under the QALD rule.
+    pub macro_qald: PrfInterval,
+}
+
+/// SplitMix64: a small, fixed-seed generator so that intervals are reproducible.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        // n is small (questions); the modulo bias is below 2^-40
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// 95% percentile-bootstrap intervals over questions: `resamples` resamples of the
+/// questions with replacement, each aggregated as [`aggregate`] does, with a fixed
+/// `seed`. The same inputs always give the same intervals.
+pub fn bootstrap(scores: &[QuestionScore], resamples: usize, seed: u64) -> Confidence {
+    let n = scores.len();
+    let level = 0.95;
+    if n == 0 || resamples == 0 {
+        return Confidence {
+            level,
+            resamples,
+            ..Confidence::default()
+        };
+    }
+    let mut rng = SplitMix64(seed);
+    let mut samples: Vec<[f64; 9]> = Vec::with_capacity(resamples);
+    let mut resample = Vec::with_capacity(n);
+    for _ in 0..resamples {
+        resample.clear();
+        resample.extend((0..n).map(|_| scores[rng.below(n)]));
+        let a = aggregate(&resample);
+        samples.push([
+            a.micro.precision,
+            a.micro.recall,
+            a.micro.f1,
+            a.macro_.precision,
+            a.macro_.recall,
+            a.macro_.f1,
+            a.macro_qald.precision,
+            a.macro_qald.recall,
+            a.macro_qald.f1,
+        ]);
+    }
+    let interval = |i: usize| {
+        let mut v: Vec<f64> = samples.iter().map(|s| s[i]).collect();
+        v.sort_by(f64::total_cmp);
+        let lo = ((1.0 - level) / 2.0 * (resamples - 1) as f64).floor() as usize;
+        let hi = ((1.0 + level) / 2.0 * (resamples - 1) as f64).ceil() as usize;
+        Interval {
+            low: v[lo],
+            high: v[hi.min(resamples - 1)],
+        }
+    };
+    let prf = |i: usize| PrfInterval {
+        precision: interval(i),
+        recall: interval(i + 1),
+        f1: interval(i + 2),
+    };
+    Confidence {
+        level,
+        resamples,
+        micro: prf(0),
+        macro_: prf(3),
+        macro_qald: prf(6),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +305,27 @@ mod tests {
         close(a.macro_qald.f1, 2.0 * 0.5 / 1.5);
         let zero = aggregate(&[score_question(1, 1, 0)]);
         assert_eq!(zero.macro_qald.f1, 0.0);
+    }
+
+    #[test]
+    fn bootstrap_is_reproducible_and_brackets_the_estimate() {
+        let scores: Vec<QuestionScore> = (0..50).map(|i| score_question(2, 2, i % 3)).collect();
+        let a = aggregate(&scores);
+        let c = bootstrap(&scores, 1000, 42);
+        assert_eq!(c, bootstrap(&scores, 1000, 42));
+        assert_ne!(c, bootstrap(&scores, 1000, 43));
+        for (iv, v) in [
+            (c.micro.f1, a.micro.f1),
+            (c.macro_.f1, a.macro_.f1),
+            (c.macro_qald.f1, a.macro_qald.f1),
+        ] {
+            assert!(iv.low < v && v < iv.high, "{iv:?} should bracket {v}");
+        }
+        // all questions alike: no spread
+        let same = vec![score_question(1, 1, 1); 10];
+        let c = bootstrap(&same, 200, 1);
+        assert_eq!((c.macro_.f1.low, c.macro_.f1.high), (1.0, 1.0));
+        assert_eq!(bootstrap(&[], 10, 1).macro_.f1, Interval::default());
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct EvaluateArgs {
     /// Let a gYear equal a date of that year.
     #[arg(long)]
     pub lenient_dates: bool,
+    /// Add 95% bootstrap confidence intervals over questions (1000 resamples, fixed seed).
+    #[arg(long)]
+    pub confidence: bool,
 }
 
 fn stem(path: &Path) -> String {
@@ -93,6 +96,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         },
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
+        bootstrap: if args.confidence { 1000 } else { 0 },
     };
     let report = evaluate(&gold, &args.gold.display().to_string(), &runs, options);
     let out = match args.format {

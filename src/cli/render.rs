@@ -116,6 +116,20 @@ pub fn table(report: &Report, per_question: bool) -> String {
             ]);
         }
         pad_table(&rows, &mut out);
+        for (run, e) in &runs {
+            if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
+                let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
+                let _ = writeln!(
+                    out,
+                    "{run}: {:.0}% bootstrap intervals ({} resamples): micro F1 {}, macro F1 {}, Macro F1 QALD {}",
+                    c.level * 100.0,
+                    c.resamples,
+                    iv(&c.micro.f1),
+                    iv(&c.macro_.f1),
+                    iv(&c.macro_qald.f1)
+                );
+            }
+        }
         if per_question {
             for (run, e) in &runs {
                 let Some(e) = e else { continue };
@@ -154,12 +168,21 @@ fn csv_field(s: &str) -> String {
 /// CSV: one row per run and experiment, or one row per question with `per_question`.
 pub fn csv(report: &Report, per_question: bool) -> String {
     let mut out = String::new();
+    let with_confidence = report
+        .runs
+        .iter()
+        .filter_map(|r| r.experiments.qa.as_ref())
+        .any(|e| e.aggregate.confidence.is_some());
     if per_question {
         out.push_str(
             "run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
         );
     } else {
-        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1\n");
+        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1");
+        if with_confidence {
+            out.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
+        }
+        out.push('\n');
     }
     for (name, runs) in experiments(report) {
         for (run, e) in runs {
@@ -184,7 +207,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                 }
             } else {
                 let a = &e.aggregate;
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(run),
@@ -206,6 +229,19 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     a.macro_qald.recall,
                     a.macro_qald.f1
                 );
+                if let (true, Some(c)) = (with_confidence, &a.confidence) {
+                    let _ = write!(
+                        out,
+                        ",{},{},{},{},{},{}",
+                        c.micro.f1.low,
+                        c.micro.f1.high,
+                        c.macro_.f1.low,
+                        c.macro_.f1.high,
+                        c.macro_qald.f1.low,
+                        c.macro_qald.f1.high
+                    );
+                }
+                out.push('\n');
             }
         }
     }

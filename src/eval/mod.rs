@@ -8,7 +8,7 @@ pub mod report;
 use std::collections::{HashMap, HashSet};
 
 use crate::matching::{match_answers, prepare, MatchOptions, Prepared};
-use crate::metrics::{aggregate, score_question, QuestionScore};
+use crate::metrics::{aggregate, bootstrap, score_question, QuestionScore};
 use crate::model::{looks_like_iri, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
@@ -25,7 +25,12 @@ pub struct Options {
     pub strict_literals: bool,
     /// `--lenient-dates`.
     pub lenient_dates: bool,
+    /// Bootstrap resamples for confidence intervals (0: none).
+    pub bootstrap: usize,
 }
+
+/// The fixed seed of the bootstrap, so that reports are reproducible.
+pub const BOOTSTRAP_SEED: u64 = 20_261_122;
 
 /// One run to evaluate.
 #[derive(Debug, Clone, Copy)]
@@ -85,7 +90,7 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
-        let (report, extra) = evaluate_run(&entries, run, match_options);
+        let (report, extra) = evaluate_run(&entries, run, match_options, options.bootstrap);
         if !extra.is_empty() {
             diagnostics.push(format!(
                 "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
@@ -114,6 +119,7 @@ fn evaluate_run(
     entries: &[GoldEntry<'_>],
     run: &Run<'_>,
     match_options: MatchOptions,
+    resamples: usize,
 ) -> (RunReport, Vec<String>) {
     let mut by_id: HashMap<&str, &Question> = HashMap::with_capacity(run.dataset.questions.len());
     for q in &run.dataset.questions {
@@ -213,6 +219,9 @@ fn evaluate_run(
     agg.micro = measures.micro;
     agg.macro_ = measures.macro_;
     agg.macro_qald = measures.macro_qald;
+    if resamples > 0 {
+        agg.confidence = Some(bootstrap(&scores, resamples, BOOTSTRAP_SEED));
+    }
     let qa = (agg.evaluated > 0).then_some(ExperimentReport {
         aggregate: agg,
         questions,

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::Prf;
+use crate::metrics::{Confidence, Prf};
 
 /// The whole evaluation report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -128,6 +128,9 @@ pub struct AggregateReport {
     pub macro_: Prf,
     /// Macro under the QALD rule; `f1` is Macro F1 QALD.
     pub macro_qald: Prf,
+    /// 95% bootstrap confidence intervals, when asked for (`--confidence`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
 }
 
 /// The status of a question in a run.

@@ -87,6 +87,42 @@ fn demo_json_report_has_the_hand_computed_figures() {
     // deterministic: the same inputs give the same bytes
     let again = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
     assert_eq!(o.stdout, again.stdout);
+    assert!(
+        a.get("confidence").is_none(),
+        "intervals only when asked for"
+    );
+
+    // --confidence adds bootstrap intervals that bracket the estimate, reproducibly
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--format",
+        "json",
+        "--confidence",
+    ]);
+    let with: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
+    let c = &with["runs"][0]["experiments"]["qa"]["aggregate"]["confidence"];
+    assert_eq!(c["resamples"], 1000);
+    let f1 = a["macro_qald"]["f1"].as_f64().expect("f1");
+    let (low, high) = (
+        c["macro_qald"]["f1"]["low"].as_f64().expect("low"),
+        c["macro_qald"]["f1"]["high"].as_f64().expect("high"),
+    );
+    assert!(low < f1 && f1 < high, "[{low}, {high}] vs {f1}");
+    let again = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--format",
+        "json",
+        "--confidence",
+    ]);
+    assert_eq!(o.stdout, again.stdout);
 }
 
 #[test]
