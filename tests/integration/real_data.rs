@@ -3,7 +3,7 @@
 //! itself, and real runs give the per-question results verified by hand below.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use qajudge::eval::{QuestionReport, Report, Status};
 
@@ -23,24 +23,32 @@ const BROKEN: [(&str, &str); 2] = [
     ),
 ];
 
-fn is_data_file(p: &Path) -> bool {
-    matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "xml"))
+/// The benchmark and run files (JSON, XML) below the given folders of the shared
+/// data, as (path relative to the data folder, full path).
+fn data_files(dir: &Path, subs: &[&str]) -> Vec<(String, PathBuf)> {
+    subs.iter()
+        .flat_map(|sub| files_below(&dir.join(sub)))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "xml")))
+        .map(|path| {
+            let rel = path
+                .strip_prefix(dir)
+                .expect("below data")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, path)
+        })
+        .collect()
 }
 
 #[test]
 fn every_benchmark_and_run_file_loads() {
     let dir = require_data!();
     let mut loaded = 0;
-    for sub in ["qald", "mqald", "systems", "lcquad", "rubq", "fixtures"] {
-        for path in files_below(&dir.join(sub))
-            .into_iter()
-            .filter(|p| is_data_file(p))
-        {
-            let rel = path
-                .strip_prefix(&dir)
-                .expect("below data")
-                .to_string_lossy()
-                .replace('\\', "/");
+    {
+        for (rel, path) in data_files(
+            &dir,
+            &["qald", "mqald", "systems", "lcquad", "rubq", "fixtures"],
+        ) {
             let bytes = std::fs::read(&path).expect("readable");
             let result = qajudge::qald::parse(&bytes, &path.display().to_string());
             match BROKEN.iter().find(|(b, _)| *b == rel) {
@@ -96,29 +104,19 @@ fn assert_perfect(report: &Report, what: &str) {
 fn every_gold_file_scores_one_against_itself() {
     let dir = require_data!();
     let mut counts = BTreeMap::new();
-    for sub in ["qald", "mqald", "rubq", "fixtures"] {
-        for path in files_below(&dir.join(sub))
-            .into_iter()
-            .filter(|p| is_data_file(p))
-        {
-            let rel = path
-                .strip_prefix(&dir)
-                .expect("below data")
-                .to_string_lossy()
-                .replace('\\', "/");
-            if BROKEN.iter().any(|(b, _)| *b == rel) {
-                continue;
-            }
-            let gold = load(&path);
-            if gold.questions.iter().all(|q| q.answers.is_none()) {
-                // qald/2/dbpedia-test.xml: questions only
-                assert_eq!(rel, "qald/2/dbpedia-test.xml");
-                continue;
-            }
-            let report = eval_one(&gold, &gold, "self");
-            assert_perfect(&report, &rel);
-            counts.insert(rel, report.gold.questions);
+    for (rel, path) in data_files(&dir, &["qald", "mqald", "rubq", "fixtures"]) {
+        if BROKEN.iter().any(|(b, _)| *b == rel) {
+            continue;
         }
+        let gold = load(&path);
+        if gold.questions.iter().all(|q| q.answers.is_none()) {
+            // qald/2/dbpedia-test.xml: questions only
+            assert_eq!(rel, "qald/2/dbpedia-test.xml");
+            continue;
+        }
+        let report = eval_one(&gold, &gold, "self");
+        assert_perfect(&report, &rel);
+        counts.insert(rel, report.gold.questions);
     }
     for (file, n) in &counts {
         eprintln!("{n:>5} questions  {file}");
