@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod annotate;
 pub mod cli;
 pub mod eval;
 pub mod index;

@@ -1,0 +1,84 @@
+//! The prefixes that public SPARQL endpoints predefine (DBpedia's Virtuoso, the
+//! Wikidata query service), which real benchmark queries use without declaring.
+
+/// (prefix, namespace IRI) pairs predefined when a query does not declare them.
+pub const PREDEFINED: &[(&str, &str)] = &[
+    ("dbo", "http://dbpedia.org/ontology/"),
+    ("dbr", "http://dbpedia.org/resource/"),
+    ("res", "http://dbpedia.org/resource/"),
+    ("dbp", "http://dbpedia.org/property/"),
+    ("dbc", "http://dbpedia.org/resource/Category:"),
+    ("dbpedia", "http://dbpedia.org/resource/"),
+    ("dbpedia-owl", "http://dbpedia.org/ontology/"),
+    ("dbpprop", "http://dbpedia.org/property/"),
+    ("onto", "http://dbpedia.org/ontology/"),
+    ("yago", "http://dbpedia.org/class/yago/"),
+    ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
+    ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
+    ("owl", "http://www.w3.org/2002/07/owl#"),
+    ("xsd", "http://www.w3.org/2001/XMLSchema#"),
+    ("foaf", "http://xmlns.com/foaf/0.1/"),
+    ("dc", "http://purl.org/dc/elements/1.1/"),
+    ("dct", "http://purl.org/dc/terms/"),
+    ("dcterms", "http://purl.org/dc/terms/"),
+    ("skos", "http://www.w3.org/2004/02/skos/core#"),
+    ("geo", "http://www.w3.org/2003/01/geo/wgs84_pos#"),
+    ("georss", "http://www.georss.org/georss/"),
+    ("prov", "http://www.w3.org/ns/prov#"),
+    ("schema", "http://schema.org/"),
+    ("wd", "http://www.wikidata.org/entity/"),
+    ("wdt", "http://www.wikidata.org/prop/direct/"),
+    ("wds", "http://www.wikidata.org/entity/statement/"),
+    ("wdv", "http://www.wikidata.org/value/"),
+    ("wdref", "http://www.wikidata.org/reference/"),
+    ("wikibase", "http://wikiba.se/ontology#"),
+    ("p", "http://www.wikidata.org/prop/"),
+    ("ps", "http://www.wikidata.org/prop/statement/"),
+    ("psv", "http://www.wikidata.org/prop/statement/value/"),
+    (
+        "psn",
+        "http://www.wikidata.org/prop/statement/value-normalized/",
+    ),
+    (
+        "pqn",
+        "http://www.wikidata.org/prop/qualifier/value-normalized/",
+    ),
+    (
+        "prn",
+        "http://www.wikidata.org/prop/reference/value-normalized/",
+    ),
+    ("wdtn", "http://www.wikidata.org/prop/direct-normalized/"),
+    ("wdata", "http://www.wikidata.org/wiki/Special:EntityData/"),
+    ("pq", "http://www.wikidata.org/prop/qualifier/"),
+    ("pqv", "http://www.wikidata.org/prop/qualifier/value/"),
+    ("pr", "http://www.wikidata.org/prop/reference/"),
+    ("prv", "http://www.wikidata.org/prop/reference/value/"),
+    ("wdno", "http://www.wikidata.org/prop/novalue/"),
+    ("bd", "http://www.bigdata.com/rdf#"),
+    ("ontolex", "http://www.w3.org/ns/lemon/ontolex#"),
+    ("dbpedia2", "http://dbpedia.org/property/"),
+    ("qb", "http://purl.org/linked-data/cube#"),
+    ("lso", "http://linkedspending.aksw.org/ontology/"),
+    ("ls", "http://linkedspending.aksw.org/instance/"),
+    ("text", "http://jena.apache.org/text#"),
+];
+
+/// The namespace of a predefined prefix.
+pub fn namespace(prefix: &str) -> Option<&'static str> {
+    PREDEFINED
+        .iter()
+        .find(|(p, _)| *p == prefix)
+        .map(|(_, ns)| *ns)
+}
+
+/// Expands a prefixed name (`wdt:P17`) with the predefined prefixes; anything else
+/// is returned as it is.
+pub fn expand(name: &str) -> String {
+    match name.split_once(':') {
+        Some((prefix, local)) if !local.starts_with("//") => match namespace(prefix) {
+            Some(ns) => format!("{ns}{local}"),
+            None => name.to_string(),
+        },
+        _ => name.to_string(),
+    }
+}
