@@ -48,6 +48,8 @@ pub enum Key {
     YearOfDate(i64),
     /// The year of a gYear (lenient dates only).
     GYear(i64),
+    /// An opaque marking compared exactly (a normalised triple of RE2KB).
+    Marking(String),
 }
 
 impl Key {
@@ -80,6 +82,7 @@ impl Key {
             Key::DateTyped(_) | Key::DateLex(_) => "date",
             Key::Bool(_) => "boolean",
             Key::YearOfDate(_) | Key::GYear(_) => "year",
+            Key::Marking(_) => "marking",
         }
     }
 }
@@ -313,6 +316,43 @@ pub fn term_keys(term: &Term, opts: MatchOptions, out: &mut Vec<Key>) {
             }
         }
     }
+}
+
+/// One key that stands for a term inside a composite marking (a triple): the
+/// canonical IRI, or the literal's value under the literal rules (a number, a date,
+/// a boolean, else its normalised string).
+pub fn term_marking(term: &Term, opts: MatchOptions) -> String {
+    let mut keys = Vec::new();
+    term_keys(term, opts, &mut keys);
+    let pick = keys
+        .iter()
+        .find(|k| matches!(k, Key::NumTyped(_) | Key::NumLex(_)))
+        .or_else(|| keys.iter().find(|k| matches!(k, Key::DateTyped(_) | Key::DateLex(_))))
+        .or_else(|| keys.iter().find(|k| matches!(k, Key::Bool(_))))
+        .or_else(|| keys.first());
+    match pick {
+        Some(Key::Iri(i)) => format!("<{i}>"),
+        Some(Key::NumTyped(v) | Key::NumLex(v)) => format!("{}", f64::from_bits(*v)),
+        Some(Key::DateTyped(d) | Key::DateLex(d)) => format!("date:{d}"),
+        Some(Key::Bool(b)) => format!("{b}"),
+        Some(Key::Str(s)) => format!("{s:?}"),
+        Some(other) => format!("{other:?}"),
+        None => String::new(),
+    }
+}
+
+/// Prepares opaque markings (compared exactly, duplicates once).
+pub fn prepare_markings(markings: &[String]) -> Vec<Prepared> {
+    let mut seen = FxHashSet::default();
+    markings
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| seen.insert(m.as_str()))
+        .map(|(index, m)| Prepared {
+            index,
+            keys: vec![Key::Marking(m.clone())],
+        })
+        .collect()
 }
 
 /// One answer ready for matching: where it was in the set and its keys.

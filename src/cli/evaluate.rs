@@ -8,7 +8,8 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use super::render;
-use crate::eval::{evaluate, Options, Profile, Run};
+use crate::annotate::FEATURES;
+use crate::eval::{evaluate, Experiment, Options, Profile, Run};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -58,6 +59,31 @@ pub struct EvaluateArgs {
     /// Add 95% bootstrap confidence intervals over questions (1000 resamples, fixed seed).
     #[arg(long)]
     pub confidence: bool,
+    /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
+    /// (default: all that have data).
+    #[arg(long, value_delimiter = ',', value_parser = parse_experiment)]
+    pub experiments: Vec<Experiment>,
+    /// Split every aggregate by a question feature (repeatable): answertype, form,
+    /// modifier, triples, aggregation, onlydbo, hybrid, tags, qword, language.
+    #[arg(long = "by", value_name = "FEATURE", value_parser = parse_feature)]
+    pub by: Vec<String>,
+}
+
+fn parse_experiment(s: &str) -> Result<Experiment, String> {
+    Experiment::parse(s).ok_or_else(|| {
+        format!(
+            "unknown experiment {s:?}; use one of {}",
+            Experiment::ALL.map(Experiment::name).join(", ")
+        )
+    })
+}
+
+fn parse_feature(s: &str) -> Result<String, String> {
+    if FEATURES.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("unknown feature {s:?}; use one of {}", FEATURES.join(", ")))
+    }
 }
 
 fn stem(path: &Path) -> String {
@@ -97,6 +123,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
         bootstrap: if args.confidence { 1000 } else { 0 },
+        experiments: args.experiments.clone(),
+        by: args.by.clone(),
     };
     let report = evaluate(&gold, &args.gold.display().to_string(), &runs, options);
     let out = match args.format {

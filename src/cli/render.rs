@@ -130,6 +130,55 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 );
             }
         }
+        let features: Vec<&String> = runs
+            .iter()
+            .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
+            .flat_map(|b| b.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for feature in features {
+            let _ = writeln!(out, "\n{} by {feature}", name.to_uppercase());
+            let mut rows = vec![[
+                feature.as_str(),
+                "run",
+                "eval",
+                "micro F1",
+                "macro F1",
+                "Macro F1 QALD",
+            ]
+            .map(String::from)
+            .to_vec()];
+            let mut values: Vec<&String> = runs
+                .iter()
+                .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
+                .filter_map(|b| b.get(feature))
+                .flat_map(|m| m.keys())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            values.sort_by_key(|v| (v.parse::<u64>().unwrap_or(u64::MAX), v.to_string()));
+            for value in values {
+                for (run, e) in &runs {
+                    let Some(a) = e
+                        .and_then(|e| e.breakdown.as_ref())
+                        .and_then(|b| b.get(feature))
+                        .and_then(|m| m.get(value))
+                    else {
+                        continue;
+                    };
+                    rows.push(vec![
+                        value.clone(),
+                        run.to_string(),
+                        a.evaluated.to_string(),
+                        f(a.micro.f1),
+                        f(a.macro_.f1),
+                        f(a.macro_qald.f1),
+                    ]);
+                }
+            }
+            pad_table(&rows, &mut out);
+        }
         if per_question {
             for (run, e) in &runs {
                 let Some(e) = e else { continue };

@@ -1,23 +1,68 @@
-//! The evaluator: joins a gold benchmark and runs by question id, matches answers,
-//! scores every question and aggregates (SCORING 1–4, 9). Synchronous and
-//! deterministic: the same inputs give a byte-identical report.
+//! The evaluator: joins a gold benchmark and runs by question id, derives the
+//! markings of every sub-experiment, matches, scores every question, aggregates and
+//! splits by question features (SCORING 1–6, 9). Synchronous and deterministic:
+//! the same inputs give a byte-identical report.
 
 pub mod profile;
 pub mod report;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::matching::{match_answers, prepare, MatchOptions, Prepared};
+use crate::annotate::{annotate_question, Annotation, Features};
+use crate::matching::{
+    match_answers, prepare, prepare_markings, MatchOptions, Matching, Prepared,
+};
 use crate::metrics::{aggregate, bootstrap, score_question, QuestionScore};
-use crate::model::{looks_like_iri, Dataset, Question, Term};
+use crate::model::{looks_like_iri, Answer, AnswerSet, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
     AggregateReport, ExperimentReport, Experiments, GoldInfo, QuestionReport, Report, RunReport,
     Status,
 };
 
+/// A sub-experiment (SCORING 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Experiment {
+    /// Answer sets.
+    Qa,
+    /// Resources: entities and classes.
+    C2kb,
+    /// Properties.
+    P2kb,
+    /// Triples.
+    Re2kb,
+    /// Answer type.
+    At,
+    /// Answer item types.
+    Ait2kb,
+}
+
+impl Experiment {
+    /// All sub-experiments, in report order.
+    pub const ALL: [Experiment; 6] = [
+        Experiment::Qa,
+        Experiment::C2kb,
+        Experiment::P2kb,
+        Experiment::Re2kb,
+        Experiment::At,
+        Experiment::Ait2kb,
+    ];
+
+    /// The name used in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        Experiments::NAMES[self as usize]
+    }
+
+    /// Parses a name (`qa`, `c2kb`, …).
+    pub fn parse(name: &str) -> Option<Experiment> {
+        Experiment::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
 /// What to evaluate and how.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The scoring profile.
     pub profile: Profile,
@@ -27,6 +72,10 @@ pub struct Options {
     pub lenient_dates: bool,
     /// Bootstrap resamples for confidence intervals (0: none).
     pub bootstrap: usize,
+    /// The sub-experiments to run; empty means all.
+    pub experiments: Vec<Experiment>,
+    /// Features to split every aggregate by (`--by`).
+    pub by: Vec<String>,
 }
 
 /// The fixed seed of the bootstrap, so that reports are reproducible.
@@ -43,12 +92,66 @@ pub struct Run<'a> {
     pub dataset: &'a Dataset,
 }
 
+/// The prepared sets of one question, per experiment (`None`: no usable source).
+type Sets = [Option<Vec<Prepared>>; 6];
+
+/// Prepares the marking sets of one question for the chosen experiments.
+fn sets(
+    q: &Question,
+    annotation: Option<&Annotation>,
+    wanted: &[bool; 6],
+    opts: MatchOptions,
+) -> Sets {
+    let iris = |list: &Option<Vec<String>>| {
+        list.as_ref().map(|l| {
+            let answers: Vec<Answer> = l
+                .iter()
+                .map(|i| Answer::single(Term::Iri(i.clone())))
+                .collect();
+            prepare(&answers, opts)
+        })
+    };
+    let mut out: Sets = Default::default();
+    if wanted[0] {
+        out[0] = q.answers.as_ref().map(|a| prepare(&a.answers, opts));
+    }
+    if let Some(m) = annotation.map(|a| &a.markings) {
+        if wanted[1] {
+            out[1] = iris(&m.resources);
+        }
+        if wanted[2] {
+            out[2] = iris(&m.properties);
+        }
+        if wanted[3] {
+            out[3] = m.triples.as_ref().map(|t| prepare_markings(t));
+        }
+        if wanted[4] {
+            out[4] = m.answer_type.map(|t| {
+                prepare(&[Answer::single(Term::plain(t.value.name()))], opts)
+            });
+        }
+        if wanted[5] {
+            out[5] = iris(&m.item_types);
+        }
+    }
+    out
+}
+
 /// A gold question prepared once for all runs.
 struct GoldEntry<'a> {
     question: &'a Question,
-    prepared: Option<Vec<Prepared>>,
+    sets: Sets,
+    features: Features,
+    notes: Vec<String>,
     has_iri: bool,
     has_literal: bool,
+}
+
+/// A run question prepared once for all experiments.
+struct RunEntry<'a> {
+    question: &'a Question,
+    sets: Sets,
+    notes: Vec<String>,
 }
 
 /// Evaluates every run against the gold benchmark.
@@ -56,27 +159,45 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
     let match_options = options
         .profile
         .match_options(options.strict_literals, options.lenient_dates);
+    let mut wanted = [options.experiments.is_empty(); 6];
+    for e in &options.experiments {
+        wanted[*e as usize] = true;
+    }
+    let annotate = wanted[1..].iter().any(|w| *w) || !options.by.is_empty();
     let mut diagnostics: Vec<String> = gold
         .diagnostics
         .iter()
         .map(|d| format!("gold: {d}"))
         .collect();
+    for f in &options.by {
+        if !crate::annotate::FEATURES.contains(&f.as_str()) {
+            diagnostics.push(format!(
+                "unknown feature {f:?} for --by (known: {})",
+                crate::annotate::FEATURES.join(", ")
+            ));
+        }
+    }
     let mut seen = HashSet::new();
     let entries: Vec<GoldEntry<'_>> = gold
         .questions
         .iter()
         .filter(|q| seen.insert(q.id.0.as_str()))
         .map(|q| {
-            let answers = q.answers.as_ref();
+            let annotation = annotate.then(|| annotate_question(q, match_options));
             let terms = || {
-                answers
-                    .into_iter()
+                q.answers
+                    .iter()
                     .flat_map(|a| &a.answers)
                     .flat_map(|a| &a.terms)
             };
             GoldEntry {
                 question: q,
-                prepared: answers.map(|a| prepare(&a.answers, match_options)),
+                sets: sets(q, annotation.as_ref(), &wanted, match_options),
+                features: annotation
+                    .as_ref()
+                    .map(|a| a.features.clone())
+                    .unwrap_or_default(),
+                notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
                 has_iri: terms().any(Term::is_iri),
                 has_literal: terms().any(|t| matches!(t, Term::Literal { .. })),
             }
@@ -90,13 +211,13 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
-        let (report, extra) = evaluate_run(&entries, run, match_options, options.bootstrap);
-        if !extra.is_empty() {
+        let report = evaluate_run(&entries, run, match_options, &options, &wanted, annotate);
+        if !report.extra_ids.is_empty() {
             diagnostics.push(format!(
                 "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
                 run.name,
-                extra.len(),
-                extra.join(", ")
+                report.extra_ids.len(),
+                report.extra_ids.join(", ")
             ));
         }
         reports.push(report);
@@ -119,126 +240,231 @@ fn evaluate_run(
     entries: &[GoldEntry<'_>],
     run: &Run<'_>,
     match_options: MatchOptions,
-    resamples: usize,
-) -> (RunReport, Vec<String>) {
-    let mut by_id: HashMap<&str, &Question> = HashMap::with_capacity(run.dataset.questions.len());
-    for q in &run.dataset.questions {
-        by_id.entry(q.id.0.as_str()).or_insert(q);
-    }
+    options: &Options,
+    wanted: &[bool; 6],
+    annotate: bool,
+) -> RunReport {
+    let mut by_id: HashMap<&str, RunEntry<'_>> =
+        HashMap::with_capacity(run.dataset.questions.len());
     let gold_ids: HashSet<&str> = entries.iter().map(|e| e.question.id.0.as_str()).collect();
-    let mut extra: Vec<String> = by_id
-        .keys()
-        .filter(|id| !gold_ids.contains(*id))
-        .map(|id| id.to_string())
+    for q in &run.dataset.questions {
+        if by_id.contains_key(q.id.0.as_str()) || !gold_ids.contains(q.id.0.as_str()) {
+            continue;
+        }
+        let annotation = (annotate && wanted[1..].iter().any(|w| *w))
+            .then(|| annotate_question(q, match_options));
+        by_id.insert(
+            q.id.0.as_str(),
+            RunEntry {
+                question: q,
+                sets: sets(q, annotation.as_ref(), wanted, match_options),
+                notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
+            },
+        );
+    }
+    let mut extra: Vec<String> = run
+        .dataset
+        .questions
+        .iter()
+        .map(|q| q.id.0.as_str())
+        .filter(|id| !gold_ids.contains(id))
+        .collect::<HashSet<&str>>()
+        .into_iter()
+        .map(str::to_string)
         .collect();
     extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
+    let mut experiments = Experiments::default();
+    for e in Experiment::ALL {
+        if !wanted[e as usize] {
+            continue;
+        }
+        let report = score_experiment(e, entries, &by_id, extra.len(), options);
+        match e {
+            Experiment::Qa => experiments.qa = report,
+            Experiment::C2kb => experiments.c2kb = report,
+            Experiment::P2kb => experiments.p2kb = report,
+            Experiment::Re2kb => experiments.re2kb = report,
+            Experiment::At => experiments.at = report,
+            Experiment::Ait2kb => experiments.ait2kb = report,
+        }
+    }
+    RunReport {
+        name: run.name.to_string(),
+        source: run.source.to_string(),
+        format: run.dataset.format.name(),
+        experiments,
+        extra_ids: extra,
+    }
+}
 
+/// Scores one sub-experiment of one run; `None` when no gold question has data.
+fn score_experiment(
+    e: Experiment,
+    entries: &[GoldEntry<'_>],
+    runs: &HashMap<&str, RunEntry<'_>>,
+    extra: usize,
+    options: &Options,
+) -> Option<ExperimentReport> {
+    let k = e as usize;
     let mut questions = Vec::with_capacity(entries.len());
-    let mut scores: Vec<QuestionScore> = Vec::with_capacity(entries.len());
-    let mut agg = AggregateReport {
-        questions: entries.len(),
-        extra: extra.len(),
-        ..AggregateReport::default()
-    };
-    for entry in entries {
+    let mut scored: Vec<(usize, Status, QuestionScore)> = Vec::with_capacity(entries.len());
+    let mut not_evaluable = 0;
+    for (i, entry) in entries.iter().enumerate() {
         let gq = entry.question;
+        let run = runs.get(gq.id.0.as_str());
         let mut diags: Vec<String> = gq
             .diagnostics
             .iter()
             .map(|d| format!("gold: {d}"))
             .collect();
-        let run_q = by_id.get(gq.id.0.as_str()).copied();
-        if let Some(rq) = run_q {
-            diags.extend(rq.diagnostics.iter().map(|d| format!("run: {d}")));
+        if let Some(r) = run {
+            diags.extend(r.question.diagnostics.iter().map(|d| format!("run: {d}")));
         }
-        let Some(gold_prepared) = &entry.prepared else {
-            agg.not_evaluable += 1;
-            diags.push("not evaluable: the gold question has no answers".into());
+        if e != Experiment::Qa {
+            diags.extend(entry.notes.iter().map(|d| format!("gold: {d}")));
+            if let Some(r) = run {
+                diags.extend(r.notes.iter().map(|d| format!("run: {d}")));
+            }
+        }
+        let Some(gold_set) = &entry.sets[k] else {
+            not_evaluable += 1;
+            diags.push(match e {
+                Experiment::Qa => "not evaluable: the gold question has no answers".to_string(),
+                _ => format!(
+                    "not evaluable for {}: the gold question has no usable query or annotation",
+                    e.name()
+                ),
+            });
             questions.push(question_report(gq, Status::NotEvaluable, None, diags));
             continue;
         };
-        let run_answers = run_q.and_then(|q| q.answers.as_ref());
-        let run_prepared = run_answers
-            .map(|a| prepare(&a.answers, match_options))
-            .unwrap_or_default();
-        let status = match run_q {
+        let empty = Vec::new();
+        let run_set = run.and_then(|r| r.sets[k].as_ref()).unwrap_or(&empty);
+        let status = match run {
             None => Status::Missing,
-            Some(_) if run_prepared.is_empty() => Status::Empty,
+            Some(_) if run_set.is_empty() => Status::Empty,
             Some(_) => Status::Answered,
         };
+        let matching = match_answers(gold_set, run_set);
+        let score = score_question(matching.gold, matching.run, matching.tp());
+        if e == Experiment::Qa {
+            if let Some(answers) = run.and_then(|r| r.question.answers.as_ref()) {
+                cross_kind_notes(entry, answers, run_set, &matching, &mut diags);
+            }
+        }
+        scored.push((i, status, score));
+        questions.push(question_report(gq, status, Some(score), diags));
+    }
+    if scored.is_empty() {
+        return None;
+    }
+    let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
+    if options.bootstrap > 0 {
+        let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
+        agg.confidence = Some(bootstrap(&scores, options.bootstrap, BOOTSTRAP_SEED));
+    }
+    let breakdown = (!options.by.is_empty()).then(|| {
+        let mut out: BTreeMap<String, BTreeMap<String, AggregateReport>> = BTreeMap::new();
+        for feature in &options.by {
+            let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> =
+                BTreeMap::new();
+            for item in &scored {
+                let values = entries[item.0].features.get(feature.as_str());
+                for v in values.into_iter().flatten() {
+                    groups.entry(v.clone()).or_default().push(*item);
+                }
+            }
+            out.insert(
+                feature.clone(),
+                groups
+                    .into_iter()
+                    .map(|(v, items)| {
+                        let n = items.len();
+                        (v, aggregate_report(&items, n, 0, 0))
+                    })
+                    .collect(),
+            );
+        }
+        out
+    });
+    Some(ExperimentReport {
+        aggregate: agg,
+        questions,
+        breakdown,
+    })
+}
+
+/// The aggregate of scored questions (index, status, score).
+fn aggregate_report(
+    scored: &[(usize, Status, QuestionScore)],
+    questions: usize,
+    not_evaluable: usize,
+    extra: usize,
+) -> AggregateReport {
+    let mut agg = AggregateReport {
+        questions,
+        evaluated: scored.len(),
+        not_evaluable,
+        extra,
+        ..AggregateReport::default()
+    };
+    for (_, status, _) in scored {
         match status {
             Status::Missing => agg.missing += 1,
             Status::Empty => agg.empty += 1,
             Status::Error => agg.errors += 1,
             _ => agg.answered += 1,
         }
-        let matching = match_answers(gold_prepared, &run_prepared);
-        let score = score_question(matching.gold, matching.run, matching.tp());
-        if let Some(answers) = run_answers {
-            let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
-            let unmatched = run_prepared
-                .iter()
-                .filter(|p| !matched.contains(&p.index))
-                .map(|p| &answers.answers[p.index]);
-            let (mut strings, mut iri_texts, mut iris) = (0, Vec::new(), 0);
-            for a in unmatched {
-                match a.terms.as_slice() {
-                    [Term::Literal { lexical, .. }] if looks_like_iri(lexical.trim()) => {
-                        iri_texts.push(lexical.trim())
-                    }
-                    terms if terms.iter().all(|t| matches!(t, Term::Literal { .. })) => {
-                        strings += 1
-                    }
-                    terms if terms.iter().all(Term::is_iri) => iris += 1,
-                    _ => {}
-                }
-            }
-            if !iri_texts.is_empty() && entry.has_iri {
-                diags.push(format!(
-                    "{} literal answer(s) hold IRI text (such as {:?}) and are not IRIs: a term keeps its kind, so they do not match gold IRIs; answer with type \"uri\"",
-                    iri_texts.len(),
-                    iri_texts[0]
-                ));
-            }
-            if strings > 0 && entry.has_iri {
-                diags.push(format!(
-                    "{strings} string answer(s) could not be compared with the gold IRIs: matching labels needs an index (--index)"
-                ));
-            }
-            if iris > 0 && entry.has_literal && !entry.has_iri {
-                diags.push(format!(
-                    "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
-                ));
-            }
-        }
-        scores.push(score);
-        questions.push(question_report(gq, status, Some(score), diags));
     }
-    agg.evaluated = scores.len();
+    let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
     let measures = aggregate(&scores);
     agg.micro = measures.micro;
     agg.macro_ = measures.macro_;
     agg.macro_qald = measures.macro_qald;
-    if resamples > 0 {
-        agg.confidence = Some(bootstrap(&scores, resamples, BOOTSTRAP_SEED));
+    agg
+}
+
+/// Says which run answers could not be compared across kinds without an index.
+fn cross_kind_notes(
+    entry: &GoldEntry<'_>,
+    answers: &AnswerSet,
+    run_set: &[Prepared],
+    matching: &Matching,
+    diags: &mut Vec<String>,
+) {
+    let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
+    let unmatched = run_set
+        .iter()
+        .filter(|p| !matched.contains(&p.index))
+        .map(|p| &answers.answers[p.index]);
+    let (mut strings, mut iri_texts, mut iris) = (0, Vec::new(), 0);
+    for a in unmatched {
+        match a.terms.as_slice() {
+            [Term::Literal { lexical, .. }] if looks_like_iri(lexical.trim()) => {
+                iri_texts.push(lexical.trim())
+            }
+            terms if terms.iter().all(|t| matches!(t, Term::Literal { .. })) => strings += 1,
+            terms if terms.iter().all(Term::is_iri) => iris += 1,
+            _ => {}
+        }
     }
-    let qa = (agg.evaluated > 0).then_some(ExperimentReport {
-        aggregate: agg,
-        questions,
-    });
-    (
-        RunReport {
-            name: run.name.to_string(),
-            source: run.source.to_string(),
-            format: run.dataset.format.name(),
-            experiments: Experiments {
-                qa,
-                ..Experiments::default()
-            },
-            extra_ids: extra.clone(),
-        },
-        extra,
-    )
+    if !iri_texts.is_empty() && entry.has_iri {
+        diags.push(format!(
+            "{} literal answer(s) hold IRI text (such as {:?}) and are not IRIs: a term keeps its kind, so they do not match gold IRIs; answer with type \"uri\"",
+            iri_texts.len(),
+            iri_texts[0]
+        ));
+    }
+    if strings > 0 && entry.has_iri {
+        diags.push(format!(
+            "{strings} string answer(s) could not be compared with the gold IRIs: matching labels needs an index (--index)"
+        ));
+    }
+    if iris > 0 && entry.has_literal && !entry.has_iri {
+        diags.push(format!(
+            "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
+        ));
+    }
 }
 
 fn question_report(

@@ -1,0 +1,200 @@
+//! Markings of one question for the sub-experiments (SCORING 5): resources for
+//! C2KB, properties for P2KB, normalised triples for RE2KB, the answer type for AT
+//! and the answer item types for AIT2KB. Explicit annotations take precedence over
+//! the query; `None` means the question has no usable source for that experiment.
+
+use serde::Serialize;
+
+use super::prefixes;
+use super::walk::{Node, Walked};
+use crate::index::canonical::canonical_iri;
+use crate::matching::{
+    is_date_datatype, is_numeric_datatype, parse_number, term_marking, MatchOptions,
+};
+use crate::model::{Answer, Question, Term};
+
+/// The five answer types of AT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerType {
+    /// IRIs.
+    Resource,
+    /// Strings.
+    String,
+    /// Numbers.
+    Number,
+    /// Dates.
+    Date,
+    /// Booleans.
+    Boolean,
+}
+
+impl AnswerType {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerType::Resource => "resource",
+            AnswerType::String => "string",
+            AnswerType::Number => "number",
+            AnswerType::Date => "date",
+            AnswerType::Boolean => "boolean",
+        }
+    }
+
+    /// Reads a declared answer type, with its aliases (`uri`, `list` → resource;
+    /// `literal`, `text` → string).
+    pub fn parse(declared: &str) -> Option<AnswerType> {
+        match declared.trim().to_ascii_lowercase().as_str() {
+            "resource" | "uri" | "list" | "resources" => Some(AnswerType::Resource),
+            "string" | "literal" | "text" => Some(AnswerType::String),
+            "number" | "numeric" | "count" => Some(AnswerType::Number),
+            "date" => Some(AnswerType::Date),
+            "boolean" | "bool" => Some(AnswerType::Boolean),
+            _ => None,
+        }
+    }
+
+    /// The type of one answer term.
+    pub fn of_term(term: &Term) -> AnswerType {
+        match term {
+            Term::Boolean(_) => AnswerType::Boolean,
+            Term::Iri(_) => AnswerType::Resource,
+            Term::Literal {
+                lexical, datatype, ..
+            } => match datatype.as_deref() {
+                Some(dt) if is_numeric_datatype(dt) => AnswerType::Number,
+                Some(dt) if is_date_datatype(dt) => AnswerType::Date,
+                Some(dt) if dt.ends_with("#boolean") => AnswerType::Boolean,
+                _ if parse_number(lexical).is_some() => AnswerType::Number,
+                _ if crate::matching::parse_date(lexical).is_some() => AnswerType::Date,
+                _ => AnswerType::String,
+            },
+        }
+    }
+}
+
+/// The answer type of a question and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AnswerTypeMark {
+    /// The type.
+    #[serde(rename = "type")]
+    pub value: AnswerType,
+    /// True when the file declared it; false when it was inferred.
+    pub declared: bool,
+}
+
+/// The markings of one question; `None` where there is no usable source.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Markings {
+    /// C2KB: entities and classes.
+    pub resources: Option<Vec<String>>,
+    /// P2KB: properties.
+    pub properties: Option<Vec<String>>,
+    /// RE2KB: normalised triples (`<s> <p> ?`, variables as `?`).
+    pub triples: Option<Vec<String>>,
+    /// AT: the answer type.
+    pub answer_type: Option<AnswerTypeMark>,
+    /// AIT2KB: the classes of the answer resources.
+    pub item_types: Option<Vec<String>>,
+}
+
+/// Infers the answer type from the answers (the first answer decides) or, with no
+/// answers, from the query (ASK → boolean, COUNT → number).
+pub fn infer_answer_type(answers: &[Answer], walked: Option<&Walked>) -> Option<AnswerType> {
+    if let Some(term) = answers.first().and_then(|a| a.terms.first()) {
+        return Some(AnswerType::of_term(term));
+    }
+    let w = walked?;
+    if w.modifiers.contains("ASK") {
+        Some(AnswerType::Boolean)
+    } else if w.counts {
+        Some(AnswerType::Number)
+    } else {
+        None
+    }
+}
+
+fn node_marking(node: &Node, opts: MatchOptions) -> String {
+    match node {
+        Node::Iri(i) => format!("<{}>", canonical_iri(i)),
+        Node::Literal(t) => term_marking(t, opts),
+        Node::Var(_) => "?".to_string(),
+        Node::Path(p) => format!("path({p})"),
+    }
+}
+
+/// The normalised triples of a walked query.
+pub fn triples(walked: &Walked, opts: MatchOptions) -> Vec<String> {
+    walked
+        .triples
+        .iter()
+        .map(|(s, p, o)| {
+            format!(
+                "{} {} {}",
+                node_marking(s, opts),
+                node_marking(p, opts),
+                node_marking(o, opts)
+            )
+        })
+        .collect()
+}
+
+/// Computes the markings of a question from its annotations, its parsed query (if
+/// any) and its answers.
+pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Markings {
+    let resources = if !q.entities.is_empty() {
+        Some(q.entities.iter().map(|e| prefixes::expand(e)).collect())
+    } else {
+        walked.map(|w| w.resources.clone())
+    };
+    let properties = if !q.properties.is_empty() {
+        Some(q.properties.iter().map(|p| prefixes::expand(p)).collect())
+    } else {
+        walked.map(|w| w.properties.clone())
+    };
+    let triples = walked.map(|w| triples(w, opts));
+    let declared = q.answertype.as_deref().and_then(AnswerType::parse);
+    let answer_type = match declared {
+        Some(value) => Some(AnswerTypeMark {
+            value,
+            declared: true,
+        }),
+        None => infer_answer_type(
+            q.answers.as_ref().map_or(&[][..], |a| &a.answers),
+            walked,
+        )
+        .map(|value| AnswerTypeMark {
+            value,
+            declared: false,
+        }),
+    };
+    let literal_answers = answer_type.is_some_and(|t| t.value != AnswerType::Resource);
+    // declared; else the classes the query asserts on a projected variable; empty
+    // when the answers are literals; else no usable source (an index holding types
+    // is the next source, when one is loaded)
+    let query_classes = walked.map(|w| {
+        let mut classes: Vec<String> = w
+            .typed_vars
+            .iter()
+            .filter(|(v, _)| w.projected.iter().any(|p| p == v))
+            .map(|(_, c)| c.clone())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        classes
+    });
+    let item_types = if !q.item_types.is_empty() {
+        Some(q.item_types.iter().map(|t| prefixes::expand(t)).collect())
+    } else if literal_answers {
+        Some(Vec::new())
+    } else {
+        query_classes.filter(|c| !c.is_empty())
+    };
+    Markings {
+        resources,
+        properties,
+        triples,
+        answer_type,
+        item_types,
+    }
+}
