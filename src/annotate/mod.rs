@@ -81,3 +81,159 @@ pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
         diagnostics,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Answer, AnswerSet, Term};
+
+    const DBO: &str = "http://dbpedia.org/ontology/";
+    const DBR: &str = "http://dbpedia.org/resource/";
+
+    fn ann(query: &str) -> Annotation {
+        let q = Question {
+            id: crate::model::QuestionId("t".into()),
+            query: Query::Sparql(query.into()),
+            ..Question::default()
+        };
+        annotate_question(&q, MatchOptions::default())
+    }
+    fn m(query: &str) -> Markings {
+        ann(query).markings
+    }
+    fn sorted(v: &Option<Vec<String>>) -> Vec<String> {
+        let mut v = v.clone().expect("marking present");
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn entities_classes_properties_and_triples() {
+        let k = m("SELECT DISTINCT ?uri WHERE { ?uri a dbo:Book ; dbo:author res:Jack_Kerouac . }");
+        assert_eq!(
+            sorted(&k.resources),
+            vec![format!("{DBO}Book"), format!("{DBR}Jack_Kerouac")]
+        );
+        // rdf:type is structural, not a property
+        assert_eq!(sorted(&k.properties), vec![format!("{DBO}author")]);
+        assert_eq!(
+            sorted(&k.triples),
+            vec![
+                format!("? <{DBO}author> <{DBR}Jack_Kerouac>"),
+                format!("? <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{DBO}Book>"),
+            ]
+        );
+        assert_eq!(k.item_types, Some(vec![format!("{DBO}Book")]));
+        // wdt:P31 is a class assertion too, and counts as a property
+        let k = m("SELECT ?x WHERE { ?x wdt:P31 wd:Q5 ; wdt:P27 wd:Q183 }");
+        assert_eq!(k.item_types, Some(vec!["http://www.wikidata.org/entity/Q5".to_string()]));
+        assert!(sorted(&k.properties).contains(&"http://www.wikidata.org/prop/direct/P31".to_string()));
+    }
+
+    #[test]
+    fn variable_names_do_not_matter_but_positions_do() {
+        let a = m("SELECT ?a WHERE { ?a dbo:p ?b . ?b dbo:q 3 }");
+        let b = m("SELECT ?x WHERE { ?x dbo:p ?y . ?y dbo:q \"3\"^^xsd:integer }");
+        assert_eq!(sorted(&a.triples), sorted(&b.triples));
+        let c = m("SELECT ?x WHERE { ?y dbo:p ?x . ?y dbo:q 3 }");
+        assert_eq!(sorted(&a.triples), sorted(&c.triples), "placeholders keep positions only");
+        let d = m("SELECT ?x WHERE { dbr:A dbo:p ?x }");
+        let e = m("SELECT ?x WHERE { ?x dbo:p dbr:A }");
+        assert_ne!(d.triples, e.triples);
+    }
+
+    #[test]
+    fn property_paths() {
+        // ^p is turned around
+        let k = m("SELECT ?x WHERE { ?x ^dbo:child dbr:Ann_Dunham }");
+        assert_eq!(sorted(&k.triples), vec![format!("<{DBR}Ann_Dunham> <{DBO}child> ?")]);
+        // a sequence becomes two patterns through a placeholder
+        let k = m("SELECT ?x WHERE { dbr:A dbo:p/dbo:q ?x }");
+        assert_eq!(
+            sorted(&k.triples),
+            vec![format!("<{DBR}A> <{DBO}p> ?"), format!("? <{DBO}q> ?")]
+        );
+        // other paths stay one pattern with the path as predicate; their IRIs count
+        let k = m("SELECT ?x WHERE { ?x dbo:p+ dbr:A . ?x (dbo:q|dbo:r) ?y . ?x dbo:s* ?z . ?x !dbo:t ?w }");
+        let props = sorted(&k.properties);
+        for p in ["p", "q", "r", "s", "t"] {
+            assert!(props.contains(&format!("{DBO}{p}")), "{p}: {props:?}");
+        }
+        assert!(sorted(&k.triples).iter().any(|t| t.starts_with("? path(")), "{:?}", k.triples);
+    }
+
+    #[test]
+    fn filter_exists_subqueries_values_optional_union_minus() {
+        let k = m("SELECT ?x WHERE { ?x dbo:p dbr:A . FILTER NOT EXISTS { ?x dbo:q dbr:B } }");
+        assert!(sorted(&k.resources).contains(&format!("{DBR}B")));
+        let k = m("SELECT ?x WHERE { { SELECT ?x WHERE { ?x dbo:p dbr:C } LIMIT 3 } }");
+        assert_eq!(sorted(&k.resources), vec![format!("{DBR}C")]);
+        let k = m("SELECT ?x WHERE { VALUES ?c { dbr:D dbr:E } ?x dbo:p ?c }");
+        assert_eq!(sorted(&k.resources), vec![format!("{DBR}D"), format!("{DBR}E")]);
+        let k = m("SELECT ?x WHERE { { ?x dbo:p dbr:F } UNION { ?x dbo:q dbr:G } OPTIONAL { ?x dbo:r ?y } MINUS { ?x dbo:s dbr:H } }");
+        assert_eq!(sorted(&k.resources).len(), 3);
+        assert_eq!(sorted(&k.properties).len(), 4);
+        let a = ann("SELECT ?x WHERE { { ?x dbo:p dbr:F } UNION { ?x dbo:q dbr:G } OPTIONAL { ?x dbo:r ?y } MINUS { ?x dbo:s dbr:H } }");
+        assert_eq!(a.features["modifier"], vec!["UNION", "OPTIONAL", "MINUS"]);
+    }
+
+    #[test]
+    fn forms_modifiers_and_dialect() {
+        let a = ann("ASK WHERE { dbr:A dbo:p dbr:B }");
+        assert_eq!(a.features["form"], vec!["ask"]);
+        assert_eq!(a.markings.answer_type.map(|t| t.value), Some(AnswerType::Boolean));
+        let a = ann("SELECT (COUNT(DISTINCT ?x) AS ?c) WHERE { ?x a dbo:City }");
+        assert_eq!(a.features["form"], vec!["count"]);
+        assert_eq!(a.markings.answer_type.map(|t| t.value), Some(AnswerType::Number));
+        // Virtuoso: a bare COUNT in the projection
+        let a = ann("SELECT COUNT(DISTINCT ?x) WHERE { ?x a dbo:City }");
+        assert_eq!(a.features["form"], vec!["count"]);
+        assert!(a.diagnostics.iter().any(|d| d.contains("virtuoso syntax")), "{:?}", a.diagnostics);
+        let a = ann("SELECT ?x WHERE { ?x dbo:p ?y . FILTER(YEAR(?y) < YEAR(NOW())) } GROUP BY ?x HAVING (COUNT(?y) > 2) ORDER BY DESC(?x) LIMIT 1 OFFSET 2");
+        for modifier in ["FILTER", "YEAR", "NOW", "GROUP BY", "HAVING", "COUNT", "ORDER BY", "LIMIT", "OFFSET"] {
+            assert!(a.modifiers.iter().any(|x| x == modifier), "{modifier}: {:?}", a.modifiers);
+        }
+        let a = ann("SELECT ?x WHERE { ?x ?p }");
+        assert!(a.markings.resources.is_none());
+        assert!(a.diagnostics[0].contains("does not parse"), "{:?}", a.diagnostics);
+        let a = ann("OUT OF SCOPE");
+        assert!(a.diagnostics[0].contains("OUT OF SCOPE"));
+    }
+
+    #[test]
+    fn annotations_take_precedence_and_answer_types_are_inferred() {
+        let mut q = Question {
+            query: Query::Sparql("SELECT ?x WHERE { ?x dbo:p dbr:A }".into()),
+            entities: vec!["http://www.wikidata.org/entity/Q1".into()],
+            properties: vec!["wdt:P17".into()],
+            item_types: vec!["dbo:Person".into()],
+            ..Question::default()
+        };
+        let a = annotate_question(&q, MatchOptions::default());
+        assert_eq!(a.markings.resources, Some(vec!["http://www.wikidata.org/entity/Q1".to_string()]));
+        assert_eq!(a.markings.properties, Some(vec!["http://www.wikidata.org/prop/direct/P17".to_string()]));
+        assert_eq!(a.markings.item_types, Some(vec![format!("{DBO}Person")]));
+        // answer type: declared (with aliases) or inferred from the answers
+        q.answertype = Some("uri".into());
+        let t = annotate_question(&q, MatchOptions::default()).markings.answer_type;
+        assert_eq!(t, Some(AnswerTypeMark { value: AnswerType::Resource, declared: true }));
+        q.answertype = None;
+        for (term, expected) in [
+            (Term::Iri("http://x.org/a".into()), AnswerType::Resource),
+            (Term::plain("3.5"), AnswerType::Number),
+            (Term::typed("1961-08-04", "http://www.w3.org/2001/XMLSchema#date"), AnswerType::Date),
+            (Term::Boolean(true), AnswerType::Boolean),
+            (Term::plain("Barack"), AnswerType::String),
+        ] {
+            q.answers = Some(AnswerSet { answers: vec![Answer::single(term)], vars: vec![] });
+            let a = annotate_question(&q, MatchOptions::default());
+            assert_eq!(a.markings.answer_type, Some(AnswerTypeMark { value: expected, declared: false }));
+            assert!(a.diagnostics.iter().any(|d| d.contains("inferred")));
+        }
+        // literal answers: no item types
+        assert_eq!(annotate_question(&q, MatchOptions::default()).markings.item_types, Some(vec![format!("{DBO}Person")]));
+        q.item_types.clear();
+        assert_eq!(annotate_question(&q, MatchOptions::default()).markings.item_types, Some(vec![]));
+    }
+}

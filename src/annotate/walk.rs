@@ -399,8 +399,8 @@ impl Walker {
                 } else {
                     "FILTER"
                 });
-                self.expression(expr);
                 self.pattern(inner);
+                self.expression(expr);
             }
             GraphPattern::Union { left, right } => {
                 self.out.modifiers.insert("UNION");

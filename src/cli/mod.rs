@@ -1,6 +1,7 @@
 //! The command line: clap definitions and one file per subcommand. The only place,
 //! with `main.rs`, that prints to stdout or reads files for the evaluator.
 
+mod annotate;
 mod check;
 mod evaluate;
 mod render;
@@ -29,6 +30,8 @@ pub enum Command {
     Evaluate(evaluate::EvaluateArgs),
     /// Validate a benchmark or run file and say what it holds.
     Check(check::CheckArgs),
+    /// Print the markings and features of a query or of every question of a file.
+    Annotate(annotate::AnnotateArgs),
 }
 
 /// Parses the command line and runs it; the exit code follows the project's rule
@@ -38,6 +41,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Check(args) => check::run(args),
+        Command::Annotate(args) => annotate::run(args),
     };
     match result {
         Ok(code) => code,
