@@ -327,7 +327,10 @@ pub fn term_marking(term: &Term, opts: MatchOptions) -> String {
     let pick = keys
         .iter()
         .find(|k| matches!(k, Key::NumTyped(_) | Key::NumLex(_)))
-        .or_else(|| keys.iter().find(|k| matches!(k, Key::DateTyped(_) | Key::DateLex(_))))
+        .or_else(|| {
+            keys.iter()
+                .find(|k| matches!(k, Key::DateTyped(_) | Key::DateLex(_)))
+        })
         .or_else(|| keys.iter().find(|k| matches!(k, Key::Bool(_))))
         .or_else(|| keys.first());
     match pick {

@@ -487,6 +487,11 @@ pub fn rewrite(query: &str, known: &[(&str, &str)]) -> Option<Rewrite> {
     })
 }
 
+/// True when the query's code (not its IRIs, strings or comments) holds the keyword.
+pub fn has_keyword(query: &str, keyword: &str) -> bool {
+    find_keyword(query, &code_mask(query), keyword, 0).is_some()
+}
+
 /// The predefined prefixes a query uses without declaring them.
 pub fn undeclared_prefixes(query: &str, known: &[(&str, &str)]) -> Vec<String> {
     let mask = code_mask(query);

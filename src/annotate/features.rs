@@ -122,12 +122,21 @@ mod tests {
 
     #[test]
     fn question_words() {
-        assert_eq!(question_word("How many children did Ann Dunham have?"), "how many");
-        assert_eq!(question_word("Which river does the Brooklyn Bridge cross?"), "which");
+        assert_eq!(
+            question_word("How many children did Ann Dunham have?"),
+            "how many"
+        );
+        assert_eq!(
+            question_word("Which river does the Brooklyn Bridge cross?"),
+            "which"
+        );
         assert_eq!(question_word("Who developed Skype?"), "who");
         assert_eq!(question_word("Is Berlin a city?"), "is/are/does");
         assert_eq!(question_word("Give me all cosmonauts."), "give me");
-        assert_eq!(question_word("In which city was Obama born?"), "preposition");
+        assert_eq!(
+            question_word("In which city was Obama born?"),
+            "preposition"
+        );
         assert_eq!(question_word("¿Qué?"), "other");
     }
 }

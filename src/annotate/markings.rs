@@ -159,14 +159,12 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
             value,
             declared: true,
         }),
-        None => infer_answer_type(
-            q.answers.as_ref().map_or(&[][..], |a| &a.answers),
-            walked,
-        )
-        .map(|value| AnswerTypeMark {
-            value,
-            declared: false,
-        }),
+        None => infer_answer_type(q.answers.as_ref().map_or(&[][..], |a| &a.answers), walked).map(
+            |value| AnswerTypeMark {
+                value,
+                declared: false,
+            },
+        ),
     };
     let literal_answers = answer_type.is_some_and(|t| t.value != AnswerType::Resource);
     // declared; else the classes the query asserts on a projected variable; empty

@@ -46,9 +46,10 @@ pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, String> {
         Query::Sparql(s) => walk(s).map(Some).map_err(|e| {
             format!("the query does not parse ({e}); fix it or give explicit annotations")
         }),
-        Query::Pseudo(_) => {
-            Err("the query is a pseudo-query (hybrid question): no markings can be derived from it".into())
-        }
+        Query::Pseudo(_) => Err(
+            "the query is a pseudo-query (hybrid question): no markings can be derived from it"
+                .into(),
+        ),
         Query::None => Ok(None),
     }
 }
@@ -127,8 +128,13 @@ mod tests {
         assert_eq!(k.item_types, Some(vec![format!("{DBO}Book")]));
         // wdt:P31 is a class assertion too, and counts as a property
         let k = m("SELECT ?x WHERE { ?x wdt:P31 wd:Q5 ; wdt:P27 wd:Q183 }");
-        assert_eq!(k.item_types, Some(vec!["http://www.wikidata.org/entity/Q5".to_string()]));
-        assert!(sorted(&k.properties).contains(&"http://www.wikidata.org/prop/direct/P31".to_string()));
+        assert_eq!(
+            k.item_types,
+            Some(vec!["http://www.wikidata.org/entity/Q5".to_string()])
+        );
+        assert!(
+            sorted(&k.properties).contains(&"http://www.wikidata.org/prop/direct/P31".to_string())
+        );
     }
 
     #[test]
@@ -137,7 +143,11 @@ mod tests {
         let b = m("SELECT ?x WHERE { ?x dbo:p ?y . ?y dbo:q \"3\"^^xsd:integer }");
         assert_eq!(sorted(&a.triples), sorted(&b.triples));
         let c = m("SELECT ?x WHERE { ?y dbo:p ?x . ?y dbo:q 3 }");
-        assert_eq!(sorted(&a.triples), sorted(&c.triples), "placeholders keep positions only");
+        assert_eq!(
+            sorted(&a.triples),
+            sorted(&c.triples),
+            "placeholders keep positions only"
+        );
         let d = m("SELECT ?x WHERE { dbr:A dbo:p ?x }");
         let e = m("SELECT ?x WHERE { ?x dbo:p dbr:A }");
         assert_ne!(d.triples, e.triples);
@@ -147,7 +157,10 @@ mod tests {
     fn property_paths() {
         // ^p is turned around
         let k = m("SELECT ?x WHERE { ?x ^dbo:child dbr:Ann_Dunham }");
-        assert_eq!(sorted(&k.triples), vec![format!("<{DBR}Ann_Dunham> <{DBO}child> ?")]);
+        assert_eq!(
+            sorted(&k.triples),
+            vec![format!("<{DBR}Ann_Dunham> <{DBO}child> ?")]
+        );
         // a sequence becomes two patterns through a placeholder
         let k = m("SELECT ?x WHERE { dbr:A dbo:p/dbo:q ?x }");
         assert_eq!(
@@ -160,7 +173,11 @@ mod tests {
         for p in ["p", "q", "r", "s", "t"] {
             assert!(props.contains(&format!("{DBO}{p}")), "{p}: {props:?}");
         }
-        assert!(sorted(&k.triples).iter().any(|t| t.starts_with("? path(")), "{:?}", k.triples);
+        assert!(
+            sorted(&k.triples).iter().any(|t| t.starts_with("? path(")),
+            "{:?}",
+            k.triples
+        );
     }
 
     #[test]
@@ -170,7 +187,10 @@ mod tests {
         let k = m("SELECT ?x WHERE { { SELECT ?x WHERE { ?x dbo:p dbr:C } LIMIT 3 } }");
         assert_eq!(sorted(&k.resources), vec![format!("{DBR}C")]);
         let k = m("SELECT ?x WHERE { VALUES ?c { dbr:D dbr:E } ?x dbo:p ?c }");
-        assert_eq!(sorted(&k.resources), vec![format!("{DBR}D"), format!("{DBR}E")]);
+        assert_eq!(
+            sorted(&k.resources),
+            vec![format!("{DBR}D"), format!("{DBR}E")]
+        );
         let k = m("SELECT ?x WHERE { { ?x dbo:p dbr:F } UNION { ?x dbo:q dbr:G } OPTIONAL { ?x dbo:r ?y } MINUS { ?x dbo:s dbr:H } }");
         assert_eq!(sorted(&k.resources).len(), 3);
         assert_eq!(sorted(&k.properties).len(), 4);
@@ -182,21 +202,41 @@ mod tests {
     fn forms_modifiers_and_dialect() {
         let a = ann("ASK WHERE { dbr:A dbo:p dbr:B }");
         assert_eq!(a.features["form"], vec!["ask"]);
-        assert_eq!(a.markings.answer_type.map(|t| t.value), Some(AnswerType::Boolean));
+        assert_eq!(
+            a.markings.answer_type.map(|t| t.value),
+            Some(AnswerType::Boolean)
+        );
         let a = ann("SELECT (COUNT(DISTINCT ?x) AS ?c) WHERE { ?x a dbo:City }");
         assert_eq!(a.features["form"], vec!["count"]);
-        assert_eq!(a.markings.answer_type.map(|t| t.value), Some(AnswerType::Number));
+        assert_eq!(
+            a.markings.answer_type.map(|t| t.value),
+            Some(AnswerType::Number)
+        );
         // Virtuoso: a bare COUNT in the projection
         let a = ann("SELECT COUNT(DISTINCT ?x) WHERE { ?x a dbo:City }");
         assert_eq!(a.features["form"], vec!["count"]);
-        assert!(a.diagnostics.iter().any(|d| d.contains("virtuoso syntax")), "{:?}", a.diagnostics);
+        assert!(
+            a.diagnostics.iter().any(|d| d.contains("virtuoso syntax")),
+            "{:?}",
+            a.diagnostics
+        );
         let a = ann("SELECT ?x WHERE { ?x dbo:p ?y . FILTER(YEAR(?y) < YEAR(NOW())) } GROUP BY ?x HAVING (COUNT(?y) > 2) ORDER BY DESC(?x) LIMIT 1 OFFSET 2");
-        for modifier in ["FILTER", "YEAR", "NOW", "GROUP BY", "HAVING", "COUNT", "ORDER BY", "LIMIT", "OFFSET"] {
-            assert!(a.modifiers.iter().any(|x| x == modifier), "{modifier}: {:?}", a.modifiers);
+        for modifier in [
+            "FILTER", "YEAR", "NOW", "GROUP BY", "HAVING", "COUNT", "ORDER BY", "LIMIT", "OFFSET",
+        ] {
+            assert!(
+                a.modifiers.iter().any(|x| x == modifier),
+                "{modifier}: {:?}",
+                a.modifiers
+            );
         }
         let a = ann("SELECT ?x WHERE { ?x ?p }");
         assert!(a.markings.resources.is_none());
-        assert!(a.diagnostics[0].contains("does not parse"), "{:?}", a.diagnostics);
+        assert!(
+            a.diagnostics[0].contains("does not parse"),
+            "{:?}",
+            a.diagnostics
+        );
         let a = ann("OUT OF SCOPE");
         assert!(a.diagnostics[0].contains("OUT OF SCOPE"));
     }
@@ -211,29 +251,65 @@ mod tests {
             ..Question::default()
         };
         let a = annotate_question(&q, MatchOptions::default());
-        assert_eq!(a.markings.resources, Some(vec!["http://www.wikidata.org/entity/Q1".to_string()]));
-        assert_eq!(a.markings.properties, Some(vec!["http://www.wikidata.org/prop/direct/P17".to_string()]));
+        assert_eq!(
+            a.markings.resources,
+            Some(vec!["http://www.wikidata.org/entity/Q1".to_string()])
+        );
+        assert_eq!(
+            a.markings.properties,
+            Some(vec!["http://www.wikidata.org/prop/direct/P17".to_string()])
+        );
         assert_eq!(a.markings.item_types, Some(vec![format!("{DBO}Person")]));
         // answer type: declared (with aliases) or inferred from the answers
         q.answertype = Some("uri".into());
-        let t = annotate_question(&q, MatchOptions::default()).markings.answer_type;
-        assert_eq!(t, Some(AnswerTypeMark { value: AnswerType::Resource, declared: true }));
+        let t = annotate_question(&q, MatchOptions::default())
+            .markings
+            .answer_type;
+        assert_eq!(
+            t,
+            Some(AnswerTypeMark {
+                value: AnswerType::Resource,
+                declared: true
+            })
+        );
         q.answertype = None;
         for (term, expected) in [
             (Term::Iri("http://x.org/a".into()), AnswerType::Resource),
             (Term::plain("3.5"), AnswerType::Number),
-            (Term::typed("1961-08-04", "http://www.w3.org/2001/XMLSchema#date"), AnswerType::Date),
+            (
+                Term::typed("1961-08-04", "http://www.w3.org/2001/XMLSchema#date"),
+                AnswerType::Date,
+            ),
             (Term::Boolean(true), AnswerType::Boolean),
             (Term::plain("Barack"), AnswerType::String),
         ] {
-            q.answers = Some(AnswerSet { answers: vec![Answer::single(term)], vars: vec![] });
+            q.answers = Some(AnswerSet {
+                answers: vec![Answer::single(term)],
+                vars: vec![],
+            });
             let a = annotate_question(&q, MatchOptions::default());
-            assert_eq!(a.markings.answer_type, Some(AnswerTypeMark { value: expected, declared: false }));
+            assert_eq!(
+                a.markings.answer_type,
+                Some(AnswerTypeMark {
+                    value: expected,
+                    declared: false
+                })
+            );
             assert!(a.diagnostics.iter().any(|d| d.contains("inferred")));
         }
         // literal answers: no item types
-        assert_eq!(annotate_question(&q, MatchOptions::default()).markings.item_types, Some(vec![format!("{DBO}Person")]));
+        assert_eq!(
+            annotate_question(&q, MatchOptions::default())
+                .markings
+                .item_types,
+            Some(vec![format!("{DBO}Person")])
+        );
         q.item_types.clear();
-        assert_eq!(annotate_question(&q, MatchOptions::default()).markings.item_types, Some(vec![]));
+        assert_eq!(
+            annotate_question(&q, MatchOptions::default())
+                .markings
+                .item_types,
+            Some(vec![])
+        );
     }
 }

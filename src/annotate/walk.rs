@@ -13,7 +13,7 @@ use spargebra::algebra::{
 use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::{Query, SparqlParser};
 
-use super::dialect::{rewrite, undeclared_prefixes};
+use super::dialect::{has_keyword, rewrite, undeclared_prefixes};
 use super::prefixes::PREDEFINED;
 use crate::model::Term;
 
@@ -144,6 +144,10 @@ pub fn walk(query: &str) -> Result<Walked, SparqlError> {
     };
     if form == Form::Ask {
         w.out.modifiers.insert("ASK");
+    }
+    // `OFFSET 0` leaves no trace in the algebra, but it is written in the query
+    if has_keyword(query, "offset") {
+        w.out.modifiers.insert("OFFSET");
     }
     if form == Form::Select {
         w.out.projected = projected(pattern);

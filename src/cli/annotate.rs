@@ -48,7 +48,10 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|q| annotate_question(q, opts))
         .collect();
-    let unparsed = all.iter().filter(|a| a.diagnostics.iter().any(|d| d.contains("does not parse"))).count();
+    let unparsed = all
+        .iter()
+        .filter(|a| a.diagnostics.iter().any(|d| d.contains("does not parse")))
+        .count();
     println!("{}", serde_json::to_string_pretty(&all)?);
     eprintln!(
         "{}: {} questions annotated, {} queries did not parse",

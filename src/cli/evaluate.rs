@@ -82,7 +82,10 @@ fn parse_feature(s: &str) -> Result<String, String> {
     if FEATURES.contains(&s) {
         Ok(s.to_string())
     } else {
-        Err(format!("unknown feature {s:?}; use one of {}", FEATURES.join(", ")))
+        Err(format!(
+            "unknown feature {s:?}; use one of {}",
+            FEATURES.join(", ")
+        ))
     }
 }
 

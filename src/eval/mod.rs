@@ -9,9 +9,7 @@ pub mod report;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::annotate::{annotate_question, Annotation, Features};
-use crate::matching::{
-    match_answers, prepare, prepare_markings, MatchOptions, Matching, Prepared,
-};
+use crate::matching::{match_answers, prepare, prepare_markings, MatchOptions, Matching, Prepared};
 use crate::metrics::{aggregate, bootstrap, score_question, QuestionScore};
 use crate::model::{looks_like_iri, Answer, AnswerSet, Dataset, Question, Term};
 pub use profile::Profile;
@@ -126,9 +124,9 @@ fn sets(
             out[3] = m.triples.as_ref().map(|t| prepare_markings(t));
         }
         if wanted[4] {
-            out[4] = m.answer_type.map(|t| {
-                prepare(&[Answer::single(Term::plain(t.value.name()))], opts)
-            });
+            out[4] = m
+                .answer_type
+                .map(|t| prepare(&[Answer::single(Term::plain(t.value.name()))], opts));
         }
         if wanted[5] {
             out[5] = iris(&m.item_types);
@@ -366,8 +364,7 @@ fn score_experiment(
     let breakdown = (!options.by.is_empty()).then(|| {
         let mut out: BTreeMap<String, BTreeMap<String, AggregateReport>> = BTreeMap::new();
         for feature in &options.by {
-            let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> =
-                BTreeMap::new();
+            let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> = BTreeMap::new();
             for item in &scored {
                 let values = entries[item.0].features.get(feature.as_str());
                 for v in values.into_iter().flatten() {
@@ -607,7 +604,10 @@ mod tests {
         let json = serde_json::to_value(&report).unwrap();
         assert!(json["runs"][0]["experiments"]["qa"].is_null());
         // the query still gives C2KB markings; AT has no answers and no declared type
-        assert_eq!(json["runs"][0]["experiments"]["c2kb"]["aggregate"]["macro"]["f1"], 1.0);
+        assert_eq!(
+            json["runs"][0]["experiments"]["c2kb"]["aggregate"]["macro"]["f1"],
+            1.0
+        );
         assert!(json["runs"][0]["experiments"]["at"].is_null());
     }
 }

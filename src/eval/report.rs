@@ -100,7 +100,9 @@ pub struct ExperimentReport {
     pub questions: Vec<QuestionReport>,
     /// Aggregates split by question feature (`--by`): feature → value → aggregate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub breakdown: Option<std::collections::BTreeMap<String, std::collections::BTreeMap<String, AggregateReport>>>,
+    pub breakdown: Option<
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, AggregateReport>>,
+    >,
 }
 
 /// Aggregate counts and measures (SCORING 4).

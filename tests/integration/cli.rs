@@ -67,9 +67,18 @@ fn demo_json_report_has_the_hand_computed_figures() {
     close(&a["macro_qald"]["precision"], p);
     close(&a["macro_qald"]["recall"], r);
     close(&a["macro_qald"]["f1"], 2.0 * p * r / (p + r));
-    for slot in ["c2kb", "p2kb", "re2kb", "at", "ait2kb"] {
-        assert!(run["experiments"][slot].is_null(), "{slot}");
+    // the example system gives no queries: C2KB, P2KB, RE2KB score 0 (not 1); it
+    // declares answer types, all right for the 12 questions it answers
+    for slot in ["c2kb", "p2kb", "re2kb"] {
+        let a = &run["experiments"][slot]["aggregate"];
+        assert_eq!(
+            (a["answered"].as_u64(), a["macro"]["f1"].as_f64()),
+            (Some(0), Some(0.0)),
+            "{slot}"
+        );
     }
+    let at = &run["experiments"]["at"]["aggregate"];
+    close(&at["macro"]["f1"], 12.0 / 13.0);
     let qs = run["experiments"]["qa"]["questions"]
         .as_array()
         .expect("questions");
@@ -140,8 +149,21 @@ fn demo_table_and_csv() {
     assert!(stderr(&o).contains("not in the gold benchmark"));
 
     let o = qajudge(&[
-        "evaluate", "--gold", GOLD, "--run", RUN, "--run", GOLD, "--name", "system", "--name",
-        "oracle", "--format", "csv",
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--run",
+        GOLD,
+        "--name",
+        "system",
+        "--name",
+        "oracle",
+        "--format",
+        "csv",
+        "--experiments",
+        "qa",
     ]);
     assert!(o.status.success());
     let out = stdout(&o);
@@ -161,8 +183,19 @@ fn demo_table_and_csv() {
         "--format",
         "csv",
         "--per-question",
+        "--experiments",
+        "qa",
     ]);
     assert_eq!(stdout(&o).lines().count(), 14);
+    // all six experiments: one CSV row each
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "csv"]);
+    let out = stdout(&o);
+    let experiments: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(experiments, ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"]);
 }
 
 #[test]

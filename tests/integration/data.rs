@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use qajudge::eval::{evaluate, Options, Report, Run};
+use qajudge::eval::{evaluate, Experiment, Options, Report, Run};
 use qajudge::model::Dataset;
 
 /// The shared data folder, or `None` (with a note on stderr) when it is missing
@@ -52,6 +52,23 @@ pub fn eval_one(gold: &Dataset, run: &Dataset, name: &str) -> Report {
             dataset: run,
         }],
         Options::default(),
+    )
+}
+
+/// Evaluates one run against a gold benchmark for the given sub-experiments only.
+pub fn eval_with(gold: &Dataset, run: &Dataset, name: &str, experiments: &[Experiment]) -> Report {
+    evaluate(
+        gold,
+        "gold",
+        &[Run {
+            name,
+            source: name,
+            dataset: run,
+        }],
+        Options {
+            experiments: experiments.to_vec(),
+            ..Options::default()
+        },
     )
 }
 

@@ -1,6 +1,7 @@
 //! The one integration-test binary: real benchmark and system files from
 //! `../shared/data`, and the `qajudge` command line end to end.
 
+mod annotate;
 mod cli;
 mod data;
 mod real_data;

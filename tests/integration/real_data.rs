@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use qajudge::eval::{QuestionReport, Report, Status};
 
-use crate::data::{eval_one, files_below, load};
+use qajudge::eval::Experiment;
+
+use crate::data::{eval_one, eval_with, files_below, load};
 use crate::require_data;
 
 const BROKEN: [(&str, &str); 2] = [
@@ -83,21 +85,32 @@ fn assert_perfect(report: &Report, what: &str) {
         .qa
         .as_ref()
         .unwrap_or_else(|| panic!("{what}: no QA"));
-    let a = &qa.aggregate;
-    for (name, v) in [
-        ("micro P", a.micro.precision),
-        ("micro R", a.micro.recall),
-        ("micro F1", a.micro.f1),
-        ("macro P", a.macro_.precision),
-        ("macro R", a.macro_.recall),
-        ("macro F1", a.macro_.f1),
-        ("QALD P", a.macro_qald.precision),
-        ("QALD R", a.macro_qald.recall),
-        ("Macro F1 QALD", a.macro_qald.f1),
-    ] {
-        assert_eq!(v, 1.0, "{what}: {name}");
+    assert_eq!(
+        (
+            qa.aggregate.missing,
+            qa.aggregate.extra,
+            qa.aggregate.not_evaluable
+        ),
+        (0, 0, 0),
+        "{what}"
+    );
+    for (name, e) in report.runs[0].experiments.named() {
+        let Some(e) = e else { continue };
+        let a = &e.aggregate;
+        for (measure, v) in [
+            ("micro P", a.micro.precision),
+            ("micro R", a.micro.recall),
+            ("micro F1", a.micro.f1),
+            ("macro P", a.macro_.precision),
+            ("macro R", a.macro_.recall),
+            ("macro F1", a.macro_.f1),
+            ("QALD P", a.macro_qald.precision),
+            ("QALD R", a.macro_qald.recall),
+            ("Macro F1 QALD", a.macro_qald.f1),
+        ] {
+            assert_eq!(v, 1.0, "{what}: {name} {measure}");
+        }
     }
-    assert_eq!((a.missing, a.extra, a.not_evaluable), (0, 0, 0), "{what}");
 }
 
 #[test]
@@ -139,8 +152,9 @@ fn one_benchmark_in_two_formats_agrees() {
     let dir = require_data!();
     let q5_json = load(&dir.join("qald/5/qald-5_train.json"));
     let q5_xml = load(&dir.join("qald/5/qald-5_train.xml"));
+    // QA only: the JSON's queries lost their line breaks (see annotate.rs)
     assert_perfect(
-        &eval_one(&q5_xml, &q5_json, "json"),
+        &eval_with(&q5_xml, &q5_json, "json", &[Experiment::Qa]),
         "QALD-5 train JSON against XML",
     );
 
@@ -150,7 +164,7 @@ fn one_benchmark_in_two_formats_agrees() {
         "qald/7/qald-7-train-multilingual-extended-json.json",
     ] {
         let run = load(&dir.join(other));
-        let report = eval_one(&q7_json, &run, other);
+        let report = eval_with(&q7_json, &run, other, &[Experiment::Qa]);
         let qa = report.runs[0].experiments.qa.as_ref().expect("qa");
         let imperfect: Vec<&str> = qa
             .questions
