@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use qajudge::eval::{evaluate, Options, Run};
+use qajudge::eval::{evaluate, Experiment, Options, Run};
 
 // the same allocator as the binary
 #[global_allocator]
@@ -17,6 +17,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn shared() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
     dir.is_dir().then_some(dir)
+}
+
+fn qa_only() -> Options {
+    Options {
+        experiments: vec![Experiment::Qa],
+        ..Options::default()
+    }
 }
 
 fn runs(dir: &Path) -> Vec<(String, Vec<u8>, Vec<u8>)> {
@@ -70,7 +77,7 @@ fn bench(c: &mut Criterion) {
                         source: name,
                         dataset: &run,
                     }],
-                    Options::default(),
+                    qa_only(),
                 );
                 black_box(report)
             })
@@ -98,7 +105,7 @@ fn bench(c: &mut Criterion) {
                         source: name,
                         dataset: &run,
                     }],
-                    Options::default(),
+                    qa_only(),
                 ));
             }
         })
@@ -112,6 +119,26 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    // all six sub-experiments (annotating the gold's and the run's queries) for
+    // each QALD-9 run, the gold parsed once
+    for (name, gold_bytes, run_bytes) in runs.iter().filter(|r| r.0.contains("QALD9")) {
+        let gold = qajudge::qald::parse(gold_bytes, "gold").expect("gold parses");
+        group.bench_function(format!("{name}/parse_run+evaluate_all_experiments"), |b| {
+            b.iter(|| {
+                let run = qajudge::qald::parse(black_box(run_bytes), "run").expect("run parses");
+                black_box(evaluate(
+                    &gold,
+                    "gold",
+                    &[Run {
+                        name,
+                        source: name,
+                        dataset: &run,
+                    }],
+                    Options::default(),
+                ))
+            })
+        });
+    }
     group.finish();
 }
 

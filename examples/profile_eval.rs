@@ -39,7 +39,10 @@ fn main() {
                 source: "r",
                 dataset: &run,
             }],
-            Options::default(),
+            Options {
+                experiments: vec![qajudge::eval::Experiment::Qa],
+                ..Options::default()
+            },
         );
         std::hint::black_box(report);
         times[3] += t.elapsed().as_secs_f64();

@@ -3,4 +3,4 @@
 # measured in the same run: the machine is shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo bench --bench evaluate "$@"
+cargo bench --bench evaluate --bench annotate "$@"

@@ -5,6 +5,7 @@
 //! the annotator uses without knowing spargebra.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use spargebra::algebra::{
     AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
@@ -87,14 +88,25 @@ pub struct SparqlError {
     pub message: String,
 }
 
+/// A parser with the predefined prefixes, built once (their IRIs are checked when
+/// added, which costs more than parsing a short query).
+fn parser() -> Result<SparqlParser, SparqlError> {
+    static PARSER: OnceLock<Result<SparqlParser, SparqlError>> = OnceLock::new();
+    PARSER
+        .get_or_init(|| {
+            let mut parser = SparqlParser::new();
+            for (prefix, ns) in PREDEFINED {
+                parser = parser.with_prefix(*prefix, *ns).map_err(|e| SparqlError {
+                    message: format!("predefined prefix {prefix}: {e}"),
+                })?;
+            }
+            Ok(parser)
+        })
+        .clone()
+}
+
 fn parse(query: &str) -> Result<Query, SparqlError> {
-    let mut parser = SparqlParser::new();
-    for (prefix, ns) in PREDEFINED {
-        parser = parser.with_prefix(*prefix, *ns).map_err(|e| SparqlError {
-            message: format!("predefined prefix {prefix}: {e}"),
-        })?;
-    }
-    parser.parse_query(query).map_err(|e| SparqlError {
+    parser()?.parse_query(query).map_err(|e| SparqlError {
         message: e.to_string().replace('\n', " "),
     })
 }
