@@ -265,3 +265,74 @@ fn errors_and_usage() {
         stderr(&o)
     );
 }
+
+#[test]
+fn annotate_a_query_and_a_file() {
+    let o = qajudge(&[
+        "annotate",
+        "--sparql",
+        "SELECT COUNT(DISTINCT ?uri) WHERE { ?uri dbo:child res:Ann_Dunham }",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(
+        a["markings"]["resources"][0],
+        "http://dbpedia.org/resource/Ann_Dunham"
+    );
+    assert_eq!(
+        a["markings"]["properties"][0],
+        "http://dbpedia.org/ontology/child"
+    );
+    assert_eq!(a["markings"]["answer_type"]["type"], "number");
+    assert_eq!(a["markings"]["answer_type"]["declared"], false);
+    assert_eq!(a["features"]["form"][0], "count");
+    let diags = a["diagnostics"].to_string();
+    assert!(
+        diags.contains("virtuoso syntax") && diags.contains("dbo, res"),
+        "{diags}"
+    );
+
+    let o = qajudge(&["annotate", "--sparql", "SELECT ?x WHERE { ?x ?p }"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("does not parse"), "{}", stderr(&o));
+
+    let o = qajudge(&["annotate", "--gold", GOLD]);
+    assert!(o.status.success());
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(all.as_array().map(Vec::len), Some(13));
+    assert_eq!(all[3]["features"]["form"][0], "ask");
+    assert_eq!(all[3]["markings"]["answer_type"]["declared"], true);
+
+    let o = qajudge(&["annotate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn breakdown_by_feature() {
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--format",
+        "json",
+        "--by",
+        "form",
+        "--by",
+        "answertype",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let b = &r["runs"][0]["experiments"]["qa"]["breakdown"];
+    // the demo has 2 ASK questions (4 right, 11 wrong) and 1 COUNT (3 right)
+    assert_eq!(b["form"]["ask"]["evaluated"], 2);
+    assert_eq!(b["form"]["ask"]["macro"]["f1"], 0.5);
+    assert_eq!(b["form"]["count"]["macro"]["f1"], 1.0);
+    assert_eq!(b["answertype"]["boolean"]["evaluated"], 2);
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--by", "form"]);
+    assert!(stdout(&o).contains("QA by form"), "{}", stdout(&o));
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--by", "colour"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown feature"), "{}", stderr(&o));
+}
