@@ -7,6 +7,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.80 or newer) and run this again" >&2
   exit 1
 fi
+bash scripts/install-deps.sh
 cargo run --quiet -- evaluate \
   --gold tests/data/demo/gold.json \
   --run tests/data/demo/example-system.json \

@@ -9,15 +9,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.80 or newer) and run this again" >&2
   exit 1
 fi
-if ! command -v cc >/dev/null 2>&1; then
-  # mimalloc is C code compiled by the cc crate
-  if command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq build-essential >/dev/null
-  else
-    echo "error: no C compiler (cc) found; install gcc or clang and run this again" >&2
-    exit 1
-  fi
-fi
+bash scripts/install-deps.sh
 if [ ! -d ../shared/data ]; then
   echo "note: ../shared/data is missing: tests that read real benchmarks skip (they fail under CI=true)" >&2
 fi

@@ -7,6 +7,7 @@ pub mod annotate;
 pub mod cli;
 pub mod eval;
 pub mod index;
+pub mod indexer;
 pub mod matching;
 pub mod metrics;
 pub mod model;

@@ -4,6 +4,7 @@
 mod annotate;
 mod check;
 mod evaluate;
+mod index;
 mod render;
 
 use std::path::Path;
@@ -32,6 +33,14 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Print the markings and features of a query or of every question of a file.
     Annotate(annotate::AnnotateArgs),
+    /// Build an index from RDF dumps, or print its metadata.
+    Index(index::IndexArgs),
+    /// Print the owl:sameAs class of IRIs (JSON).
+    Sameas(index::SameAsArgs),
+    /// Print the IRIs that carry a label (JSON).
+    Labels(index::LabelsArgs),
+    /// Print the classes of an IRI (JSON).
+    Types(index::TypesArgs),
 }
 
 /// Parses the command line and runs it; the exit code follows the project's rule
@@ -42,6 +51,10 @@ pub fn run() -> ExitCode {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Check(args) => check::run(args),
         Command::Annotate(args) => annotate::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Sameas(args) => index::run_sameas(args),
+        Command::Labels(args) => index::run_labels(args),
+        Command::Types(args) => index::run_types(args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,214 @@
-//! The read side of the knowledge-graph index. For now it owns the canonical IRI
-//! rules of SCORING 2a, which need no index on disk; the sameAs closure, labels and
-//! types arrive with the indexer.
+//! The read side of the knowledge-graph index: canonical IRIs (SCORING 2a, no
+//! index needed), and an index directory built by the indexer — the owl:sameAs
+//! closure (`store`, RocksDB), labels (`labels`, fst) and types — opened read-only,
+//! with its format version checked.
 
 pub mod canonical;
+pub mod format;
+pub mod labels;
+pub mod store;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use canonical::canonical_iri;
+use format::{IndexMeta, FORMAT_VERSION, KV_DIR, META_FILE};
+pub use labels::LabelHit;
+use labels::Labels;
+use store::{Store, CF_IRI, CF_MEMBERS, CF_TYPES};
+
+/// An index that cannot be opened or read.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The directory or one of its files is missing or unreadable.
+    #[error("{path}: {message}")]
+    Unreadable {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// The index was built in another format version.
+    #[error("{path}: index format version {found}, this qajudge reads version {expected}; rebuild it with `qajudge index build --out {path} …`")]
+    Version {
+        /// The index directory.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+        /// The version expected.
+        expected: u32,
+    },
+}
+
+/// The equivalence class of one IRI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SameAs {
+    /// The IRI asked about.
+    pub iri: String,
+    /// Its canonical form.
+    pub canonical: String,
+    /// The class id, when the IRI is in a class of two or more.
+    pub class: Option<u32>,
+    /// The number of IRIs in its class (1 for an IRI the index does not know).
+    pub class_size: usize,
+    /// The members (as written), sorted, capped by the caller's limit.
+    pub members: Vec<String>,
+}
+
+/// An opened index.
+pub struct Index {
+    dir: PathBuf,
+    meta: IndexMeta,
+    store: Store,
+    labels: Labels,
+}
+
+impl Index {
+    /// Opens an index directory, checking its format version.
+    pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        let unreadable = |path: PathBuf, message: String| IndexError::Unreadable { path, message };
+        let meta_path = dir.join(META_FILE);
+        let text = std::fs::read_to_string(&meta_path).map_err(|e| {
+            unreadable(
+                meta_path.clone(),
+                format!("{e}; is this an index directory? build one with `qajudge index build --out {}`", dir.display()),
+            )
+        })?;
+        let version: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            unreadable(
+                meta_path.clone(),
+                format!("invalid metadata: {e}; rebuild the index"),
+            )
+        })?;
+        let found = version["format_version"].as_u64().unwrap_or(0) as u32;
+        if found != FORMAT_VERSION {
+            return Err(IndexError::Version {
+                path: dir.to_path_buf(),
+                found,
+                expected: FORMAT_VERSION,
+            });
+        }
+        let meta: IndexMeta = serde_json::from_str(&text).map_err(|e| {
+            unreadable(
+                meta_path,
+                format!("invalid metadata: {e}; rebuild the index"),
+            )
+        })?;
+        let store = Store::open(&dir.join(KV_DIR))
+            .map_err(|e| unreadable(dir.join(KV_DIR), format!("{e}; rebuild the index")))?;
+        let labels = Labels::open(dir)
+            .map_err(|e| unreadable(dir.to_path_buf(), format!("{e}; rebuild the index")))?;
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            meta,
+            store,
+            labels,
+        })
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The build metadata.
+    pub fn meta(&self) -> &IndexMeta {
+        &self.meta
+    }
+
+    fn read_err(&self, e: impl std::fmt::Display) -> IndexError {
+        IndexError::Unreadable {
+            path: self.dir.join(KV_DIR),
+            message: format!("{e}; rebuild the index"),
+        }
+    }
+
+    /// The class id of an IRI (canonicalised), if it is in a class of two or more.
+    pub fn class_of(&self, iri: &str) -> Result<Option<u32>, IndexError> {
+        let canonical = canonical_iri(iri);
+        let value = self
+            .store
+            .get(CF_IRI, canonical.as_bytes())
+            .map_err(|e| self.read_err(e))?;
+        Ok(value.and_then(|v| {
+            v.get(..4)
+                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        }))
+    }
+
+    /// The members (as written) of a class.
+    pub fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
+        let value = self
+            .store
+            .get(CF_MEMBERS, &class.to_be_bytes())
+            .map_err(|e| self.read_err(e))?;
+        Ok(value
+            .map(|v| {
+                String::from_utf8_lossy(&v)
+                    .split('\n')
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// The equivalence class of an IRI, members capped at `limit`.
+    pub fn sameas(&self, iri: &str, limit: usize) -> Result<SameAs, IndexError> {
+        let canonical = canonical_iri(iri);
+        let class = self.class_of(iri)?;
+        let (class_size, mut members) = match class {
+            Some(c) => {
+                let m = self.members(c)?;
+                (m.len(), m)
+            }
+            None => (1, vec![iri.to_string()]),
+        };
+        members.truncate(limit);
+        Ok(SameAs {
+            iri: iri.to_string(),
+            canonical,
+            class,
+            class_size,
+            members,
+        })
+    }
+
+    /// The IRIs carrying a label, exactly (normalised) or within `fuzzy` edits.
+    pub fn labels(
+        &self,
+        text: &str,
+        lang: Option<&str>,
+        fuzzy: u32,
+    ) -> Result<Vec<LabelHit>, IndexError> {
+        let mut hits = if fuzzy == 0 {
+            self.labels.lookup(text, lang)
+        } else {
+            self.labels
+                .fuzzy(text, fuzzy, lang)
+                .map_err(|e| IndexError::Unreadable {
+                    path: self.dir.clone(),
+                    message: e.to_string(),
+                })?
+        };
+        hits.sort();
+        hits.dedup();
+        Ok(hits)
+    }
+
+    /// The classes (rdf:type, wdt:P31) of an IRI.
+    pub fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
+        let value = self
+            .store
+            .get(CF_TYPES, canonical_iri(iri).as_bytes())
+            .map_err(|e| self.read_err(e))?;
+        Ok(value
+            .map(|v| {
+                String::from_utf8_lossy(&v)
+                    .split('\n')
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+}

@@ -4,4 +4,5 @@
 mod annotate;
 mod cli;
 mod data;
+mod index;
 mod real_data;

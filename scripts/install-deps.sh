@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the system packages the build needs, through apt-get, when missing:
+# a C/C++ compiler (RocksDB, mimalloc, zstd are C/C++) and libclang (the rocksdb
+# crate generates its bindings with bindgen).
+set -euo pipefail
+missing=()
+command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
+if command -v dpkg >/dev/null 2>&1; then
+  dpkg -s libclang-dev >/dev/null 2>&1 || missing+=(libclang-dev)
+elif ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+  missing+=(libclang-dev)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: missing ${missing[*]} and no apt-get to install them; install them and run this again" >&2
+    exit 1
+  fi
+  echo "installing ${missing[*]} (apt-get)" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,218 @@
+//! `qajudge index build|info`, `qajudge sameas`, `qajudge labels`, `qajudge types`:
+//! building an index from RDF dumps (with a progress bar on stderr) and looking
+//! things up in it, as JSON on stdout.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::annotate::prefixes::expand;
+use crate::index::Index;
+use crate::indexer::{build, BuildOptions, Progress};
+
+/// `qajudge index …`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The index subcommand.
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+/// The index subcommands.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Build an index (sameAs closure, labels, types) from RDF dumps.
+    Build(BuildArgs),
+    /// Print an index's metadata: inputs, counts, class sizes, largest classes.
+    Info {
+        /// The index directory.
+        dir: PathBuf,
+    },
+}
+
+/// Arguments of `qajudge index build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The index directory to write (replaced only when the build succeeds).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// RDF files or directories (read recursively): .nt, .nq, .ttl, .trig, .rdf,
+    /// .owl, .n3, optionally .gz, .bz2, .zst.
+    #[arg(required = true, value_name = "FILE_OR_DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// A further equivalence predicate (IRI or prefixed name), repeatable:
+    /// skos:exactMatch, dbo:wikiPageRedirects … (owl:sameAs, owl:equivalentClass
+    /// and owl:equivalentProperty are always read).
+    #[arg(long = "equivalence", value_name = "PRED")]
+    pub equivalence: Vec<String>,
+    /// Label predicates, repeatable (default: rdfs:label, skos:prefLabel,
+    /// skos:altLabel, foaf:name, schema:name).
+    #[arg(long = "label", value_name = "PRED")]
+    pub labels: Vec<String>,
+    /// Drop equivalence links that touch this host (and its subdomains), repeatable.
+    #[arg(long = "exclude-host", value_name = "HOST")]
+    pub exclude_hosts: Vec<String>,
+    /// Skip and count malformed statements instead of stopping at the first one.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// Arguments of `qajudge sameas`.
+#[derive(Debug, Args)]
+pub struct SameAsArgs {
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// IRIs to look up.
+    #[arg(required = true)]
+    pub iris: Vec<String>,
+    /// At most this many members per IRI.
+    #[arg(long, default_value_t = 100)]
+    pub limit: usize,
+}
+
+/// Arguments of `qajudge labels`.
+#[derive(Debug, Args)]
+pub struct LabelsArgs {
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// The label to look up.
+    pub text: String,
+    /// Only labels in this language (`en` also matches `en-gb`).
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Also labels within this many edits (Levenshtein automaton over the FST).
+    #[arg(long, default_value_t = 0)]
+    pub fuzzy: u32,
+}
+
+/// Arguments of `qajudge types`.
+#[derive(Debug, Args)]
+pub struct TypesArgs {
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// The IRI whose classes to print.
+    pub iri: String,
+}
+
+struct Bar {
+    bar: ProgressBar,
+    statements: u64,
+    started: Instant,
+}
+
+impl Progress for Bar {
+    fn file(&mut self, path: &Path, _bytes: u64) {
+        self.bar.set_message(format!("{}", path.display()));
+    }
+    fn advance(&mut self, bytes: u64, statements: u64) {
+        self.bar.inc(bytes);
+        if statements > 0 {
+            self.statements += statements;
+            let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+            self.bar.set_prefix(format!(
+                "{} statements, {:.0}/s",
+                self.statements,
+                self.statements as f64 / secs
+            ));
+        }
+    }
+    fn phase(&mut self, name: &str) {
+        self.bar.set_message(name.to_string());
+    }
+}
+
+fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let files = crate::indexer::input_files(&args.inputs)?;
+    let total: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let bar = ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {prefix} {wide_msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut progress = Bar {
+        bar,
+        statements: 0,
+        started: Instant::now(),
+    };
+    let mut opts = BuildOptions {
+        equivalence: args.equivalence.iter().map(|p| expand(p)).collect(),
+        exclude_hosts: args.exclude_hosts,
+        lenient: args.lenient,
+        ..BuildOptions::default()
+    };
+    if !args.labels.is_empty() {
+        opts.labels = args.labels.iter().map(|p| expand(p)).collect();
+    }
+    let started = Instant::now();
+    let meta = build(&args.inputs, &args.out, &opts, &mut progress);
+    progress.bar.finish_and_clear();
+    let meta = meta?;
+    let secs = started.elapsed().as_secs_f64();
+    let c = &meta.counts;
+    eprintln!(
+        "{}: {} statements from {} files in {:.1} s ({:.0}/s); {} skipped; {} equivalence links, {} classes over {} IRIs; {} labels; {} typed IRIs",
+        args.out.display(),
+        c.statements,
+        meta.inputs.len(),
+        secs,
+        c.statements as f64 / secs.max(1e-9),
+        c.skipped,
+        c.equivalence_links,
+        c.classes,
+        c.iris,
+        c.labels,
+        c.typed_iris
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `qajudge index …`.
+pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        IndexCommand::Build(b) => run_build(b),
+        IndexCommand::Info { dir } => {
+            let index = Index::open(&dir)?;
+            println!("{}", serde_json::to_string_pretty(index.meta())?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Runs `qajudge sameas`.
+pub fn run_sameas(args: SameAsArgs) -> anyhow::Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let out: Vec<_> = args
+        .iris
+        .iter()
+        .map(|i| index.sameas(i, args.limit))
+        .collect::<Result<_, _>>()?;
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `qajudge labels`.
+pub fn run_labels(args: LabelsArgs) -> anyhow::Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let hits = index.labels(&args.text, args.lang.as_deref(), args.fuzzy)?;
+    println!("{}", serde_json::to_string_pretty(&hits)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `qajudge types`.
+pub fn run_types(args: TypesArgs) -> anyhow::Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let types = index.types(&args.iri)?;
+    println!("{}", serde_json::to_string_pretty(&types)?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,318 @@
+//! The indexer and the index on the real RDF of `../shared/data/rdf`: the sameAs.cc
+//! classes come out whole, DBpedia, Wikidata, Wikipedia and Freebase IRIs of one
+//! thing meet in one class, labels find Q42 in many languages, a malformed file
+//! stops the build with its location (or is skipped with `--lenient`), and an
+//! interrupted build leaves the previous index intact.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use qajudge::index::Index;
+use qajudge::indexer::{build, BuildOptions, IndexerError, Silent};
+
+use crate::require_data;
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("index-tests");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    dir.join(name)
+}
+
+/// The index of all of `rdf/`, built once (leniently: one file there is malformed).
+fn rdf_index(data: &Path) -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let out = tmp("rdf-all");
+        let opts = BuildOptions {
+            lenient: true,
+            ..BuildOptions::default()
+        };
+        let meta = build(&[data.join("rdf")], &out, &opts, &mut Silent).expect("index builds");
+        eprintln!("built {}: {:?}", out.display(), meta.counts);
+        Index::open(&out).expect("index opens")
+    })
+}
+
+fn tsv_iris(gold: &Path, id: &str) -> Vec<String> {
+    let tsv = std::fs::read_to_string(gold.join(format!("{id}.tsv"))).expect("tsv");
+    tsv.lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+const SAMEAS_CC: [&str; 5] = ["11116", "1133953", "14514123", "4635725", "9994282"];
+
+#[test]
+fn sameas_cc_classes_come_out_whole() {
+    let data = require_data!();
+    let gold = data.join("rdf/sameas-cc-classes/gold");
+    // built from the sameAs.cc edges alone, each class has exactly the IRIs its
+    // .tsv lists (as written: percent-encoding and http/https twins included)
+    let out = tmp("sameas-cc");
+    build(
+        &[data.join("rdf/sameas-cc-classes")],
+        &out,
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect("builds");
+    let alone = Index::open(&out).expect("opens");
+    for id in SAMEAS_CC {
+        let iris = tsv_iris(&gold, id);
+        let first = alone.sameas(&iris[0], usize::MAX).expect("lookup");
+        assert_eq!(first.class_size, iris.len(), "class {id}");
+        let mut members = first.members.clone();
+        members.sort();
+        let mut expected = iris.clone();
+        expected.sort();
+        assert_eq!(members, expected, "class {id}");
+        if id == "4635725" {
+            assert_eq!(first.class_size, 963);
+        }
+    }
+    // built from all of rdf/, the classes stay whole; the DBpedia–GND link sets add
+    // real links into two of them: a GND id into 14514123 (bottle deposit), and four
+    // GND ids and de.dbpedia's Leon_Lai into the giant erroneous class 4635725
+    let index = rdf_index(&data);
+    for id in SAMEAS_CC {
+        let iris = tsv_iris(&gold, id);
+        let first = index.sameas(&iris[0], usize::MAX).expect("lookup");
+        for iri in &iris {
+            assert_eq!(
+                index.class_of(iri).expect("lookup"),
+                first.class,
+                "{iri} in class {id}"
+            );
+        }
+        let extra: Vec<&String> = first.members.iter().filter(|m| !iris.contains(m)).collect();
+        let expected: Vec<&str> = match id {
+            "14514123" => vec!["http://d-nb.info/gnd/4017424-4"],
+            "4635725" => vec![
+                "http://d-nb.info/gnd/1014858011",
+                "http://d-nb.info/gnd/1022190490",
+                "http://d-nb.info/gnd/13216924X",
+                "http://d-nb.info/gnd/141573511",
+                "http://de.dbpedia.org/resource/Leon_Lai",
+            ],
+            _ => vec![],
+        };
+        assert_eq!(extra, expected, "class {id}");
+    }
+}
+
+#[test]
+fn one_thing_across_graphs() {
+    let data = require_data!();
+    let index = rdf_index(&data);
+    let class = |iri: &str| index.class_of(iri).expect("lookup");
+    // English and German DBpedia through GND
+    let bang = class("http://dbpedia.org/resource/!!!");
+    assert!(bang.is_some());
+    assert_eq!(bang, class("http://de.dbpedia.org/resource/!!!"));
+    // Douglas Adams: Wikidata, Wikipedia (sitelink), DBpedia (canonical form of the
+    // Wikipedia article), Freebase (P646)
+    let q42 = class("http://www.wikidata.org/entity/Q42");
+    assert!(q42.is_some());
+    for iri in [
+        "https://en.wikipedia.org/wiki/Douglas_Adams",
+        "http://dbpedia.org/resource/Douglas_Adams",
+        "http://rdf.freebase.com/ns/m.0282x",
+        "https://www.wikidata.org/wiki/Q42",
+        "https://de.wikipedia.org/wiki/Douglas_Adams",
+    ] {
+        assert_eq!(class(iri), q42, "{iri}");
+    }
+    // the redirect written as owl:sameAs in small_dump.ttl
+    assert!(class("http://www.wikidata.org/entity/Q6825").is_some());
+    assert_eq!(
+        class("http://www.wikidata.org/entity/Q6825"),
+        class("http://www.wikidata.org/entity/Q26709563")
+    );
+    // unknown IRIs are a class of one
+    let unknown = index
+        .sameas("http://example.org/nothing", 10)
+        .expect("lookup");
+    assert_eq!((unknown.class, unknown.class_size), (None, 1));
+}
+
+#[test]
+fn labels_find_q42_in_many_languages() {
+    let data = require_data!();
+    let index = rdf_index(&data);
+    let q42 = "http://www.wikidata.org/entity/Q42";
+    let en = index
+        .labels("Douglas Adams", Some("en"), 0)
+        .expect("labels");
+    assert!(en.iter().any(|h| h.iri == q42), "{en:?}");
+    let all = index.labels("douglas  ADAMS", None, 0).expect("labels");
+    let mut langs: Vec<&str> = all
+        .iter()
+        .filter(|h| h.iri == q42)
+        .map(|h| h.lang.as_str())
+        .collect();
+    langs.sort();
+    langs.dedup();
+    assert!(langs.len() >= 10, "{langs:?}");
+    let fuzzy = index.labels("Duglas Adams", Some("en"), 1).expect("labels");
+    assert!(fuzzy.iter().any(|h| h.iri == q42));
+    let types = index.types(q42).expect("types");
+    assert!(
+        types.contains(&"http://www.wikidata.org/entity/Q5".to_string()),
+        "{types:?}"
+    );
+}
+
+#[test]
+fn malformed_file_stops_with_location_or_is_skipped() {
+    let data = require_data!();
+    let bad = data
+        .join("rdf/dbpedia-links/dbpedia.org/learning-provider.data.ac.uk/uk-university-links.nt");
+    let out = tmp("uk");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).expect("clean");
+    }
+    let err = build(
+        std::slice::from_ref(&bad),
+        &out,
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect_err("malformed");
+    let msg = err.to_string();
+    assert!(matches!(err, IndexerError::Syntax { line: 1, .. }), "{msg}");
+    assert!(
+        msg.contains("uk-university-links.nt:1:") && msg.contains("--lenient"),
+        "{msg}"
+    );
+    assert!(!out.exists(), "a failed build writes nothing");
+    let opts = BuildOptions {
+        lenient: true,
+        ..BuildOptions::default()
+    };
+    // leniently, the bare CRs are read as the grammar allows: all 174 statements
+    // are well-formed (two hold truncated IRIs, which no parser can tell), so none
+    // is skipped; the damage is a warning in the metadata
+    let meta = build(&[bad], &out, &opts, &mut Silent).expect("lenient build");
+    assert_eq!(
+        (meta.counts.statements, meta.counts.skipped),
+        (174, 0),
+        "{:?}",
+        meta.counts
+    );
+    assert!(
+        meta.inputs[0].warnings[0].contains("bare carriage-return"),
+        "{:?}",
+        meta.inputs[0]
+    );
+    // a really malformed statement is skipped and counted
+    let broken = write(
+        &tmp("broken.nt"),
+        "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/1> .\n<http://a.org/2> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/has space> .\n<http://c.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://d.org/1> .\n",
+    );
+    let err = build(
+        std::slice::from_ref(&broken),
+        &tmp("broken"),
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect_err("malformed");
+    assert!(err.to_string().contains("broken.nt:2:"), "{err}");
+    let meta = build(&[broken], &tmp("broken"), &opts, &mut Silent).expect("lenient build");
+    assert_eq!(
+        (
+            meta.counts.statements,
+            meta.counts.skipped,
+            meta.counts.classes
+        ),
+        (2, 1, 2),
+        "{:?}",
+        meta.counts
+    );
+}
+
+fn write(path: &Path, text: &str) -> PathBuf {
+    std::fs::write(path, text).expect("written");
+    path.to_path_buf()
+}
+
+#[test]
+fn closure_does_not_depend_on_order_and_failed_builds_keep_the_old_index() {
+    let a = write(
+        &tmp("a.nt"),
+        "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/1> .\n<http://c.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://d.org/1> .\n",
+    );
+    let b = write(
+        &tmp("b.ttl"),
+        "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n<http://b.org/1> owl:sameAs <http://c.org/1> .\n<http://x.org/9> owl:sameAs <http://y.org/9> .\n",
+    );
+    let ab = tmp("order-ab");
+    let ba = tmp("order-ba");
+    build(
+        &[a.clone(), b.clone()],
+        &ab,
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect("ab");
+    build(
+        &[b.clone(), a.clone()],
+        &ba,
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect("ba");
+    let (ab, ba) = (Index::open(&ab).expect("ab"), Index::open(&ba).expect("ba"));
+    for iri in [
+        "http://a.org/1",
+        "http://d.org/1",
+        "http://x.org/9",
+        "http://zzz.org/0",
+    ] {
+        assert_eq!(
+            ab.sameas(iri, 100).expect("ab"),
+            ba.sameas(iri, 100).expect("ba"),
+            "{iri}"
+        );
+    }
+    assert_eq!(ab.sameas("http://a.org/1", 100).expect("a").class_size, 4);
+    assert_eq!(ab.meta().counts, ba.meta().counts);
+
+    // a build that fails leaves the previous index whole
+    let out = tmp("kept");
+    build(
+        std::slice::from_ref(&a),
+        &out,
+        &BuildOptions::default(),
+        &mut Silent,
+    )
+    .expect("first");
+    let bad = write(
+        &tmp("bad.nt"),
+        "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/2 .\n",
+    );
+    assert!(build(&[b, bad], &out, &BuildOptions::default(), &mut Silent).is_err());
+    let kept = Index::open(&out).expect("the old index still opens");
+    assert_eq!(
+        kept.sameas("http://a.org/1", 10)
+            .expect("lookup")
+            .class_size,
+        2
+    );
+
+    // another format version is refused with a way out
+    let meta_path = out.join("meta.json");
+    let text = std::fs::read_to_string(&meta_path).expect("meta");
+    std::fs::write(
+        &meta_path,
+        text.replace("\"format_version\": 1", "\"format_version\": 999"),
+    )
+    .expect("edited");
+    let err = Index::open(&out).err().expect("refused").to_string();
+    assert!(
+        err.contains("version 999") && err.contains("rebuild"),
+        "{err}"
+    );
+}
