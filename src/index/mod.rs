@@ -137,12 +137,9 @@ impl Index {
         }))
     }
 
-    /// The members (as written) of a class.
-    pub fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
-        let value = self
-            .store
-            .get(CF_MEMBERS, &class.to_be_bytes())
-            .map_err(|e| self.read_err(e))?;
+    /// A `\n`-separated list stored under a key (empty when the key is absent).
+    fn list(&self, cf: &str, key: &[u8]) -> Result<Vec<String>, IndexError> {
+        let value = self.store.get(cf, key).map_err(|e| self.read_err(e))?;
         Ok(value
             .map(|v| {
                 String::from_utf8_lossy(&v)
@@ -151,6 +148,11 @@ impl Index {
                     .collect()
             })
             .unwrap_or_default())
+    }
+
+    /// The members (as written) of a class.
+    pub fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
+        self.list(CF_MEMBERS, &class.to_be_bytes())
     }
 
     /// The equivalence class of an IRI, members capped at `limit`.
@@ -198,17 +200,6 @@ impl Index {
 
     /// The classes (rdf:type, wdt:P31) of an IRI.
     pub fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
-        let value = self
-            .store
-            .get(CF_TYPES, canonical_iri(iri).as_bytes())
-            .map_err(|e| self.read_err(e))?;
-        Ok(value
-            .map(|v| {
-                String::from_utf8_lossy(&v)
-                    .split('\n')
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default())
+        self.list(CF_TYPES, canonical_iri(iri).as_bytes())
     }
 }
