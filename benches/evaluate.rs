@@ -8,7 +8,8 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use qajudge::eval::{evaluate, Experiment, Options, Run};
+use qajudge::eval::{evaluate, Experiment, Options, Report, Run};
+use qajudge::model::Dataset;
 
 // the same allocator as the binary
 #[global_allocator]
@@ -17,6 +18,21 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn shared() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
     dir.is_dir().then_some(dir)
+}
+
+/// Parses a run and evaluates it against a parsed gold.
+fn parse_and_evaluate(gold: &Dataset, name: &str, run_bytes: &[u8], options: Options) -> Report {
+    let run = qajudge::qald::parse(run_bytes, "run").expect("run parses");
+    evaluate(
+        gold,
+        "gold",
+        &[Run {
+            name,
+            source: name,
+            dataset: &run,
+        }],
+        options,
+    )
 }
 
 fn qa_only() -> Options {
@@ -68,18 +84,12 @@ fn bench(c: &mut Criterion) {
         // parse the run + evaluate (the gold parsed once, as for several runs)
         group.bench_function(format!("{name}/parse_run+evaluate"), |b| {
             b.iter(|| {
-                let run = qajudge::qald::parse(black_box(run_bytes), "run").expect("run parses");
-                let report = evaluate(
+                black_box(parse_and_evaluate(
                     &gold,
-                    "gold",
-                    &[Run {
-                        name,
-                        source: name,
-                        dataset: &run,
-                    }],
+                    name,
+                    black_box(run_bytes),
                     qa_only(),
-                );
-                black_box(report)
+                ))
             })
         });
         // the baseline: a plain serde_json parse of the same run bytes
@@ -96,17 +106,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for (name, gold_bytes, run_bytes) in &runs {
                 let gold = qajudge::qald::parse(gold_bytes, "gold").expect("gold");
-                let run = qajudge::qald::parse(run_bytes, "run").expect("run");
-                black_box(evaluate(
-                    &gold,
-                    "gold",
-                    &[Run {
-                        name,
-                        source: name,
-                        dataset: &run,
-                    }],
-                    qa_only(),
-                ));
+                black_box(parse_and_evaluate(&gold, name, run_bytes, qa_only()));
             }
         })
     });
@@ -125,15 +125,10 @@ fn bench(c: &mut Criterion) {
         let gold = qajudge::qald::parse(gold_bytes, "gold").expect("gold parses");
         group.bench_function(format!("{name}/parse_run+evaluate_all_experiments"), |b| {
             b.iter(|| {
-                let run = qajudge::qald::parse(black_box(run_bytes), "run").expect("run parses");
-                black_box(evaluate(
+                black_box(parse_and_evaluate(
                     &gold,
-                    "gold",
-                    &[Run {
-                        name,
-                        source: name,
-                        dataset: &run,
-                    }],
+                    name,
+                    black_box(run_bytes),
                     Options::default(),
                 ))
             })

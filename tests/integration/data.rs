@@ -41,21 +41,14 @@ pub fn load(path: &Path) -> Dataset {
     qajudge::qald::parse(&bytes, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Evaluates one run against a gold benchmark with the default options.
+/// Evaluates one run against a gold benchmark with the default options (all
+/// sub-experiments).
 pub fn eval_one(gold: &Dataset, run: &Dataset, name: &str) -> Report {
-    evaluate(
-        gold,
-        "gold",
-        &[Run {
-            name,
-            source: name,
-            dataset: run,
-        }],
-        Options::default(),
-    )
+    eval_with(gold, run, name, &[])
 }
 
-/// Evaluates one run against a gold benchmark for the given sub-experiments only.
+/// Evaluates one run against a gold benchmark for the given sub-experiments only
+/// (all when empty).
 pub fn eval_with(gold: &Dataset, run: &Dataset, name: &str, experiments: &[Experiment]) -> Report {
     evaluate(
         gold,
