@@ -1,6 +1,9 @@
 //! When two answers are the same (SCORING 2) and how many of them match: the
-//! literal rules (numbers, dates, booleans, strings), canonical IRIs, duplicate
-//! removal, and a maximum one-to-one matching between gold and run answers.
+//! literal rules (numbers, dates, booleans, strings), canonical IRIs, the sameAs
+//! closure and the label rules across kinds when an index is given (through the
+//! [`Equivalence`] trait), the rules each profile switches (exact strings, the run's
+//! closure only, one answer per label candidate), duplicate removal, and a maximum
+//! one-to-one matching between gold and run answers.
 //!
 //! Every term is turned into a few *keys*; two terms are equivalent when a key of
 //! one is among the *lookups* of the other. Lookups are the key itself, plus the
@@ -8,23 +11,129 @@
 //! parses as a number, but two plain lexical forms only compare as strings.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
 
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::index::canonical::canonical_iri;
+use crate::index::canonical::{canonical_iri, gerbil_iri};
+use crate::index::{Class, Equivalence};
 use crate::model::{Answer, Term};
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 
-/// Options of the literal rules.
+/// How IRIs are compared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IriRule {
+    /// Canonical form (SCORING 2a) and the index's closure, for gold and run alike.
+    #[default]
+    Equivalent,
+    /// GERBIL's rules: its few canonical rules, and the closure of the run's IRIs
+    /// only (gold IRIs are not expanded).
+    RunClosure,
+    /// The exact string of the value (an IRI equals a literal with the same text).
+    Exact,
+}
+
+/// How literals are compared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LiteralRule {
+    /// The typed rules of SCORING 2 (numbers, dates, booleans, normalised strings).
+    #[default]
+    Typed,
+    /// The exact, case-sensitive string of the value.
+    Exact,
+}
+
+/// How a string answer is compared with IRIs (needs an index).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LabelRule {
+    /// One answer that matches an IRI when one of the IRIs carrying its label is
+    /// equivalent to it (and an IRI matches a string that is one of its labels).
+    #[default]
+    OneAnswer,
+    /// GERBIL: a run string against gold IRIs becomes one answer per IRI carrying
+    /// its label (at most one of them can be a true positive).
+    EachCandidate,
+    /// No label rule.
+    Off,
+}
+
+/// Which side of a comparison a set is on (some profiles treat them differently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The gold answers.
+    Gold,
+    /// The system's answers.
+    Run,
+}
+
+/// The rules used to compare terms.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MatchOptions {
     /// Turn off case folding and the number and date rules (`--strict-literals`).
     pub strict_literals: bool,
     /// A gYear equals a date of that year (`--lenient-dates`).
     pub lenient_dates: bool,
+    /// How IRIs are compared.
+    pub iri: IriRule,
+    /// How literals are compared.
+    pub literal: LiteralRule,
+    /// How strings and IRIs are compared across kinds.
+    pub label: LabelRule,
+}
+
+/// The most IRIs one label may stand for before the rest are ignored.
+pub const MAX_LABEL_CANDIDATES: usize = 1000;
+
+/// Why two answers are the same, for explanations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Reason {
+    /// Equal IRIs in canonical form (SCORING 2a).
+    Iri,
+    /// IRIs in one owl:sameAs class of the index.
+    SameAs {
+        /// The number of IRIs in the class.
+        class_size: u32,
+    },
+    /// A string and an IRI that carries it as a label.
+    Label,
+    /// Normalised strings.
+    String,
+    /// Numbers by value.
+    Number,
+    /// Dates by value.
+    Date,
+    /// Booleans.
+    Boolean,
+    /// A year and a date of that year (`--lenient-dates`).
+    Year,
+    /// Equal markings (RE2KB triples).
+    Marking,
+    /// Exactly the same value string.
+    Exact,
+}
+
+impl Reason {
+    /// A short name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Iri => "iri",
+            Reason::SameAs { .. } => "sameas",
+            Reason::Label => "label",
+            Reason::String => "string",
+            Reason::Number => "number",
+            Reason::Date => "date",
+            Reason::Boolean => "boolean",
+            Reason::Year => "year",
+            Reason::Marking => "marking",
+            Reason::Exact => "exact",
+        }
+    }
 }
 
 /// A comparison key of a term.
@@ -50,6 +159,12 @@ pub enum Key {
     GYear(i64),
     /// An opaque marking compared exactly (a normalised triple of RE2KB).
     Marking(String),
+    /// The owl:sameAs class of an IRI in the index.
+    Class(Class),
+    /// A member of the run IRI's class under the `gerbil` rules (finds that IRI).
+    Member(String, u32),
+    /// The exact string of a value.
+    Exact(String),
 }
 
 impl Key {
@@ -63,6 +178,7 @@ impl Key {
             Key::DateLex(d) => (None, Some(Key::DateTyped(d.clone()))),
             Key::YearOfDate(y) => (None, Some(Key::GYear(*y))),
             Key::GYear(y) => (Some(self), Some(Key::YearOfDate(*y))),
+            Key::Member(iri, _) => (Some(self), Some(Key::Iri(iri.clone()))),
             _ => (Some(self), None),
         }
     }
@@ -74,15 +190,18 @@ impl Key {
     }
 
     /// Why two terms linked by this key are the same, for explanations.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> Reason {
         match self {
-            Key::Iri(_) => "iri",
-            Key::Str(_) => "string",
-            Key::NumTyped(_) | Key::NumLex(_) => "number",
-            Key::DateTyped(_) | Key::DateLex(_) => "date",
-            Key::Bool(_) => "boolean",
-            Key::YearOfDate(_) | Key::GYear(_) => "year",
-            Key::Marking(_) => "marking",
+            Key::Iri(_) => Reason::Iri,
+            Key::Str(_) => Reason::String,
+            Key::NumTyped(_) | Key::NumLex(_) => Reason::Number,
+            Key::DateTyped(_) | Key::DateLex(_) => Reason::Date,
+            Key::Bool(_) => Reason::Boolean,
+            Key::YearOfDate(_) | Key::GYear(_) => Reason::Year,
+            Key::Marking(_) => Reason::Marking,
+            Key::Class(c) => Reason::SameAs { class_size: c.size },
+            Key::Member(_, size) => Reason::SameAs { class_size: *size },
+            Key::Exact(_) => Reason::Exact,
         }
     }
 }
@@ -351,10 +470,7 @@ pub fn prepare_markings(markings: &[String]) -> Vec<Prepared> {
         .iter()
         .enumerate()
         .filter(|(_, m)| seen.insert(m.as_str()))
-        .map(|(index, m)| Prepared {
-            index,
-            keys: vec![Key::Marking(m.clone())],
-        })
+        .map(|(index, m)| Prepared::new(index, vec![Key::Marking(m.clone())]))
         .collect()
 }
 
@@ -365,61 +481,305 @@ pub struct Prepared {
     pub index: usize,
     /// The keys of all its terms.
     pub keys: Vec<Key>,
+    /// Keys reached through a label (the IRIs carrying a string answer's text): they
+    /// find IRIs of the other side, never another label's keys.
+    pub via_label: Vec<Key>,
+    /// How many answers it counts as (more than one only under GERBIL's
+    /// one-answer-per-label-candidate rule).
+    pub weight: usize,
 }
 
-/// Computes keys and removes duplicates. An answer of one distinct term is a
-/// duplicate of an earlier one-term answer it is equivalent to; a row of several
-/// distinct terms is a duplicate of an earlier row with the same terms (rows that
-/// merely share a term are different answers). Returns the kept answers in order.
+impl Prepared {
+    /// An answer with direct keys only, counting once.
+    pub fn new(index: usize, keys: Vec<Key>) -> Prepared {
+        Prepared {
+            index,
+            keys,
+            via_label: Vec::new(),
+            weight: 1,
+        }
+    }
+}
+
+/// Computes keys without an index and removes duplicates (see [`Resolver::prepare`]).
 pub fn prepare(answers: &[Answer], opts: MatchOptions) -> Vec<Prepared> {
-    // keys of every answer, and for rows of several distinct terms their signature
-    let mut all: Vec<(Vec<Key>, Option<Vec<Key>>)> = Vec::with_capacity(answers.len());
-    for answer in answers {
-        let mut keys = Vec::with_capacity(answer.terms.len() * 2);
-        let mut primary = Vec::new();
-        for term in &answer.terms {
-            let start = keys.len();
-            term_keys(term, opts, &mut keys);
-            if answer.terms.len() > 1 {
-                if let Some(first) = keys.get(start) {
-                    primary.push(first.clone());
+    Resolver::new(opts, None).prepare(answers, Side::Gold, true)
+}
+
+/// Term comparison with the chosen rules and, optionally, an index; caches index
+/// lookups for the lifetime of one evaluation and collects index read errors.
+pub struct Resolver<'a> {
+    opts: MatchOptions,
+    index: Option<&'a dyn Equivalence>,
+    classes: RefCell<FxHashMap<String, Option<Class>>>,
+    members: RefCell<FxHashMap<u32, Rc<Vec<String>>>>,
+    labels: RefCell<FxHashMap<String, Rc<Vec<String>>>>,
+    errors: RefCell<Vec<String>>,
+}
+
+impl<'a> Resolver<'a> {
+    /// A resolver with the given rules and index.
+    pub fn new(opts: MatchOptions, index: Option<&'a dyn Equivalence>) -> Resolver<'a> {
+        Resolver {
+            opts,
+            index,
+            classes: RefCell::default(),
+            members: RefCell::default(),
+            labels: RefCell::default(),
+            errors: RefCell::default(),
+        }
+    }
+
+    /// The rules in use.
+    pub fn options(&self) -> MatchOptions {
+        self.opts
+    }
+
+    /// True when an index is available.
+    pub fn has_index(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// Index read errors met so far (each once), emptied.
+    pub fn take_errors(&self) -> Vec<String> {
+        std::mem::take(&mut *self.errors.borrow_mut())
+    }
+
+    fn note_error(&self, e: impl std::fmt::Display) {
+        let message = e.to_string();
+        let mut errors = self.errors.borrow_mut();
+        if !errors.contains(&message) {
+            errors.push(message);
+        }
+    }
+
+    /// The sameAs class of an IRI (`None`: a class of one, or no index).
+    pub fn class(&self, iri: &str) -> Option<Class> {
+        let index = self.index?;
+        if let Some(c) = self.classes.borrow().get(iri) {
+            return *c;
+        }
+        let c = index.class(iri).unwrap_or_else(|e| {
+            self.note_error(e);
+            None
+        });
+        self.classes.borrow_mut().insert(iri.to_string(), c);
+        c
+    }
+
+    fn members(&self, class: Class) -> Rc<Vec<String>> {
+        let Some(index) = self.index else {
+            return Rc::default();
+        };
+        if let Some(m) = self.members.borrow().get(&class.id) {
+            return Rc::clone(m);
+        }
+        let m = Rc::new(index.members(class.id).unwrap_or_else(|e| {
+            self.note_error(e);
+            Vec::new()
+        }));
+        self.members.borrow_mut().insert(class.id, Rc::clone(&m));
+        m
+    }
+
+    fn label_iris(&self, label: &str) -> Rc<Vec<String>> {
+        let Some(index) = self.index else {
+            return Rc::default();
+        };
+        if let Some(l) = self.labels.borrow().get(label) {
+            return Rc::clone(l);
+        }
+        let mut iris = index.label_iris(label).unwrap_or_else(|e| {
+            self.note_error(e);
+            Vec::new()
+        });
+        iris.truncate(MAX_LABEL_CANDIDATES);
+        let iris = Rc::new(iris);
+        self.labels
+            .borrow_mut()
+            .insert(label.to_string(), Rc::clone(&iris));
+        iris
+    }
+
+    /// The types of an IRI in the index (empty without one).
+    pub fn types(&self, iri: &str) -> Vec<String> {
+        let Some(index) = self.index else {
+            return Vec::new();
+        };
+        index.types(iri).unwrap_or_else(|e| {
+            self.note_error(e);
+            Vec::new()
+        })
+    }
+
+    /// True when the index holds types.
+    pub fn has_types(&self) -> bool {
+        self.index.is_some_and(|i| i.has_types())
+    }
+
+    /// The keys of an IRI on one side.
+    fn iri_keys(&self, iri: &str, side: Side, out: &mut Vec<Key>) {
+        match self.opts.iri {
+            IriRule::Exact => out.push(Key::Exact(iri.to_string())),
+            IriRule::Equivalent => {
+                out.push(Key::Iri(canonical_iri(iri)));
+                if let Some(c) = self.class(iri) {
+                    out.push(Key::Class(c));
                 }
             }
-        }
-        if keys.len() > 1 {
-            keys.sort_unstable();
-            keys.dedup();
-        }
-        primary.sort_unstable();
-        primary.dedup();
-        all.push((keys, (primary.len() > 1).then_some(primary)));
-    }
-    let mut keep = vec![false; all.len()];
-    {
-        let mut seen: FxHashSet<&Key> = FxHashSet::default();
-        seen.reserve(all.len() * 2);
-        let mut seen_rows: FxHashSet<&[Key]> = FxHashSet::default();
-        for (i, (keys, row)) in all.iter().enumerate() {
-            if keys.is_empty() {
-                continue;
-            }
-            keep[i] = match row {
-                Some(signature) => seen_rows.insert(signature.as_slice()),
-                None => {
-                    let duplicate = keys.iter().any(|k| k.each_lookup(|l| seen.contains(l)));
-                    if !duplicate {
-                        seen.extend(keys.iter());
+            IriRule::RunClosure => {
+                out.push(Key::Iri(gerbil_iri(iri)));
+                if side == Side::Run {
+                    if let Some(c) = self.class(iri) {
+                        for m in self.members(c).iter() {
+                            out.push(Key::Member(gerbil_iri(m), c.size));
+                        }
                     }
-                    !duplicate
                 }
-            };
+            }
         }
     }
-    all.into_iter()
-        .enumerate()
-        .filter(|(i, _)| keep[*i])
-        .map(|(index, (keys, _))| Prepared { index, keys })
-        .collect()
+
+    /// The keys of one term: direct keys, keys through labels, and the number of
+    /// answers it counts as.
+    fn term_keys(
+        &self,
+        term: &Term,
+        side: Side,
+        other_has_iris: bool,
+        keys: &mut Vec<Key>,
+        via_label: &mut Vec<Key>,
+    ) -> usize {
+        let lexical = match term {
+            Term::Iri(iri) => {
+                self.iri_keys(iri, side, keys);
+                return 1;
+            }
+            Term::Boolean(b) => {
+                keys.push(Key::Bool(*b));
+                return 1;
+            }
+            Term::Literal { lexical, .. } => lexical,
+        };
+        match (self.opts.literal, self.opts.iri) {
+            (_, IriRule::Exact) | (LiteralRule::Exact, _) => keys.push(Key::Exact(lexical.clone())),
+            (LiteralRule::Typed, _) => term_keys(term, self.opts, keys),
+        }
+        if self.index.is_none() || !is_stringish(term) {
+            return 1;
+        }
+        match self.opts.label {
+            LabelRule::Off => 1,
+            LabelRule::OneAnswer => {
+                for iri in self.label_iris(lexical).iter() {
+                    self.iri_keys(iri, Side::Gold, via_label);
+                }
+                1
+            }
+            LabelRule::EachCandidate => {
+                if side != Side::Run || !other_has_iris {
+                    return 1;
+                }
+                let candidates = self.label_iris(lexical);
+                for iri in candidates.iter() {
+                    self.iri_keys(iri, Side::Run, via_label);
+                }
+                candidates.len().max(1)
+            }
+        }
+    }
+
+    /// Computes keys and removes duplicates. An answer of one distinct term is a
+    /// duplicate of an earlier one-term answer it is equivalent to; a row of several
+    /// distinct terms is a duplicate of an earlier row with the same terms (rows that
+    /// merely share a term are different answers). Keys reached through labels never
+    /// make duplicates. `other_has_iris` says whether the other side holds IRIs
+    /// (GERBIL's label rule applies only then). Returns the kept answers in order.
+    pub fn prepare(&self, answers: &[Answer], side: Side, other_has_iris: bool) -> Vec<Prepared> {
+        // keys of every answer, and for rows of several distinct terms their signature
+        let mut all: Vec<(Prepared, Option<Vec<Key>>)> = Vec::with_capacity(answers.len());
+        for (index, answer) in answers.iter().enumerate() {
+            let mut keys = Vec::with_capacity(answer.terms.len() * 2);
+            let mut via_label = Vec::new();
+            let mut primary = Vec::new();
+            let mut weight = 1;
+            for term in &answer.terms {
+                let start = keys.len();
+                weight = weight.max(self.term_keys(
+                    term,
+                    side,
+                    other_has_iris,
+                    &mut keys,
+                    &mut via_label,
+                ));
+                if answer.terms.len() > 1 {
+                    if let Some(first) = keys.get(start) {
+                        primary.push(first.clone());
+                    }
+                }
+            }
+            for list in [&mut keys, &mut via_label] {
+                if list.len() > 1 {
+                    list.sort_unstable();
+                    list.dedup();
+                }
+            }
+            primary.sort_unstable();
+            primary.dedup();
+            all.push((
+                Prepared {
+                    index,
+                    keys,
+                    via_label,
+                    weight,
+                },
+                (primary.len() > 1).then_some(primary),
+            ));
+        }
+        let mut keep = vec![false; all.len()];
+        {
+            let mut seen: FxHashSet<&Key> = FxHashSet::default();
+            seen.reserve(all.len() * 2);
+            let mut seen_rows: FxHashSet<&[Key]> = FxHashSet::default();
+            for (i, (p, row)) in all.iter().enumerate() {
+                if p.keys.is_empty() {
+                    continue;
+                }
+                keep[i] = match row {
+                    Some(signature) => seen_rows.insert(signature.as_slice()),
+                    None => {
+                        let duplicate = p.keys.iter().any(|k| k.each_lookup(|l| seen.contains(l)));
+                        if !duplicate {
+                            seen.extend(p.keys.iter());
+                        }
+                        !duplicate
+                    }
+                };
+            }
+        }
+        all.into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep[*i])
+            .map(|(_, (p, _))| p)
+            .collect()
+    }
+}
+
+/// True for a literal that may be a label: no numeric, date or boolean datatype.
+fn is_stringish(term: &Term) -> bool {
+    match term {
+        Term::Literal {
+            lexical, datatype, ..
+        } => {
+            !lexical.trim().is_empty()
+                && datatype.as_deref().is_none_or(|dt| {
+                    !is_numeric_datatype(dt)
+                        && !is_date_datatype(dt)
+                        && xsd_local(dt) != Some("boolean")
+                })
+        }
+        _ => false,
+    }
 }
 
 /// One matched pair of a maximum matching.
@@ -429,8 +789,8 @@ pub struct Pair {
     pub gold: usize,
     /// Index of the run answer in the run set.
     pub run: usize,
-    /// Why they are the same (`iri`, `string`, `number`, `date`, `boolean`, `year`).
-    pub reason: &'static str,
+    /// Why they are the same.
+    pub reason: Reason,
 }
 
 /// The outcome of matching two prepared answer sets.
@@ -440,7 +800,7 @@ pub struct Matching {
     pub pairs: Vec<Pair>,
     /// Distinct gold answers.
     pub gold: usize,
-    /// Distinct run answers.
+    /// Distinct run answers (each weighted by how many answers it counts as).
     pub run: usize,
 }
 
@@ -462,40 +822,58 @@ impl Matching {
 /// Maximum one-to-one matching between prepared gold and run answers, so the
 /// result never depends on the order of answers.
 pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
+    let run_count = run.iter().map(|p| p.weight).sum();
     if gold.is_empty() || run.is_empty() {
         return Matching {
             pairs: Vec::new(),
             gold: gold.len(),
-            run: run.len(),
+            run: run_count,
         };
     }
-    // key -> first gold answer; further gold answers with the same key are chained
+    // key -> first gold link; further links of the same key are chained
     let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
     first.reserve(gold.len() * 2);
-    let mut chain: Vec<(usize, usize)> = Vec::new(); // (gold, next link or usize::MAX)
+    // (gold answer, reached through a label, next link or usize::MAX)
+    let mut chain: Vec<(usize, bool, usize)> = Vec::new();
     for (g, prepared) in gold.iter().enumerate() {
-        for k in &prepared.keys {
-            let link = chain.len();
-            let next = first.insert(k, link).unwrap_or(usize::MAX);
-            chain.push((g, next));
+        for (list, label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
+            for k in list {
+                let link = chain.len();
+                let next = first.insert(k, link).unwrap_or(usize::MAX);
+                chain.push((g, label, next));
+            }
         }
     }
     // adjacency: run answer -> (gold answer, reason)
-    let mut adj: Vec<Vec<(usize, &'static str)>> = Vec::with_capacity(run.len());
+    let mut adj: Vec<Vec<(usize, Reason)>> = Vec::with_capacity(run.len());
     for prepared in run {
-        let mut edges: Vec<(usize, &'static str)> = Vec::new();
-        for k in &prepared.keys {
-            k.each_lookup(|look| {
-                let mut link = first.get(look).copied().unwrap_or(usize::MAX);
-                while link != usize::MAX {
-                    let (g, next) = chain[link];
-                    if !edges.iter().any(|(e, _)| *e == g) {
-                        edges.push((g, k.reason()));
+        let mut edges: Vec<(usize, Reason)> = Vec::new();
+        for (list, run_label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
+            for k in list {
+                k.each_lookup(|look| {
+                    let mut link = first.get(look).copied().unwrap_or(usize::MAX);
+                    while link != usize::MAX {
+                        let (g, gold_label, next) = chain[link];
+                        link = next;
+                        if run_label && gold_label {
+                            continue;
+                        }
+                        let reason = if run_label || gold_label {
+                            Reason::Label
+                        } else {
+                            k.reason()
+                        };
+                        match edges.iter_mut().find(|(e, _)| *e == g) {
+                            Some(edge) if edge.1 == Reason::Label && reason != Reason::Label => {
+                                edge.1 = reason
+                            }
+                            Some(_) => {}
+                            None => edges.push((g, reason)),
+                        }
                     }
-                    link = next;
-                }
-                false
-            });
+                    false
+                });
+            }
         }
         edges.sort_unstable_by_key(|(g, _)| *g);
         adj.push(edges);
@@ -517,16 +895,14 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
             continue;
         }
         stamp += 1;
-        if augment(
+        augment(
             r,
             &adj,
             &mut gold_to_run,
             &mut run_to_gold,
             &mut visited,
             stamp,
-        ) {
-            continue;
-        }
+        );
     }
     let mut pairs: Vec<Pair> = gold_to_run
         .iter()
@@ -538,7 +914,7 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
                 reason: adj[r]
                     .iter()
                     .find(|(e, _)| *e == g)
-                    .map_or("iri", |(_, why)| why),
+                    .map_or(Reason::Iri, |(_, why)| *why),
             })
         })
         .collect();
@@ -546,13 +922,13 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
     Matching {
         pairs,
         gold: gold.len(),
-        run: run.len(),
+        run: run_count,
     }
 }
 
 fn augment(
     r: usize,
-    adj: &[Vec<(usize, &'static str)>],
+    adj: &[Vec<(usize, Reason)>],
     gold_to_run: &mut [Option<usize>],
     run_to_gold: &mut [Option<usize>],
     visited: &mut [usize],
@@ -772,7 +1148,7 @@ mod tests {
         let run = vec![Answer::single(Term::plain("east river"))];
         let m = match_answers(&prepare(&gold, opts()), &prepare(&run, opts()));
         assert_eq!((m.tp(), m.fp(), m.fn_()), (1, 0, 0));
-        assert_eq!(m.pairs[0].reason, "string");
+        assert_eq!(m.pairs[0].reason, Reason::String);
     }
 
     #[test]

@@ -98,6 +98,18 @@ pub struct AnswerSet {
     pub answers: Vec<Answer>,
     /// The variables of the answer objects, in order of first appearance.
     pub vars: Vec<String>,
+    /// The extent of the first answer object when the file has a list of them
+    /// (the `mqald` profile scores only the first one).
+    pub first_object: Option<FirstObject>,
+}
+
+/// How much of an answer set came from its first answer object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FirstObject {
+    /// Answers read from the first object (they come first in `answers`).
+    pub answers: usize,
+    /// Variables known after the first object.
+    pub vars: usize,
 }
 
 impl AnswerSet {

@@ -285,7 +285,7 @@ mod tests {
         ] {
             q.answers = Some(AnswerSet {
                 answers: vec![Answer::single(term)],
-                vars: vec![],
+                ..AnswerSet::default()
             });
             let a = annotate_question(&q, MatchOptions::default());
             assert_eq!(

@@ -9,7 +9,10 @@ use clap::{Args, ValueEnum};
 
 use super::render;
 use crate::annotate::FEATURES;
-use crate::eval::{evaluate, Experiment, Options, Profile, Run};
+use crate::eval::{
+    evaluate_with, Experiment, IndexRef, Options, Profile, Run, DEFAULT_MAX_CLASS_SIZE,
+};
+use crate::index::Index;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -27,6 +30,10 @@ pub enum OutputFormat {
 pub enum ProfileArg {
     /// SCORING.md as written (default).
     Judge,
+    /// Reproduces the GERBIL QA platform's scores.
+    Gerbil,
+    /// Reproduces the evaluation tool published with MQALD.
+    Mqald,
 }
 
 /// Arguments of `qajudge evaluate`.
@@ -67,6 +74,16 @@ pub struct EvaluateArgs {
     /// modifier, triples, aggregation, onlydbo, hybrid, tags, qword, language.
     #[arg(long = "by", value_name = "FEATURE", value_parser = parse_feature)]
     pub by: Vec<String>,
+    /// An index built with `qajudge index build`: IRIs of one owl:sameAs class are
+    /// the same answer, strings match IRIs through labels, types feed AIT2KB.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
+    /// Add, per question, which run answer matched which gold answer and why.
+    #[arg(long)]
+    pub explain: bool,
+    /// Report matches through owl:sameAs classes larger than this.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CLASS_SIZE)]
+    pub max_class_size: usize,
 }
 
 fn parse_experiment(s: &str) -> Result<Experiment, String> {
@@ -122,14 +139,35 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         profile: match args.profile {
             ProfileArg::Judge => Profile::Judge,
+            ProfileArg::Gerbil => Profile::Gerbil,
+            ProfileArg::Mqald => Profile::Mqald,
         },
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
         bootstrap: if args.confidence { 1000 } else { 0 },
         experiments: args.experiments.clone(),
         by: args.by.clone(),
+        explain: args.explain,
+        max_class_size: args.max_class_size,
     };
-    let report = evaluate(&gold, &args.gold.display().to_string(), &runs, options);
+    let index = args.index.as_deref().map(Index::open).transpose()?;
+    let index_path = args
+        .index
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let index_ref = index.as_ref().map(|i| IndexRef {
+        equivalence: i,
+        path: &index_path,
+        format_version: i.meta().format_version,
+    });
+    let report = evaluate_with(
+        &gold,
+        &args.gold.display().to_string(),
+        &runs,
+        options,
+        index_ref,
+    );
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Table => render::table(&report, args.per_question),

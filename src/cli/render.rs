@@ -9,6 +9,16 @@ fn f(v: f64) -> String {
     format!("{v:.4}")
 }
 
+/// A measure the profile may not report (`-` when absent).
+fn fo(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), f)
+}
+
+/// A measure the profile may not report, for CSV (empty when absent).
+fn co(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
 fn pad_table(rows: &[Vec<String>], out: &mut String) {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
@@ -104,9 +114,9 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 a.empty.to_string(),
                 a.missing.to_string(),
                 a.extra.to_string(),
-                f(a.micro.precision),
-                f(a.micro.recall),
-                f(a.micro.f1),
+                fo(a.micro.map(|m| m.precision)),
+                fo(a.micro.map(|m| m.recall)),
+                fo(a.micro.map(|m| m.f1)),
                 f(a.macro_.precision),
                 f(a.macro_.recall),
                 f(a.macro_.f1),
@@ -171,7 +181,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
                         value.clone(),
                         run.to_string(),
                         a.evaluated.to_string(),
-                        f(a.micro.f1),
+                        fo(a.micro.map(|m| m.f1)),
                         f(a.macro_.f1),
                         f(a.macro_qald.f1),
                     ]);
@@ -200,6 +210,27 @@ pub fn table(report: &Report, per_question: bool) -> String {
                     ]);
                 }
                 pad_table(&rows, &mut out);
+            }
+        }
+        for (run, e) in &runs {
+            let Some(e) = e else { continue };
+            if e.questions.iter().all(|q| q.explanation.is_none()) {
+                continue;
+            }
+            let _ = writeln!(out, "\n{} explained: {run}", name.to_uppercase());
+            for q in &e.questions {
+                let Some(x) = &q.explanation else { continue };
+                let _ = writeln!(out, "{} ({}, F1 {})", q.id, q.status.name(), f(q.f1));
+                for p in &x.pairs {
+                    let size = p.class_size.map(|n| format!(" of {n}")).unwrap_or_default();
+                    let _ = writeln!(out, "  = {}  ~  {}  [{}{size}]", p.gold, p.run, p.rule);
+                }
+                for g in &x.unmatched_gold {
+                    let _ = writeln!(out, "  - missed {g}");
+                }
+                for r in &x.unmatched_run {
+                    let _ = writeln!(out, "  + wrong  {r}");
+                }
             }
         }
     }
@@ -268,9 +299,9 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     a.missing,
                     a.extra,
                     a.errors,
-                    a.micro.precision,
-                    a.micro.recall,
-                    a.micro.f1,
+                    co(a.micro.map(|m| m.precision)),
+                    co(a.micro.map(|m| m.recall)),
+                    co(a.micro.map(|m| m.f1)),
                     a.macro_.precision,
                     a.macro_.recall,
                     a.macro_.f1,

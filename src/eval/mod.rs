@@ -6,16 +6,20 @@
 pub mod profile;
 pub mod report;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::annotate::{annotate_question, Annotation, Features};
-use crate::matching::{match_answers, prepare, prepare_markings, MatchOptions, Matching, Prepared};
-use crate::metrics::{aggregate, bootstrap, score_question, QuestionScore};
+use crate::index::Equivalence;
+use crate::matching::{
+    match_answers, prepare_markings, MatchOptions, Matching, Prepared, Reason, Resolver, Side,
+};
+use crate::metrics::{aggregate, bootstrap, QuestionScore};
 use crate::model::{looks_like_iri, Answer, AnswerSet, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
-    AggregateReport, ExperimentReport, Experiments, GoldInfo, QuestionReport, Report, RunReport,
-    Status,
+    AggregateReport, ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, MatchedPair,
+    QuestionReport, Report, RunReport, Status,
 };
 
 /// A sub-experiment (SCORING 5).
@@ -59,8 +63,12 @@ impl Experiment {
     }
 }
 
+/// The default of `--max-class-size`: matches through larger sameAs classes are
+/// reported in the question's diagnostics.
+pub const DEFAULT_MAX_CLASS_SIZE: usize = 1000;
+
 /// What to evaluate and how.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The scoring profile.
     pub profile: Profile,
@@ -70,10 +78,40 @@ pub struct Options {
     pub lenient_dates: bool,
     /// Bootstrap resamples for confidence intervals (0: none).
     pub bootstrap: usize,
-    /// The sub-experiments to run; empty means all.
+    /// The sub-experiments to run; empty means all (that the profile scores).
     pub experiments: Vec<Experiment>,
     /// Features to split every aggregate by (`--by`).
     pub by: Vec<String>,
+    /// Add, per question, the matched pairs and why (`--explain`).
+    pub explain: bool,
+    /// Matches through a sameAs class larger than this are reported (`--max-class-size`).
+    pub max_class_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            profile: Profile::Judge,
+            strict_literals: false,
+            lenient_dates: false,
+            bootstrap: 0,
+            experiments: Vec::new(),
+            by: Vec::new(),
+            explain: false,
+            max_class_size: DEFAULT_MAX_CLASS_SIZE,
+        }
+    }
+}
+
+/// An index to evaluate with (SCORING 2b and the cross-kind rules).
+#[derive(Clone, Copy)]
+pub struct IndexRef<'a> {
+    /// The lookups.
+    pub equivalence: &'a dyn Equivalence,
+    /// Its directory, for the report.
+    pub path: &'a str,
+    /// Its on-disk format version, for the report.
+    pub format_version: u32,
 }
 
 /// The fixed seed of the bootstrap, so that reports are reproducible.
@@ -93,51 +131,93 @@ pub struct Run<'a> {
 /// The prepared sets of one question, per experiment (`None`: no usable source).
 type Sets = [Option<Vec<Prepared>>; 6];
 
-/// Prepares the marking sets of one question for the chosen experiments.
-fn sets(
-    q: &Question,
-    annotation: Option<&Annotation>,
-    wanted: &[bool; 6],
-    opts: MatchOptions,
-) -> Sets {
-    let iris = |list: &Option<Vec<String>>| {
-        list.as_ref().map(|l| {
-            let answers: Vec<Answer> = l
-                .iter()
-                .map(|i| Answer::single(Term::Iri(i.clone())))
-                .collect();
-            prepare(&answers, opts)
-        })
-    };
-    let mut out: Sets = Default::default();
-    if wanted[0] {
-        out[0] = q.answers.as_ref().map(|a| prepare(&a.answers, opts));
+/// The QA answers of one question as the profile scores them.
+type Scored<'a> = Option<Cow<'a, [Answer]>>;
+
+/// Everything one evaluation shares: rules, profile, index lookups.
+struct Ctx<'r, 'i> {
+    profile: Profile,
+    resolver: &'r Resolver<'i>,
+    wanted: [bool; 6],
+    annotate: bool,
+}
+
+impl Ctx<'_, '_> {
+    fn opts(&self) -> MatchOptions {
+        self.resolver.options()
     }
-    if let Some(m) = annotation.map(|a| &a.markings) {
-        if wanted[1] {
-            out[1] = iris(&m.resources);
+
+    /// Prepares the marking sets of one question for the chosen experiments.
+    fn sets(
+        &self,
+        q: &Question,
+        qa: Option<&[Answer]>,
+        annotation: Option<&Annotation>,
+        side: Side,
+        other_has_iris: bool,
+    ) -> Sets {
+        let r = self.resolver;
+        let iris = |list: &Option<Vec<String>>| {
+            list.as_ref().map(|l| {
+                let answers: Vec<Answer> = l
+                    .iter()
+                    .map(|i| Answer::single(Term::Iri(i.clone())))
+                    .collect();
+                r.prepare(&answers, side, true)
+            })
+        };
+        let mut out: Sets = Default::default();
+        if self.wanted[0] {
+            out[0] = qa.map(|a| r.prepare(a, side, other_has_iris));
         }
-        if wanted[2] {
-            out[2] = iris(&m.properties);
+        if let Some(m) = annotation.map(|a| &a.markings) {
+            if self.wanted[1] {
+                out[1] = iris(&m.resources);
+            }
+            if self.wanted[2] {
+                out[2] = iris(&m.properties);
+            }
+            if self.wanted[3] {
+                out[3] = m.triples.as_ref().map(|t| prepare_markings(t));
+            }
+            if self.wanted[4] {
+                out[4] = m.answer_type.map(|t| {
+                    r.prepare(&[Answer::single(Term::plain(t.value.name()))], side, false)
+                });
+            }
+            if self.wanted[5] {
+                out[5] = iris(&m.item_types.clone().or_else(|| self.index_types(q)));
+            }
         }
-        if wanted[3] {
-            out[3] = m.triples.as_ref().map(|t| prepare_markings(t));
-        }
-        if wanted[4] {
-            out[4] = m
-                .answer_type
-                .map(|t| prepare(&[Answer::single(Term::plain(t.value.name()))], opts));
-        }
-        if wanted[5] {
-            out[5] = iris(&m.item_types);
-        }
+        out
     }
-    out
+
+    /// AIT2KB's last source: the types the index gives every answer resource.
+    fn index_types(&self, q: &Question) -> Option<Vec<String>> {
+        if !self.resolver.has_types() {
+            return None;
+        }
+        let answers = &q.answers.as_ref()?.answers;
+        let mut shared: Option<Vec<String>> = None;
+        for a in answers {
+            let iri = a.terms.iter().find_map(|t| match t {
+                Term::Iri(i) => Some(i),
+                _ => None,
+            })?;
+            let types = self.resolver.types(iri);
+            shared = Some(match shared {
+                None => types,
+                Some(s) => s.into_iter().filter(|t| types.contains(t)).collect(),
+            });
+        }
+        shared
+    }
 }
 
 /// A gold question prepared once for all runs.
 struct GoldEntry<'a> {
     question: &'a Question,
+    qa: Scored<'a>,
     sets: Sets,
     features: Features,
     notes: Vec<String>,
@@ -148,25 +228,55 @@ struct GoldEntry<'a> {
 /// A run question prepared once for all experiments.
 struct RunEntry<'a> {
     question: &'a Question,
+    qa: Scored<'a>,
     sets: Sets,
     notes: Vec<String>,
 }
 
-/// Evaluates every run against the gold benchmark.
+/// Evaluates every run against the gold benchmark, without an index.
 pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Options) -> Report {
-    let match_options = options
-        .profile
-        .match_options(options.strict_literals, options.lenient_dates);
+    evaluate_with(gold, gold_path, runs, options, None)
+}
+
+/// Evaluates every run against the gold benchmark, with an index when given.
+pub fn evaluate_with(
+    gold: &Dataset,
+    gold_path: &str,
+    runs: &[Run<'_>],
+    options: Options,
+    index: Option<IndexRef<'_>>,
+) -> Report {
+    let profile = options.profile;
+    let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
+    let resolver = Resolver::new(match_options, index.map(|i| i.equivalence));
     let mut wanted = [options.experiments.is_empty(); 6];
     for e in &options.experiments {
         wanted[*e as usize] = true;
     }
-    let annotate = wanted[1..].iter().any(|w| *w) || !options.by.is_empty();
     let mut diagnostics: Vec<String> = gold
         .diagnostics
         .iter()
         .map(|d| format!("gold: {d}"))
         .collect();
+    for e in Experiment::ALL {
+        if wanted[e as usize] && !profile.experiments(e) {
+            wanted[e as usize] = false;
+            if !options.experiments.is_empty() {
+                diagnostics.push(format!(
+                    "the {} profile does not score {}; left out",
+                    profile.name(),
+                    e.name()
+                ));
+            }
+        }
+    }
+    let annotate = wanted[1..].iter().any(|w| *w) || !options.by.is_empty();
+    let ctx = Ctx {
+        profile,
+        resolver: &resolver,
+        wanted,
+        annotate,
+    };
     for f in &options.by {
         if !crate::annotate::FEATURES.contains(&f.as_str()) {
             diagnostics.push(format!(
@@ -175,6 +285,12 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
             ));
         }
     }
+    if index.is_none() && profile != Profile::Mqald {
+        diagnostics.push(
+            "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
+                .to_string(),
+        );
+    }
     let mut seen = HashSet::new();
     let entries: Vec<GoldEntry<'_>> = gold
         .questions
@@ -182,22 +298,21 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
         .filter(|q| seen.insert(q.id.0.as_str()))
         .map(|q| {
             let annotation = annotate.then(|| annotate_question(q, match_options));
-            let terms = || {
-                q.answers
-                    .iter()
-                    .flat_map(|a| &a.answers)
-                    .flat_map(|a| &a.terms)
-            };
+            let qa = q.answers.as_ref().map(|a| profile.answers(a));
+            let terms = || qa.iter().flat_map(|a| a.iter()).flat_map(|a| &a.terms);
+            let has_iri = terms().any(Term::is_iri);
+            let has_literal = terms().any(|t| matches!(t, Term::Literal { .. }));
             GoldEntry {
                 question: q,
-                sets: sets(q, annotation.as_ref(), &wanted, match_options),
+                sets: ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true),
+                qa,
                 features: annotation
                     .as_ref()
                     .map(|a| a.features.clone())
                     .unwrap_or_default(),
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
-                has_iri: terms().any(Term::is_iri),
-                has_literal: terms().any(|t| matches!(t, Term::Literal { .. })),
+                has_iri,
+                has_literal,
             }
         })
         .collect();
@@ -209,7 +324,7 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
-        let report = evaluate_run(&entries, run, match_options, &options, &wanted, annotate);
+        let report = evaluate_run(&entries, run, &ctx, &options);
         if !report.extra_ids.is_empty() {
             diagnostics.push(format!(
                 "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
@@ -220,15 +335,24 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
         }
         reports.push(report);
     }
+    diagnostics.extend(
+        resolver
+            .take_errors()
+            .into_iter()
+            .map(|e| format!("index: {e}")),
+    );
     Report {
         version: env!("CARGO_PKG_VERSION"),
-        profile: options.profile.name(),
+        profile: profile.name(),
         gold: GoldInfo {
             path: gold_path.to_string(),
             format: gold.format.name(),
             questions: entries.len(),
         },
-        index: None,
+        index: index.map(|i| IndexInfo {
+            path: i.path.to_string(),
+            format_version: i.format_version,
+        }),
         runs: reports,
         diagnostics,
     }
@@ -237,25 +361,38 @@ pub fn evaluate(gold: &Dataset, gold_path: &str, runs: &[Run<'_>], options: Opti
 fn evaluate_run(
     entries: &[GoldEntry<'_>],
     run: &Run<'_>,
-    match_options: MatchOptions,
+    ctx: &Ctx<'_, '_>,
     options: &Options,
-    wanted: &[bool; 6],
-    annotate: bool,
 ) -> RunReport {
     let mut by_id: HashMap<&str, RunEntry<'_>> =
         HashMap::with_capacity(run.dataset.questions.len());
-    let gold_ids: HashSet<&str> = entries.iter().map(|e| e.question.id.0.as_str()).collect();
+    let gold_by_id: HashMap<&str, &GoldEntry<'_>> = entries
+        .iter()
+        .map(|e| (e.question.id.0.as_str(), e))
+        .collect();
     for q in &run.dataset.questions {
-        if by_id.contains_key(q.id.0.as_str()) || !gold_ids.contains(q.id.0.as_str()) {
+        let id = q.id.0.as_str();
+        let Some(gold) = gold_by_id.get(id) else {
+            continue;
+        };
+        if by_id.contains_key(id) {
             continue;
         }
-        let annotation = (annotate && wanted[1..].iter().any(|w| *w))
-            .then(|| annotate_question(q, match_options));
+        let annotation = (ctx.annotate && ctx.wanted[1..].iter().any(|w| *w))
+            .then(|| annotate_question(q, ctx.opts()));
+        let qa = q.answers.as_ref().map(|a| ctx.profile.answers(a));
         by_id.insert(
-            q.id.0.as_str(),
+            id,
             RunEntry {
                 question: q,
-                sets: sets(q, annotation.as_ref(), wanted, match_options),
+                sets: ctx.sets(
+                    q,
+                    qa.as_deref(),
+                    annotation.as_ref(),
+                    Side::Run,
+                    gold.has_iri,
+                ),
+                qa,
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
             },
         );
@@ -265,7 +402,7 @@ fn evaluate_run(
         .questions
         .iter()
         .map(|q| q.id.0.as_str())
-        .filter(|id| !gold_ids.contains(id))
+        .filter(|id| !gold_by_id.contains_key(id))
         .collect::<HashSet<&str>>()
         .into_iter()
         .map(str::to_string)
@@ -273,10 +410,10 @@ fn evaluate_run(
     extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
     let mut experiments = Experiments::default();
     for e in Experiment::ALL {
-        if !wanted[e as usize] {
+        if !ctx.wanted[e as usize] {
             continue;
         }
-        let report = score_experiment(e, entries, &by_id, extra.len(), options);
+        let report = score_experiment(e, entries, &by_id, extra.len(), ctx, options);
         match e {
             Experiment::Qa => experiments.qa = report,
             Experiment::C2kb => experiments.c2kb = report,
@@ -301,12 +438,15 @@ fn score_experiment(
     entries: &[GoldEntry<'_>],
     runs: &HashMap<&str, RunEntry<'_>>,
     extra: usize,
+    ctx: &Ctx<'_, '_>,
     options: &Options,
 ) -> Option<ExperimentReport> {
     let k = e as usize;
+    let profile = ctx.profile;
     let mut questions = Vec::with_capacity(entries.len());
     let mut scored: Vec<(usize, Status, QuestionScore)> = Vec::with_capacity(entries.len());
     let mut not_evaluable = 0;
+    let empty_markings = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let gq = entry.question;
         let run = runs.get(gq.id.0.as_str());
@@ -324,17 +464,21 @@ fn score_experiment(
                 diags.extend(r.notes.iter().map(|d| format!("run: {d}")));
             }
         }
-        let Some(gold_set) = &entry.sets[k] else {
-            not_evaluable += 1;
-            diags.push(match e {
-                Experiment::Qa => "not evaluable: the gold question has no answers".to_string(),
-                _ => format!(
-                    "not evaluable for {}: the gold question has no usable query or annotation",
-                    e.name()
-                ),
-            });
-            questions.push(question_report(gq, Status::NotEvaluable, None, diags));
-            continue;
+        let gold_set = match &entry.sets[k] {
+            Some(set) => set,
+            None if e != Experiment::Qa && profile.empty_markings_score() => &empty_markings,
+            None => {
+                not_evaluable += 1;
+                diags.push(match e {
+                    Experiment::Qa => "not evaluable: the gold question has no answers".to_string(),
+                    _ => format!(
+                        "not evaluable for {}: the gold question has no usable query or annotation",
+                        e.name()
+                    ),
+                });
+                questions.push(question_report(gq, Status::NotEvaluable, None, diags));
+                continue;
+            }
         };
         let empty = Vec::new();
         let run_set = run.and_then(|r| r.sets[k].as_ref()).unwrap_or(&empty);
@@ -344,19 +488,61 @@ fn score_experiment(
             Some(_) => Status::Answered,
         };
         let matching = match_answers(gold_set, run_set);
-        let score = score_question(matching.gold, matching.run, matching.tp());
+        let structural = match (
+            e,
+            gq.answers.as_ref(),
+            run.and_then(|r| r.question.answers.as_ref()),
+        ) {
+            (Experiment::Qa, Some(g), Some(r)) => profile.structural_zero(g, r),
+            _ => None,
+        };
+        let score = match (run, structural) {
+            (None, _) => profile.missing(matching.gold),
+            (Some(_), Some(zero)) => {
+                diags.push(format!(
+                    "scored 0 by the {} profile: the answers differ in kind (ASK/SELECT) or in their number of variables, or have more than one",
+                    profile.name()
+                ));
+                zero
+            }
+            (Some(_), None) => profile.score(matching.gold, matching.run, matching.tp()),
+        };
+        for p in &matching.pairs {
+            if let Reason::SameAs { class_size } = p.reason {
+                if class_size as usize > options.max_class_size {
+                    diags.push(format!(
+                        "answer {} matched through an owl:sameAs class of {class_size} IRIs, larger than --max-class-size {}; check the class with `qajudge sameas`",
+                        p.gold, options.max_class_size
+                    ));
+                }
+            }
+        }
         if e == Experiment::Qa {
             if let Some(answers) = run.and_then(|r| r.question.answers.as_ref()) {
-                cross_kind_notes(entry, answers, run_set, &matching, &mut diags);
+                cross_kind_notes(
+                    entry,
+                    answers,
+                    run_set,
+                    &matching,
+                    ctx.resolver.has_index(),
+                    &mut diags,
+                );
             }
         }
         scored.push((i, status, score));
-        questions.push(question_report(gq, status, Some(score), diags));
+        let mut report = question_report(gq, status, Some(score), diags);
+        if options.explain {
+            report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
+        }
+        questions.push(report);
     }
     if scored.is_empty() {
         return None;
     }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
+    if !profile.reports_micro() {
+        agg.micro = None;
+    }
     if options.bootstrap > 0 {
         let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
         agg.confidence = Some(bootstrap(&scores, options.bootstrap, BOOTSTRAP_SEED));
@@ -377,7 +563,11 @@ fn score_experiment(
                     .into_iter()
                     .map(|(v, items)| {
                         let n = items.len();
-                        (v, aggregate_report(&items, n, 0, 0))
+                        let mut a = aggregate_report(&items, n, 0, 0);
+                        if !profile.reports_micro() {
+                            a.micro = None;
+                        }
+                        (v, a)
                     })
                     .collect(),
             );
@@ -389,6 +579,77 @@ fn score_experiment(
         questions,
         breakdown,
     })
+}
+
+/// The text of an answer for explanations: its terms, alternatives joined by ` | `.
+fn answer_text(answer: &Answer) -> String {
+    answer
+        .terms
+        .iter()
+        .map(Term::to_string)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The matched pairs of one question and the answers left unmatched, with reasons.
+fn explain(
+    e: Experiment,
+    entry: &GoldEntry<'_>,
+    run: Option<&RunEntry<'_>>,
+    gold_set: &[Prepared],
+    run_set: &[Prepared],
+    matching: &Matching,
+) -> Explanation {
+    let markings = |p: &Prepared| p.keys.first().map(|k| format!("{k:?}")).unwrap_or_default();
+    let gold_answers = entry.qa.as_deref().filter(|_| e == Experiment::Qa);
+    let run_answers = run
+        .and_then(|r| r.qa.as_deref())
+        .filter(|_| e == Experiment::Qa);
+    let text = |answers: Option<&[Answer]>, set: &[Prepared], index: usize| match answers {
+        Some(a) => a.get(index).map(answer_text).unwrap_or_default(),
+        None => set
+            .iter()
+            .find(|p| p.index == index)
+            .map(markings)
+            .unwrap_or_default(),
+    };
+    let matched_gold: HashSet<usize> = matching.pairs.iter().map(|p| p.gold).collect();
+    let matched_run: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
+    let pairs = matching
+        .pairs
+        .iter()
+        .map(|p| {
+            let gold = text(gold_answers, gold_set, p.gold);
+            let run = text(run_answers, run_set, p.run);
+            let rule = match p.reason {
+                Reason::Iri if gold == run => "same_iri",
+                Reason::Iri => "canonical_iri",
+                other => other.name(),
+            };
+            MatchedPair {
+                rule,
+                class_size: match p.reason {
+                    Reason::SameAs { class_size } => Some(class_size),
+                    _ => None,
+                },
+                gold,
+                run,
+            }
+        })
+        .collect();
+    Explanation {
+        pairs,
+        unmatched_gold: gold_set
+            .iter()
+            .filter(|p| !matched_gold.contains(&p.index))
+            .map(|p| text(gold_answers, gold_set, p.index))
+            .collect(),
+        unmatched_run: run_set
+            .iter()
+            .filter(|p| !matched_run.contains(&p.index))
+            .map(|p| text(run_answers, run_set, p.index))
+            .collect(),
+    }
 }
 
 /// The aggregate of scored questions (index, status, score).
@@ -415,7 +676,7 @@ fn aggregate_report(
     }
     let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
     let measures = aggregate(&scores);
-    agg.micro = measures.micro;
+    agg.micro = Some(measures.micro);
     agg.macro_ = measures.macro_;
     agg.macro_qald = measures.macro_qald;
     agg
@@ -427,6 +688,7 @@ fn cross_kind_notes(
     answers: &AnswerSet,
     run_set: &[Prepared],
     matching: &Matching,
+    has_index: bool,
     diags: &mut Vec<String>,
 ) {
     let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
@@ -451,6 +713,9 @@ fn cross_kind_notes(
             iri_texts.len(),
             iri_texts[0]
         ));
+    }
+    if has_index {
+        return;
     }
     if strings > 0 && entry.has_iri {
         diags.push(format!(
@@ -483,6 +748,7 @@ fn question_report(
         precision_qald: s.precision_qald,
         recall_qald: s.recall_qald,
         diagnostics,
+        explanation: None,
     }
 }
 

@@ -1,8 +1,24 @@
-//! Scoring profiles (SCORING 8). Every rule that differs between profiles lives
-//! here; the evaluator asks the profile instead of testing its name. Only `judge`
-//! exists so far; `gerbil` and `mqald` come with cross-graph matching.
+//! Scoring profiles (SCORING 8). Every rule that differs between `judge`, `gerbil`
+//! and `mqald` lives here; the evaluator asks the profile instead of testing its
+//! name. The rows of the SCORING 8 table map to these methods:
+//!
+//! | rule | method |
+//! |---|---|
+//! | IRI equivalence, literals, string vs IRI gold | [`Profile::match_options`] |
+//! | answer set typing, variables | [`Profile::answers`] |
+//! | variables (mqald: count and number checked first) | [`Profile::structural_zero`] |
+//! | missing run question | [`Profile::missing`] |
+//! | per-question measures (mqald: QALD precision) | [`Profile::score`] |
+//! | sub-experiments | [`Profile::experiments`], [`Profile::gerbil_markings`], [`Profile::empty_markings_score`] |
+//! | reported | [`Profile::reports_micro`] |
 
-use crate::matching::MatchOptions;
+use std::borrow::Cow;
+
+use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::metrics::{score_question, QuestionScore};
+use crate::model::{looks_like_iri, Answer, AnswerSet, Term};
+
+use super::Experiment;
 
 /// A named bundle of scoring rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -10,31 +26,301 @@ pub enum Profile {
     /// The default: SCORING 2–5 as written.
     #[default]
     Judge,
+    /// Reproduces the GERBIL QA platform.
+    Gerbil,
+    /// Reproduces the evaluation tool published with MQALD.
+    Mqald,
 }
 
 impl Profile {
+    /// Every profile, in the order of the SCORING 8 table.
+    pub const ALL: [Profile; 3] = [Profile::Judge, Profile::Gerbil, Profile::Mqald];
+
     /// The name printed in reports.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Judge => "judge",
+            Profile::Gerbil => "gerbil",
+            Profile::Mqald => "mqald",
         }
     }
 
     /// Parses a profile name.
     pub fn parse(name: &str) -> Option<Profile> {
-        match name {
-            "judge" => Some(Profile::Judge),
-            _ => None,
-        }
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// The literal rules this profile uses, given the user's switches.
+    /// The term rules this profile uses, given the user's switches (which only
+    /// `judge` honours: the other profiles reproduce fixed tools).
     pub fn match_options(self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
         match self {
             Profile::Judge => MatchOptions {
                 strict_literals,
                 lenient_dates,
+                iri: IriRule::Equivalent,
+                literal: LiteralRule::Typed,
+                label: LabelRule::OneAnswer,
+            },
+            Profile::Gerbil => MatchOptions {
+                strict_literals: true,
+                lenient_dates: false,
+                iri: IriRule::RunClosure,
+                literal: LiteralRule::Exact,
+                label: LabelRule::EachCandidate,
+            },
+            Profile::Mqald => MatchOptions {
+                strict_literals: true,
+                lenient_dates: false,
+                iri: IriRule::Exact,
+                literal: LiteralRule::Exact,
+                label: LabelRule::Off,
             },
         }
+    }
+
+    /// The answers of a set as this profile scores them. `judge`: as read (one
+    /// answer per row, its terms alternatives). `gerbil`: every bound value its own
+    /// answer, and the set typed as a whole (IRIs only if every value looks like an
+    /// IRI, otherwise every value a string). `mqald`: the first answer object only.
+    pub fn answers(self, set: &AnswerSet) -> Cow<'_, [Answer]> {
+        match self {
+            Profile::Judge => Cow::Borrowed(&set.answers),
+            Profile::Mqald => {
+                let n = set
+                    .first_object
+                    .map_or(set.answers.len(), |f| f.answers.min(set.answers.len()));
+                Cow::Borrowed(&set.answers[..n])
+            }
+            Profile::Gerbil => {
+                let values = set.answers.iter().flat_map(|a| &a.terms);
+                let all_iris = values.clone().all(|t| match t {
+                    Term::Iri(i) => looks_like_iri(i),
+                    Term::Literal { lexical, .. } => looks_like_iri(lexical.trim()),
+                    Term::Boolean(_) => false,
+                });
+                Cow::Owned(
+                    values
+                        .map(|t| {
+                            Answer::single(match t {
+                                Term::Boolean(b) => Term::Boolean(*b),
+                                Term::Iri(i) | Term::Literal { lexical: i, .. } if all_iris => {
+                                    Term::Iri(i.trim().to_string())
+                                }
+                                Term::Iri(i) | Term::Literal { lexical: i, .. } => {
+                                    Term::plain(i.clone())
+                                }
+                            })
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// Under `mqald`, the checks made before the empty rules: an ASK answer against
+    /// a SELECT answer, a different number of variables in gold and run, or more
+    /// than one variable score 0; two boolean answers score 1 when equal, else 0.
+    /// `None` when the ordinary rules apply.
+    pub fn structural_zero(self, gold: &AnswerSet, run: &AnswerSet) -> Option<QuestionScore> {
+        if self != Profile::Mqald {
+            return None;
+        }
+        let first = |s: &AnswerSet| {
+            let f = s.first_object.unwrap_or(crate::model::FirstObject {
+                answers: s.answers.len(),
+                vars: s.vars.len(),
+            });
+            let answers = &s.answers[..f.answers.min(s.answers.len())];
+            let boolean = answers.iter().find_map(|a| match a.terms.as_slice() {
+                [Term::Boolean(b)] => Some(*b),
+                _ => None,
+            });
+            (boolean, f.vars)
+        };
+        let ((gb, gv), (rb, rv)) = (first(gold), first(run));
+        let zero = QuestionScore {
+            fn_: usize::from(gb.is_some() || !gold.answers.is_empty()),
+            ..QuestionScore::default()
+        };
+        match (gb, rb) {
+            (Some(g), Some(r)) => Some(if g == r {
+                score_question(1, 1, 1)
+            } else {
+                zero
+            }),
+            (Some(_), None) | (None, Some(_)) => Some(zero),
+            (None, None) if gv != rv || gv != 1 => Some(zero),
+            (None, None) => None,
+        }
+    }
+
+    /// The score of a question the run does not have (`gold` distinct answers):
+    /// an empty answer, except under `mqald` (P = 1, R = 0, F = 0).
+    pub fn missing(self, gold: usize) -> QuestionScore {
+        match self {
+            Profile::Mqald => QuestionScore {
+                fn_: gold,
+                precision: 1.0,
+                precision_qald: 1.0,
+                ..QuestionScore::default()
+            },
+            _ => self.score(gold, 0, 0),
+        }
+    }
+
+    /// The score of a question from its counts. Under `mqald` the per-question
+    /// precision and recall are those of the QALD rule (empty run: P = 1).
+    pub fn score(self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        let s = score_question(gold, run, tp);
+        match self {
+            Profile::Mqald => QuestionScore {
+                precision: s.precision_qald,
+                recall: s.recall_qald,
+                ..s
+            },
+            _ => s,
+        }
+    }
+
+    /// The sub-experiments this profile scores: `mqald` only QA, `gerbil` no AIT2KB.
+    pub fn experiments(self, e: Experiment) -> bool {
+        match self {
+            Profile::Judge => true,
+            Profile::Gerbil => e != Experiment::Ait2kb,
+            Profile::Mqald => e == Experiment::Qa,
+        }
+    }
+
+    /// True when sub-experiment markings are derived the way GERBIL's code derives
+    /// them (`rdf:type` a property and its class a resource, paths and variable
+    /// predicates stop the walk, FILTER / sub-queries / VALUES not walked,
+    /// duplicates kept).
+    pub fn gerbil_markings(self) -> bool {
+        self == Profile::Gerbil
+    }
+
+    /// True when a question without markings on both sides scores 1.0 in a
+    /// sub-experiment instead of being not evaluable (`gerbil`).
+    pub fn empty_markings_score(self) -> bool {
+        self == Profile::Gerbil
+    }
+
+    /// False when micro measures are not part of this profile's report (`mqald`).
+    pub fn reports_micro(self) -> bool {
+        self != Profile::Mqald
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FirstObject;
+
+    fn set(rows: Vec<Vec<Term>>, vars: usize, first: Option<usize>) -> AnswerSet {
+        AnswerSet {
+            answers: rows.into_iter().map(|terms| Answer { terms }).collect(),
+            vars: (0..vars).map(|i| format!("v{i}")).collect(),
+            first_object: first.map(|answers| FirstObject { answers, vars }),
+        }
+    }
+    fn iri(s: &str) -> Term {
+        Term::Iri(s.into())
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Profile::ALL {
+            assert_eq!(Profile::parse(p.name()), Some(p));
+        }
+        assert_eq!(Profile::parse("GERBIL"), Some(Profile::Gerbil));
+        assert_eq!(Profile::parse("qald"), None);
+    }
+
+    #[test]
+    fn gerbil_flattens_rows_and_types_sets_whole() {
+        let s = set(
+            vec![
+                vec![iri("http://e.org/a"), Term::plain("http://e.org/b")],
+                vec![iri("http://e.org/c")],
+            ],
+            2,
+            None,
+        );
+        let a = Profile::Gerbil.answers(&s);
+        assert_eq!(a.len(), 3);
+        assert!(a.iter().all(|a| a.terms.len() == 1 && a.terms[0].is_iri()));
+        // one value that is not an IRI makes every value a string
+        let s = set(
+            vec![vec![iri("http://e.org/a")], vec![Term::plain("Berlin")]],
+            1,
+            None,
+        );
+        let a = Profile::Gerbil.answers(&s);
+        assert!(a.iter().all(|a| matches!(a.terms[0], Term::Literal { .. })));
+        // judge keeps rows
+        assert_eq!(Profile::Judge.answers(&s).len(), 2);
+    }
+
+    #[test]
+    fn mqald_first_object_and_variables() {
+        let two_objects = set(
+            vec![vec![iri("http://e.org/a")], vec![iri("http://e.org/b")]],
+            1,
+            Some(1),
+        );
+        assert_eq!(Profile::Mqald.answers(&two_objects).len(), 1);
+        assert_eq!(Profile::Judge.answers(&two_objects).len(), 2);
+        let one_var = set(vec![vec![iri("http://e.org/a")]], 1, Some(1));
+        let two_vars = set(
+            vec![vec![iri("http://e.org/a"), iri("http://e.org/b")]],
+            2,
+            Some(1),
+        );
+        // different number of variables: 0, even before the empty rules
+        let empty_two_vars = set(vec![], 2, Some(0));
+        let z = Profile::Mqald
+            .structural_zero(&one_var, &empty_two_vars)
+            .expect("zero");
+        assert_eq!(
+            (z.precision, z.recall, z.f1, z.precision_qald),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+        // more than one variable on both sides: 0
+        assert!(Profile::Mqald
+            .structural_zero(&two_vars, &two_vars)
+            .is_some());
+        // one variable each: ordinary rules
+        assert!(Profile::Mqald.structural_zero(&one_var, &one_var).is_none());
+        // booleans
+        let t = set(vec![vec![Term::Boolean(true)]], 0, Some(1));
+        let f = set(vec![vec![Term::Boolean(false)]], 0, Some(1));
+        assert_eq!(
+            Profile::Mqald.structural_zero(&t, &t).map(|s| s.f1),
+            Some(1.0)
+        );
+        assert_eq!(
+            Profile::Mqald.structural_zero(&t, &f).map(|s| s.f1),
+            Some(0.0)
+        );
+        assert_eq!(
+            Profile::Mqald.structural_zero(&t, &one_var).map(|s| s.f1),
+            Some(0.0)
+        );
+        assert!(Profile::Judge.structural_zero(&t, &one_var).is_none());
+    }
+
+    #[test]
+    fn missing_and_empty_rules() {
+        let m = Profile::Mqald.missing(3);
+        assert_eq!((m.precision, m.recall, m.f1, m.fn_), (1.0, 0.0, 0.0, 3));
+        let j = Profile::Judge.missing(3);
+        assert_eq!((j.precision, j.recall, j.precision_qald), (0.0, 0.0, 1.0));
+        // mqald: an empty run answer has P = 1 in the per-question precision
+        assert_eq!(Profile::Mqald.score(2, 0, 0).precision, 1.0);
+        assert_eq!(Profile::Judge.score(2, 0, 0).precision, 0.0);
+        // and a missing gold-empty question under mqald still scores P = 1, R = 0
+        assert_eq!(Profile::Mqald.missing(0).recall, 0.0);
     }
 }

@@ -126,8 +126,8 @@ pub struct AggregateReport {
     pub errors: usize,
     /// Mean runtime of successful live calls in milliseconds.
     pub runtime_ms_mean: Option<f64>,
-    /// Micro P/R/F1.
-    pub micro: Prf,
+    /// Micro P/R/F1 (`null` under the `mqald` profile, which does not report it).
+    pub micro: Option<Prf>,
     /// Macro P/R/F1.
     #[serde(rename = "macro")]
     pub macro_: Prf,
@@ -193,4 +193,33 @@ pub struct QuestionReport {
     pub recall_qald: f64,
     /// Problems with this question, gold or run.
     pub diagnostics: Vec<String>,
+    /// The matched pairs and why, and the unmatched answers (`--explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
+}
+
+/// Why a question scored what it did (`--explain`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Explanation {
+    /// Each true positive: which gold answer matched which run answer, and why.
+    pub pairs: Vec<MatchedPair>,
+    /// Gold answers no run answer matched (false negatives).
+    pub unmatched_gold: Vec<String>,
+    /// Run answers that matched no gold answer (false positives).
+    pub unmatched_run: Vec<String>,
+}
+
+/// One matched pair of answers.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MatchedPair {
+    /// The gold answer (terms, alternatives joined by ` | `).
+    pub gold: String,
+    /// The run answer.
+    pub run: String,
+    /// Why they are the same: `same_iri`, `canonical_iri`, `sameas`, `label`,
+    /// `string`, `number`, `date`, `boolean`, `year`, `marking` or `exact`.
+    pub rule: &'static str,
+    /// For `sameas`: the number of IRIs in the class.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_size: Option<u32>,
 }

@@ -177,6 +177,42 @@ pub fn canonical_iri(iri: &str) -> String {
     http(host, &[path])
 }
 
+/// The IRI form GERBIL compares (the `gerbil` profile, SCORING 8): only
+/// `en.dbpedia.org` = `dbpedia.org`, the last path segment percent-decoded, and the
+/// bridge `xx.wikipedia.org/wiki/T` = `xx.dbpedia.org/resource/T`
+/// (`en.wikipedia.org` = `dbpedia.org`); schemes and everything else as written.
+pub fn gerbil_iri(iri: &str) -> String {
+    let iri = iri.trim();
+    let (scheme, rest) = match iri.split_once("://") {
+        Some(parts) => parts,
+        None => return iri.to_string(),
+    };
+    let (host, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let (dir, last) = match path.rfind('/') {
+        Some(i) => (&path[..=i], &path[i + 1..]),
+        None => (path, ""),
+    };
+    let last = percent_decode(last);
+    if let Some(lang) = host.strip_suffix(".wikipedia.org") {
+        if dir == "/wiki/" {
+            return if lang == "en" {
+                format!("http://dbpedia.org/resource/{last}")
+            } else {
+                format!("http://{lang}.dbpedia.org/resource/{last}")
+            };
+        }
+    }
+    let host = if host == "en.dbpedia.org" {
+        "dbpedia.org"
+    } else {
+        host
+    };
+    format!("{scheme}://{host}{dir}{last}")
+}
+
 fn is_wikidata_id(id: &str) -> bool {
     let mut chars = id.chars();
     matches!(chars.next(), Some('Q' | 'P' | 'L'))
@@ -216,6 +252,36 @@ mod tests {
     }
     fn differ(a: &str, b: &str) {
         assert_ne!(canonical_iri(a), canonical_iri(b), "{a} vs {b}");
+    }
+
+    #[test]
+    fn gerbil_rules_are_fewer() {
+        let g = gerbil_iri;
+        assert_eq!(
+            g("http://en.dbpedia.org/resource/Caf%C3%A9"),
+            "http://dbpedia.org/resource/Café"
+        );
+        assert_eq!(
+            g("https://de.wikipedia.org/wiki/Berlin"),
+            "http://de.dbpedia.org/resource/Berlin"
+        );
+        assert_eq!(
+            g("http://en.wikipedia.org/wiki/Berlin"),
+            "http://dbpedia.org/resource/Berlin"
+        );
+        // no /page/ rule, no http/https rule, no Wikidata or Freebase rules
+        assert_ne!(
+            g("http://dbpedia.org/page/Berlin"),
+            g("http://dbpedia.org/resource/Berlin")
+        );
+        assert_ne!(
+            g("https://dbpedia.org/resource/Berlin"),
+            g("http://dbpedia.org/resource/Berlin")
+        );
+        assert_ne!(
+            g("https://www.wikidata.org/wiki/Q64"),
+            g("http://www.wikidata.org/entity/Q64")
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! ```text
 //! DIR/meta.json    IndexMeta: version, inputs with sizes and checksums, counts,
 //!                  class-size histogram, largest classes, predicates used
-//! DIR/kv/          RocksDB: column families `iri` (canonical IRI → class id),
+//! DIR/kv/          RocksDB: column families `iri` (canonical IRI → class id and
+//!                  class size, two u32 big endian),
 //!                  `members` (class id → member IRIs as written), `types`
 //!                  (canonical IRI → classes)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
@@ -14,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the on-disk format; an index of another version must be rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The metadata file's name.
 pub const META_FILE: &str = "meta.json";

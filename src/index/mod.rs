@@ -4,6 +4,7 @@
 //! with its format version checked.
 
 pub mod canonical;
+pub mod equivalence;
 pub mod format;
 pub mod labels;
 pub mod store;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use canonical::canonical_iri;
+pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{IndexMeta, FORMAT_VERSION, KV_DIR, META_FILE};
 pub use labels::LabelHit;
 use labels::Labels;
@@ -126,14 +128,23 @@ impl Index {
 
     /// The class id of an IRI (canonicalised), if it is in a class of two or more.
     pub fn class_of(&self, iri: &str) -> Result<Option<u32>, IndexError> {
+        Ok(self.class_and_size(iri)?.map(|c| c.id))
+    }
+
+    /// The class of an IRI (canonicalised) with its size, if it is in a class of
+    /// two or more.
+    pub fn class_and_size(&self, iri: &str) -> Result<Option<Class>, IndexError> {
         let canonical = canonical_iri(iri);
         let value = self
             .store
             .get(CF_IRI, canonical.as_bytes())
             .map_err(|e| self.read_err(e))?;
         Ok(value.and_then(|v| {
-            v.get(..4)
-                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+            let b = v.get(..8)?;
+            Some(Class {
+                id: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+                size: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+            })
         }))
     }
 
@@ -201,5 +212,35 @@ impl Index {
     /// The classes (rdf:type, wdt:P31) of an IRI.
     pub fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
         self.list(CF_TYPES, canonical_iri(iri).as_bytes())
+    }
+}
+
+impl Equivalence for Index {
+    fn class(&self, iri: &str) -> Result<Option<Class>, IndexError> {
+        self.class_and_size(iri)
+    }
+
+    fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
+        Index::members(self, class)
+    }
+
+    fn label_iris(&self, label: &str) -> Result<Vec<String>, IndexError> {
+        let mut iris: Vec<String> = self
+            .labels
+            .lookup(label, None)
+            .into_iter()
+            .map(|h| h.iri)
+            .collect();
+        iris.sort_unstable();
+        iris.dedup();
+        Ok(iris)
+    }
+
+    fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
+        Index::types(self, iri)
+    }
+
+    fn has_types(&self) -> bool {
+        self.meta.counts.typed_iris > 0
     }
 }

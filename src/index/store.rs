@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, DB};
 
-/// Column family: canonical or as-written IRI → class id (u32, big endian).
+/// Column family: canonical IRI → class id and class size (two u32, big endian).
 pub const CF_IRI: &str = "iri";
 /// Column family: class id → member IRIs as written, `\n`-separated.
 pub const CF_MEMBERS: &str = "members";

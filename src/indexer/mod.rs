@@ -316,9 +316,12 @@ pub fn build(
     let mut largest: Vec<(u64, u32)> = Vec::new();
     for (id, members) in classes.iter().enumerate() {
         let id = id as u32;
+        let mut value = [0u8; 8];
+        value[..4].copy_from_slice(&id.to_be_bytes());
+        value[4..].copy_from_slice(&(members.len() as u32).to_be_bytes());
         for canonical in members.canonical.iter() {
             store
-                .put(CF_IRI, canonical.as_bytes(), &id.to_be_bytes())
+                .put(CF_IRI, canonical.as_bytes(), &value)
                 .map_err(|e| out_err(&tmp, e))?;
         }
         store

@@ -12,7 +12,7 @@ use super::fast::{FastAnswer, FastFile, FastScalar};
 use super::values::{
     id_of, read_answer_head, read_answer_object, read_row, scalar_string, BindingParts,
 };
-use crate::model::{AnswerSet, Dataset, Format, Query, Question, QuestionId};
+use crate::model::{AnswerSet, Dataset, FirstObject, Format, Query, Question, QuestionId};
 
 const FLAGS: [&str; 5] = ["aggregation", "onlydbo", "hybrid", "yago", "qald-version"];
 
@@ -246,6 +246,7 @@ fn question(
             let mut set = AnswerSet::default();
             for o in &objects {
                 read_fast_answer(o, q.answertype.as_deref(), &mut set, &mut q.diagnostics);
+                mark_first_object(&mut set);
             }
             Some(set)
         }
@@ -269,6 +270,7 @@ fn question(
                         "answer object {other} is not a json object; ignored"
                     )),
                 }
+                mark_first_object(&mut set);
             }
             Some(set)
         }
@@ -279,6 +281,16 @@ fn question(
         }
     }
     q
+}
+
+/// Records the extent of the first answer object, once.
+fn mark_first_object(set: &mut AnswerSet) {
+    if set.first_object.is_none() {
+        set.first_object = Some(FirstObject {
+            answers: set.answers.len(),
+            vars: set.vars.len(),
+        });
+    }
 }
 
 fn text<'a>(s: &'a Option<FastScalar<'_>>) -> Option<&'a str> {

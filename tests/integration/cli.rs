@@ -29,15 +29,37 @@ fn tmp_file(name: &str, content: &[u8]) -> PathBuf {
     path
 }
 
+/// The demo index, built once from `tests/data/demo/kg.ttl`.
+fn demo_index() -> String {
+    static BUILT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-demo-index");
+            let o = qajudge(&[
+                "index",
+                "build",
+                "--out",
+                &out.display().to_string(),
+                "tests/data/demo/kg.ttl",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            out.display().to_string()
+        })
+        .clone()
+}
+
 #[test]
 fn demo_json_report_has_the_hand_computed_figures() {
-    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    let index = demo_index();
+    let o = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, "--format", "json", "--index", &index,
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
     assert_eq!(report["profile"], "judge");
     assert_eq!(report["gold"]["format"], "qald-json");
     assert_eq!(report["gold"]["questions"], 13);
-    assert!(report["index"].is_null());
+    assert_eq!(report["index"]["format_version"], 2);
     let run = &report["runs"][0];
     assert_eq!(run["name"], "example-system");
     let a = &run["experiments"]["qa"]["aggregate"];
@@ -53,17 +75,18 @@ fn demo_json_report_has_the_hand_computed_figures() {
     let close = |v: &serde_json::Value, x: f64| {
         assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}")
     };
-    // 15 gold answers, 12 distinct run answers, 8 matched
-    close(&a["micro"]["precision"], 8.0 / 12.0);
-    close(&a["micro"]["recall"], 8.0 / 15.0);
-    // per-question F1: 2/3, 1, 1, 1, 0.8, 0, 0, 1, 0, 1, 0, 0, 1
+    // 15 gold answers, 12 distinct run answers, 9 matched (q1 through Freebase,
+    // q5 through Wikidata, q12 through a label)
+    close(&a["micro"]["precision"], 9.0 / 12.0);
+    close(&a["micro"]["recall"], 9.0 / 15.0);
+    // per-question F1: 2/3, 1, 1, 1, 0.8, 0, 0, 1, 0, 1, 0, 1, 1
     close(
         &a["macro"]["f1"],
-        (2.0 / 3.0 + 1.0 + 1.0 + 1.0 + 0.8 + 1.0 + 1.0 + 1.0) / 13.0,
+        (2.0 / 3.0 + 1.0 + 1.0 + 1.0 + 0.8 + 1.0 + 1.0 + 1.0 + 1.0) / 13.0,
     );
     let p =
-        (1.0 + 1.0 + 1.0 + 1.0 + 2.0 / 3.0 + 0.0 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 0.0 + 1.0) / 13.0;
-    let r = (0.5 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 0.0 + 1.0 + 0.0 + 1.0 + 0.0 + 0.0 + 1.0) / 13.0;
+        (1.0 + 1.0 + 1.0 + 1.0 + 2.0 / 3.0 + 0.0 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 1.0 + 1.0) / 13.0;
+    let r = (0.5 + 1.0 + 1.0 + 1.0 + 1.0 + 0.0 + 0.0 + 1.0 + 0.0 + 1.0 + 0.0 + 1.0 + 1.0) / 13.0;
     close(&a["macro_qald"]["precision"], p);
     close(&a["macro_qald"]["recall"], r);
     close(&a["macro_qald"]["f1"], 2.0 * p * r / (p + r));
@@ -89,12 +112,19 @@ fn demo_json_report_has_the_hand_computed_figures() {
     assert_eq!(status[6], "empty");
     assert_eq!(status[8], "missing");
     assert_eq!(qs[0]["id"], "1");
-    assert!(report["diagnostics"][0]
-        .as_str()
-        .unwrap_or("")
-        .contains("99"));
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .any(|d| d.as_str().unwrap_or("").contains("99")),
+        "{}",
+        report["diagnostics"]
+    );
     // deterministic: the same inputs give the same bytes
-    let again = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    let again = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, "--format", "json", "--index", &index,
+    ]);
     assert_eq!(o.stdout, again.stdout);
     assert!(
         a.get("confidence").is_none(),
@@ -111,6 +141,8 @@ fn demo_json_report_has_the_hand_computed_figures() {
         "--format",
         "json",
         "--confidence",
+        "--index",
+        &index,
     ]);
     let with: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
     let c = &with["runs"][0]["experiments"]["qa"]["aggregate"]["confidence"];
@@ -130,8 +162,47 @@ fn demo_json_report_has_the_hand_computed_figures() {
         "--format",
         "json",
         "--confidence",
+        "--index",
+        &index,
     ]);
     assert_eq!(o.stdout, again.stdout);
+}
+
+#[test]
+fn demo_without_index_compares_canonical_forms_only() {
+    let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
+    assert!(report["index"].is_null());
+    let qa = &report["runs"][0]["experiments"]["qa"];
+    let a = &qa["aggregate"];
+    let close = |v: &serde_json::Value, x: f64| {
+        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}")
+    };
+    // without the index q1 (a Freebase IRI), the Wikidata IRI of q5 and q12 (a
+    // label) do not match: 6 of 12 run answers, 6 of 15 gold answers
+    close(&a["micro"]["precision"], 6.0 / 12.0);
+    close(&a["micro"]["recall"], 6.0 / 15.0);
+    // per-question F1: 0, 1, 1, 1, 0.4, 0, 0, 1, 0, 1, 0, 0, 1
+    close(&a["macro"]["f1"], 6.4 / 13.0);
+    let p = (3.0 + 1.0 / 3.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0) / 13.0;
+    let r = (3.0 + 0.5 + 1.0 + 1.0 + 1.0) / 13.0;
+    close(&a["macro_qald"]["precision"], p);
+    close(&a["macro_qald"]["recall"], r);
+    // the report says which rules could not apply
+    assert!(report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| d.as_str().unwrap_or("").contains("no index")));
+    let q12 = &qa["questions"][11];
+    assert!(
+        q12["diagnostics"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("needs an index"),
+        "{q12}"
+    );
 }
 
 #[test]

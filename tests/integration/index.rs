@@ -307,7 +307,13 @@ fn closure_does_not_depend_on_order_and_failed_builds_keep_the_old_index() {
     let text = std::fs::read_to_string(&meta_path).expect("meta");
     std::fs::write(
         &meta_path,
-        text.replace("\"format_version\": 1", "\"format_version\": 999"),
+        text.replace(
+            &format!(
+                "\"format_version\": {}",
+                qajudge::index::format::FORMAT_VERSION
+            ),
+            "\"format_version\": 999",
+        ),
     )
     .expect("edited");
     let err = Index::open(&out).err().expect("refused").to_string();

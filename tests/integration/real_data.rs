@@ -97,10 +97,13 @@ fn assert_perfect(report: &Report, what: &str) {
     for (name, e) in report.runs[0].experiments.named() {
         let Some(e) = e else { continue };
         let a = &e.aggregate;
+        let micro = a
+            .micro
+            .unwrap_or_else(|| panic!("{what}: {name} has no micro measures"));
         for (measure, v) in [
-            ("micro P", a.micro.precision),
-            ("micro R", a.micro.recall),
-            ("micro F1", a.micro.f1),
+            ("micro P", micro.precision),
+            ("micro R", micro.recall),
+            ("micro F1", micro.f1),
             ("macro P", a.macro_.precision),
             ("macro R", a.macro_.recall),
             ("macro F1", a.macro_.f1),
