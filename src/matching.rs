@@ -463,13 +463,13 @@ pub fn term_marking(term: &Term, opts: MatchOptions) -> String {
     }
 }
 
-/// Prepares opaque markings (compared exactly, duplicates once).
-pub fn prepare_markings(markings: &[String]) -> Vec<Prepared> {
+/// Prepares opaque markings (compared exactly, duplicates once unless `keep_duplicates`).
+pub fn prepare_markings(markings: &[String], keep_duplicates: bool) -> Vec<Prepared> {
     let mut seen = FxHashSet::default();
     markings
         .iter()
         .enumerate()
-        .filter(|(_, m)| seen.insert(m.as_str()))
+        .filter(|(_, m)| keep_duplicates || seen.insert(m.as_str()))
         .map(|(index, m)| Prepared::new(index, vec![Key::Marking(m.clone())]))
         .collect()
 }
@@ -696,6 +696,21 @@ impl<'a> Resolver<'a> {
     /// make duplicates. `other_has_iris` says whether the other side holds IRIs
     /// (GERBIL's label rule applies only then). Returns the kept answers in order.
     pub fn prepare(&self, answers: &[Answer], side: Side, other_has_iris: bool) -> Vec<Prepared> {
+        self.prepare_inner(answers, side, other_has_iris, true)
+    }
+
+    /// Computes keys and keeps every answer, duplicates too (GERBIL's markings).
+    pub fn prepare_list(&self, answers: &[Answer], side: Side) -> Vec<Prepared> {
+        self.prepare_inner(answers, side, true, false)
+    }
+
+    fn prepare_inner(
+        &self,
+        answers: &[Answer],
+        side: Side,
+        other_has_iris: bool,
+        dedupe: bool,
+    ) -> Vec<Prepared> {
         // keys of every answer, and for rows of several distinct terms their signature
         let mut all: Vec<(Prepared, Option<Vec<Key>>)> = Vec::with_capacity(answers.len());
         for (index, answer) in answers.iter().enumerate() {
@@ -743,6 +758,10 @@ impl<'a> Resolver<'a> {
             let mut seen_rows: FxHashSet<&[Key]> = FxHashSet::default();
             for (i, (p, row)) in all.iter().enumerate() {
                 if p.keys.is_empty() {
+                    continue;
+                }
+                if !dedupe {
+                    keep[i] = true;
                     continue;
                 }
                 keep[i] = match row {
@@ -1173,5 +1192,165 @@ mod tests {
         let mut run_rev = run.clone();
         run_rev.reverse();
         assert_eq!(match_answers(&g, &prepare(&run_rev, opts())).tp(), 2);
+    }
+
+    fn kg() -> crate::index::MemoryIndex {
+        let mut m = crate::index::MemoryIndex::new();
+        m.same_as(
+            "http://dbpedia.org/resource/Barack_Obama",
+            "http://www.wikidata.org/entity/Q76",
+        )
+        .same_as(
+            "http://www.wikidata.org/entity/Q76",
+            "http://rdf.freebase.com/ns/m.02mjmr",
+        )
+        .same_as(
+            "http://dbpedia.org/resource/Honolulu",
+            "http://www.wikidata.org/entity/Q18094",
+        )
+        .label("http://dbpedia.org/resource/Barack_Obama", "Barack Obama")
+        .label("http://dbpedia.org/resource/Honolulu", "Honolulu")
+        .label("http://www.wikidata.org/entity/Q18094", "Honolulu")
+        .label("http://e.org/Honolulu_County", "Honolulu")
+        .label("http://dbpedia.org/resource/Barack_Obama", "Obama")
+        .label("http://dbpedia.org/resource/Michelle_Obama", "Obama");
+        m
+    }
+
+    fn counts(
+        gold: &[Answer],
+        run: &[Answer],
+        opts: MatchOptions,
+        index: &dyn Equivalence,
+    ) -> (usize, usize, usize, Vec<Reason>) {
+        let r = Resolver::new(opts, Some(index));
+        let g = r.prepare(gold, Side::Gold, true);
+        let gold_iris = gold.iter().flat_map(|a| &a.terms).any(Term::is_iri);
+        let m = match_answers(&g, &r.prepare(run, Side::Run, gold_iris));
+        (
+            m.tp(),
+            m.fp(),
+            m.fn_(),
+            m.pairs.iter().map(|p| p.reason).collect(),
+        )
+    }
+
+    fn c3(
+        gold: &[Answer],
+        run: &[Answer],
+        opts: MatchOptions,
+        index: &dyn Equivalence,
+    ) -> [usize; 3] {
+        let (tp, fp, fn_, _) = counts(gold, run, opts, index);
+        [tp, fp, fn_]
+    }
+
+    fn one(t: Term) -> Vec<Answer> {
+        vec![Answer::single(t)]
+    }
+
+    #[test]
+    fn sameas_classes_with_an_index() {
+        let kg = kg();
+        let gold = one(iri("http://dbpedia.org/resource/Barack_Obama"));
+        let (tp, fp, fn_, why) = counts(
+            &gold,
+            &one(iri("http://rdf.freebase.com/ns/m.02mjmr")),
+            opts(),
+            &kg,
+        );
+        assert_eq!((tp, fp, fn_), (1, 0, 0));
+        assert_eq!(why, vec![Reason::SameAs { class_size: 3 }]);
+        // without the index they differ
+        assert!(!eq(
+            &iri("http://dbpedia.org/resource/Barack_Obama"),
+            &iri("http://rdf.freebase.com/ns/m.02mjmr"),
+            opts()
+        ));
+        // one thing written twice in a run is one answer
+        let run = vec![
+            Answer::single(iri("http://www.wikidata.org/entity/Q76")),
+            Answer::single(iri("https://www.wikidata.org/wiki/Q76")),
+            Answer::single(iri("http://dbpedia.org/resource/Barack_Obama")),
+        ];
+        assert_eq!(c3(&gold, &run, opts(), &kg), [1, 0, 0]);
+    }
+
+    #[test]
+    fn label_rule_counts_one_answer() {
+        let kg = kg();
+        // a string against IRI gold: one answer, matched through a label
+        let gold = one(iri("http://www.wikidata.org/entity/Q18094"));
+        let (tp, fp, fn_, why) = counts(&gold, &one(Term::plain("honolulu")), opts(), &kg);
+        assert_eq!((tp, fp, fn_, why), (1, 0, 0, vec![Reason::Label]));
+        // an IRI against string gold
+        let (tp, fp, fn_, _) = counts(
+            &one(Term::plain("Barack Obama")),
+            &one(iri("http://www.wikidata.org/entity/Q76")),
+            opts(),
+            &kg,
+        );
+        assert_eq!((tp, fp, fn_), (1, 0, 0));
+        // an ambiguous label is still one answer: it matches one gold IRI at most
+        let gold = vec![
+            Answer::single(iri("http://dbpedia.org/resource/Barack_Obama")),
+            Answer::single(iri("http://dbpedia.org/resource/Michelle_Obama")),
+        ];
+        let (tp, fp, fn_, _) = counts(&gold, &one(Term::plain("Obama")), opts(), &kg);
+        assert_eq!((tp, fp, fn_), (1, 0, 1));
+        // a label that finds nothing is a false positive
+        let (tp, fp, _, _) = counts(&gold, &one(Term::plain("Hillary")), opts(), &kg);
+        assert_eq!((tp, fp), (0, 1));
+        // two strings never match through an IRI they both label
+        let (tp, _, _, _) = counts(
+            &one(Term::plain("Barack Obama")),
+            &one(Term::plain("Obama")),
+            opts(),
+            &kg,
+        );
+        assert_eq!(tp, 0);
+    }
+
+    #[test]
+    fn gerbil_counts_every_label_candidate() {
+        let kg = kg();
+        let gerbil = MatchOptions {
+            strict_literals: true,
+            iri: IriRule::RunClosure,
+            literal: LiteralRule::Exact,
+            label: LabelRule::EachCandidate,
+            ..opts()
+        };
+        // "Honolulu" labels three IRIs: one TP at most, the other two are FPs
+        let gold = one(iri("http://dbpedia.org/resource/Honolulu"));
+        let (tp, fp, fn_, _) = counts(&gold, &one(Term::plain("Honolulu")), gerbil, &kg);
+        assert_eq!((tp, fp, fn_), (1, 2, 0));
+        // the same under judge: one answer, one TP
+        assert_eq!(
+            c3(&gold, &one(Term::plain("Honolulu")), opts(), &kg),
+            [1, 0, 0]
+        );
+        // nothing found: the string itself, one FP
+        let (tp, fp, _, _) = counts(&gold, &one(Term::plain("Hono")), gerbil, &kg);
+        assert_eq!((tp, fp), (0, 1));
+        // the run's IRI is expanded through its class
+        assert_eq!(
+            c3(
+                &gold,
+                &one(iri("http://www.wikidata.org/entity/Q18094")),
+                gerbil,
+                &kg
+            ),
+            [1, 0, 0]
+        );
+        // the gold's is not: an https gold IRI is not a member as written
+        let https_gold = one(iri("https://dbpedia.org/resource/Honolulu"));
+        let run = one(iri("http://www.wikidata.org/entity/Q18094"));
+        assert_eq!(c3(&https_gold, &run, gerbil, &kg), [0, 1, 1]);
+        assert_eq!(c3(&https_gold, &run, opts(), &kg), [1, 0, 0]);
+        // literals are exact strings
+        let three = one(Term::typed("3", xsd("integer")));
+        assert_eq!(c3(&three, &one(Term::plain("3.0")), gerbil, &kg), [0, 1, 1]);
+        assert_eq!(c3(&three, &one(Term::plain("3")), gerbil, &kg), [1, 0, 0]);
     }
 }

@@ -101,6 +101,10 @@ pub struct AnswerSet {
     /// The extent of the first answer object when the file has a list of them
     /// (the `mqald` profile scores only the first one).
     pub first_object: Option<FirstObject>,
+    /// Values the reader reinterpreted (a datatype written inside the value, as in
+    /// `"5000000.0^^http://dbpedia.org/datatype/usDollar"`), as (answer, term, value
+    /// as written); profiles that compare value strings use them.
+    pub raw_values: Vec<(usize, usize, String)>,
 }
 
 /// How much of an answer set came from its first answer object.

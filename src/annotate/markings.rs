@@ -139,6 +139,41 @@ pub fn triples(walked: &Walked, opts: MatchOptions) -> Vec<String> {
         .collect()
 }
 
+/// The markings of the `gerbil` profile: explicit annotations when the file has
+/// them, else the GERBIL-style walk of the query (duplicates kept, `rdf:type` a
+/// property), the answer type as in [`markings`], and no answer item types.
+pub fn gerbil_markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Markings {
+    let judge = markings(q, walked, opts);
+    let g = walked.map(|w| &w.gerbil);
+    Markings {
+        resources: if q.entities.is_empty() {
+            g.map(|g| g.resources.clone())
+        } else {
+            judge.resources
+        },
+        properties: if q.properties.is_empty() {
+            g.map(|g| g.properties.clone())
+        } else {
+            judge.properties
+        },
+        triples: g.map(|g| {
+            g.triples
+                .iter()
+                .map(|(s, p, o)| {
+                    format!(
+                        "{} {} {}",
+                        node_marking(s, opts),
+                        node_marking(p, opts),
+                        node_marking(o, opts)
+                    )
+                })
+                .collect()
+        }),
+        answer_type: judge.answer_type,
+        item_types: None,
+    }
+}
+
 /// Computes the markings of a question from its annotations, its parsed query (if
 /// any) and its answers.
 pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Markings {

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 pub use features::{Features, FEATURES};
 pub use markings::{AnswerType, AnswerTypeMark, Markings};
+pub use walk::GerbilWalk;
 pub use walk::{walk, SparqlError, Walked};
 
 use crate::matching::MatchOptions;
@@ -54,8 +55,23 @@ pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, String> {
     }
 }
 
-/// Annotates one question.
+/// How markings are derived from a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MarkingStyle {
+    /// SCORING 5: the whole query is walked.
+    #[default]
+    Judge,
+    /// As the GERBIL QA code derives them (the `gerbil` profile).
+    Gerbil,
+}
+
+/// Annotates one question (SCORING 5 markings).
 pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
+    annotate_question_as(q, opts, MarkingStyle::Judge)
+}
+
+/// Annotates one question with markings of the given style.
+pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyle) -> Annotation {
     let mut diagnostics = Vec::new();
     let walked = match parse_question_query(q) {
         Ok(w) => w,
@@ -67,7 +83,17 @@ pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
     if let Some(w) = &walked {
         diagnostics.extend(w.notes.iter().cloned());
     }
-    let markings = markings::markings(q, walked.as_ref(), opts);
+    let markings = match style {
+        MarkingStyle::Judge => markings::markings(q, walked.as_ref(), opts),
+        MarkingStyle::Gerbil => {
+            if let Some(why) = walked.as_ref().and_then(|w| w.gerbil.stopped) {
+                diagnostics.push(format!(
+                    "gerbil markings: the walk stopped at {why}, as GERBIL's does"
+                ));
+            }
+            markings::gerbil_markings(q, walked.as_ref(), opts)
+        }
+    };
     if markings.answer_type.is_some_and(|t| !t.declared) {
         diagnostics.push("the answer type is inferred, not declared".into());
     }
@@ -101,6 +127,54 @@ mod tests {
     }
     fn m(query: &str) -> Markings {
         ann(query).markings
+    }
+
+    #[test]
+    fn gerbil_style_markings() {
+        let q = Question {
+            id: crate::model::QuestionId("g".into()),
+            query: Query::Sparql(
+                "PREFIX dbo: <http://dbpedia.org/ontology/> PREFIX dbr: <http://dbpedia.org/resource/>
+                 SELECT ?x WHERE { ?x a dbo:Film . ?x dbo:director dbr:A . ?x dbo:director dbr:A .
+                   FILTER EXISTS { ?x dbo:starring dbr:B }
+                   { SELECT ?y WHERE { ?y dbo:writer dbr:C } }
+                   VALUES ?z { dbr:D } }"
+                    .into(),
+            ),
+            ..Question::default()
+        };
+        let g = annotate_question_as(&q, MatchOptions::default(), MarkingStyle::Gerbil).markings;
+        let rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+        // rdf:type is a property, duplicates are kept, FILTER / sub-query / VALUES are not walked
+        assert_eq!(
+            g.properties.expect("properties"),
+            vec![
+                rdf_type.to_string(),
+                format!("{DBO}director"),
+                format!("{DBO}director")
+            ]
+        );
+        assert_eq!(
+            g.resources.expect("resources"),
+            vec![format!("{DBO}Film"), format!("{DBR}A"), format!("{DBR}A")]
+        );
+        assert_eq!(g.triples.expect("triples").len(), 3);
+        assert_eq!(g.item_types, None);
+        // the judge walks everything
+        let j = annotate_question(&q, MatchOptions::default()).markings;
+        assert!(sorted(&j.resources).contains(&format!("{DBR}D")));
+        assert!(sorted(&j.properties).contains(&format!("{DBO}writer")));
+        // a property path stops the walk; what came before stays
+        let q = Question {
+            query: Query::Sparql(
+                "PREFIX dbo: <http://dbpedia.org/ontology/> SELECT ?x { ?x dbo:a ?y . ?y dbo:b+ ?z }"
+                    .into(),
+            ),
+            ..q
+        };
+        let a = annotate_question_as(&q, MatchOptions::default(), MarkingStyle::Gerbil);
+        assert_eq!(a.markings.properties, Some(vec![format!("{DBO}a")]));
+        assert!(a.diagnostics.iter().any(|d| d.contains("property path")));
     }
     fn sorted(v: &Option<Vec<String>>) -> Vec<String> {
         let mut v = v.clone().expect("marking present");

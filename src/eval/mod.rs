@@ -9,7 +9,7 @@ pub mod report;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::annotate::{annotate_question, Annotation, Features};
+use crate::annotate::{annotate_question_as, Annotation, Features};
 use crate::index::Equivalence;
 use crate::matching::{
     match_answers, prepare_markings, MatchOptions, Matching, Prepared, Reason, Resolver, Side,
@@ -157,13 +157,18 @@ impl Ctx<'_, '_> {
         other_has_iris: bool,
     ) -> Sets {
         let r = self.resolver;
+        let keep_duplicates = self.profile.keep_duplicate_markings();
         let iris = |list: &Option<Vec<String>>| {
             list.as_ref().map(|l| {
                 let answers: Vec<Answer> = l
                     .iter()
                     .map(|i| Answer::single(Term::Iri(i.clone())))
                     .collect();
-                r.prepare(&answers, side, true)
+                if keep_duplicates {
+                    r.prepare_list(&answers, side)
+                } else {
+                    r.prepare(&answers, side, true)
+                }
             })
         };
         let mut out: Sets = Default::default();
@@ -178,7 +183,10 @@ impl Ctx<'_, '_> {
                 out[2] = iris(&m.properties);
             }
             if self.wanted[3] {
-                out[3] = m.triples.as_ref().map(|t| prepare_markings(t));
+                out[3] = m
+                    .triples
+                    .as_ref()
+                    .map(|t| prepare_markings(t, keep_duplicates));
             }
             if self.wanted[4] {
                 out[4] = m.answer_type.map(|t| {
@@ -297,7 +305,8 @@ pub fn evaluate_with(
         .iter()
         .filter(|q| seen.insert(q.id.0.as_str()))
         .map(|q| {
-            let annotation = annotate.then(|| annotate_question(q, match_options));
+            let annotation =
+                annotate.then(|| annotate_question_as(q, match_options, profile.marking_style()));
             let qa = q.answers.as_ref().map(|a| profile.answers(a));
             let terms = || qa.iter().flat_map(|a| a.iter()).flat_map(|a| &a.terms);
             let has_iri = terms().any(Term::is_iri);
@@ -379,7 +388,7 @@ fn evaluate_run(
             continue;
         }
         let annotation = (ctx.annotate && ctx.wanted[1..].iter().any(|w| *w))
-            .then(|| annotate_question(q, ctx.opts()));
+            .then(|| annotate_question_as(q, ctx.opts(), ctx.profile.marking_style()));
         let qa = q.answers.as_ref().map(|a| ctx.profile.answers(a));
         by_id.insert(
             id,

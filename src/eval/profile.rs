@@ -9,11 +9,12 @@
 //! | variables (mqald: count and number checked first) | [`Profile::structural_zero`] |
 //! | missing run question | [`Profile::missing`] |
 //! | per-question measures (mqald: QALD precision) | [`Profile::score`] |
-//! | sub-experiments | [`Profile::experiments`], [`Profile::gerbil_markings`], [`Profile::empty_markings_score`] |
+//! | sub-experiments | [`Profile::experiments`], [`Profile::marking_style`], [`Profile::keep_duplicate_markings`], [`Profile::empty_markings_score`] |
 //! | reported | [`Profile::reports_micro`] |
 
 use std::borrow::Cow;
 
+use crate::annotate::MarkingStyle;
 use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
 use crate::metrics::{score_question, QuestionScore};
 use crate::model::{looks_like_iri, Answer, AnswerSet, Term};
@@ -91,7 +92,18 @@ impl Profile {
                 let n = set
                     .first_object
                     .map_or(set.answers.len(), |f| f.answers.min(set.answers.len()));
-                Cow::Borrowed(&set.answers[..n])
+                let first = &set.answers[..n];
+                if !set.raw_values.iter().any(|(a, _, _)| *a < n) {
+                    return Cow::Borrowed(first);
+                }
+                // compare the values as written, not as the reader understood them
+                let mut owned = first.to_vec();
+                for (a, t, raw) in &set.raw_values {
+                    if let Some(term) = owned.get_mut(*a).and_then(|x| x.terms.get_mut(*t)) {
+                        *term = Term::plain(raw.clone());
+                    }
+                }
+                Cow::Owned(owned)
             }
             Profile::Gerbil => {
                 let values = set.answers.iter().flat_map(|a| &a.terms);
@@ -193,11 +205,18 @@ impl Profile {
         }
     }
 
-    /// True when sub-experiment markings are derived the way GERBIL's code derives
+    /// How sub-experiment markings are derived: `gerbil` as GERBIL's code derives
     /// them (`rdf:type` a property and its class a resource, paths and variable
-    /// predicates stop the walk, FILTER / sub-queries / VALUES not walked,
-    /// duplicates kept).
-    pub fn gerbil_markings(self) -> bool {
+    /// predicates stop the walk, FILTER / sub-queries / VALUES not walked).
+    pub fn marking_style(self) -> MarkingStyle {
+        match self {
+            Profile::Gerbil => MarkingStyle::Gerbil,
+            _ => MarkingStyle::Judge,
+        }
+    }
+
+    /// True when markings keep their duplicates (`gerbil`).
+    pub fn keep_duplicate_markings(self) -> bool {
         self == Profile::Gerbil
     }
 
@@ -223,6 +242,7 @@ mod tests {
             answers: rows.into_iter().map(|terms| Answer { terms }).collect(),
             vars: (0..vars).map(|i| format!("v{i}")).collect(),
             first_object: first.map(|answers| FirstObject { answers, vars }),
+            raw_values: Vec::new(),
         }
     }
     fn iri(s: &str) -> Term {
@@ -293,6 +313,24 @@ mod tests {
             .is_some());
         // one variable each: ordinary rules
         assert!(Profile::Mqald.structural_zero(&one_var, &one_var).is_none());
+        // values compare as written: an inline datatype stays part of the value
+        let mut inline = set(
+            vec![vec![Term::typed(
+                "5.0",
+                "http://dbpedia.org/datatype/usDollar",
+            )]],
+            1,
+            Some(1),
+        );
+        inline.raw_values = vec![(0, 0, "5.0^^http://dbpedia.org/datatype/usDollar".into())];
+        assert_eq!(
+            Profile::Mqald.answers(&inline)[0].terms[0],
+            Term::plain("5.0^^http://dbpedia.org/datatype/usDollar")
+        );
+        assert_eq!(
+            Profile::Judge.answers(&inline)[0].terms[0],
+            inline.answers[0].terms[0]
+        );
         // booleans
         let t = set(vec![vec![Term::Boolean(true)]], 0, Some(1));
         let f = set(vec![vec![Term::Boolean(false)]], 0, Some(1));

@@ -209,7 +209,8 @@ pub fn read_row<'a>(
     diagnostics: &mut Vec<String>,
 ) {
     // terms in the order of the variables (head first), whatever the file's key order
-    let mut terms: Vec<(usize, Term)> = Vec::new();
+    // (position, term, the value as written when the reader reinterpreted it)
+    let mut terms: Vec<(usize, Term, Option<String>)> = Vec::new();
     for (key, parts) in row {
         push_var(set, key);
         let name = var_name(key);
@@ -218,16 +219,30 @@ pub fn read_row<'a>(
             .iter()
             .position(|v| *v == name)
             .unwrap_or(usize::MAX);
+        let inline = parts.as_ref().ok().and_then(|p| match &p.value {
+            Some(Ok(v)) if p.datatype.is_none() && v.contains("^^") => Some(v.to_string()),
+            _ => None,
+        });
         match parts.and_then(parts_term) {
-            Ok(term) => terms.push((position, term)),
+            Ok(term) => {
+                let raw = inline
+                    .filter(|raw| matches!(&term, Term::Literal { lexical, .. } if lexical != raw));
+                terms.push((position, term, raw))
+            }
             Err(e) => diagnostics.push(format!("variable {name}: {e}")),
         }
     }
-    terms.sort_by_key(|(position, _)| *position);
+    terms.sort_by_key(|(position, _, _)| *position);
     if !terms.is_empty() {
-        set.answers.push(Answer {
-            terms: terms.into_iter().map(|(_, t)| t).collect(),
-        });
+        let answer = set.answers.len();
+        let mut row = Vec::with_capacity(terms.len());
+        for (i, (_, term, raw)) in terms.into_iter().enumerate() {
+            if let Some(raw) = raw {
+                set.raw_values.push((answer, i, raw));
+            }
+            row.push(term);
+        }
+        set.answers.push(Answer { terms: row });
     }
 }
 

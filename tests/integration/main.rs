@@ -5,4 +5,5 @@ mod annotate;
 mod cli;
 mod data;
 mod index;
+mod profiles;
 mod real_data;
