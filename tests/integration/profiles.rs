@@ -70,7 +70,10 @@ fn qa(report: &Report) -> &qajudge::eval::ExperimentReport {
     report.runs[0].experiments.qa.as_ref().expect("qa scored")
 }
 
-fn counts(q: &QuestionReport) -> (usize, usize, usize) {
+/// (TP, FP, FN) of a question.
+type Counts = (usize, usize, usize);
+
+fn counts(q: &QuestionReport) -> Counts {
     (q.tp, q.fp, q.fn_)
 }
 
@@ -253,7 +256,7 @@ fn gerbil_profile_on_nliwod_runs() {
     let gerbil = run(&gold9, &qanswer, Profile::Gerbil, &[], None);
     // every question scores the same except two whose answer sets mix IRIs with
     // literals: GERBIL types such a set as strings, so its IRIs match nothing
-    let differ: Vec<(&str, (usize, usize, usize), (usize, usize, usize))> = qa(&judge)
+    let differ: Vec<(&str, Counts, Counts)> = qa(&judge)
         .questions
         .iter()
         .zip(&qa(&gerbil).questions)
