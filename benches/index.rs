@@ -1,11 +1,15 @@
 //! In-process lookups on an index built by `scripts/bench-index.sh` (the directory
 //! in `QAJUDGE_BENCH_INDEX`): sameAs lookups and label lookups per second on one
-//! thread, with a RocksDB miss (an unknown IRI) as the baseline.
+//! thread, with a RocksDB miss (an unknown IRI) as the baseline; and the evaluation
+//! of each QALD-9 train run of NLIWOD with all sub-experiments against that index,
+//! with the same evaluation without an index as the baseline (needs
+//! `../shared/data`).
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use qajudge::eval::{evaluate_with, IndexRef, Options, Run};
 use qajudge::index::Index;
 
 #[global_allocator]
@@ -51,6 +55,65 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    group.finish();
+    evaluations(c, &index, &dir.display().to_string());
+}
+
+/// QALD-9 train, all sub-experiments, each NLIWOD run, with and without the index.
+fn evaluations(c: &mut Criterion, index: &Index, path: &str) {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let Ok(gold_bytes) = std::fs::read(data.join("qald/9/qald-9-train-multilingual.json")) else {
+        eprintln!("benches/index: ../shared/data is missing; no evaluation benchmark");
+        return;
+    };
+    let gold = qajudge::qald::parse(&gold_bytes, "gold").expect("gold parses");
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(data.join("systems/nliwod/qald9"))
+        .expect("runs dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    runs.sort();
+    let mut group = c.benchmark_group("evaluate_qald9_all_experiments");
+    group.sample_size(10);
+    for path_run in runs {
+        let name = path_run
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let bytes = std::fs::read(&path_run).expect("run file");
+        let run = qajudge::qald::parse(&bytes, &name).expect("run parses");
+        let runs = [Run {
+            name: &name,
+            source: &name,
+            dataset: &run,
+        }];
+        let with = IndexRef {
+            equivalence: index,
+            path,
+            format_version: index.meta().format_version,
+        };
+        group.bench_function(format!("{name}/with_index"), |b| {
+            b.iter(|| {
+                black_box(evaluate_with(
+                    &gold,
+                    "gold",
+                    &runs,
+                    Options::default(),
+                    Some(with),
+                ))
+            })
+        });
+        group.bench_function(format!("{name}/without_index"), |b| {
+            b.iter(|| {
+                black_box(evaluate_with(
+                    &gold,
+                    "gold",
+                    &runs,
+                    Options::default(),
+                    None,
+                ))
+            })
+        });
+    }
     group.finish();
 }
 
