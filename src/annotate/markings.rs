@@ -92,6 +92,10 @@ pub struct Markings {
     pub properties: Option<Vec<String>>,
     /// RE2KB: normalised triples (`<s> <p> ?`, variables as `?`).
     pub triples: Option<Vec<String>>,
+    /// The same triples as their three node markings (`<iri>`, a literal's value,
+    /// `?`, `path(…)`), so that evaluation can put IRIs through an index.
+    #[serde(skip)]
+    pub triple_nodes: Option<Vec<[String; 3]>>,
     /// AT: the answer type.
     pub answer_type: Option<AnswerTypeMark>,
     /// AIT2KB: the classes of the answer resources.
@@ -123,19 +127,30 @@ fn node_marking(node: &Node, opts: MatchOptions) -> String {
     }
 }
 
-/// The normalised triples of a walked query.
-pub fn triples(walked: &Walked, opts: MatchOptions) -> Vec<String> {
-    walked
-        .triples
+/// The node markings of triple patterns.
+fn triple_nodes(triples: &[(Node, Node, Node)], opts: MatchOptions) -> Vec<[String; 3]> {
+    triples
         .iter()
         .map(|(s, p, o)| {
-            format!(
-                "{} {} {}",
+            [
                 node_marking(s, opts),
                 node_marking(p, opts),
-                node_marking(o, opts)
-            )
+                node_marking(o, opts),
+            ]
         })
+        .collect()
+}
+
+/// One triple marking from its node markings.
+pub fn join_triple(nodes: &[String; 3]) -> String {
+    nodes.join(" ")
+}
+
+/// The normalised triples of a walked query.
+pub fn triples(walked: &Walked, opts: MatchOptions) -> Vec<String> {
+    triple_nodes(&walked.triples, opts)
+        .iter()
+        .map(join_triple)
         .collect()
 }
 
@@ -157,18 +172,12 @@ pub fn gerbil_markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions
             judge.properties
         },
         triples: g.map(|g| {
-            g.triples
+            triple_nodes(&g.triples, opts)
                 .iter()
-                .map(|(s, p, o)| {
-                    format!(
-                        "{} {} {}",
-                        node_marking(s, opts),
-                        node_marking(p, opts),
-                        node_marking(o, opts)
-                    )
-                })
+                .map(join_triple)
                 .collect()
         }),
+        triple_nodes: g.map(|g| triple_nodes(&g.triples, opts)),
         answer_type: judge.answer_type,
         item_types: None,
     }
@@ -187,7 +196,8 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
     } else {
         walked.map(|w| w.properties.clone())
     };
-    let triples = walked.map(|w| triples(w, opts));
+    let nodes = walked.map(|w| triple_nodes(&w.triples, opts));
+    let triples = nodes.as_ref().map(|n| n.iter().map(join_triple).collect());
     let declared = q.answertype.as_deref().and_then(AnswerType::parse);
     let answer_type = match declared {
         Some(value) => Some(AnswerTypeMark {
@@ -227,6 +237,7 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
         resources,
         properties,
         triples,
+        triple_nodes: nodes,
         answer_type,
         item_types,
     }

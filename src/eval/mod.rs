@@ -9,6 +9,7 @@ pub mod report;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::annotate::markings::join_triple;
 use crate::annotate::{annotate_question_as, Annotation, Features};
 use crate::index::Equivalence;
 use crate::matching::{
@@ -183,10 +184,32 @@ impl Ctx<'_, '_> {
                 out[2] = iris(&m.properties);
             }
             if self.wanted[3] {
-                out[3] = m
-                    .triples
-                    .as_ref()
-                    .map(|t| prepare_markings(t, keep_duplicates));
+                out[3] = match (&m.triple_nodes, r.has_index()) {
+                    // IRIs inside triples compare through the index's classes too
+                    (Some(nodes), true) => {
+                        let triples: Vec<String> = nodes
+                            .iter()
+                            .map(|n| {
+                                let n = n.clone().map(|node| {
+                                    match node
+                                        .strip_prefix('<')
+                                        .and_then(|x| x.strip_suffix('>'))
+                                        .and_then(|iri| r.class(iri))
+                                    {
+                                        Some(c) => format!("<sameas:{}>", c.id),
+                                        None => node,
+                                    }
+                                });
+                                join_triple(&n)
+                            })
+                            .collect();
+                        Some(prepare_markings(&triples, keep_duplicates))
+                    }
+                    _ => m
+                        .triples
+                        .as_ref()
+                        .map(|t| prepare_markings(t, keep_duplicates)),
+                };
             }
             if self.wanted[4] {
                 out[4] = m.answer_type.map(|t| {
@@ -884,5 +907,116 @@ mod tests {
             1.0
         );
         assert!(json["runs"][0]["experiments"]["at"].is_null());
+    }
+
+    #[test]
+    fn an_index_unifies_iris_in_every_sub_experiment() {
+        let q = |query: &str, answer: &str| {
+            format!(
+                r#"{{"questions":[{{"id":1,"query":{{"sparql":"{query}"}},"answers":{}}}]}}"#,
+                uris(&[answer])
+            )
+        };
+        let gold = dataset(&q(
+            "SELECT ?x WHERE { <http://dbpedia.org/resource/Barack_Obama> <http://dbpedia.org/ontology/spouse> ?x . ?x a <http://dbpedia.org/ontology/Person> }",
+            "http://dbpedia.org/resource/Michelle_Obama",
+        ));
+        let run = dataset(&q(
+            "SELECT ?x WHERE { <http://www.wikidata.org/entity/Q76> <http://www.wikidata.org/prop/direct/P26> ?x . ?x a <http://www.wikidata.org/entity/Q5> }",
+            "http://www.wikidata.org/entity/Q13133",
+        ));
+        let mut kg = crate::index::MemoryIndex::new();
+        kg.same_as(
+            "http://dbpedia.org/resource/Barack_Obama",
+            "http://www.wikidata.org/entity/Q76",
+        )
+        .same_as(
+            "http://dbpedia.org/resource/Michelle_Obama",
+            "http://www.wikidata.org/entity/Q13133",
+        )
+        .same_as(
+            "http://dbpedia.org/ontology/spouse",
+            "http://www.wikidata.org/prop/direct/P26",
+        )
+        .same_as(
+            "http://dbpedia.org/ontology/Person",
+            "http://www.wikidata.org/entity/Q5",
+        );
+        let runs = [Run {
+            name: "r",
+            source: "r",
+            dataset: &run,
+        }];
+        let with = evaluate_with(
+            &gold,
+            "g",
+            &runs,
+            Options::default(),
+            Some(IndexRef {
+                equivalence: &kg,
+                path: "memory",
+                format_version: 0,
+            }),
+        );
+        let e = &with.runs[0].experiments;
+        for (name, x) in e.named() {
+            if let Some(x) = x {
+                assert_eq!(x.aggregate.macro_.f1, 1.0, "{name} with the index");
+            }
+        }
+        assert!(e.re2kb.is_some() && e.p2kb.is_some() && e.ait2kb.is_some());
+        let without = evaluate(&gold, "g", &runs, Options::default());
+        let e = &without.runs[0].experiments;
+        for x in [&e.qa, &e.c2kb, &e.p2kb, &e.re2kb, &e.ait2kb] {
+            assert_eq!(x.as_ref().map(|x| x.aggregate.macro_.f1), Some(0.0));
+        }
+    }
+
+    #[test]
+    fn large_classes_are_reported() {
+        let gold = dataset(&format!(
+            r#"{{"questions":[{{"id":1,"answers":{}}}]}}"#,
+            uris(&["http://e.org/a"])
+        ));
+        let run = dataset(&format!(
+            r#"{{"questions":[{{"id":1,"answers":{}}}]}}"#,
+            uris(&["http://e.org/z"])
+        ));
+        let mut kg = crate::index::MemoryIndex::new();
+        for i in 0..5 {
+            kg.same_as("http://e.org/a", &format!("http://e.org/m{i}"));
+        }
+        kg.same_as("http://e.org/a", "http://e.org/z");
+        let report = evaluate_with(
+            &gold,
+            "g",
+            &[Run {
+                name: "r",
+                source: "r",
+                dataset: &run,
+            }],
+            Options {
+                max_class_size: 3,
+                explain: true,
+                ..Options::default()
+            },
+            Some(IndexRef {
+                equivalence: &kg,
+                path: "memory",
+                format_version: 0,
+            }),
+        );
+        let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];
+        assert_eq!(q.tp, 1);
+        assert!(
+            q.diagnostics.iter().any(|d| d.contains("class of 7 IRIs")),
+            "{:?}",
+            q.diagnostics
+        );
+        let x = q.explanation.as_ref().unwrap();
+        assert_eq!(
+            (x.pairs[0].rule, x.pairs[0].class_size),
+            ("sameas", Some(7))
+        );
     }
 }
