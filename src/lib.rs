@@ -6,8 +6,10 @@
 pub mod annotate;
 pub mod cli;
 pub mod eval;
+pub mod http;
 pub mod index;
 pub mod indexer;
+pub mod live;
 pub mod matching;
 pub mod metrics;
 pub mod model;

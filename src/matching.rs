@@ -555,15 +555,21 @@ impl<'a> Resolver<'a> {
 
     /// The sameAs class of an IRI (`None`: a class of one, or no index).
     pub fn class(&self, iri: &str) -> Option<Class> {
+        self.index?;
+        self.class_canonical(&canonical_iri(iri))
+    }
+
+    /// The sameAs class of an IRI in canonical form, cached.
+    fn class_canonical(&self, canonical: &str) -> Option<Class> {
         let index = self.index?;
-        if let Some(c) = self.classes.borrow().get(iri) {
+        if let Some(c) = self.classes.borrow().get(canonical) {
             return *c;
         }
-        let c = index.class(iri).unwrap_or_else(|e| {
+        let c = index.class_of_canonical(canonical).unwrap_or_else(|e| {
             self.note_error(e);
             None
         });
-        self.classes.borrow_mut().insert(iri.to_string(), c);
+        self.classes.borrow_mut().insert(canonical.to_string(), c);
         c
     }
 
@@ -622,8 +628,10 @@ impl<'a> Resolver<'a> {
         match self.opts.iri {
             IriRule::Exact => out.push(Key::Exact(iri.to_string())),
             IriRule::Equivalent => {
-                out.push(Key::Iri(canonical_iri(iri)));
-                if let Some(c) = self.class(iri) {
+                let canonical = canonical_iri(iri);
+                let class = self.class_canonical(&canonical);
+                out.push(Key::Iri(canonical));
+                if let Some(c) = class {
                     out.push(Key::Class(c));
                 }
             }

@@ -227,4 +227,17 @@ pub struct Dataset {
     pub questions: Vec<Question>,
     /// File-level problems that did not stop the load (duplicate ids …).
     pub diagnostics: Vec<String>,
+    /// For the answers of a live system: its failed calls and runtime.
+    pub calls: Option<Calls>,
+}
+
+/// What calling a live QA system gave beside its answers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Calls {
+    /// Question id → why its call failed (scored as an empty answer).
+    pub errors: BTreeMap<String, String>,
+    /// The mean runtime of successful calls in milliseconds.
+    pub runtime_ms_mean: Option<f64>,
+    /// Why the run stopped early, if it did.
+    pub stopped: Option<String>,
 }

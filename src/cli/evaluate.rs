@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::render;
 use crate::annotate::FEATURES;
@@ -13,6 +15,7 @@ use crate::eval::{
     evaluate_with, Experiment, IndexRef, Options, Profile, Run, DEFAULT_MAX_CLASS_SIZE,
 };
 use crate::index::Index;
+use crate::live::{ask_all, LiveOptions};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -43,8 +46,24 @@ pub struct EvaluateArgs {
     #[arg(long, value_name = "FILE")]
     pub gold: PathBuf,
     /// A run to score; repeat for several runs.
-    #[arg(long = "run", value_name = "FILE", required = true)]
+    #[arg(long = "run", value_name = "FILE", required_unless_present = "systems")]
     pub runs: Vec<PathBuf>,
+    /// A live QA system to ask every gold question (form POST `query`, `lang`;
+    /// QALD-JSON answers); repeatable. Scored after the run files.
+    #[arg(long = "system-url", value_name = "URL")]
+    pub systems: Vec<String>,
+    /// The time one call to a QA system may take, in milliseconds.
+    #[arg(long, default_value_t = 60_000)]
+    pub timeout_ms: u64,
+    /// Calls to a QA system that run at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// The share of failed calls that stops a live run.
+    #[arg(long, default_value_t = 0.5)]
+    pub max_error_rate: f64,
+    /// The language of the question texts sent to QA systems.
+    #[arg(long, default_value = "en")]
+    pub lang: String,
     /// A name for each run, in the order of --run (default: the file stem).
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
@@ -114,11 +133,11 @@ fn stem(path: &Path) -> String {
 
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
-    if args.names.len() > args.runs.len() {
+    if args.names.len() > args.runs.len() + args.systems.len() {
         bail!(
-            "{} --name given for {} --run: give at most one name per run",
+            "{} --name given for {} --run and --system-url: give at most one name per run",
             args.names.len(),
-            args.runs.len()
+            args.runs.len() + args.systems.len()
         );
     }
     let gold = super::load(&args.gold)?;
@@ -127,6 +146,29 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         let dataset = super::load(path)?;
         let name = args.names.get(i).cloned().unwrap_or_else(|| stem(path));
         loaded.push((name, path.display().to_string(), dataset));
+    }
+    let live = LiveOptions {
+        timeout: Duration::from_millis(args.timeout_ms),
+        concurrency: args.concurrency,
+        max_error_rate: args.max_error_rate,
+        lang: args.lang.clone(),
+        ..LiveOptions::default()
+    };
+    for (i, url) in args.systems.iter().enumerate() {
+        let bar = ProgressBar::new(gold.questions.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} questions")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(url.clone());
+        let run = ask_all(url, &gold, &live, &|_, _| bar.inc(1))?;
+        bar.finish_and_clear();
+        let name = args
+            .names
+            .get(args.runs.len() + i)
+            .cloned()
+            .unwrap_or_else(|| url.clone());
+        loaded.push((name, url.clone(), run.dataset));
     }
     let runs: Vec<Run<'_>> = loaded
         .iter()

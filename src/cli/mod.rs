@@ -6,6 +6,7 @@ mod check;
 mod evaluate;
 mod index;
 mod render;
+mod serve;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ pub enum Command {
     Labels(index::LabelsArgs),
     /// Print the classes of an IRI (JSON).
     Types(index::TypesArgs),
+    /// Serve the JSON API, stored experiments and the web page over HTTP.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line and runs it; the exit code follows the project's rule
@@ -55,6 +58,7 @@ pub fn run() -> ExitCode {
         Command::Sameas(args) => index::run_sameas(args),
         Command::Labels(args) => index::run_labels(args),
         Command::Types(args) => index::run_types(args),
+        Command::Serve(args) => serve::run_serve(args),
     };
     match result {
         Ok(code) => code,

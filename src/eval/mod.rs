@@ -16,7 +16,7 @@ use crate::matching::{
     match_answers, prepare_markings, MatchOptions, Matching, Prepared, Reason, Resolver, Side,
 };
 use crate::metrics::{aggregate, bootstrap, QuestionScore};
-use crate::model::{looks_like_iri, Answer, AnswerSet, Dataset, Question, Term};
+use crate::model::{looks_like_iri, Answer, AnswerSet, Calls, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
     AggregateReport, ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, MatchedPair,
@@ -356,6 +356,9 @@ pub fn evaluate_with(
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
+        if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
+            diagnostics.push(format!("run '{}': the live system {why}", run.name));
+        }
         let report = evaluate_run(&entries, run, &ctx, &options);
         if !report.extra_ids.is_empty() {
             diagnostics.push(format!(
@@ -445,7 +448,15 @@ fn evaluate_run(
         if !ctx.wanted[e as usize] {
             continue;
         }
-        let report = score_experiment(e, entries, &by_id, extra.len(), ctx, options);
+        let report = score_experiment(
+            e,
+            entries,
+            &by_id,
+            extra.len(),
+            ctx,
+            options,
+            run.dataset.calls.as_ref(),
+        );
         match e {
             Experiment::Qa => experiments.qa = report,
             Experiment::C2kb => experiments.c2kb = report,
@@ -472,6 +483,7 @@ fn score_experiment(
     extra: usize,
     ctx: &Ctx<'_, '_>,
     options: &Options,
+    calls: Option<&Calls>,
 ) -> Option<ExperimentReport> {
     let k = e as usize;
     let profile = ctx.profile;
@@ -514,8 +526,13 @@ fn score_experiment(
         };
         let empty = Vec::new();
         let run_set = run.and_then(|r| r.sets[k].as_ref()).unwrap_or(&empty);
+        let call_error = calls.and_then(|c| c.errors.get(gq.id.0.as_str()));
+        if let Some(why) = call_error {
+            diags.push(format!("the call to the system failed: {why}"));
+        }
         let status = match run {
             None => Status::Missing,
+            Some(_) if call_error.is_some() => Status::Error,
             Some(_) if run_set.is_empty() => Status::Empty,
             Some(_) => Status::Answered,
         };
@@ -572,6 +589,7 @@ fn score_experiment(
         return None;
     }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
+    agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);
     if !profile.reports_micro() {
         agg.micro = None;
     }
@@ -613,6 +631,66 @@ fn score_experiment(
     })
 }
 
+/// The outcome of matching two answer lists with the rules of a profile (the
+/// HTTP `/match` route): counts, measures and the explanation.
+#[derive(Debug, Clone, serde::Serialize, PartialEq)]
+pub struct MatchReport {
+    /// The profile whose rules were used.
+    pub profile: &'static str,
+    /// True positives.
+    pub tp: usize,
+    /// False positives.
+    pub fp: usize,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: usize,
+    /// Precision (SCORING 3).
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+    /// The matched pairs and the unmatched answers.
+    pub explanation: Explanation,
+    /// Index read problems, if any.
+    pub diagnostics: Vec<String>,
+}
+
+/// Matches a run's answers against gold answers with the profile's rules and,
+/// when given, an index.
+pub fn match_lists(
+    gold: &AnswerSet,
+    run: &AnswerSet,
+    options: &Options,
+    index: Option<&dyn Equivalence>,
+) -> MatchReport {
+    let profile = options.profile;
+    let resolver = Resolver::new(
+        profile.match_options(options.strict_literals, options.lenient_dates),
+        index,
+    );
+    let gold_answers = profile.answers(gold);
+    let run_answers = profile.answers(run);
+    let gold_has_iris = gold_answers.iter().flat_map(|a| &a.terms).any(Term::is_iri);
+    let g = resolver.prepare(&gold_answers, Side::Gold, true);
+    let r = resolver.prepare(&run_answers, Side::Run, gold_has_iris);
+    let matching = match_answers(&g, &r);
+    let score = profile
+        .structural_zero(gold, run)
+        .unwrap_or_else(|| profile.score(matching.gold, matching.run, matching.tp()));
+    MatchReport {
+        profile: profile.name(),
+        tp: score.tp,
+        fp: score.fp,
+        fn_: score.fn_,
+        precision: score.precision,
+        recall: score.recall,
+        f1: score.f1,
+        explanation: explain_sets(Some(&gold_answers), Some(&run_answers), &g, &r, &matching),
+        diagnostics: resolver.take_errors(),
+    }
+}
+
 /// The text of an answer for explanations: its terms, alternatives joined by ` | `.
 fn answer_text(answer: &Answer) -> String {
     answer
@@ -632,11 +710,23 @@ fn explain(
     run_set: &[Prepared],
     matching: &Matching,
 ) -> Explanation {
-    let markings = |p: &Prepared| p.keys.first().map(|k| format!("{k:?}")).unwrap_or_default();
     let gold_answers = entry.qa.as_deref().filter(|_| e == Experiment::Qa);
     let run_answers = run
         .and_then(|r| r.qa.as_deref())
         .filter(|_| e == Experiment::Qa);
+    explain_sets(gold_answers, run_answers, gold_set, run_set, matching)
+}
+
+/// Explains a matching; answers are named by their terms when given, else by
+/// their first key (markings).
+fn explain_sets(
+    gold_answers: Option<&[Answer]>,
+    run_answers: Option<&[Answer]>,
+    gold_set: &[Prepared],
+    run_set: &[Prepared],
+    matching: &Matching,
+) -> Explanation {
+    let markings = |p: &Prepared| p.keys.first().map(|k| format!("{k:?}")).unwrap_or_default();
     let text = |answers: Option<&[Answer]>, set: &[Prepared], index: usize| match answers {
         Some(a) => a.get(index).map(answer_text).unwrap_or_default(),
         None => set

@@ -23,6 +23,10 @@ pub struct Class {
 pub trait Equivalence {
     /// The class of an IRI (canonicalised first); `None` for a class of one.
     fn class(&self, iri: &str) -> Result<Option<Class>, IndexError>;
+    /// The class of an IRI already in canonical form (saves canonicalising twice).
+    fn class_of_canonical(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
+        self.class(canonical)
+    }
     /// The members of a class, as written.
     fn members(&self, class: u32) -> Result<Vec<String>, IndexError>;
     /// The IRIs carrying a label (normalised, any language), deduplicated.

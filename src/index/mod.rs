@@ -134,31 +134,36 @@ impl Index {
     /// The class of an IRI (canonicalised) with its size, if it is in a class of
     /// two or more.
     pub fn class_and_size(&self, iri: &str) -> Result<Option<Class>, IndexError> {
-        let canonical = canonical_iri(iri);
-        let value = self
-            .store
-            .get(CF_IRI, canonical.as_bytes())
-            .map_err(|e| self.read_err(e))?;
-        Ok(value.and_then(|v| {
-            let b = v.get(..8)?;
-            Some(Class {
-                id: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-                size: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+        self.class_of_canonical_form(&canonical_iri(iri))
+    }
+
+    /// The class of an IRI given in canonical form.
+    fn class_of_canonical_form(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
+        self.store
+            .with(CF_IRI, canonical.as_bytes(), |value| {
+                let b = value?.get(..8)?;
+                Some(Class {
+                    id: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+                    size: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+                })
             })
-        }))
+            .map_err(|e| self.read_err(e))
     }
 
     /// A `\n`-separated list stored under a key (empty when the key is absent).
     fn list(&self, cf: &str, key: &[u8]) -> Result<Vec<String>, IndexError> {
-        let value = self.store.get(cf, key).map_err(|e| self.read_err(e))?;
-        Ok(value
-            .map(|v| {
-                String::from_utf8_lossy(&v)
-                    .split('\n')
-                    .map(str::to_string)
-                    .collect()
+        self.store
+            .with(cf, key, |value| {
+                value
+                    .map(|v| {
+                        String::from_utf8_lossy(v)
+                            .split('\n')
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default()
             })
-            .unwrap_or_default())
+            .map_err(|e| self.read_err(e))
     }
 
     /// The members (as written) of a class.
@@ -218,6 +223,10 @@ impl Index {
 impl Equivalence for Index {
     fn class(&self, iri: &str) -> Result<Option<Class>, IndexError> {
         self.class_and_size(iri)
+    }
+
+    fn class_of_canonical(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
+        self.class_of_canonical_form(canonical)
     }
 
     fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {

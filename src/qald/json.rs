@@ -58,6 +58,7 @@ fn build(dataset_field: Option<&Value>, questions: Vec<RawQuestion<'_>>) -> Data
         format: Format::QaldJson,
         questions: Vec::with_capacity(questions.len()),
         diagnostics: Vec::new(),
+        calls: None,
     };
     for (i, q) in questions.into_iter().enumerate() {
         let Ok((mut q, fast)) = q else {

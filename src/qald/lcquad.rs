@@ -14,6 +14,7 @@ pub fn parse(items: Vec<Value>) -> Dataset {
         format: Format::Lcquad,
         questions: Vec::with_capacity(items.len()),
         diagnostics: Vec::new(),
+        calls: None,
     };
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {

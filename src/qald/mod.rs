@@ -8,7 +8,7 @@ mod fast;
 mod json;
 mod lcquad;
 mod rubq;
-mod values;
+pub mod values;
 mod xml;
 
 use std::collections::HashSet;
@@ -155,6 +155,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                     format: Format::QaldJson,
                     questions: Vec::new(),
                     diagnostics: vec!["the file holds no question".into()],
+                    calls: None,
                 }),
                 _ => Err(shape_error(
                     source,

@@ -147,6 +147,7 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
         format: Format::QaldXml,
         questions: Vec::new(),
         diagnostics: Vec::new(),
+        calls: None,
     };
     for (i, node) in root
         .children

@@ -7,3 +7,4 @@ mod data;
 mod index;
 mod profiles;
 mod real_data;
+mod serve;

@@ -1,0 +1,533 @@
+//! The routes of the JSON API and the web page. Each handler parses its input,
+//! calls the library and returns JSON; every failure is an [`ApiError`].
+
+use std::sync::Arc;
+
+use actix_multipart::Multipart;
+use actix_web::error::JsonPayloadError;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::experiments::{Record, RunSource};
+use super::{ApiError, AppState};
+use crate::annotate::annotate_question;
+use crate::eval::{match_lists, Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
+use crate::index::{Equivalence, Index};
+use crate::live::check_url;
+use crate::matching::MatchOptions;
+use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
+use crate::qald::values::binding_term;
+
+/// The web page (no external assets).
+const PAGE: &str = include_str!("page.html");
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// Maps a JSON body error to an API error.
+pub fn json_error(e: JsonPayloadError) -> ApiError {
+    match e {
+        JsonPayloadError::Overflow { limit }
+        | JsonPayloadError::OverflowKnownLength { limit, .. } => ApiError::too_large(limit),
+        JsonPayloadError::ContentType => ApiError::bad(
+            "bad_content_type",
+            "send the body as JSON with Content-Type: application/json",
+        ),
+        JsonPayloadError::Deserialize(e) => ApiError::bad(
+            "bad_json",
+            format!(
+                "the JSON body is malformed at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        ),
+        other => ApiError::bad("bad_json", other.to_string()),
+    }
+}
+
+/// Registers the routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(page))
+        .route("/experiments/{id}", web::get().to(page))
+        .service(
+            web::scope("/api/v1")
+                .route("/health", web::get().to(health))
+                .route("/sameas", web::get().to(sameas_get))
+                .route("/sameas", web::post().to(sameas_post))
+                .route("/labels", web::get().to(labels))
+                .route("/types", web::get().to(types))
+                .route("/match", web::post().to(match_route))
+                .route("/annotate", web::post().to(annotate))
+                .route("/benchmarks", web::get().to(benchmarks))
+                .route("/experiments", web::get().to(experiments_list))
+                .route("/experiments", web::post().to(experiments_post))
+                .route("/experiments/{id}", web::get().to(experiment_get))
+                .route("/openapi.json", web::get().to(openapi))
+                .default_service(web::to(unknown_route)),
+        );
+}
+
+async fn page() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(PAGE)
+}
+
+async fn unknown_route(req: HttpRequest) -> ApiResult {
+    Err(ApiError::not_found(format!(
+        "no route {} {}; see /api/v1/openapi.json",
+        req.method(),
+        req.path()
+    )))
+}
+
+async fn openapi() -> HttpResponse {
+    HttpResponse::Ok().json(super::openapi::document())
+}
+
+fn index(state: &AppState) -> Result<&Index, ApiError> {
+    state.index.as_deref().ok_or_else(ApiError::no_index)
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::internal(e.to_string())
+}
+
+async fn health(state: web::Data<AppState>) -> ApiResult {
+    let experiments = state.store.list().map_err(internal)?.len();
+    Ok(HttpResponse::Ok().json(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "index": state.index.as_ref().map(|i| json!({
+            "path": state.index_path,
+            "format_version": i.meta().format_version,
+            "counts": i.meta().counts,
+        })),
+        "benchmarks": state.benchmarks.len(),
+        "experiments": experiments,
+    })))
+}
+
+#[derive(Deserialize)]
+struct SameAsQuery {
+    iri: Option<String>,
+    limit: Option<usize>,
+}
+
+const DEFAULT_MEMBER_LIMIT: usize = 100;
+
+async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) -> ApiResult {
+    let index = index(&state)?;
+    let iri = q
+        .iri
+        .as_deref()
+        .filter(|i| !i.trim().is_empty())
+        .ok_or_else(|| ApiError::bad("missing_parameter", "give the IRI as ?iri=…"))?;
+    let found = index
+        .sameas(iri, q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT))
+        .map_err(internal)?;
+    Ok(HttpResponse::Ok().json(found))
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SameAsBody {
+    List(Vec<String>),
+    Object {
+        iris: Vec<String>,
+        limit: Option<usize>,
+    },
+}
+
+/// The most IRIs one batch may ask about.
+const MAX_BATCH: usize = 10_000;
+
+async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) -> ApiResult {
+    let index = index(&state)?;
+    let (iris, limit) = match body.into_inner() {
+        SameAsBody::List(iris) => (iris, None),
+        SameAsBody::Object { iris, limit } => (iris, limit),
+    };
+    if iris.len() > MAX_BATCH {
+        return Err(ApiError::bad(
+            "batch_too_large",
+            format!("{} IRIs in one batch; send at most {MAX_BATCH}", iris.len()),
+        ));
+    }
+    let limit = limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
+    let out = iris
+        .iter()
+        .map(|iri| index.sameas(iri, limit))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(internal)?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+#[derive(Deserialize)]
+struct LabelsQuery {
+    text: Option<String>,
+    lang: Option<String>,
+    fuzzy: Option<u32>,
+}
+
+async fn labels(state: web::Data<AppState>, q: web::Query<LabelsQuery>) -> ApiResult {
+    let index = index(&state)?;
+    let text = q
+        .text
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| ApiError::bad("missing_parameter", "give the label as ?text=…"))?;
+    let fuzzy = q.fuzzy.unwrap_or(0);
+    if fuzzy > 2 {
+        return Err(ApiError::bad(
+            "bad_parameter",
+            format!("fuzzy={fuzzy} is too large; use 0, 1 or 2 edits"),
+        ));
+    }
+    let hits = index
+        .labels(text, q.lang.as_deref().filter(|l| !l.is_empty()), fuzzy)
+        .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
+    Ok(HttpResponse::Ok().json(hits))
+}
+
+#[derive(Deserialize)]
+struct TypesQuery {
+    iri: Option<String>,
+}
+
+async fn types(state: web::Data<AppState>, q: web::Query<TypesQuery>) -> ApiResult {
+    let index = index(&state)?;
+    let iri = q
+        .iri
+        .as_deref()
+        .filter(|i| !i.trim().is_empty())
+        .ok_or_else(|| ApiError::bad("missing_parameter", "give the IRI as ?iri=…"))?;
+    let types = index.types(iri).map_err(internal)?;
+    Ok(HttpResponse::Ok().json(json!({"iri": iri, "types": types})))
+}
+
+#[derive(Deserialize)]
+struct MatchBody {
+    gold: Vec<Value>,
+    run: Vec<Value>,
+    profile: Option<String>,
+    #[serde(default)]
+    strict_literals: bool,
+    #[serde(default)]
+    lenient_dates: bool,
+}
+
+/// Reads a list of answers: each a SPARQL-results term, a boolean, or an array of
+/// terms (alternative forms of one answer).
+fn answers(side: &str, values: &[Value]) -> Result<AnswerSet, ApiError> {
+    let term = |v: &Value, at: String| match v {
+        Value::Bool(b) => Ok(Term::Boolean(*b)),
+        other => binding_term(other).map_err(|e| {
+            ApiError::bad(
+                "bad_answer",
+                format!("{at}: {e}; give terms as {{\"type\": \"uri\", \"value\": \"…\"}}"),
+            )
+        }),
+    };
+    let mut set = AnswerSet::default();
+    for (i, v) in values.iter().enumerate() {
+        let terms = match v {
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(j, t)| term(t, format!("{side}[{i}][{j}]")))
+                .collect::<Result<Vec<_>, _>>()?,
+            other => vec![term(other, format!("{side}[{i}]"))?],
+        };
+        set.answers.push(Answer { terms });
+    }
+    Ok(set)
+}
+
+fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
+    match name {
+        None | Some("") => Ok(Profile::Judge),
+        Some(n) => Profile::parse(n).ok_or_else(|| {
+            ApiError::bad(
+                "bad_parameter",
+                format!("unknown profile {n:?}; use judge, gerbil or mqald"),
+            )
+        }),
+    }
+}
+
+async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>) -> ApiResult {
+    let body = body.into_inner();
+    let gold = answers("gold", &body.gold)?;
+    let run = answers("run", &body.run)?;
+    let options = Options {
+        profile: profile(body.profile.as_deref())?,
+        strict_literals: body.strict_literals,
+        lenient_dates: body.lenient_dates,
+        ..Options::default()
+    };
+    let state = state.clone();
+    let report = web::block(move || {
+        let index = state.index.as_deref().map(|i| i as &dyn Equivalence);
+        match_lists(&gold, &run, &options, index)
+    })
+    .await
+    .map_err(internal)?;
+    Ok(HttpResponse::Ok().json(report))
+}
+
+#[derive(Deserialize)]
+struct AnnotateBody {
+    sparql: String,
+}
+
+async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
+    let q = Question {
+        id: QuestionId("query".into()),
+        query: Query::Sparql(body.sparql.clone()),
+        ..Question::default()
+    };
+    let a = web::block(move || annotate_question(&q, MatchOptions::default()))
+        .await
+        .map_err(internal)?;
+    Ok(HttpResponse::Ok().json(a))
+}
+
+async fn benchmarks(state: web::Data<AppState>) -> ApiResult {
+    let list: Vec<Value> = state
+        .benchmarks
+        .iter()
+        .map(|(name, b)| {
+            json!({
+                "name": name,
+                "path": b.path.display().to_string(),
+                "format": b.dataset.format.name(),
+                "questions": b.dataset.questions.len(),
+            })
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(list))
+}
+
+/// A record without its report, for lists.
+fn summary(r: &Record) -> Value {
+    json!({
+        "id": r.id,
+        "status": r.status,
+        "created": r.created,
+        "finished": r.finished,
+        "profile": r.profile,
+        "gold": r.gold,
+        "runs": r.runs,
+        "error": r.error,
+        "url": format!("/experiments/{}", r.id),
+    })
+}
+
+async fn experiments_list(state: web::Data<AppState>) -> ApiResult {
+    let mut list = state.store.list().map_err(internal)?;
+    list.reverse();
+    Ok(HttpResponse::Ok().json(list.iter().map(summary).collect::<Vec<_>>()))
+}
+
+async fn experiment_get(state: web::Data<AppState>, id: web::Path<String>) -> ApiResult {
+    let id = id.into_inner();
+    if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::not_found(format!(
+            "no experiment {id:?}: ids are twelve digits (YYYYMMDDNNNN)"
+        )));
+    }
+    match state.store.get(&id).map_err(internal)? {
+        Some(r) => Ok(HttpResponse::Ok().json(r)),
+        None => Err(ApiError::not_found(format!("no experiment {id}"))),
+    }
+}
+
+/// The fields of an experiment form, read from a multipart body.
+#[derive(Default)]
+struct Form {
+    gold: Option<(String, Vec<u8>)>,
+    benchmark: Option<String>,
+    runs: Vec<(String, Vec<u8>)>,
+    systems: Vec<String>,
+    profile: Option<String>,
+    experiments: Option<String>,
+    lang: Option<String>,
+}
+
+async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiError> {
+    let mut form = Form::default();
+    let mut total = 0usize;
+    while let Some(field) = payload.next().await {
+        let mut field = field
+            .map_err(|e| ApiError::bad("bad_multipart", format!("the form is malformed: {e}")))?;
+        let name = field.name().unwrap_or_default().to_string();
+        let filename = field
+            .content_disposition()
+            .and_then(|c| c.get_filename())
+            .map(str::to_string);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk =
+                chunk.map_err(|e| ApiError::bad("bad_multipart", format!("field {name}: {e}")))?;
+            total += chunk.len();
+            if total > limit {
+                return Err(ApiError::too_large(limit));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let text = || String::from_utf8_lossy(&bytes).trim().to_string();
+        match name.as_str() {
+            "gold" => form.gold = Some((filename.unwrap_or_else(|| "gold".into()), bytes)),
+            "run" => {
+                let n = form.runs.len() + 1;
+                form.runs
+                    .push((filename.unwrap_or_else(|| format!("run{n}")), bytes))
+            }
+            "benchmark" => form.benchmark = Some(text()).filter(|t| !t.is_empty()),
+            "system_url" => {
+                let t = text();
+                if !t.is_empty() {
+                    form.systems.push(t);
+                }
+            }
+            "profile" => form.profile = Some(text()),
+            "experiments" => form.experiments = Some(text()),
+            "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
+            other => {
+                return Err(ApiError::bad(
+                    "bad_field",
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, profile, experiments, lang"),
+                ))
+            }
+        }
+    }
+    Ok(form)
+}
+
+/// The stem of a file name, for run names.
+fn stem(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
+}
+
+async fn experiments_post(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    payload: Multipart,
+) -> ApiResult {
+    let form = read_form(payload, state.max_body_bytes).await?;
+    let _ = req;
+    let (gold_name, gold) = match (&form.gold, &form.benchmark) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad(
+                "bad_field",
+                "give either a gold file or a registered benchmark, not both",
+            ))
+        }
+        (Some((name, bytes)), None) => {
+            let dataset = crate::qald::parse(bytes, name).map_err(|e| {
+                ApiError::bad("bad_gold", format!("the gold file is not a benchmark: {e}"))
+            })?;
+            if dataset.questions.is_empty() {
+                return Err(ApiError::bad(
+                    "bad_gold",
+                    format!("the gold file {name} holds no question"),
+                ));
+            }
+            (name.clone(), Arc::new(dataset))
+        }
+        (None, Some(name)) => match state.benchmarks.get(name) {
+            Some(b) => (name.clone(), Arc::new(b.dataset.clone())),
+            None => {
+                return Err(ApiError::not_found(format!(
+                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
+                )))
+            }
+        },
+        (None, None) => {
+            return Err(ApiError::bad(
+                "missing_field",
+                "give a gold file (field gold) or a registered benchmark (field benchmark)",
+            ))
+        }
+    };
+    if form.runs.is_empty() && form.systems.is_empty() {
+        return Err(ApiError::bad(
+            "missing_field",
+            "give at least one run file (field run) or QA-system URL (field system_url)",
+        ));
+    }
+    let profile = profile(form.profile.as_deref())?;
+    let mut experiments = Vec::new();
+    for name in form
+        .experiments
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        experiments.push(Experiment::parse(name).ok_or_else(|| {
+            ApiError::bad(
+                "bad_parameter",
+                format!("unknown experiment {name:?}; use qa, c2kb, p2kb, re2kb, at, ait2kb"),
+            )
+        })?);
+    }
+    let mut live = state.live.clone();
+    if let Some(lang) = &form.lang {
+        live.lang = lang.clone();
+    }
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    for (name, bytes) in &form.runs {
+        let dataset = crate::qald::parse(bytes, name)
+            .map_err(|e| ApiError::bad("bad_run", format!("the run file is not readable: {e}")))?;
+        names.push(name.clone());
+        runs.push(RunSource::File {
+            name: stem(name),
+            dataset,
+        });
+    }
+    for url in &form.systems {
+        check_url(url, &live).map_err(|e| ApiError::bad("bad_system_url", e.to_string()))?;
+        names.push(url.clone());
+        runs.push(RunSource::System { url: url.clone() });
+    }
+    let record = Record {
+        id: String::new(),
+        status: String::new(),
+        created: String::new(),
+        finished: None,
+        profile: profile.name().to_string(),
+        experiments: experiments.iter().map(|e| e.name().to_string()).collect(),
+        lang: live.lang.clone(),
+        gold: gold_name.clone(),
+        runs: names,
+        progress: None,
+        error: None,
+        report: None,
+    };
+    let options = Options {
+        profile,
+        experiments,
+        explain: true,
+        max_class_size: DEFAULT_MAX_CLASS_SIZE,
+        ..Options::default()
+    };
+    let store = Arc::clone(&state.store);
+    let record = web::block(move || store.submit(record, gold_name, gold, runs, options, live))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+    Ok(HttpResponse::Accepted()
+        .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
+        .json(json!({
+            "id": record.id,
+            "status": record.status,
+            "url": format!("/experiments/{}", record.id),
+            "api": format!("/api/v1/experiments/{}", record.id),
+        })))
+}

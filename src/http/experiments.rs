@@ -1,0 +1,327 @@
+//! Stored experiments: records under stable ids `YYYYMMDDNNNN` in a RocksDB store
+//! under `--data`, a worker thread that evaluates them one at a time, and the
+//! restart rule (an experiment that was queued or running when the server stopped
+//! is marked failed, never lost or half-written).
+
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::eval::{evaluate_with, IndexRef, Options, Run};
+use crate::index::store::RecordStore;
+use crate::index::Index;
+use crate::live::{ask_all, LiveOptions};
+use crate::model::Dataset;
+
+/// One stored experiment.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    /// The stable id, `YYYYMMDDNNNN`.
+    pub id: String,
+    /// `queued`, `running`, `done` or `failed`.
+    pub status: String,
+    /// When it was submitted (UTC, RFC 3339).
+    pub created: String,
+    /// When it finished, if it did.
+    pub finished: Option<String>,
+    /// The profile.
+    pub profile: String,
+    /// The sub-experiments asked for (empty: all).
+    pub experiments: Vec<String>,
+    /// The language of the questions sent to live systems.
+    pub lang: String,
+    /// The gold benchmark: a registered name or an uploaded file name.
+    pub gold: String,
+    /// The runs: file names or system URLs.
+    pub runs: Vec<String>,
+    /// Questions asked so far of live systems, and in all.
+    pub progress: Option<(usize, usize)>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The report (SCORING 9) when done.
+    pub report: Option<serde_json::Value>,
+}
+
+/// A run to evaluate: a parsed file, or a live system to ask.
+pub enum RunSource {
+    /// An uploaded run file.
+    File {
+        /// Its name in the report.
+        name: String,
+        /// Its questions.
+        dataset: Dataset,
+    },
+    /// A live QA system.
+    System {
+        /// Its URL.
+        url: String,
+    },
+}
+
+/// A submitted experiment waiting for the worker.
+pub struct Job {
+    /// Its id.
+    pub id: String,
+    /// The gold benchmark's name, for the report.
+    pub gold_name: String,
+    /// The gold benchmark.
+    pub gold: Arc<Dataset>,
+    /// Its runs.
+    pub runs: Vec<RunSource>,
+    /// Evaluation options.
+    pub options: Options,
+    /// Live-call options.
+    pub live: LiveOptions,
+}
+
+/// The store of experiments and the queue of the worker.
+pub struct ExperimentStore {
+    records: RecordStore,
+    ids: Mutex<()>,
+    queue: Mutex<Option<Sender<Job>>>,
+}
+
+/// Now as seconds since the Unix epoch.
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// (year, month, day) of a day number since 1970-01-01 (the civil calendar).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A timestamp in RFC 3339 (UTC).
+pub fn rfc3339(secs: u64) -> String {
+    let (y, m, d) = civil((secs / 86_400) as i64);
+    let s = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+impl ExperimentStore {
+    /// Opens the store under `dir`, marks experiments a stop interrupted as failed,
+    /// and starts the worker.
+    pub fn open(dir: &std::path::Path) -> Result<ExperimentStore, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let records = RecordStore::open(&dir.join("experiments")).map_err(|e| e.to_string())?;
+        let store = ExperimentStore {
+            records,
+            ids: Mutex::new(()),
+            queue: Mutex::new(None),
+        };
+        for mut r in store.list()? {
+            if r.status == "queued" || r.status == "running" {
+                r.status = "failed".into();
+                r.error = Some(
+                    "interrupted: the server stopped while this experiment was queued or running; submit it again"
+                        .into(),
+                );
+                r.finished = Some(rfc3339(now_secs()));
+                store.put(&r)?;
+            }
+        }
+        Ok(store)
+    }
+
+    /// Starts the worker thread that evaluates queued experiments one at a time.
+    pub fn start_worker(self: &Arc<Self>, index: Option<Arc<Index>>, index_path: String) {
+        let (tx, rx) = channel::<Job>();
+        if let Ok(mut q) = self.queue.lock() {
+            *q = Some(tx);
+        }
+        let store = Arc::clone(self);
+        std::thread::spawn(move || {
+            for job in rx {
+                store.execute(job, index.as_deref(), &index_path);
+            }
+        });
+    }
+
+    /// Writes a record.
+    pub fn put(&self, r: &Record) -> Result<(), String> {
+        let bytes = serde_json::to_vec(r).map_err(|e| e.to_string())?;
+        self.records.put(&r.id, &bytes).map_err(|e| e.to_string())
+    }
+
+    /// Reads a record.
+    pub fn get(&self, id: &str) -> Result<Option<Record>, String> {
+        match self.records.get(id).map_err(|e| e.to_string())? {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("stored experiment {id} is unreadable: {e}")),
+            None => Ok(None),
+        }
+    }
+
+    /// Every record, oldest first.
+    pub fn list(&self) -> Result<Vec<Record>, String> {
+        self.records
+            .all()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(id, bytes)| {
+                serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("stored experiment {id} is unreadable: {e}"))
+            })
+            .collect()
+    }
+
+    /// A new id for today: `YYYYMMDD` and a four-digit counter.
+    fn next_id(&self) -> Result<String, String> {
+        let (y, m, d) = civil((now_secs() / 86_400) as i64);
+        let day = format!("{y:04}{m:02}{d:02}");
+        let last = self
+            .records
+            .all()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter_map(|(id, _)| id.strip_prefix(&day).and_then(|n| n.parse::<u32>().ok()))
+            .max()
+            .unwrap_or(0);
+        Ok(format!("{day}{:04}", last + 1))
+    }
+
+    /// Stores a new experiment as queued and hands it to the worker; returns its record.
+    pub fn submit(
+        &self,
+        mut record: Record,
+        gold_name: String,
+        gold: Arc<Dataset>,
+        runs: Vec<RunSource>,
+        options: Options,
+        live: LiveOptions,
+    ) -> Result<Record, String> {
+        {
+            let _guard = self.ids.lock().map_err(|e| e.to_string())?;
+            record.id = self.next_id()?;
+            record.status = "queued".into();
+            record.created = rfc3339(now_secs());
+            self.put(&record)?;
+        }
+        let job = Job {
+            id: record.id.clone(),
+            gold_name,
+            gold,
+            runs,
+            options,
+            live,
+        };
+        let queue = self.queue.lock().map_err(|e| e.to_string())?;
+        match queue.as_ref() {
+            Some(tx) => tx
+                .send(job)
+                .map_err(|_| "the experiment worker has stopped".to_string())?,
+            None => return Err("the experiment worker is not running".into()),
+        }
+        Ok(record)
+    }
+
+    fn update(&self, id: &str, f: impl FnOnce(&mut Record)) {
+        if let Ok(Some(mut r)) = self.get(id) {
+            f(&mut r);
+            // a failed write leaves the previous record, which a restart marks failed
+            let _ = self.put(&r);
+        }
+    }
+
+    /// Evaluates one experiment and stores its report (or why it failed).
+    fn execute(&self, job: Job, index: Option<&Index>, index_path: &str) {
+        self.update(&job.id, |r| r.status = "running".into());
+        let total = job.gold.questions.len()
+            * job
+                .runs
+                .iter()
+                .filter(|r| matches!(r, RunSource::System { .. }))
+                .count();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let mut datasets: Vec<(String, String, Dataset)> = Vec::new();
+        for run in job.runs {
+            match run {
+                RunSource::File { name, dataset } => datasets.push((name.clone(), name, dataset)),
+                RunSource::System { url } => {
+                    let progress = |_: usize, _: usize| {
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        if n.is_multiple_of(10) || n == total {
+                            self.update(&job.id, |r| r.progress = Some((n, total)));
+                        }
+                    };
+                    match ask_all(&url, &job.gold, &job.live, &progress) {
+                        Ok(live) => datasets.push((url.clone(), url, live.dataset)),
+                        Err(e) => {
+                            self.update(&job.id, |r| {
+                                r.status = "failed".into();
+                                r.error = Some(e.to_string());
+                                r.finished = Some(rfc3339(now_secs()));
+                            });
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        let runs: Vec<Run<'_>> = datasets
+            .iter()
+            .map(|(name, source, dataset)| Run {
+                name,
+                source,
+                dataset,
+            })
+            .collect();
+        let report = evaluate_with(
+            &job.gold,
+            &job.gold_name,
+            &runs,
+            job.options,
+            index.map(|i| IndexRef {
+                equivalence: i,
+                path: index_path,
+                format_version: i.meta().format_version,
+            }),
+        );
+        let value = serde_json::to_value(&report);
+        self.update(&job.id, |r| {
+            match value {
+                Ok(v) => {
+                    r.status = "done".into();
+                    r.report = Some(v);
+                }
+                Err(e) => {
+                    r.status = "failed".into();
+                    r.error = Some(format!("the report could not be written: {e}"));
+                }
+            }
+            r.finished = Some(rfc3339(now_secs()));
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_324_861), "2026-11-22T05:21:01Z");
+    }
+}

@@ -1,0 +1,245 @@
+//! The HTTP service (the one module that names actix-web): the JSON API under
+//! `/api/v1` (lookups, matching, annotation, experiments, benchmarks, OpenAPI),
+//! the stored experiments, and the web page. Handlers are thin: they parse, call
+//! the library, and turn failures into JSON errors (`{"error": {"code",
+//! "message"}}`) with the right status. Evaluation runs on a worker thread, never
+//! on the server's threads.
+
+mod api;
+mod experiments;
+mod openapi;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, App, HttpResponse, HttpServer, ResponseError};
+
+use crate::index::Index;
+use crate::live::LiveOptions;
+use crate::model::Dataset;
+pub use experiments::{ExperimentStore, Record};
+
+/// How to run the service.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The index directory, if any (lookups and cross-graph matching need one).
+    pub index: Option<PathBuf>,
+    /// Where experiments are stored.
+    pub data: PathBuf,
+    /// The address to listen on (`127.0.0.1:8080`; port 0 picks a free one).
+    pub bind: String,
+    /// Registered benchmarks: (name, file).
+    pub benchmarks: Vec<(String, PathBuf)>,
+    /// Live-system calls: timeout, concurrency, allowed hosts.
+    pub live: LiveOptions,
+    /// The largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Server worker threads.
+    pub workers: usize,
+}
+
+/// What the service cannot start with.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The index cannot be opened.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    /// A registered benchmark cannot be read.
+    #[error("benchmark {name:?}: {message}")]
+    Benchmark {
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The experiment store cannot be opened.
+    #[error("experiment store {path}: {message}; check --data")]
+    Store {
+        /// The store's directory.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The address cannot be bound, or the server failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A registered benchmark.
+pub struct Benchmark {
+    /// Its file.
+    pub path: PathBuf,
+    /// Its questions.
+    pub dataset: Dataset,
+}
+
+/// The state shared by every handler.
+pub struct AppState {
+    index: Option<Arc<Index>>,
+    index_path: String,
+    benchmarks: BTreeMap<String, Arc<Benchmark>>,
+    store: Arc<ExperimentStore>,
+    live: LiveOptions,
+    max_body_bytes: usize,
+}
+
+/// An API error: an HTTP status, a stable code and a message that names the
+/// offending value and says what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: u16,
+    /// A stable, machine-readable code (`bad_json`, `not_found`, …).
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ApiError {
+    /// A 400 with a code.
+    pub fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A 404.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 404,
+            code: "not_found",
+            message: message.into(),
+        }
+    }
+
+    /// A 413 for a body over the limit.
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError {
+            status: 413,
+            code: "payload_too_large",
+            message: format!("the request body is larger than {limit} bytes; send less or start the server with a larger --max-body-bytes"),
+        }
+    }
+
+    /// A 503 when the server has no index.
+    pub fn no_index() -> ApiError {
+        ApiError {
+            status: 503,
+            code: "no_index",
+            message: "the server has no index; start it with --index DIR".into(),
+        }
+    }
+
+    /// A 500.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 500,
+            code: "internal",
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).json(serde_json::json!({
+            "error": {"code": self.code, "message": self.message}
+        }))
+    }
+}
+
+/// Registers every route on an actix-web service configuration.
+pub fn configure(cfg: &mut web::ServiceConfig, state: web::Data<AppState>) {
+    let limit = state.max_body_bytes;
+    cfg.app_data(state)
+        .app_data(
+            web::JsonConfig::default()
+                .limit(limit)
+                .error_handler(|e, _| api::json_error(e).into()),
+        )
+        .app_data(web::PayloadConfig::new(limit))
+        .app_data(
+            web::QueryConfig::default()
+                .error_handler(|e, _| ApiError::bad("bad_query", e.to_string()).into()),
+        )
+        .configure(api::routes);
+}
+
+/// Opens the index, the benchmarks and the store, binds, calls `on_listening` with
+/// the bound address, and serves until stopped.
+pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let index = config
+        .index
+        .as_deref()
+        .map(Index::open)
+        .transpose()?
+        .map(Arc::new);
+    let mut benchmarks = BTreeMap::new();
+    for (name, path) in &config.benchmarks {
+        let bytes = std::fs::read(path).map_err(|e| ServeError::Benchmark {
+            name: name.clone(),
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        let dataset = crate::qald::parse(&bytes, &path.display().to_string()).map_err(|e| {
+            ServeError::Benchmark {
+                name: name.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        benchmarks.insert(
+            name.clone(),
+            Arc::new(Benchmark {
+                path: path.clone(),
+                dataset,
+            }),
+        );
+    }
+    let store = ExperimentStore::open(&config.data).map_err(|e| ServeError::Store {
+        path: config.data.display().to_string(),
+        message: e,
+    })?;
+    let store = Arc::new(store);
+    let index_path = config
+        .index
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    store.start_worker(index.clone(), index_path.clone());
+    let state = web::Data::new(AppState {
+        index,
+        index_path,
+        benchmarks,
+        store,
+        live: config.live.clone(),
+        max_body_bytes: config.max_body_bytes,
+    });
+    let workers = config.workers.max(1);
+    actix_web::rt::System::new().block_on(async move {
+        let server = HttpServer::new({
+            let state = state.clone();
+            move || App::new().configure(|cfg| configure(cfg, state.clone()))
+        })
+        .workers(workers)
+        .bind(&config.bind)?;
+        if let Some(addr) = server.addrs().first() {
+            on_listening(*addr);
+        }
+        server.run().await
+    })?;
+    Ok(())
+}
