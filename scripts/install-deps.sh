@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the build needs, through apt-get, when missing:
 # a C/C++ compiler (RocksDB, mimalloc, zstd are C/C++) and libclang (the rocksdb
-# crate generates its bindings with bindgen).
+# crate generates its bindings with bindgen). With `--browser` also Debian's
+# Chromium and ChromeDriver, for the test of the web page.
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -9,6 +10,10 @@ if command -v dpkg >/dev/null 2>&1; then
   dpkg -s libclang-dev >/dev/null 2>&1 || missing+=(libclang-dev)
 elif ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
   missing+=(libclang-dev)
+fi
+if [ "${1:-}" = "--browser" ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then

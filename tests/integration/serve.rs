@@ -11,14 +11,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const GOLD: &str = "tests/data/demo/gold.json";
-const RUN: &str = "tests/data/demo/example-system.json";
+pub const GOLD: &str = "tests/data/demo/gold.json";
+pub const RUN: &str = "tests/data/demo/example-system.json";
 
-fn root() -> &'static Path {
+pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn tmp(name: &str) -> PathBuf {
+pub fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("serve")
         .join(name);
@@ -46,13 +46,14 @@ fn demo_index() -> PathBuf {
 }
 
 /// A running `qajudge serve`, killed on drop.
-struct Server {
+pub struct Server {
     child: Child,
-    base: String,
+    /// The server's base URL.
+    pub base: String,
 }
 
 impl Server {
-    fn start(data: &Path, extra: &[&str]) -> Server {
+    pub fn start(data: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_qajudge"))
             .current_dir(root())
             .args(["serve", "--bind", "127.0.0.1:0", "--workers", "2", "--data"])
@@ -80,7 +81,7 @@ impl Server {
         Server { child, base }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 }
