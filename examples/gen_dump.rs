@@ -7,18 +7,12 @@
 
 use std::io::{BufWriter, Write};
 
-struct Rng(u64);
+/// The project's SplitMix64, with `u64` bounds.
+struct Rng(qajudge::metrics::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.next_u64() % n
     }
 }
 
@@ -52,7 +46,7 @@ fn main() -> std::io::Result<()> {
     let millions: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(42);
     let target = (millions * 1_000_000.0) as u64;
-    let mut rng = Rng(seed);
+    let mut rng = Rng(qajudge::metrics::SplitMix64(seed));
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
     let mut written = 0u64;
     let mut entity = 0u64;

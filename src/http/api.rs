@@ -412,13 +412,8 @@ fn stem(name: &str) -> String {
     base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
 }
 
-async fn experiments_post(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    payload: Multipart,
-) -> ApiResult {
+async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> ApiResult {
     let form = read_form(payload, state.max_body_bytes).await?;
-    let _ = req;
     let (gold_name, gold) = match (&form.gold, &form.benchmark) {
         (Some(_), Some(_)) => {
             return Err(ApiError::bad(

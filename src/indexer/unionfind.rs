@@ -184,4 +184,96 @@ mod tests {
         assert_eq!(c[0].canonical.len(), 1);
         assert_eq!(c[0].written.len(), 2);
     }
+
+    /// One of several spellings of entity `e` (so canonical forms merge them).
+    fn spelling(e: usize, variant: usize) -> String {
+        match variant % 5 {
+            0 => format!("http://dbpedia.org/resource/E{e}"),
+            1 => format!("https://dbpedia.org/page/E{e}"),
+            2 => format!("http://www.wikidata.org/entity/Q{e}"),
+            3 => format!("https://www.wikidata.org/wiki/Q{e}"),
+            _ => format!("http://other.org/x%2C{e}"),
+        }
+    }
+
+    /// The components by a naive search over canonical forms, as sorted sets of
+    /// written IRIs (classes of two or more written forms only).
+    fn naive(links: &[(String, String)]) -> Vec<Vec<String>> {
+        let mut adjacent: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        let mut written: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            Default::default();
+        for (a, b) in links {
+            let (ca, cb) = (canonical_iri(a), canonical_iri(b));
+            adjacent.entry(ca.clone()).or_default().push(cb.clone());
+            adjacent.entry(cb.clone()).or_default().push(ca.clone());
+            written.entry(ca).or_default().insert(a.clone());
+            written.entry(cb).or_default().insert(b.clone());
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for start in adjacent.keys() {
+            if !seen.insert(start.clone()) {
+                continue;
+            }
+            let mut stack = vec![start.clone()];
+            let mut members = std::collections::BTreeSet::new();
+            while let Some(x) = stack.pop() {
+                members.extend(written[&x].iter().cloned());
+                for y in &adjacent[&x] {
+                    if seen.insert(y.clone()) {
+                        stack.push(y.clone());
+                    }
+                }
+            }
+            if members.len() > 1 {
+                out.push(members.into_iter().collect());
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn randomized_closures_match_a_naive_search_in_any_order() {
+        let mut rng = crate::metrics::SplitMix64(20_261_122);
+        for case in 0..200 {
+            let entities = 2 + rng.below(30);
+            let n = rng.below(60);
+            let links: Vec<(String, String)> = (0..n)
+                .map(|_| {
+                    (
+                        spelling(rng.below(entities), rng.below(5)),
+                        spelling(rng.below(entities), rng.below(5)),
+                    )
+                })
+                .collect();
+            let refs = |l: &[(String, String)]| -> Vec<Class> {
+                let mut uf = UnionFind::default();
+                for (a, b) in l {
+                    uf.union(a, b);
+                }
+                uf.classes()
+            };
+            let got = refs(&links);
+            let mut as_sets: Vec<Vec<String>> = got.iter().map(|c| c.written.clone()).collect();
+            as_sets.sort();
+            assert_eq!(as_sets, naive(&links), "case {case}");
+            // every IRI in exactly one class
+            let mut all: Vec<&String> = got.iter().flat_map(|c| &c.written).collect();
+            let total = all.len();
+            all.sort();
+            all.dedup();
+            assert_eq!(all.len(), total, "case {case}");
+            // the same classes, in the same order, for a shuffled and swapped input
+            let mut shuffled = links.clone();
+            for i in (1..shuffled.len()).rev() {
+                shuffled.swap(i, rng.below(i + 1));
+            }
+            let shuffled: Vec<(String, String)> = shuffled
+                .into_iter()
+                .map(|(a, b)| if rng.below(2) == 0 { (b, a) } else { (a, b) })
+                .collect();
+            assert_eq!(refs(&shuffled), got, "case {case}");
+        }
+    }
 }

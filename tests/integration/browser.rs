@@ -2,7 +2,7 @@
 //! ChromeDriver (the W3C WebDriver protocol over HTTP). The test picks the demo
 //! benchmark, uploads a run, waits for the result, checks the tables, filters and
 //! sorts the per-question table, and writes a screenshot to
-//! `target/qajudge-web-page.png`. `scripts/test.sh` installs chromium and
+//! `qajudge-web-page.png` in the build directory (`target/` or `$CARGO_TARGET_DIR`). `scripts/test.sh` installs chromium and
 //! chromium-driver; without them the test fails under CI and skips elsewhere.
 
 use std::net::TcpListener;
@@ -243,8 +243,11 @@ fn the_web_page_runs_an_experiment_in_chromium() {
     assert!(page.contains("QA"), "{page}");
     let png = d.screenshot();
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/qajudge-web-page.png");
-    std::fs::write(&out, png).expect("screenshot written");
+    // in the build directory (`target/`, or $CARGO_TARGET_DIR)
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp.parent().unwrap_or(tmp).join("qajudge-web-page.png");
+    std::fs::write(&out, png)
+        .unwrap_or_else(|e| panic!("screenshot not written to {}: {e}", out.display()));
     // each experiment has its own page
     let id = d.text(&d.wait_for("#experiment-id"));
     d.go(&s.url(&format!("/experiments/{id}")));
