@@ -52,6 +52,6 @@ LUA
 echo "== GET /api/v1/sameas ($millions M statements, ${seconds}s, 2 threads, 64 connections)"
 wrk -t2 -c64 -d"${seconds}s" --latency -s "$data/sameas.lua" http://127.0.0.1:18080
 echo "== POST /api/v1/match"
-wrk -t2 -c64 -d"${seconds}s" --latency -s "$data/match.lua" http://127.0.0.1:18080
+wrk -t2 -c64 -d"${seconds}s" --latency -s "$data/match.lua" http://127.0.0.1:18080/api/v1/match
 echo "== baseline: GET /api/v1/health"
 wrk -t2 -c64 -d"${seconds}s" --latency http://127.0.0.1:18080/api/v1/health
