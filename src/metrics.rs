@@ -250,9 +250,121 @@ pub fn bootstrap(scores: &[QuestionScore], resamples: usize, seed: u64) -> Confi
     }
 }
 
+/// One question of a paired comparison: (F1, precision and recall under the QALD
+/// rule) of run A and of run B.
+pub type PairedScores = ([f64; 3], [f64; 3]);
+
+/// The outcome of a paired approximate-randomisation test (SCORING 7).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Significance {
+    /// Questions compared.
+    pub questions: usize,
+    /// Mean per-question F1 of A minus that of B.
+    pub f1_difference: f64,
+    /// p-value of the difference in mean per-question F1.
+    pub p_f1: f64,
+    /// Macro F1 QALD of A minus that of B.
+    pub macro_f1_qald_difference: f64,
+    /// p-value of the difference in Macro F1 QALD.
+    pub p_macro_f1_qald: f64,
+    /// Shuffles made.
+    pub shuffles: usize,
+}
+
+/// Mean F1 and Macro F1 QALD of one side, with each question's pair swapped where
+/// `swap` says so.
+fn paired_stats(pairs: &[PairedScores], swap: &[bool], side_a: bool) -> (f64, f64) {
+    let n = pairs.len() as f64;
+    let (mut f1, mut p, mut r) = (0.0, 0.0, 0.0);
+    for (pair, &swapped) in pairs.iter().zip(swap) {
+        let s = if swapped == side_a { &pair.1 } else { &pair.0 };
+        f1 += s[0];
+        p += s[1];
+        r += s[2];
+    }
+    (f1 / n, harmonic(p / n, r / n))
+}
+
+/// Paired approximate randomisation over questions: each of `shuffles` rounds swaps
+/// the two runs' scores of every question with probability ½ (fixed `seed`); the
+/// p-value of a statistic is (rounds with a difference at least the observed one,
+/// plus one) over (rounds plus one). Two-sided, for the mean per-question F1 and
+/// for Macro F1 QALD.
+pub fn paired_randomization(pairs: &[PairedScores], shuffles: usize, seed: u64) -> Significance {
+    if pairs.is_empty() {
+        return Significance {
+            shuffles,
+            p_f1: 1.0,
+            p_macro_f1_qald: 1.0,
+            ..Significance::default()
+        };
+    }
+    let none = vec![false; pairs.len()];
+    let (fa, qa) = paired_stats(pairs, &none, true);
+    let (fb, qb) = paired_stats(pairs, &none, false);
+    let (d_f1, d_q) = (fa - fb, qa - qb);
+    let mut rng = SplitMix64(seed);
+    let mut swap = vec![false; pairs.len()];
+    let (mut at_least_f1, mut at_least_q) = (0usize, 0usize);
+    // a tolerance so that rounding does not hide ties with the observed value
+    let eps = 1e-12;
+    for _ in 0..shuffles {
+        for s in swap.iter_mut() {
+            *s = rng.next_u64() & 1 == 1;
+        }
+        let (fa, qa) = paired_stats(pairs, &swap, true);
+        let (fb, qb) = paired_stats(pairs, &swap, false);
+        if (fa - fb).abs() + eps >= d_f1.abs() {
+            at_least_f1 += 1;
+        }
+        if (qa - qb).abs() + eps >= d_q.abs() {
+            at_least_q += 1;
+        }
+    }
+    let p = |k: usize| (k + 1) as f64 / (shuffles + 1) as f64;
+    Significance {
+        questions: pairs.len(),
+        f1_difference: d_f1,
+        p_f1: p(at_least_f1),
+        macro_f1_qald_difference: d_q,
+        p_macro_f1_qald: p(at_least_q),
+        shuffles,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paired_randomization_finds_real_differences_only() {
+        // identical runs: nothing to find
+        let same: Vec<PairedScores> = (0..40)
+            .map(|i| {
+                let v = f64::from(i % 3) / 2.0;
+                ([v, v, v], [v, v, v])
+            })
+            .collect();
+        let s = paired_randomization(&same, 2000, 7);
+        assert_eq!((s.p_f1, s.p_macro_f1_qald), (1.0, 1.0));
+        // A right on every question, B wrong on every one: p is as small as the
+        // number of shuffles allows
+        let apart: Vec<PairedScores> = (0..40)
+            .map(|_| ([1.0, 1.0, 1.0], [0.0, 1.0, 0.0]))
+            .collect();
+        let s = paired_randomization(&apart, 2000, 7);
+        assert!(s.p_f1 < 0.001 && s.p_macro_f1_qald < 0.001, "{s:?}");
+        assert_eq!(s.f1_difference, 1.0);
+        // one question apart of 40: not significant
+        let mut one = same.clone();
+        one[0] = ([1.0, 1.0, 1.0], [0.0, 1.0, 0.0]);
+        assert!(paired_randomization(&one, 2000, 7).p_f1 > 0.3);
+        // reproducible
+        assert_eq!(
+            paired_randomization(&one, 500, 9),
+            paired_randomization(&one, 500, 9)
+        );
+    }
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-12, "{a} != {b}");

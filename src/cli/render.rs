@@ -234,6 +234,39 @@ pub fn table(report: &Report, per_question: bool) -> String {
             }
         }
     }
+    if !report.comparisons.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPAIRED SIGNIFICANCE (approximate randomisation, {} shuffles; differences are A - B)",
+            report.comparisons[0].significance.shuffles
+        );
+        let mut rows = vec![[
+            "experiment",
+            "run A",
+            "run B",
+            "questions",
+            "F1 diff",
+            "p (F1)",
+            "Macro F1 QALD diff",
+            "p (Macro F1 QALD)",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for c in &report.comparisons {
+            let s = &c.significance;
+            rows.push(vec![
+                c.experiment.to_uppercase(),
+                c.run_a.clone(),
+                c.run_b.clone(),
+                s.questions.to_string(),
+                f(s.f1_difference),
+                f(s.p_f1),
+                f(s.macro_f1_qald_difference),
+                f(s.p_macro_f1_qald),
+            ]);
+        }
+        pad_table(&rows, &mut out);
+    }
     out
 }
 

@@ -19,8 +19,8 @@ use crate::metrics::{aggregate, bootstrap, QuestionScore};
 use crate::model::{looks_like_iri, Answer, AnswerSet, Calls, Dataset, Question, Term};
 pub use profile::Profile;
 pub use report::{
-    AggregateReport, ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, MatchedPair,
-    QuestionReport, Report, RunReport, Status,
+    AggregateReport, Comparison, ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo,
+    MatchedPair, QuestionReport, Report, RunReport, Status,
 };
 
 /// A sub-experiment (SCORING 5).
@@ -370,6 +370,7 @@ pub fn evaluate_with(
         }
         reports.push(report);
     }
+    let comparisons = compare_runs(&reports);
     diagnostics.extend(
         resolver
             .take_errors()
@@ -389,8 +390,54 @@ pub fn evaluate_with(
             format_version: i.format_version,
         }),
         runs: reports,
+        comparisons,
         diagnostics,
     }
+}
+
+/// The shuffles of the paired significance tests (SCORING 7).
+pub const SIGNIFICANCE_SHUFFLES: usize = 10_000;
+
+/// Paired approximate-randomisation tests between every two runs, per
+/// sub-experiment, over the questions evaluated in both (fixed seed).
+fn compare_runs(runs: &[RunReport]) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for (i, a) in runs.iter().enumerate() {
+        for b in &runs[i + 1..] {
+            for ((name, ea), (_, eb)) in
+                a.experiments.named().into_iter().zip(b.experiments.named())
+            {
+                let (Some(ea), Some(eb)) = (ea, eb) else {
+                    continue;
+                };
+                let pairs: Vec<crate::metrics::PairedScores> = ea
+                    .questions
+                    .iter()
+                    .zip(&eb.questions)
+                    .filter(|(qa, qb)| {
+                        qa.status != Status::NotEvaluable && qb.status != Status::NotEvaluable
+                    })
+                    .map(|(qa, qb)| {
+                        (
+                            [qa.f1, qa.precision_qald, qa.recall_qald],
+                            [qb.f1, qb.precision_qald, qb.recall_qald],
+                        )
+                    })
+                    .collect();
+                out.push(Comparison {
+                    run_a: a.name.clone(),
+                    run_b: b.name.clone(),
+                    experiment: name,
+                    significance: crate::metrics::paired_randomization(
+                        &pairs,
+                        SIGNIFICANCE_SHUFFLES,
+                        BOOTSTRAP_SEED,
+                    ),
+                });
+            }
+        }
+    }
+    out
 }
 
 fn evaluate_run(

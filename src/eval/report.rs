@@ -18,8 +18,25 @@ pub struct Report {
     pub index: Option<IndexInfo>,
     /// One entry per run, in the order given.
     pub runs: Vec<RunReport>,
+    /// Paired significance tests between every two runs (SCORING 7), per
+    /// sub-experiment; empty with fewer than two runs.
+    pub comparisons: Vec<Comparison>,
     /// Problems of the gold file and of the runs that did not stop the evaluation.
     pub diagnostics: Vec<String>,
+}
+
+/// A paired significance test between two runs on one sub-experiment.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Comparison {
+    /// The first run's name.
+    pub run_a: String,
+    /// The second run's name.
+    pub run_b: String,
+    /// The sub-experiment.
+    pub experiment: &'static str,
+    /// The test's outcome (differences are A minus B).
+    #[serde(flatten)]
+    pub significance: crate::metrics::Significance,
 }
 
 /// What the gold benchmark was.

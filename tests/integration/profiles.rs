@@ -298,3 +298,61 @@ fn gerbil_profile_on_nliwod_runs() {
     assert_eq!(find(&judge, "47"), (1, 0, 0));
     assert_eq!(find(&gerbil, "47"), (0, 1, 1));
 }
+
+#[test]
+fn paired_significance_between_real_runs() {
+    let dir = require_data!();
+    let gold = load(&dir.join("qald/9/qald-9-train-multilingual.json"));
+    let ganswer = load(&dir.join("systems/nliwod/qald9/GANSWER2_QALD9_Train.json"));
+    let tebaqa = load(&dir.join("systems/nliwod/qald9/TeBaQA_QALD9_Train.json"));
+    let report = evaluate_with(
+        &gold,
+        "gold",
+        &[
+            Run {
+                name: "gAnswer",
+                source: "g",
+                dataset: &ganswer,
+            },
+            Run {
+                name: "TeBaQA",
+                source: "t",
+                dataset: &tebaqa,
+            },
+            Run {
+                name: "gAnswer again",
+                source: "g",
+                dataset: &ganswer,
+            },
+        ],
+        Options {
+            experiments: vec![Experiment::Qa],
+            ..Options::default()
+        },
+        None,
+    );
+    // three runs: three pairs on QA
+    assert_eq!(report.comparisons.len(), 3);
+    let c = &report.comparisons[0];
+    assert_eq!(
+        (c.run_a.as_str(), c.run_b.as_str(), c.experiment),
+        ("gAnswer", "TeBaQA", "qa")
+    );
+    assert_eq!(c.significance.questions, 408);
+    // macro F1 0.445 against 0.169 over 408 questions: clearly significant
+    assert!(c.significance.f1_difference > 0.2, "{c:?}");
+    assert!(
+        c.significance.p_f1 < 0.001 && c.significance.p_macro_f1_qald < 0.001,
+        "{c:?}"
+    );
+    // a run against itself: no difference, p = 1
+    let same = report
+        .comparisons
+        .iter()
+        .find(|c| c.run_a == "gAnswer" && c.run_b == "gAnswer again")
+        .expect("self comparison");
+    assert_eq!(
+        (same.significance.f1_difference, same.significance.p_f1),
+        (0.0, 1.0)
+    );
+}
