@@ -204,7 +204,13 @@ fn the_web_page_runs_an_experiment_in_chromium() {
     let option = d.wait_for("#benchmark option[value='demo']");
     d.click(&option);
     let runs = d.wait_for("#runs");
-    d.type_in(&runs, &root().join(RUN).display().to_string());
+    // two runs: the example system and the run that answers in other graphs' forms
+    let files = format!(
+        "{}\n{}",
+        root().join(RUN).display(),
+        root().join("tests/data/demo/cross-graph.json").display()
+    );
+    d.type_in(&runs, &files);
     d.click(&d.wait_for("#submit"));
 
     // the page follows the experiment until it is done
@@ -228,16 +234,29 @@ fn the_web_page_runs_an_experiment_in_chromium() {
         .find_all("table.bars[data-experiment='qa'] .bar")
         .is_empty());
     // the per-question table: 13 questions, filter by status, sort by F1
-    let rows = "table.questions[data-experiment='qa'] tbody tr";
+    let rows = "table.questions[data-experiment='qa'][data-run='example-system'] tbody tr";
     assert_eq!(d.find_all(rows).len(), 13);
-    let empty = d.wait_for("section[data-experiment='qa'] .status-filter option[value='empty']");
+    let empty = d.wait_for(
+        "section[data-experiment='qa'] div:has(> table[data-run='example-system']) .status-filter option[value='empty']",
+    );
     d.click(&empty);
     assert_eq!(d.find_all(rows).len(), 2);
-    let all = d.wait_for("section[data-experiment='qa'] .status-filter option[value='all']");
+    let all = d.wait_for(
+        "section[data-experiment='qa'] div:has(> table[data-run='example-system']) .status-filter option[value='all']",
+    );
     d.click(&all);
-    d.click(&d.wait_for("table.questions[data-experiment='qa'] th.sortable"));
+    d.click(
+        &d.wait_for("table.questions[data-experiment='qa'][data-run='example-system'] th.sortable"),
+    );
     let first = d.find_all(rows).into_iter().next().expect("a row");
     assert!(d.text(&first).contains("1.0000"), "{}", d.text(&first));
+    // both runs side by side, and their paired significance test
+    assert!(text.contains("cross-graph"), "{text}");
+    let comparisons = d.text(&d.wait_for("#comparisons"));
+    assert!(
+        comparisons.contains("example-system") && comparisons.contains("cross-graph"),
+        "{comparisons}"
+    );
     // the explanation of a match is on the page
     let page = d.text(&d.wait_for("#results"));
     assert!(page.contains("QA"), "{page}");
