@@ -90,6 +90,14 @@ fn index(state: &AppState) -> Result<&Index, ApiError> {
     state.index.as_deref().ok_or_else(ApiError::no_index)
 }
 
+/// A query parameter that must be given and not blank.
+fn required<'a>(value: &'a Option<String>, name: &str, what: &str) -> Result<&'a str, ApiError> {
+    value
+        .as_deref()
+        .filter(|v| !v.trim().is_empty())
+        .ok_or_else(|| ApiError::bad("missing_parameter", format!("give the {what} as ?{name}=…")))
+}
+
 fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError::internal(e.to_string())
 }
@@ -119,11 +127,7 @@ const DEFAULT_MEMBER_LIMIT: usize = 100;
 
 async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) -> ApiResult {
     let index = index(&state)?;
-    let iri = q
-        .iri
-        .as_deref()
-        .filter(|i| !i.trim().is_empty())
-        .ok_or_else(|| ApiError::bad("missing_parameter", "give the IRI as ?iri=…"))?;
+    let iri = required(&q.iri, "iri", "IRI")?;
     let found = index
         .sameas(iri, q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT))
         .map_err(internal)?;
@@ -173,11 +177,7 @@ struct LabelsQuery {
 
 async fn labels(state: web::Data<AppState>, q: web::Query<LabelsQuery>) -> ApiResult {
     let index = index(&state)?;
-    let text = q
-        .text
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-        .ok_or_else(|| ApiError::bad("missing_parameter", "give the label as ?text=…"))?;
+    let text = required(&q.text, "text", "label")?;
     let fuzzy = q.fuzzy.unwrap_or(0);
     if fuzzy > 2 {
         return Err(ApiError::bad(
@@ -198,11 +198,7 @@ struct TypesQuery {
 
 async fn types(state: web::Data<AppState>, q: web::Query<TypesQuery>) -> ApiResult {
     let index = index(&state)?;
-    let iri = q
-        .iri
-        .as_deref()
-        .filter(|i| !i.trim().is_empty())
-        .ok_or_else(|| ApiError::bad("missing_parameter", "give the IRI as ?iri=…"))?;
+    let iri = required(&q.iri, "iri", "IRI")?;
     let types = index.types(iri).map_err(internal)?;
     Ok(HttpResponse::Ok().json(json!({"iri": iri, "types": types})))
 }
