@@ -104,10 +104,35 @@ struct Bar {
     bar: ProgressBar,
     statements: u64,
     started: Instant,
+    /// Phases so far with their durations; the last one is still running.
+    phases: Vec<(String, Instant, f64)>,
+}
+
+impl Bar {
+    fn enter(&mut self, name: &str) {
+        if let Some(last) = self.phases.last_mut() {
+            last.2 = last.1.elapsed().as_secs_f64();
+        }
+        self.phases.push((name.to_string(), Instant::now(), 0.0));
+    }
+
+    /// "reading 8.1 s, closure 1.2 s, …"
+    fn timings(&mut self) -> String {
+        self.enter("");
+        self.phases.pop();
+        self.phases
+            .iter()
+            .map(|(n, _, s)| format!("{n} {s:.1} s"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 impl Progress for Bar {
     fn file(&mut self, path: &Path, _bytes: u64) {
+        if self.phases.is_empty() {
+            self.enter("reading");
+        }
         self.bar.set_message(format!("{}", path.display()));
     }
     fn advance(&mut self, bytes: u64, statements: u64) {
@@ -123,6 +148,7 @@ impl Progress for Bar {
         }
     }
     fn phase(&mut self, name: &str) {
+        self.enter(name);
         self.bar.set_message(name.to_string());
     }
 }
@@ -144,6 +170,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         bar,
         statements: 0,
         started: Instant::now(),
+        phases: Vec::new(),
     };
     let mut opts = BuildOptions {
         equivalence: args.equivalence.iter().map(|p| expand(p)).collect(),
@@ -174,6 +201,13 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         c.labels,
         c.typed_iris
     );
+    eprintln!("phases: {}", progress.timings());
+    if c.key_collisions > 0 {
+        eprintln!(
+            "warning: {} IRI keys were shared by two different IRIs, which were merged; please report this with the inputs",
+            c.key_collisions
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

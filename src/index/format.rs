@@ -4,8 +4,9 @@
 //! ```text
 //! DIR/meta.json    IndexMeta: version, inputs with sizes and checksums, counts,
 //!                  class-size histogram, largest classes, predicates used
-//! DIR/kv/          RocksDB: column families `iri` (canonical IRI → class id and
-//!                  class size, two u32 big endian),
+//! DIR/kv/          RocksDB: column families `iri` (XXH3-64 key of a canonical
+//!                  IRI, u64 big endian → class id and class size, two u32 big
+//!                  endian),
 //!                  `members` (class id → member IRIs as written), `types`
 //!                  (canonical IRI → classes)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
@@ -15,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the on-disk format; an index of another version must be rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The metadata file's name.
 pub const META_FILE: &str = "meta.json";
@@ -33,12 +34,15 @@ pub struct InputFile {
     pub path: String,
     /// Its size in bytes (as stored, compressed or not).
     pub bytes: u64,
-    /// FNV-1a 64-bit checksum of its bytes, in hex.
-    pub fnv1a64: String,
+    /// XXH3-64 checksum of its bytes, in hex.
+    pub xxh3_64: String,
     /// Statements read from it.
     pub statements: u64,
     /// Statements skipped as malformed (`--lenient`).
     pub skipped: u64,
+    /// Lines the fast N-Triples reader left to the reference parser (oxrdfio).
+    #[serde(default)]
+    pub reference_parser_lines: u64,
     /// Problems that did not stop the build (`--lenient`).
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -65,6 +69,10 @@ pub struct Counts {
     pub distinct_labels: u64,
     /// IRIs with at least one type.
     pub typed_iris: u64,
+    /// Keys (64-bit hashes) shared by two different canonical IRIs, which were
+    /// therefore merged; 0 unless the build is astronomically unlucky.
+    #[serde(default)]
+    pub key_collisions: u64,
 }
 
 /// A class among the largest.

@@ -6,6 +6,7 @@
 pub mod canonical;
 pub mod equivalence;
 pub mod format;
+pub mod hash;
 pub mod labels;
 pub mod store;
 
@@ -16,6 +17,7 @@ use serde::Serialize;
 use canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{IndexMeta, FORMAT_VERSION, KV_DIR, META_FILE};
+use hash::iri_key;
 pub use labels::LabelHit;
 use labels::Labels;
 use store::{Store, CF_IRI, CF_MEMBERS, CF_TYPES};
@@ -140,7 +142,7 @@ impl Index {
     /// The class of an IRI given in canonical form.
     fn class_of_canonical_form(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
         self.store
-            .with(CF_IRI, canonical.as_bytes(), |value| {
+            .with(CF_IRI, &iri_key(canonical).to_be_bytes(), |value| {
                 let b = value?.get(..8)?;
                 Some(Class {
                     id: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),

@@ -5,10 +5,12 @@
 use std::path::Path;
 
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, Options, ReadOptions, WriteBatch, DB,
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, IngestExternalFileOptions, Options,
+    ReadOptions, SstFileWriter, DB,
 };
 
-/// Column family: canonical IRI → class id and class size (two u32, big endian).
+/// Column family: key of a canonical IRI (`hash::iri_key`, u64 big endian) → class
+/// id and class size (two u32, big endian).
 pub const CF_IRI: &str = "iri";
 /// Column family: class id → member IRIs as written, `\n`-separated.
 pub const CF_MEMBERS: &str = "members";
@@ -27,7 +29,10 @@ fn cf_options(cache: &Cache) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_bloom_filter(10.0, false);
     table.set_block_cache(cache);
-    table.set_block_size(16 << 10);
+    // point lookups: small blocks, with a hash index inside each block
+    table.set_block_size(4 << 10);
+    table.set_data_block_index_type(rocksdb::DataBlockIndexType::BinaryAndHash);
+    table.set_data_block_hash_ratio(0.75);
     let mut opts = Options::default();
     opts.set_block_based_table_factory(&table);
     opts
@@ -42,57 +47,91 @@ fn err(e: rocksdb::Error) -> StoreError {
     StoreError(e.into_string())
 }
 
-/// A writable store being built.
+/// A store being built: each column family is written, in increasing key order,
+/// into one sorted table file, and the files are then ingested into a new
+/// database at once (no memtables, no compaction).
 pub struct StoreWriter {
-    db: DB,
-    batch: WriteBatch,
+    path: std::path::PathBuf,
+    cache: Cache,
+    options: Options,
+    files: Vec<(&'static str, std::path::PathBuf)>,
 }
 
-impl StoreWriter {
-    /// Creates a new store at `path` (which must not exist).
-    pub fn create(path: &Path) -> Result<StoreWriter, StoreError> {
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
-        opts.create_missing_column_families(true);
-        opts.set_write_buffer_size(64 << 20);
-        let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
-        let cfs = CFS
-            .iter()
-            .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&cache)));
-        let db = DB::open_cf_descriptors(&opts, path, cfs).map_err(err)?;
-        Ok(StoreWriter {
-            db,
-            batch: WriteBatch::default(),
-        })
+/// One column family being written in increasing key order.
+pub struct SortedWriter<'a> {
+    writer: SstFileWriter<'a>,
+    entries: u64,
+    cf: &'static str,
+    file: std::path::PathBuf,
+    files: &'a mut Vec<(&'static str, std::path::PathBuf)>,
+}
+
+impl SortedWriter<'_> {
+    /// Adds a key greater than every key added before.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.entries += 1;
+        self.writer.put(key, value).map_err(err)
     }
 
-    /// Adds a key and value to a column family (written in batches).
-    pub fn put(&mut self, cf: &str, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
-        let handle = self
-            .db
-            .cf_handle(cf)
-            .ok_or_else(|| StoreError(format!("no column family {cf}")))?;
-        self.batch.put_cf(handle, key, value);
-        if self.batch.len() >= 100_000 {
-            self.flush()?;
+    /// Finishes the file (a column family without entries gets none).
+    pub fn finish(mut self) -> Result<(), StoreError> {
+        if self.entries > 0 {
+            self.writer.finish().map_err(err)?;
+            self.files.push((self.cf, self.file));
         }
         Ok(())
     }
+}
 
-    fn flush(&mut self) -> Result<(), StoreError> {
-        let batch = std::mem::take(&mut self.batch);
-        self.db.write(batch).map_err(err)
+impl StoreWriter {
+    /// Starts a new store at `path` (which must not exist).
+    pub fn create(path: &Path) -> Result<StoreWriter, StoreError> {
+        std::fs::create_dir_all(path.join("sst")).map_err(|e| StoreError(e.to_string()))?;
+        let cache = Cache::new_lru_cache(8 << 20);
+        let options = cf_options(&cache);
+        Ok(StoreWriter {
+            path: path.to_path_buf(),
+            cache,
+            options,
+            files: Vec::new(),
+        })
     }
 
-    /// Writes what is pending and compacts, so that the store opens fast.
-    pub fn finish(mut self) -> Result<(), StoreError> {
-        self.flush()?;
-        for cf in CFS {
-            if let Some(h) = self.db.cf_handle(cf) {
-                self.db.compact_range_cf(h, None::<&[u8]>, None::<&[u8]>);
-            }
+    /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
+    pub fn sorted(&mut self, cf: &'static str) -> Result<SortedWriter<'_>, StoreError> {
+        let file = self.path.join("sst").join(format!("{cf}.sst"));
+        let writer = SstFileWriter::create(&self.options);
+        writer.open(&file).map_err(err)?;
+        Ok(SortedWriter {
+            writer,
+            entries: 0,
+            cf,
+            file,
+            files: &mut self.files,
+        })
+    }
+
+    /// Creates the database and ingests the files written.
+    pub fn finish(self) -> Result<(), StoreError> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let cfs = CFS
+            .iter()
+            .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&self.cache)));
+        let db = DB::open_cf_descriptors(&opts, &self.path, cfs).map_err(err)?;
+        for (cf, file) in &self.files {
+            let handle = db
+                .cf_handle(cf)
+                .ok_or_else(|| StoreError(format!("no column family {cf}")))?;
+            let mut ingest = IngestExternalFileOptions::default();
+            ingest.set_move_files(true);
+            db.ingest_external_file_cf_opts(handle, &ingest, vec![file])
+                .map_err(err)?;
         }
-        self.db.flush().map_err(err)
+        db.flush().map_err(err)?;
+        drop(db);
+        std::fs::remove_dir_all(self.path.join("sst")).map_err(|e| StoreError(e.to_string()))
     }
 }
 

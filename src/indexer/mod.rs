@@ -4,8 +4,9 @@
 //! into a temporary place that is renamed only when complete, so an interrupted
 //! build leaves any previous index intact.
 
+mod closure;
+mod ntriples;
 pub mod read;
-mod unionfind;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,10 +15,11 @@ use crate::index::canonical::{canonical_iri, freebase_literal_iri};
 use crate::index::format::{
     size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR, META_FILE,
 };
+use crate::index::hash::iri_key;
 use crate::index::labels::{self, normalize_label, Posting};
 use crate::index::store::{StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
-use read::{read_file, Obj, Stmt};
-use unionfind::UnionFind;
+use closure::{Closure, Endpoint};
+use read::{read_file, Obj, Sink, Stmt};
 
 /// owl:sameAs.
 pub const OWL_SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
@@ -160,56 +162,89 @@ fn host(iri: &str) -> &str {
     rest.split(['/', '?', '#']).next().unwrap_or("")
 }
 
+/// True when an IRI's host is one of `hosts` (lower case) or under one of them.
 fn excluded(iri: &str, hosts: &[String]) -> bool {
+    if hosts.is_empty() {
+        return false;
+    }
     let h = host(iri).to_ascii_lowercase();
     hosts.iter().any(|x| {
-        let x = x.to_ascii_lowercase();
-        h == x || h.ends_with(&format!(".{x}"))
+        h == *x
+            || (h.len() > x.len()
+                && h.ends_with(x.as_str())
+                && h.as_bytes()[h.len() - x.len() - 1] == b'.')
     })
 }
 
-/// The state collected while reading.
-struct Collector<'o> {
-    opts: &'o BuildOptions,
-    equivalence: Vec<&'o str>,
-    uf: UnionFind,
+/// One equivalence link in a batch: the two endpoints' keys, whether each is
+/// written in canonical form, and where their written forms are in the batch text.
+#[derive(Clone, Copy)]
+struct Link {
+    keys: [u64; 2],
+    canonical: [bool; 2],
+    ends: [u32; 3],
+}
+
+/// What the statements of one block say: equivalence links, labels, types.
+#[derive(Default)]
+pub struct Batch {
+    links: Vec<Link>,
+    text: String,
     labels: Vec<Posting>,
     types: Vec<(String, String)>,
-    links: u64,
     excluded_links: u64,
 }
 
-impl<'o> Collector<'o> {
-    fn link(&mut self, a: &str, b: &str) {
-        if excluded(a, &self.opts.exclude_hosts) || excluded(b, &self.opts.exclude_hosts) {
-            self.excluded_links += 1;
+/// Sorts statements into facts (runs on the reading threads).
+struct Classifier<'o> {
+    equivalence: Vec<&'o str>,
+    labels: &'o [String],
+    exclude_hosts: Vec<String>,
+}
+
+impl Classifier<'_> {
+    fn link(&self, a: &str, b: &str, batch: &mut Batch) {
+        if excluded(a, &self.exclude_hosts) || excluded(b, &self.exclude_hosts) {
+            batch.excluded_links += 1;
             return;
         }
-        self.links += 1;
-        self.uf.union(a, b);
+        let (ca, cb) = (canonical_iri(a), canonical_iri(b));
+        let start = batch.text.len() as u32;
+        batch.text.push_str(a);
+        let mid = batch.text.len() as u32;
+        batch.text.push_str(b);
+        batch.links.push(Link {
+            keys: [iri_key(&ca), iri_key(&cb)],
+            canonical: [ca == a, cb == b],
+            ends: [start, mid, batch.text.len() as u32],
+        });
     }
+}
 
-    fn statement(&mut self, s: Stmt<'_>) {
+impl Sink for Classifier<'_> {
+    type Batch = Batch;
+
+    fn statement(&self, s: Stmt<'_>, batch: &mut Batch) {
         let Some(subject) = s.subject else { return };
         let p = s.predicate;
         match s.object {
             Obj::Iri(o) => {
                 if self.equivalence.contains(&p) {
-                    self.link(subject, o);
+                    self.link(subject, o, batch);
                 } else if p == SCHEMA_ABOUT && host(subject).ends_with("wikipedia.org") {
                     // Wikidata sitelink: <https://xx.wikipedia.org/wiki/T> schema:about wd:Q
-                    self.link(subject, o);
+                    self.link(subject, o, batch);
                 } else if p == RDF_TYPE || p == WDT_P31 {
-                    self.types.push((canonical_iri(subject), canonical_iri(o)));
+                    batch.types.push((canonical_iri(subject), canonical_iri(o)));
                 }
             }
             Obj::Literal(value, lang) => {
                 if p == WDT_P646 {
                     if let Some(freebase) = freebase_literal_iri(value) {
-                        self.link(subject, &freebase);
+                        self.link(subject, &freebase, batch);
                     }
-                } else if self.opts.labels.iter().any(|l| l == p) {
-                    self.labels.push((
+                } else if self.labels.iter().any(|l| l == p) {
+                    batch.labels.push((
                         normalize_label(value),
                         lang.unwrap_or("").to_ascii_lowercase(),
                         canonical_iri(subject),
@@ -219,6 +254,41 @@ impl<'o> Collector<'o> {
             }
             Obj::Other => {}
         }
+    }
+}
+
+/// The state collected from the batches, on the caller's thread.
+#[derive(Default)]
+struct Collector {
+    closure: Closure,
+    labels: Vec<Posting>,
+    types: Vec<(String, String)>,
+    links: u64,
+    excluded_links: u64,
+}
+
+impl Collector {
+    fn add(&mut self, batch: Batch) {
+        let text = batch.text.as_str();
+        for l in &batch.links {
+            let [s, m, e] = l.ends.map(|x| x as usize);
+            self.closure.link(
+                Endpoint {
+                    key: l.keys[0],
+                    written: &text[s..m],
+                    canonical: l.canonical[0],
+                },
+                Endpoint {
+                    key: l.keys[1],
+                    written: &text[m..e],
+                    canonical: l.canonical[1],
+                },
+            );
+        }
+        self.links += batch.links.len() as u64;
+        self.excluded_links += batch.excluded_links;
+        self.labels.extend(batch.labels);
+        self.types.extend(batch.types);
     }
 }
 
@@ -251,48 +321,49 @@ pub fn build(
     let mut equivalence: Vec<&str> =
         vec![OWL_SAME_AS, OWL_EQUIVALENT_CLASS, OWL_EQUIVALENT_PROPERTY];
     equivalence.extend(opts.equivalence.iter().map(String::as_str));
-    let mut c = Collector {
-        opts,
-        equivalence,
-        uf: UnionFind::default(),
-        labels: Vec::new(),
-        types: Vec::new(),
-        links: 0,
-        excluded_links: 0,
+    let classifier = Classifier {
+        equivalence: equivalence.clone(),
+        labels: &opts.labels,
+        exclude_hosts: opts
+            .exclude_hosts
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect(),
     };
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut c = Collector::default();
     let mut inputs_meta = Vec::with_capacity(files.len());
     let mut counts = Counts::default();
     for path in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         progress.file(path, size);
-        let pending = std::cell::Cell::new(0u64);
-        let stats = {
-            let mut on_bytes = |n: u64| progress.advance(n, pending.take());
-            let mut on_stmt = |s: Stmt<'_>| {
-                pending.set(pending.get() + 1);
-                c.statement(s);
-            };
-            read_file(path, opts.lenient, &mut on_stmt, &mut on_bytes)?
-        };
-        progress.advance(0, pending.take());
+        let mut reported = 0u64;
+        let stats = read_file(
+            path,
+            opts.lenient,
+            threads,
+            &classifier,
+            &mut |batch, bytes, statements| {
+                c.add(batch);
+                progress.advance(bytes.saturating_sub(reported), statements);
+                reported = reported.max(bytes);
+            },
+        )?;
+        progress.advance(stats.bytes.saturating_sub(reported), 0);
         counts.statements += stats.statements;
         counts.skipped += stats.skipped;
         inputs_meta.push(InputFile {
             path: path.display().to_string(),
             bytes: stats.bytes,
-            fnv1a64: format!("{:016x}", stats.fnv1a64),
+            xxh3_64: format!("{:016x}", stats.xxh3_64),
             statements: stats.statements,
             skipped: stats.skipped,
+            reference_parser_lines: stats.slow_lines,
             warnings: stats.warnings.clone(),
         });
     }
     counts.equivalence_links = c.links;
     counts.excluded_links = c.excluded_links;
-
-    progress.phase("closure");
-    let classes = c.uf.classes();
-    counts.iris = classes.iter().map(|m| m.len() as u64).sum();
-    counts.classes = classes.len() as u64;
 
     // write into a temporary directory beside `out`
     let parent = out
@@ -310,38 +381,67 @@ pub fn build(
     }
     std::fs::create_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
 
-    progress.phase("writing the closure");
+    progress.phase("closure");
     let mut store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
-    let mut largest: Vec<(u64, u32)> = Vec::new();
-    for (id, members) in classes.iter().enumerate() {
-        let id = id as u32;
+    // the ten largest classes: (size, id, first members)
+    let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
+    let mut members_cf = store.sorted(CF_MEMBERS).map_err(|e| out_err(&tmp, e))?;
+    let mut joined = String::new();
+    let mut on_class = |class: closure::FinishedClass<'_>| {
+        joined.clear();
+        for (i, w) in class.written.iter().enumerate() {
+            if i > 0 {
+                joined.push('\n');
+            }
+            joined.push_str(w);
+        }
+        let size = class.written.len() as u64;
+        *histogram.entry(size).or_default() += 1;
+        if largest.len() < 10 || size > largest[largest.len() - 1].0 {
+            let sample = class
+                .written
+                .iter()
+                .take(5)
+                .map(|s| s.to_string())
+                .collect();
+            largest.push((size, class.id, sample));
+            largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            largest.truncate(10);
+        }
+        members_cf.put(&class.id.to_be_bytes(), joined.as_bytes())
+    };
+    let mut keys: Vec<(u64, u32, u32)> = Vec::new();
+    let mut on_key = |key: u64, id: u32, size: u32| {
+        keys.push((key, id, size));
+        Ok(())
+    };
+    let closure = std::mem::take(&mut c.closure);
+    let found = closure
+        .finish(&mut on_class, &mut on_key)
+        .map_err(|e| out_err(&tmp, e))?;
+    members_cf.finish().map_err(|e| out_err(&tmp, e))?;
+    counts.iris = found.iris;
+    counts.classes = found.classes;
+    counts.key_collisions = found.key_collisions;
+
+    progress.phase("writing the closure");
+    let mut iri_cf = store.sorted(CF_IRI).map_err(|e| out_err(&tmp, e))?;
+    for (key, id, size) in keys {
         let mut value = [0u8; 8];
         value[..4].copy_from_slice(&id.to_be_bytes());
-        value[4..].copy_from_slice(&(members.len() as u32).to_be_bytes());
-        for canonical in members.canonical.iter() {
-            store
-                .put(CF_IRI, canonical.as_bytes(), &value)
-                .map_err(|e| out_err(&tmp, e))?;
-        }
-        store
-            .put(
-                CF_MEMBERS,
-                &id.to_be_bytes(),
-                members.written.join("\n").as_bytes(),
-            )
+        value[4..].copy_from_slice(&size.to_be_bytes());
+        iri_cf
+            .put(&key.to_be_bytes(), &value)
             .map_err(|e| out_err(&tmp, e))?;
-        let size = members.len() as u64;
-        *histogram.entry(size).or_default() += 1;
-        largest.push((size, id));
     }
-    largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    largest.truncate(10);
+    iri_cf.finish().map_err(|e| out_err(&tmp, e))?;
 
     progress.phase("writing types");
     let mut types = std::mem::take(&mut c.types);
     types.sort_unstable();
     types.dedup();
+    let mut types_cf = store.sorted(CF_TYPES).map_err(|e| out_err(&tmp, e))?;
     let mut i = 0;
     while i < types.len() {
         let end = types[i..]
@@ -349,16 +449,14 @@ pub fn build(
             .position(|t| t.0 != types[i].0)
             .map_or(types.len(), |p| i + p);
         let joined: Vec<&str> = types[i..end].iter().map(|t| t.1.as_str()).collect();
-        store
-            .put(
-                CF_TYPES,
-                types[i].0.as_bytes(),
-                joined.join("\n").as_bytes(),
-            )
+        types_cf
+            .put(types[i].0.as_bytes(), joined.join("\n").as_bytes())
             .map_err(|e| out_err(&tmp, e))?;
         counts.typed_iris += 1;
         i = end;
     }
+    types_cf.finish().map_err(|e| out_err(&tmp, e))?;
+    drop(types);
     store.finish().map_err(|e| out_err(&tmp, e))?;
 
     progress.phase("writing labels");
@@ -382,23 +480,14 @@ pub fn build(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         inputs: inputs_meta,
-        equivalence_predicates: c.equivalence.iter().map(|s| s.to_string()).collect(),
+        equivalence_predicates: equivalence.iter().map(|s| s.to_string()).collect(),
         label_predicates: opts.labels.clone(),
         excluded_hosts: opts.exclude_hosts.clone(),
         counts,
         class_size_histogram: buckets,
         largest_classes: largest
-            .iter()
-            .map(|(size, id)| LargeClass {
-                id: *id,
-                size: *size,
-                sample: classes[*id as usize]
-                    .written
-                    .iter()
-                    .take(5)
-                    .cloned()
-                    .collect(),
-            })
+            .into_iter()
+            .map(|(size, id, sample)| LargeClass { id, size, sample })
             .collect(),
     };
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;

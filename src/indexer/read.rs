@@ -1,16 +1,30 @@
 //! Streaming RDF readers (the one module that names oxrdfio, oxrdf and the
-//! decompressors):
-//! N-Triples, N-Quads, Turtle, TriG, RDF/XML and N3, plain or `.gz`, `.bz2`,
-//! `.zst`, chosen by file extension; every statement is handed to a callback as a
-//! small borrowed [`Stmt`], with its file's size, checksum and counts.
+//! decompressors): N-Triples, N-Quads, Turtle, TriG, RDF/XML and N3, plain or
+//! `.gz`, `.bz2`, `.zst`, chosen by file extension. Every statement is handed to a
+//! [`Sink`] as a small borrowed [`Stmt`], which adds what it needs to a batch; the
+//! batches reach the caller in file order, with the file's size, checksum and
+//! counts.
+//!
+//! Line-based files (N-Triples, N-Quads) are read in parallel: one thread
+//! decompresses and cuts the text into blocks of whole lines, worker threads read
+//! the lines with the fast reader of `ntriples` (handing any line it is unsure of
+//! to oxrdfio, line by line, so that errors and their locations are oxrdfio's) and
+//! fill batches, and the caller's thread takes the batches back in order. Other
+//! formats are read by oxrdfio on the caller's thread.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
+use super::ntriples::parse_line;
 use super::IndexerError;
+use crate::index::hash::Checksum;
 
 /// The object of a statement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,63 +53,18 @@ pub struct Stmt<'a> {
 pub struct FileStats {
     /// Bytes of the file as stored.
     pub bytes: u64,
-    /// FNV-1a 64-bit checksum of those bytes.
-    pub fnv1a64: u64,
+    /// XXH3-64 checksum of those bytes.
+    pub xxh3_64: u64,
     /// Statements read.
     pub statements: u64,
     /// Malformed statements skipped (lenient reading).
     pub skipped: u64,
     /// The first malformed statement's location and message, when any.
     pub first_error: Option<String>,
+    /// Lines read by the reference parser because the fast reader was unsure.
+    pub slow_lines: u64,
     /// Problems that did not stop the read (lenient reading).
     pub warnings: Vec<String>,
-}
-
-/// Watches the decompressed text of a line-based format (N-Triples, N-Quads) for
-/// line breaks that are a bare carriage return: the grammar allows them, but no
-/// dump writer does; a file that has them went through a damaging conversion (the
-/// real `uk-university-links.nt` also has truncated IRIs). Without `lenient` the
-/// first one stops the read with its location.
-struct BareCr<R> {
-    inner: R,
-    lenient: bool,
-    line: u64,
-    column: u64,
-    pending_cr: bool,
-    found: Option<(u64, u64)>,
-}
-
-impl<R: Read> Read for BareCr<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if self.found.is_some() {
-            return Ok(n);
-        }
-        for &b in &buf[..n] {
-            if self.pending_cr {
-                self.pending_cr = false;
-                if b != b'\n' {
-                    self.found = Some((self.line, self.column));
-                    if self.lenient {
-                        return Ok(n);
-                    }
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "bare carriage return",
-                    ));
-                }
-            }
-            match b {
-                b'\r' => self.pending_cr = true,
-                b'\n' => {
-                    self.line += 1;
-                    self.column = 0;
-                }
-                _ => self.column += 1,
-            }
-        }
-        Ok(n)
-    }
 }
 
 /// True when the indexer can read a file of this name.
@@ -134,35 +103,183 @@ fn rdf_format(path: &Path) -> Option<RdfFormat> {
     }
 }
 
-/// Counts and hashes the bytes read through it, and reports progress.
-struct Counting<R, F> {
-    inner: R,
-    bytes: u64,
-    hash: u64,
-    progress: F,
+/// What turns statements into facts: called from worker threads, each with its
+/// own batch.
+pub trait Sink: Sync {
+    /// What one block of statements gives.
+    type Batch: Send + Default;
+    /// Adds what a statement says to a batch.
+    fn statement(&self, s: Stmt<'_>, batch: &mut Self::Batch);
 }
 
-impl<R: Read, F: FnMut(u64)> Read for Counting<R, F> {
+/// Counts and checksums the bytes read through it, publishing the count for
+/// progress reports.
+struct Counting<'a, R> {
+    inner: R,
+    bytes: u64,
+    checksum: Checksum,
+    progress: &'a AtomicU64,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        for &b in &buf[..n] {
-            self.hash ^= u64::from(b);
-            self.hash = self.hash.wrapping_mul(0x0000_0100_0000_01B3);
-        }
+        self.checksum.update(&buf[..n]);
         self.bytes += n as u64;
-        (self.progress)(n as u64);
+        self.progress.store(self.bytes, Ordering::Relaxed);
         Ok(n)
     }
 }
 
-/// Reads one RDF file, calling `on_stmt` for every statement and `on_bytes` with
-/// the number of (stored) bytes read so far. A malformed statement stops the read
-/// with its line and column, unless `lenient`, which skips and counts it.
-pub fn read_file(
+/// The decompressed text of a file.
+fn decompressed<'a, R: Read + 'a>(name: &str, raw: R) -> std::io::Result<Box<dyn Read + 'a>> {
+    Ok(match split_compression(name).1 {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))),
+        Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(raw))),
+        Some(_) => Box::new(zstd::Decoder::new(raw)?),
+        None => Box::new(raw),
+    })
+}
+
+/// Bytes of decompressed text per block handed to a worker.
+const BLOCK_BYTES: usize = 4 << 20;
+/// Statements per batch when oxrdfio reads the whole file.
+const BATCH_STATEMENTS: u64 = 1 << 16;
+
+/// A block of whole lines.
+struct Block {
+    seq: u64,
+    /// 0-based number of its first line in the file.
+    first_line: u64,
+    text: Vec<u8>,
+}
+
+/// A malformed statement: 1-based line and column, message.
+type Located = (u64, u64, String);
+
+/// What a worker made of a block.
+struct Done<B> {
+    seq: u64,
+    batch: B,
+    statements: u64,
+    skipped: u64,
+    slow_lines: u64,
+    first_error: Option<Located>,
+    bare_cr: Option<(u64, u64)>,
+}
+
+const BARE_CR: &str = "a line break is a bare carriage return (CR without LF): the file went through a damaging conversion; convert its line breaks (tr '\\r' '\\n')";
+
+fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
+    let subject = match &q.subject {
+        oxrdf::NamedOrBlankNode::NamedNode(n) => Some(n.as_str()),
+        _ => None,
+    };
+    let object = match &q.object {
+        oxrdf::Term::NamedNode(n) => Obj::Iri(n.as_str()),
+        oxrdf::Term::Literal(l) => Obj::Literal(l.value(), l.language()),
+        _ => Obj::Other,
+    };
+    Stmt {
+        subject,
+        predicate: q.predicate.as_str(),
+        object,
+    }
+}
+
+/// Reads one block of lines into a batch.
+fn read_block<S: Sink>(
+    block: &Block,
+    format: RdfFormat,
+    lenient: bool,
+    sink: &S,
+) -> Done<S::Batch> {
+    let quads = format == RdfFormat::NQuads;
+    let mut done = Done {
+        seq: block.seq,
+        batch: S::Batch::default(),
+        statements: 0,
+        skipped: 0,
+        slow_lines: 0,
+        first_error: None,
+        bare_cr: None,
+    };
+    let mut scratch = String::new();
+    let mut line_no = block.first_line;
+    let text = &block.text[..];
+    let mut from = 0;
+    while from <= text.len() {
+        let to = memchr::memchr(b'\n', &text[from..]).map_or(text.len(), |p| from + p);
+        let raw_line = &text[from..to];
+        from = to + 1;
+        let mut line = raw_line;
+        while let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        let mut pieces: Vec<&[u8]> = vec![line];
+        if let Some(col) = line.iter().position(|&b| b == b'\r') {
+            if done.bare_cr.is_none() {
+                done.bare_cr = Some((line_no + 1, col as u64 + 1));
+            }
+            if !lenient {
+                done.first_error = Some((line_no + 1, col as u64 + 1, BARE_CR.into()));
+                return done;
+            }
+            pieces = line.split(|&b| b == b'\r').collect();
+        }
+        for piece in pieces {
+            if let Ok(text) = std::str::from_utf8(piece) {
+                if let Ok(stmt) = parse_line(text, quads, &mut scratch) {
+                    if let Some(stmt) = stmt {
+                        done.statements += 1;
+                        sink.statement(stmt, &mut done.batch);
+                    }
+                    continue;
+                }
+            }
+            // the reference parser decides, and gives the error
+            done.slow_lines += 1;
+            for quad in RdfParser::from_format(format).for_slice(piece) {
+                match quad {
+                    Ok(q) => {
+                        done.statements += 1;
+                        sink.statement(convert(&q), &mut done.batch);
+                    }
+                    Err(e) => {
+                        let (line, column) = e
+                            .location()
+                            .map_or((0, 0), |l| (l.start.line, l.start.column + 1));
+                        let located = (line_no + 1 + line, column, e.to_string());
+                        if done.first_error.is_none() {
+                            done.first_error = Some(located);
+                        }
+                        if !lenient {
+                            return done;
+                        }
+                        // one malformed line is one statement skipped, however
+                        // many errors the parser finds in it
+                        done.skipped += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        line_no += 1;
+    }
+    done
+}
+
+/// Reads one RDF file, handing every statement to `sink` and every batch, in file
+/// order, to `on_batch` with the number of (stored) bytes read so far and the
+/// number of statements it holds. A malformed statement stops the read with its
+/// line and column, unless `lenient`, which skips and counts it. `threads` workers
+/// read line-based files.
+pub fn read_file<S: Sink>(
     path: &Path,
     lenient: bool,
-    on_stmt: &mut dyn FnMut(Stmt<'_>),
-    on_bytes: &mut dyn FnMut(u64),
+    threads: usize,
+    sink: &S,
+    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
 ) -> Result<FileStats, IndexerError> {
     let format = rdf_format(path).ok_or_else(|| IndexerError::Input {
         path: path.display().to_string(),
@@ -173,58 +290,62 @@ pub fn read_file(
         message: e.to_string(),
     };
     let file = File::open(path).map_err(io)?;
-    let mut counting = Counting {
-        inner: file,
-        bytes: 0,
-        hash: 0xCBF2_9CE4_8422_2325,
-        progress: |n| on_bytes(n),
-    };
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    let progress = AtomicU64::new(0);
+    let counting = Counting {
+        inner: file,
+        bytes: 0,
+        checksum: Checksum::default(),
+        progress: &progress,
+    };
+    let input = Input {
+        path,
+        name: &name,
+        progress: &progress,
+    };
+    if matches!(format, RdfFormat::NTriples | RdfFormat::NQuads) {
+        read_lines(&input, counting, format, lenient, threads, sink, on_batch)
+    } else {
+        read_whole(&input, counting, format, lenient, sink, on_batch)
+    }
+}
+
+/// A file that is not line-based, read by oxrdfio on this thread.
+fn read_whole<S: Sink>(
+    input: &Input<'_>,
+    mut counting: Counting<'_, File>,
+    format: RdfFormat,
+    lenient: bool,
+    sink: &S,
+    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
+) -> Result<FileStats, IndexerError> {
+    let (path, name, progress) = (input.path, input.name, input.progress);
+    let io = |e: std::io::Error| IndexerError::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
     let mut stats = FileStats::default();
     {
-        let reader: Box<dyn Read + '_> = match split_compression(&name).1 {
-            Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(
-                &mut counting,
-            ))),
-            Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(
-                &mut counting,
-            ))),
-            Some(_) => Box::new(zstd::Decoder::new(&mut counting).map_err(io)?),
-            None => Box::new(&mut counting),
-        };
-        let line_based = matches!(format, RdfFormat::NTriples | RdfFormat::NQuads);
-        let mut checked = BareCr {
-            inner: reader,
-            lenient: lenient || !line_based,
-            line: 0,
-            column: 0,
-            pending_cr: false,
-            found: None,
-        };
-        let parser = RdfParser::from_format(format)
-            .for_reader(BufReader::with_capacity(1 << 16, &mut checked));
+        let reader = decompressed(name, &mut counting).map_err(io)?;
+        let parser =
+            RdfParser::from_format(format).for_reader(BufReader::with_capacity(1 << 16, reader));
+        let mut batch = S::Batch::default();
+        let mut in_batch = 0u64;
         for quad in parser {
             match quad {
                 Ok(q) => {
                     stats.statements += 1;
-                    let subject = match &q.subject {
-                        oxrdf::NamedOrBlankNode::NamedNode(n) => Some(n.as_str()),
-                        _ => None,
-                    };
-                    let object = match &q.object {
-                        oxrdf::Term::NamedNode(n) => Obj::Iri(n.as_str()),
-                        oxrdf::Term::Literal(l) => Obj::Literal(l.value(), l.language()),
-                        _ => Obj::Other,
-                    };
-                    on_stmt(Stmt {
-                        subject,
-                        predicate: q.predicate.as_str(),
-                        object,
-                    });
+                    in_batch += 1;
+                    sink.statement(convert(&q), &mut batch);
+                    if in_batch == BATCH_STATEMENTS {
+                        let bytes = progress.load(Ordering::Relaxed);
+                        on_batch(std::mem::take(&mut batch), bytes, in_batch);
+                        in_batch = 0;
+                    }
                 }
                 Err(RdfParseError::Syntax(e)) => {
                     let (line, column) = e
@@ -243,36 +364,366 @@ pub fn read_file(
                     if stats.first_error.is_none() {
                         stats.first_error = Some(format!("{line}:{column}: {message}"));
                     }
-                    if stats.skipped > 10_000_000 {
-                        break;
-                    }
                 }
-                Err(RdfParseError::Io(e)) => {
-                    if let (Some((line, column)), std::io::ErrorKind::InvalidData) =
-                        (checked.found, e.kind())
-                    {
-                        return Err(IndexerError::Syntax {
-                            path: path.display().to_string(),
-                            line: line + 1,
-                            column: column + 1,
-                            message: "a line break is a bare carriage return (CR without LF): the file went through a damaging conversion; convert its line breaks (tr '\\r' '\\n')".into(),
-                        });
-                    }
-                    return Err(io(e));
-                }
+                Err(RdfParseError::Io(e)) => return Err(io(e)),
             }
         }
-        if line_based {
-            if let Some((line, column)) = checked.found {
-                stats.warnings.push(format!(
-                    "bare carriage-return line breaks (first at {}:{}): read as line breaks, but the file looks damaged",
-                    line + 1,
-                    column + 1
-                ));
-            }
-        }
+        on_batch(batch, progress.load(Ordering::Relaxed), in_batch);
     }
     stats.bytes = counting.bytes;
-    stats.fnv1a64 = counting.hash;
+    stats.xxh3_64 = counting.checksum.value();
     Ok(stats)
+}
+
+/// The file being read.
+struct Input<'a> {
+    path: &'a Path,
+    name: &'a str,
+    progress: &'a AtomicU64,
+}
+
+/// Cuts decompressed text into blocks of whole lines and sends them on.
+fn cut_blocks(
+    mut reader: Box<dyn Read + '_>,
+    blocks: std::sync::mpsc::SyncSender<Block>,
+    free: Receiver<Vec<u8>>,
+) -> std::io::Result<()> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut seq = 0u64;
+    let mut line = 0u64;
+    loop {
+        // reuse a block the workers are done with: fresh pages cost more than copying
+        let mut text = free.try_recv().unwrap_or_default();
+        text.clear();
+        text.extend_from_slice(&carry);
+        carry.clear();
+        let start = text.len();
+        text.resize(start.max(BLOCK_BYTES / 2) + BLOCK_BYTES, 0);
+        let mut filled = start;
+        while filled < text.len() {
+            let n = match reader.read(&mut text[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        let eof = filled < text.len();
+        text.truncate(filled);
+        if !eof {
+            if let Some(cut) = memchr::memrchr(b'\n', &text) {
+                carry.extend_from_slice(&text[cut + 1..]);
+                text.truncate(cut + 1);
+                if text.last() == Some(&b'\n') {
+                    text.pop();
+                }
+            }
+            // a block without any line break grows until it has one
+            else {
+                carry = text;
+                continue;
+            }
+        }
+        if text.is_empty() && eof {
+            return Ok(());
+        }
+        let lines = memchr::memchr_iter(b'\n', &text).count() as u64 + 1;
+        let block = Block {
+            seq,
+            first_line: line,
+            text,
+        };
+        if blocks.send(block).is_err() {
+            return Ok(());
+        }
+        seq += 1;
+        line += lines;
+        if eof {
+            return Ok(());
+        }
+    }
+}
+
+/// A line-based file, read in parallel.
+fn read_lines<S: Sink>(
+    input: &Input<'_>,
+    mut counting: Counting<'_, File>,
+    format: RdfFormat,
+    lenient: bool,
+    threads: usize,
+    sink: &S,
+    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
+) -> Result<FileStats, IndexerError> {
+    let path = input.path;
+    let io = |e: std::io::Error| IndexerError::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut stats = FileStats::default();
+    let mut bare_cr: Option<(u64, u64)> = None;
+    let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
+    let (free_tx, free_rx) = sync_channel::<Vec<u8>>(threads * 4);
+    let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
+    let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
+        let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
+        let reader_counting = &mut counting;
+        let name = input.name;
+        let reader = scope.spawn(move || -> std::io::Result<()> {
+            let text = decompressed(name, reader_counting)?;
+            cut_blocks(text, block_tx, free_rx)
+        });
+        let block_rx = &block_rx;
+        for _ in 0..threads.max(1) {
+            let done_tx = done_tx.clone();
+            let free_tx = free_tx.clone();
+            scope.spawn(move || loop {
+                let block = match block_rx.lock() {
+                    Ok(rx) => match rx.as_ref() {
+                        Some(rx) => rx.recv(),
+                        None => return,
+                    },
+                    Err(_) => return,
+                };
+                let Ok(block) = block else { return };
+                let done = read_block(&block, format, lenient, sink);
+                let _ = free_tx.try_send(block.text);
+                if done_tx.send(done).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        drop(free_tx);
+        let mut pending: BTreeMap<u64, Done<S::Batch>> = BTreeMap::new();
+        let mut next = 0u64;
+        let result = (|| {
+            for done in done_rx.iter() {
+                pending.insert(done.seq, done);
+                while let Some(done) = pending.remove(&next) {
+                    next += 1;
+                    stats.statements += done.statements;
+                    stats.skipped += done.skipped;
+                    stats.slow_lines += done.slow_lines;
+                    if bare_cr.is_none() {
+                        bare_cr = done.bare_cr;
+                    }
+                    if let Some((line, column, message)) = done.first_error {
+                        if !lenient {
+                            return Err(IndexerError::Syntax {
+                                path: path.display().to_string(),
+                                line,
+                                column,
+                                message,
+                            });
+                        }
+                        if stats.first_error.is_none() {
+                            stats.first_error = Some(format!("{line}:{column}: {message}"));
+                        }
+                    }
+                    on_batch(
+                        done.batch,
+                        input.progress.load(Ordering::Relaxed),
+                        done.statements,
+                    );
+                }
+            }
+            Ok(())
+        })();
+        // stop the workers and the reader before the scope joins them
+        drop(done_rx);
+        if let Ok(mut rx) = block_rx.lock() {
+            rx.take();
+        }
+        match reader.join() {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => result.and(Err(io(e))),
+            Err(_) => result.and(Err(io(std::io::Error::other("the reading thread failed")))),
+        }
+    });
+    outcome?;
+    if let Some((line, column)) = bare_cr {
+        stats.warnings.push(format!(
+            "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
+        ));
+    }
+    stats.bytes = counting.bytes;
+    stats.xxh3_64 = counting.checksum.value();
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Collects statements as owned text.
+    struct Collect;
+
+    type Owned = (Option<String>, String, String);
+
+    impl Sink for Collect {
+        type Batch = Vec<Owned>;
+        fn statement(&self, s: Stmt<'_>, batch: &mut Vec<Owned>) {
+            // oxrdfio lower-cases language tags; the fast reader gives them as written
+            let object = match s.object {
+                Obj::Literal(v, Some(l)) => format!("{v:?}@{}", l.to_ascii_lowercase()),
+                o => format!("{o:?}"),
+            };
+            batch.push((
+                s.subject.map(str::to_string),
+                s.predicate.to_string(),
+                object,
+            ));
+        }
+    }
+
+    /// The fast, parallel reader's statements and stats.
+    fn fast(path: &Path, threads: usize) -> (Vec<Owned>, FileStats) {
+        let mut all = Vec::new();
+        let stats = read_file(path, true, threads, &Collect, &mut |b, _, _| all.extend(b))
+            .expect("readable");
+        (all, stats)
+    }
+
+    /// oxrdfio alone, over the whole file (lenient).
+    fn reference(path: &Path) -> Vec<Owned> {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let format = rdf_format(path).expect("rdf file");
+        let file = File::open(path).expect("open");
+        let text = decompressed(&name.to_ascii_lowercase(), file).expect("decompress");
+        let mut out = Vec::new();
+        for q in RdfParser::from_format(format).for_reader(text).flatten() {
+            Collect.statement(convert(&q), &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn fast_reader_agrees_with_oxrdfio_on_tricky_lines() {
+        let dir = std::env::temp_dir().join(format!("qajudge-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let lines = [
+            "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/1> .",
+            "# a comment",
+            "",
+            "   <http://a.org/2>\t<http://p.org/p>   \"tab\\there \\\"q\\\" \\u00e9\\U0001F600\"@de-CH .  # trailing",
+            "_:b0 <http://p.org/p> \"x\"^^<http://www.w3.org/2001/XMLSchema#string> .",
+            "<http://a.org/3> <http://p.org/p> _:b1 .",
+            "<http://a.org/%C3%A9> <http://p.org/p> <http://user@host.org:8080/p?q=1#f> .",
+            "<http://de.dbpedia.org/resource/Köln> <http://p.org/p> <urn:isbn:123> .",
+            "<http://a.org/\\u0041> <http://p.org/p> <http://b.org/\\U00000042> .",
+            "<http://[::1]/x> <http://p.org/p> <http://a.org/4> .",
+            "<http://a.org/5> <http://p.org/p> \"\" .",
+            "<http://a.org/7> <http://p.org/p> <http://b.org/has space> .",
+            "<http://a.org/8> <http://p.org/p> <http://b.org/8> <http://g.org/g> .",
+            "<http://a.org/9> <http://p.org/p> \"x\"@en .",
+        ];
+        let text = lines.join("\n") + "\r\n<http://a.org/10> <http://p.org/p> <http://b.org/10> .";
+        let nt = dir.join("tricky.nt");
+        std::fs::write(&nt, &text).expect("write");
+        let (got, stats) = fast(&nt, 2);
+        // a malformed line is skipped whole; oxrdfio alone recovers the triple
+        // before the graph name of line 13
+        let mut want = reference(&nt);
+        want.retain(|s| s.0.as_deref() != Some("http://a.org/8"));
+        assert_eq!(got, want);
+        assert_eq!(got.len(), 11, "{got:?}");
+        // the graph-name line is not N-Triples; the broken line neither
+        assert_eq!(stats.skipped, 2, "{stats:?}");
+        let first = stats.first_error.as_deref().unwrap_or("");
+        assert!(first.starts_with("12:"), "{first}");
+        // N-Quads: the graph name is read
+        let nq = dir.join("tricky.nq");
+        std::fs::write(&nq, &text).expect("write");
+        let (got, _) = fast(&nq, 3);
+        assert_eq!(got, reference(&nq));
+        assert_eq!(got.len(), 12);
+        // an unterminated literal costs its line only (oxrdfio alone would read on
+        // looking for the closing quote); without --lenient it stops the read there
+        let open = dir.join("open.nt");
+        std::fs::write(
+            &open,
+            "<http://a.org/1> <http://p.org/p> \"x .\n<http://a.org/2> <http://p.org/p> \"y\" .\n",
+        )
+        .expect("write");
+        let (got, stats) = fast(&open, 2);
+        assert_eq!((got.len(), stats.skipped), (1, 1));
+        let err = read_file(&open, false, 2, &Collect, &mut |_, _, _| {}).expect_err("strict");
+        assert!(matches!(err, IndexerError::Syntax { line: 1, .. }), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Every line-based file of `../shared/data/rdf` (its first 30,000 lines,
+    /// decompressed, to keep the debug-built test short) reads the same with the
+    /// fast parallel reader as with oxrdfio alone.
+    #[test]
+    fn fast_reader_agrees_with_oxrdfio_on_real_dumps() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rdf");
+        if !dir.is_dir() {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "{} is missing: CI runs the tests with the shared real data",
+                dir.display()
+            );
+            return;
+        }
+        let tmp = std::env::temp_dir().join(format!("qajudge-dumps-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).expect("tmp");
+        let mut stack = vec![dir];
+        let (mut files, mut statements, mut slow) = (0, 0, 0);
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("readable dir") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if !matches!(
+                    rdf_format(&path),
+                    Some(RdfFormat::NTriples | RdfFormat::NQuads)
+                ) {
+                    continue;
+                }
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                let mut text = Vec::new();
+                decompressed(&name.to_ascii_lowercase(), File::open(&path).expect("open"))
+                    .expect("decompress")
+                    .read_to_end(&mut text)
+                    .expect("read");
+                let cut = memchr::memchr_iter(b'\n', &text)
+                    .nth(30_000)
+                    .map_or(text.len(), |p| p + 1);
+                let ext = if rdf_format(&path) == Some(RdfFormat::NQuads) {
+                    "nq"
+                } else {
+                    "nt"
+                };
+                let prefix = tmp.join(format!("{files}.{ext}"));
+                std::fs::write(&prefix, &text[..cut]).expect("write");
+                let (got, stats) = fast(&prefix, 2);
+                let want = reference(&prefix);
+                assert_eq!(got.len(), want.len(), "{}", path.display());
+                if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                    panic!(
+                        "{}: statement {i}: {:?} vs {:?}",
+                        path.display(),
+                        got[i],
+                        want[i]
+                    );
+                }
+                files += 1;
+                statements += stats.statements;
+                slow += stats.slow_lines;
+            }
+        }
+        std::fs::remove_dir_all(&tmp).ok();
+        assert!(files >= 20, "{files} files");
+        // the fast reader reads nearly everything itself
+        assert!(
+            slow * 100 < statements,
+            "{slow} of {statements} lines went to oxrdfio"
+        );
+    }
 }
