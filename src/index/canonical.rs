@@ -92,7 +92,11 @@ fn title(t: &str) -> Cow<'_, str> {
 pub fn canonical_iri(iri: &str) -> String {
     let iri = iri.trim();
     let decoded = percent_decode(iri);
-    let (scheme, rest) = match decoded.split_once("://") {
+    let split = decoded
+        .find(':')
+        .filter(|&c| decoded[c + 1..].starts_with("//"))
+        .map(|c| (&decoded[..c], &decoded[c + 3..]));
+    let (scheme, rest) = match split {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
         _ => return decoded.into_owned(),
     };

@@ -54,7 +54,12 @@ pub struct StoreWriter {
     path: std::path::PathBuf,
     cache: Cache,
     options: Options,
-    files: Vec<(&'static str, std::path::PathBuf)>,
+}
+
+/// A finished table file of one column family.
+pub struct SortedFile {
+    cf: &'static str,
+    file: std::path::PathBuf,
 }
 
 /// One column family being written in increasing key order.
@@ -63,7 +68,6 @@ pub struct SortedWriter<'a> {
     entries: u64,
     cf: &'static str,
     file: std::path::PathBuf,
-    files: &'a mut Vec<(&'static str, std::path::PathBuf)>,
 }
 
 impl SortedWriter<'_> {
@@ -74,16 +78,98 @@ impl SortedWriter<'_> {
     }
 
     /// Finishes the file (a column family without entries gets none).
-    pub fn finish(mut self) -> Result<(), StoreError> {
-        if self.entries > 0 {
-            self.writer.finish().map_err(err)?;
-            self.files.push((self.cf, self.file));
+    pub fn finish(mut self) -> Result<Option<SortedFile>, StoreError> {
+        if self.entries == 0 {
+            return Ok(None);
+        }
+        self.writer.finish().map_err(err)?;
+        Ok(Some(SortedFile {
+            cf: self.cf,
+            file: self.file,
+        }))
+    }
+}
+
+/// A column family written in increasing key order by a thread of its own:
+/// entries are sent to it in chunks.
+pub struct BackgroundWriter<'scope> {
+    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    buf: Vec<u8>,
+    handle: std::thread::ScopedJoinHandle<'scope, Result<Option<SortedFile>, StoreError>>,
+}
+
+/// Bytes of entries per chunk sent to a background writer.
+const CHUNK_BYTES: usize = 1 << 20;
+
+impl BackgroundWriter<'_> {
+    /// Adds a key greater than every key added before.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.buf
+            .extend_from_slice(&(key.len() as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&(value.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(key);
+        self.buf.extend_from_slice(value);
+        if self.buf.len() >= CHUNK_BYTES {
+            let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK_BYTES + 4096));
+            let sent = self.tx.as_ref().map(|tx| tx.send(chunk).is_ok());
+            if sent != Some(true) {
+                // the writer stopped: its error says why
+                self.tx = None;
+                return Err(StoreError("the table writer stopped".into()));
+            }
         }
         Ok(())
+    }
+
+    /// Sends what is left and waits for the file.
+    pub fn finish(mut self) -> Result<Option<SortedFile>, StoreError> {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(std::mem::take(&mut self.buf));
+        }
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err(StoreError("the table writer failed".into())))
     }
 }
 
 impl StoreWriter {
+    /// A writer for one column family that writes on a thread of `scope`.
+    pub fn sorted_in<'scope, 'env>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        cf: &'static str,
+    ) -> BackgroundWriter<'scope> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+        let handle = scope.spawn(move || {
+            let mut w = self.sorted(cf)?;
+            for chunk in rx {
+                let mut i = 0;
+                while i + 8 <= chunk.len() {
+                    let kl =
+                        u32::from_le_bytes([chunk[i], chunk[i + 1], chunk[i + 2], chunk[i + 3]])
+                            as usize;
+                    let vl = u32::from_le_bytes([
+                        chunk[i + 4],
+                        chunk[i + 5],
+                        chunk[i + 6],
+                        chunk[i + 7],
+                    ]) as usize;
+                    let k = i + 8;
+                    let v = k + kl;
+                    w.put(&chunk[k..v], &chunk[v..v + vl])?;
+                    i = v + vl;
+                }
+            }
+            w.finish()
+        });
+        BackgroundWriter {
+            tx: Some(tx),
+            buf: Vec::with_capacity(CHUNK_BYTES + 4096),
+            handle,
+        }
+    }
+
     /// Starts a new store at `path` (which must not exist).
     pub fn create(path: &Path) -> Result<StoreWriter, StoreError> {
         std::fs::create_dir_all(path.join("sst")).map_err(|e| StoreError(e.to_string()))?;
@@ -93,12 +179,11 @@ impl StoreWriter {
             path: path.to_path_buf(),
             cache,
             options,
-            files: Vec::new(),
         })
     }
 
     /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
-    pub fn sorted(&mut self, cf: &'static str) -> Result<SortedWriter<'_>, StoreError> {
+    pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, StoreError> {
         let file = self.path.join("sst").join(format!("{cf}.sst"));
         let writer = SstFileWriter::create(&self.options);
         writer.open(&file).map_err(err)?;
@@ -107,12 +192,11 @@ impl StoreWriter {
             entries: 0,
             cf,
             file,
-            files: &mut self.files,
         })
     }
 
     /// Creates the database and ingests the files written.
-    pub fn finish(self) -> Result<(), StoreError> {
+    pub fn finish(self, files: Vec<SortedFile>) -> Result<(), StoreError> {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.create_missing_column_families(true);
@@ -120,7 +204,7 @@ impl StoreWriter {
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&self.cache)));
         let db = DB::open_cf_descriptors(&opts, &self.path, cfs).map_err(err)?;
-        for (cf, file) in &self.files {
+        for SortedFile { cf, file } in &files {
             let handle = db
                 .cf_handle(cf)
                 .ok_or_else(|| StoreError(format!("no column family {cf}")))?;

@@ -1,18 +1,26 @@
 //! The equivalence closure: a union-find over the 64-bit keys of canonical IRIs
-//! (`index::hash::iri_key`), with every spelling an IRI was written in kept once
-//! in an arena, and the finished classes handed out in a deterministic order
-//! (by the smallest key of each class), whatever the order of statements and files.
+//! (`index::hash::iri_key`), with every spelling an IRI was written in kept once,
+//! and the finished classes handed out in a deterministic order (by the smallest
+//! key of each class), whatever the order of statements and files.
 //!
-//! Memory per IRI: the key table (12 bytes a slot, at most 3/4 full), parent and
-//! rank (5 bytes), one bit, and the IRI's text once (plus any other spelling).
+//! Memory per IRI: the key table (12 bytes a slot, at most 3/4 full), parent, rank
+//! and a 32-bit check hash (9 bytes), one bit. The spellings' text is held in
+//! memory up to a budget and then spilled to files in a directory the caller
+//! gives; finishing sorts them in partitions of about the budget's size, so the
+//! text of a dump of any size costs disk, not memory.
 
-use crate::index::canonical::canonical_iri;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 /// One end of an equivalence link.
 #[derive(Debug, Clone, Copy)]
 pub struct Endpoint<'a> {
     /// The key of its canonical form.
     pub key: u64,
+    /// A second, independent hash of its canonical form: two IRIs with one key
+    /// but different checks are a key collision, counted and reported.
+    pub check: u32,
     /// The IRI as written.
     pub written: &'a str,
     /// Whether the written IRI is its canonical form.
@@ -117,38 +125,112 @@ impl Table {
     }
 }
 
-/// A spelling of a node, in the arena.
+/// A spelling of a node, in the arena: node, length (top bit set when it is the
+/// canonical form), offset.
 #[derive(Clone, Copy)]
 struct Spelling {
     node: u32,
-    /// Length, with the top bit set when the spelling is the canonical form.
     len: u32,
     offset: u64,
 }
 
 const CANONICAL_BIT: u32 = 1 << 31;
 
+/// Spellings waiting for the classes to be known: in memory up to a budget, then
+/// in spill files of records `node u32, len u32, bytes` (little endian).
+struct Spill {
+    budget: usize,
+    dir: Option<PathBuf>,
+    files: Vec<PathBuf>,
+    bytes_on_disk: u64,
+    records: Vec<Spelling>,
+    arena: String,
+}
+
+impl Spill {
+    fn held(&self) -> usize {
+        self.arena.len() + self.records.len() * std::mem::size_of::<Spelling>()
+    }
+
+    fn push(&mut self, node: u32, written: &str, canonical: bool) -> std::io::Result<()> {
+        let len = written.len() as u32 & !CANONICAL_BIT;
+        self.records.push(Spelling {
+            node,
+            len: if canonical { len | CANONICAL_BIT } else { len },
+            offset: self.arena.len() as u64,
+        });
+        self.arena.push_str(written);
+        if self.dir.is_some() && self.held() > self.budget {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is in memory to a new spill file.
+    fn flush(&mut self) -> std::io::Result<()> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        if self.records.is_empty() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("spill-{}", self.files.len()));
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        for r in &self.records {
+            let len = r.len & !CANONICAL_BIT;
+            let start = r.offset as usize;
+            w.write_all(&r.node.to_le_bytes())?;
+            w.write_all(&len.to_le_bytes())?;
+            w.write_all(&self.arena.as_bytes()[start..start + len as usize])?;
+            self.bytes_on_disk += 8 + u64::from(len);
+        }
+        w.flush()?;
+        self.files.push(path);
+        self.records.clear();
+        self.arena.clear();
+        Ok(())
+    }
+}
+
 /// The union-find being built.
 pub struct Closure {
     table: Table,
     parent: Vec<u32>,
     rank: Vec<u8>,
-    /// One bit per node: its canonical spelling is in the arena.
+    check: Vec<u32>,
+    /// One bit per node: its canonical spelling is kept.
     canonical_kept: Vec<u64>,
-    spellings: Vec<Spelling>,
-    arena: Vec<u8>,
+    spill: Spill,
+    collisions: u64,
 }
 
-impl Default for Closure {
-    fn default() -> Self {
+impl Closure {
+    /// A closure that holds up to `budget` bytes of spellings in memory and then
+    /// spills them into `dir` (never, when `dir` is `None`).
+    pub fn new(budget: usize, dir: Option<PathBuf>) -> Closure {
         Closure {
             table: Table::with_bits(10),
             parent: Vec::new(),
             rank: Vec::new(),
+            check: Vec::new(),
             canonical_kept: Vec::new(),
-            spellings: Vec::new(),
-            arena: Vec::new(),
+            spill: Spill {
+                budget,
+                dir,
+                files: Vec::new(),
+                bytes_on_disk: 0,
+                records: Vec::new(),
+                arena: String::new(),
+            },
+            collisions: 0,
         }
+    }
+}
+
+impl Default for Closure {
+    fn default() -> Self {
+        Closure::new(usize::MAX, None)
     }
 }
 
@@ -172,35 +254,28 @@ pub struct Finished {
 }
 
 impl Closure {
-    fn node(&mut self, e: Endpoint<'_>) -> u32 {
+    fn node(&mut self, e: Endpoint<'_>) -> std::io::Result<u32> {
         let next = self.parent.len() as u32;
         let (node, new) = self.table.get_or_insert(e.key, next);
         if new {
             self.parent.push(node);
             self.rank.push(0);
+            self.check.push(e.check);
             if node as usize / 64 >= self.canonical_kept.len() {
                 self.canonical_kept.push(0);
             }
+        } else if self.check[node as usize] != e.check {
+            self.collisions += 1;
         }
         let (word, bit) = (node as usize / 64, 1u64 << (node % 64));
         if e.canonical {
             if self.canonical_kept[word] & bit != 0 {
-                return node;
+                return Ok(node);
             }
             self.canonical_kept[word] |= bit;
         }
-        let len = e.written.len() as u32 & !CANONICAL_BIT;
-        self.spellings.push(Spelling {
-            node,
-            len: if e.canonical {
-                len | CANONICAL_BIT
-            } else {
-                len
-            },
-            offset: self.arena.len() as u64,
-        });
-        self.arena.extend_from_slice(e.written.as_bytes());
-        node
+        self.spill.push(node, e.written, e.canonical)?;
+        Ok(node)
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -212,12 +287,13 @@ impl Closure {
         x
     }
 
-    /// Records that two IRIs name the same thing.
-    pub fn link(&mut self, a: Endpoint<'_>, b: Endpoint<'_>) {
-        let (a, b) = (self.node(a), self.node(b));
+    /// Records that two IRIs name the same thing (an error is a spill file that
+    /// cannot be written).
+    pub fn link(&mut self, a: Endpoint<'_>, b: Endpoint<'_>) -> std::io::Result<()> {
+        let (a, b) = (self.node(a)?, self.node(b)?);
         let (ra, rb) = (self.find(a), self.find(b));
         if ra == rb {
-            return;
+            return Ok(());
         }
         let (rka, rkb) = (self.rank[ra as usize], self.rank[rb as usize]);
         if rka < rkb {
@@ -228,23 +304,19 @@ impl Closure {
                 self.rank[ra as usize] = rka.saturating_add(1);
             }
         }
-    }
-
-    fn text(&self, s: &Spelling) -> &str {
-        let start = s.offset as usize;
-        let bytes = &self.arena[start..start + (s.len & !CANONICAL_BIT) as usize];
-        // the arena holds only whole `&str`s
-        std::str::from_utf8(bytes).unwrap_or_default()
+        Ok(())
     }
 
     /// Finishes the closure: `on_class` gets every class of two or more IRIs as
     /// written, in increasing order of its smallest key, numbered from 0; then
     /// `on_key` gets every canonical key of those classes, in increasing key order,
-    /// with its class id and class size.
+    /// with its class id and class size. Errors of the callbacks stop it; errors
+    /// of the spill files are handed to `io`.
     pub fn finish<E>(
         mut self,
         on_class: &mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
         on_key: &mut dyn FnMut(u64, u32, u32) -> Result<(), E>,
+        io: &dyn Fn(std::io::Error) -> E,
     ) -> Result<Finished, E> {
         let n = self.parent.len();
         for x in 0..n as u32 {
@@ -252,6 +324,8 @@ impl Closure {
             self.parent[x as usize] = root;
         }
         self.rank = Vec::new();
+        self.check = Vec::new();
+        self.canonical_kept = Vec::new();
         // the smallest key of each class, kept at its root
         let mut class_key = vec![u64::MAX; n];
         self.table.for_each_sorted(|key, node| {
@@ -260,79 +334,42 @@ impl Closure {
                 class_key[root] = key;
             }
         });
-        // spellings grouped by class, in class-key order
-        let mut order: Vec<(u64, u32)> = self
-            .spellings
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (class_key[self.parent[s.node as usize] as usize], i as u32))
-            .collect();
-        order.sort_unstable();
-        let mut found = Finished::default();
-        // class_key[root] becomes the class id (high half) and size (low half), or
-        // u64::MAX for a class of fewer than two spellings
-        let mut start = 0;
-        let mut members: Vec<(u32, &str, bool)> = Vec::new();
-        let mut written: Vec<&str> = Vec::new();
-        let mut info: Vec<(usize, u64)> = Vec::new();
-        while start < order.len() {
-            let key = order[start].0;
-            let end = order[start..]
+        let mut found = Finished {
+            key_collisions: self.collisions,
+            ..Finished::default()
+        };
+        // per class root: id (high half) and size (low half), or u64::MAX
+        let mut info: Vec<(u32, u64)> = Vec::new();
+        let mut groups = Groups {
+            on_class,
+            found: &mut found,
+            info: &mut info,
+        };
+        if self.spill.files.is_empty() {
+            let spill = std::mem::take(&mut self.spill.records);
+            let mut records: Vec<Record> = spill
                 .iter()
-                .position(|o| o.0 != key)
-                .map_or(order.len(), |p| start + p);
-            members.clear();
-            for &(_, i) in &order[start..end] {
-                let s = &self.spellings[i as usize];
-                members.push((s.node, self.text(s), s.len & CANONICAL_BIT != 0));
+                .map(|s| Record {
+                    class_key: class_key[self.parent[s.node as usize] as usize],
+                    node: s.node,
+                    len: s.len & !CANONICAL_BIT,
+                    offset: s.offset as usize,
+                })
+                .collect();
+            drop(spill);
+            groups.emit(&mut records, &self.spill.arena, &self.parent)?;
+        } else {
+            self.spill.flush().map_err(io)?;
+            let parts = partition(&self.spill, &class_key, &self.parent).map_err(io)?;
+            for part in parts {
+                let (mut records, text) = read_partition(&part).map_err(io)?;
+                std::fs::remove_file(&part).map_err(io)?;
+                groups.emit(&mut records, &text, &self.parent)?;
             }
-            members.sort_unstable();
-            members.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-            // two canonical IRIs under one key: count the collision
-            let mut i = 0;
-            while i < members.len() {
-                let node = members[i].0;
-                let mut j = i;
-                let mut canonical: Option<std::borrow::Cow<'_, str>> = None;
-                while j < members.len() && members[j].0 == node {
-                    let c = if members[j].2 {
-                        std::borrow::Cow::Borrowed(members[j].1)
-                    } else {
-                        std::borrow::Cow::Owned(canonical_iri(members[j].1))
-                    };
-                    match &canonical {
-                        Some(prev) if *prev != c => {
-                            found.key_collisions += 1;
-                        }
-                        None => canonical = Some(c),
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                i = j;
-            }
-            written.clear();
-            written.extend(members.iter().map(|m| m.1));
-            written.sort_unstable();
-            written.dedup();
-            let root = self.parent[members[0].0 as usize] as usize;
-            if written.len() >= 2 {
-                let id = found.classes as u32;
-                on_class(FinishedClass {
-                    id,
-                    written: &written,
-                })?;
-                found.classes += 1;
-                found.iris += written.len() as u64;
-                info.push((root, (u64::from(id) << 32) | written.len() as u64));
-            } else {
-                info.push((root, u64::MAX));
-            }
-            start = end;
         }
-        drop(order);
+        self.spill.arena = String::new();
         for (root, value) in info {
-            class_key[root] = value;
+            class_key[root as usize] = value;
         }
         let mut result = Ok(());
         self.table.for_each_sorted(|key, node| {
@@ -343,6 +380,128 @@ impl Closure {
         });
         result.map(|()| found)
     }
+}
+
+/// A spelling with its class key, ready to be grouped.
+struct Record {
+    class_key: u64,
+    node: u32,
+    len: u32,
+    offset: usize,
+}
+
+/// Hands out classes from records grouped by class key.
+struct Groups<'c, 'f, E> {
+    on_class: &'c mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
+    found: &'f mut Finished,
+    info: &'f mut Vec<(u32, u64)>,
+}
+
+impl<E> Groups<'_, '_, E> {
+    /// Sorts records by class key and hands out one class per key.
+    fn emit(&mut self, records: &mut [Record], text: &str, parent: &[u32]) -> Result<(), E> {
+        records.sort_unstable_by_key(|r| r.class_key);
+        let mut written: Vec<&str> = Vec::new();
+        let mut start = 0;
+        while start < records.len() {
+            let key = records[start].class_key;
+            let end = records[start..]
+                .iter()
+                .position(|r| r.class_key != key)
+                .map_or(records.len(), |p| start + p);
+            written.clear();
+            written.extend(
+                records[start..end]
+                    .iter()
+                    .map(|r| &text[r.offset..r.offset + r.len as usize]),
+            );
+            written.sort_unstable();
+            written.dedup();
+            let root = parent[records[start].node as usize];
+            if written.len() >= 2 {
+                let id = self.found.classes as u32;
+                (self.on_class)(FinishedClass {
+                    id,
+                    written: &written,
+                })?;
+                self.found.classes += 1;
+                self.found.iris += written.len() as u64;
+                self.info
+                    .push((root, (u64::from(id) << 32) | written.len() as u64));
+            } else {
+                self.info.push((root, u64::MAX));
+            }
+            start = end;
+        }
+        Ok(())
+    }
+}
+
+/// Spreads the spill files into partition files by class-key range (records
+/// `class key u64, node u32, len u32, bytes`), in class-key order, each about half
+/// the budget.
+fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Result<Vec<PathBuf>> {
+    let dir = spill.dir.as_deref().unwrap_or(Path::new("."));
+    let parts = (spill.bytes_on_disk * 3 / (spill.budget.max(1) as u64)).clamp(1, 4096) as usize;
+    let paths: Vec<PathBuf> = (0..parts).map(|p| dir.join(format!("part-{p}"))).collect();
+    let mut writers = paths
+        .iter()
+        .map(|p| File::create(p).map(|f| BufWriter::with_capacity(256 << 10, f)))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut buf = Vec::new();
+    for file in &spill.files {
+        let mut r = BufReader::with_capacity(1 << 20, File::open(file)?);
+        let mut head = [0u8; 8];
+        loop {
+            match r.read_exact(&mut head) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) => return Err(e),
+            }
+            let node = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+            let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+            buf.resize(len as usize, 0);
+            r.read_exact(&mut buf)?;
+            let key = class_key[parent[node as usize] as usize];
+            let part = ((u128::from(key) * parts as u128) >> 64) as usize;
+            let w = &mut writers[part];
+            w.write_all(&key.to_le_bytes())?;
+            w.write_all(&head)?;
+            w.write_all(&buf)?;
+        }
+        std::fs::remove_file(file)?;
+    }
+    for mut w in writers {
+        w.flush()?;
+    }
+    Ok(paths)
+}
+
+/// Reads one partition file back: its records and their text.
+fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, String)> {
+    let bytes = std::fs::read(path)?;
+    let mut records = Vec::new();
+    let mut text = String::with_capacity(bytes.len());
+    let mut i = 0;
+    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "damaged spill file");
+    while i + 16 <= bytes.len() {
+        let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+        let class_key = u64::from_le_bytes(bytes[i..i + 8].try_into().map_err(|_| bad())?);
+        let node = u32::from_le_bytes(word(i + 8));
+        let len = u32::from_le_bytes(word(i + 12));
+        let start = i + 16;
+        let end = start + len as usize;
+        let s = std::str::from_utf8(bytes.get(start..end).ok_or_else(bad)?).map_err(|_| bad())?;
+        records.push(Record {
+            class_key,
+            node,
+            len,
+            offset: text.len(),
+        });
+        text.push_str(s);
+        i = end;
+    }
+    Ok((records, text))
 }
 
 #[cfg(test)]
@@ -361,21 +520,27 @@ mod tests {
     type Out = (Vec<Vec<String>>, Vec<(u64, u32, u32)>);
 
     fn closure(links: &[(&str, &str)]) -> Out {
-        let mut c = Closure::default();
+        closure_in(links, Closure::default())
+    }
+
+    fn closure_in(links: &[(&str, &str)], mut c: Closure) -> Out {
         for (a, b) in links {
             let ((ka, ca), (kb, cb)) = (endpoint_of(a), endpoint_of(b));
             c.link(
                 Endpoint {
                     key: ka,
+                    check: ka as u32 ^ 1,
                     written: a,
                     canonical: ca,
                 },
                 Endpoint {
                     key: kb,
+                    check: kb as u32 ^ 1,
                     written: b,
                     canonical: cb,
                 },
-            );
+            )
+            .expect("link");
         }
         let mut classes = Vec::new();
         let mut keys = Vec::new();
@@ -390,6 +555,7 @@ mod tests {
                     keys.push((k, id, size));
                     Ok(())
                 },
+                &|e| panic!("{e}"),
             )
             .expect("finish");
         assert_eq!(found.classes as usize, classes.len());
@@ -431,6 +597,29 @@ mod tests {
         assert_eq!(classes[0].len(), 2);
         // an IRI linked to itself is no class
         assert_eq!(closure(&[("http://a.org/1", "http://a.org/1")]).0.len(), 0);
+    }
+
+    #[test]
+    fn key_collisions_are_counted() {
+        let mut c = Closure::default();
+        let e = |written, check| Endpoint {
+            key: 42,
+            check,
+            written,
+            canonical: true,
+        };
+        let other = Endpoint {
+            key: 7,
+            check: 7,
+            written: "http://b.org/",
+            canonical: true,
+        };
+        c.link(e("http://a.org/", 1), other).expect("link");
+        c.link(e("http://c.org/", 2), other).expect("link");
+        let found = c
+            .finish::<()>(&mut |_| Ok(()), &mut |_, _, _| Ok(()), &|e| panic!("{e}"))
+            .expect("finish");
+        assert_eq!(found.key_collisions, 1);
     }
 
     #[test]
@@ -551,6 +740,22 @@ mod tests {
                 .map(|(a, b)| if rng.below(2) == 0 { (b, a) } else { (a, b) })
                 .collect();
             assert_eq!(run(&shuffled), got, "case {case}");
+            // the same when the spellings are spilled to disk every few bytes
+            if case % 20 == 0 {
+                let dir = std::env::temp_dir()
+                    .join(format!("qajudge-spill-{}-{case}", std::process::id()));
+                let refs: Vec<(&str, &str)> = links
+                    .iter()
+                    .map(|(a, b)| (a.as_str(), b.as_str()))
+                    .collect();
+                let spilled = closure_in(&refs, Closure::new(200, Some(dir.clone())));
+                assert_eq!(spilled, got, "case {case}");
+                let left: Vec<_> = std::fs::read_dir(&dir)
+                    .map(|d| d.flatten().map(|e| e.path()).collect())
+                    .unwrap_or_default();
+                assert!(left.is_empty(), "spill files left: {left:?}");
+                std::fs::remove_dir_all(&dir).ok();
+            }
         }
     }
 }

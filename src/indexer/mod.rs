@@ -15,7 +15,7 @@ use crate::index::canonical::{canonical_iri, freebase_literal_iri};
 use crate::index::format::{
     size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR, META_FILE,
 };
-use crate::index::hash::iri_key;
+use crate::index::hash::iri_key_and_check;
 use crate::index::labels::{self, normalize_label, Posting};
 use crate::index::store::{StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
 use closure::{Closure, Endpoint};
@@ -84,7 +84,13 @@ pub struct BuildOptions {
     pub exclude_hosts: Vec<String>,
     /// Skip and count malformed statements instead of stopping.
     pub lenient: bool,
+    /// Bytes of IRI text held in memory during the build before it is spilled to
+    /// files in the output's temporary directory.
+    pub buffer_bytes: usize,
 }
+
+/// The default of [`BuildOptions::buffer_bytes`]: 2 GiB.
+pub const DEFAULT_BUFFER_BYTES: usize = 2 << 30;
 
 impl Default for BuildOptions {
     fn default() -> Self {
@@ -93,6 +99,7 @@ impl Default for BuildOptions {
             labels: DEFAULT_LABELS.iter().map(|s| s.to_string()).collect(),
             exclude_hosts: Vec::new(),
             lenient: false,
+            buffer_bytes: DEFAULT_BUFFER_BYTES,
         }
     }
 }
@@ -181,6 +188,7 @@ fn excluded(iri: &str, hosts: &[String]) -> bool {
 #[derive(Clone, Copy)]
 struct Link {
     keys: [u64; 2],
+    checks: [u32; 2],
     canonical: [bool; 2],
     ends: [u32; 3],
 }
@@ -213,8 +221,10 @@ impl Classifier<'_> {
         batch.text.push_str(a);
         let mid = batch.text.len() as u32;
         batch.text.push_str(b);
+        let ((ka, xa), (kb, xb)) = (iri_key_and_check(&ca), iri_key_and_check(&cb));
         batch.links.push(Link {
-            keys: [iri_key(&ca), iri_key(&cb)],
+            keys: [ka, kb],
+            checks: [xa, xb],
             canonical: [ca == a, cb == b],
             ends: [start, mid, batch.text.len() as u32],
         });
@@ -223,6 +233,14 @@ impl Classifier<'_> {
 
 impl Sink for Classifier<'_> {
     type Batch = Batch;
+
+    fn clear(batch: &mut Batch) {
+        batch.links.clear();
+        batch.text.clear();
+        batch.labels.clear();
+        batch.types.clear();
+        batch.excluded_links = 0;
+    }
 
     fn statement(&self, s: Stmt<'_>, batch: &mut Batch) {
         let Some(subject) = s.subject else { return };
@@ -258,7 +276,6 @@ impl Sink for Classifier<'_> {
 }
 
 /// The state collected from the batches, on the caller's thread.
-#[derive(Default)]
 struct Collector {
     closure: Closure,
     labels: Vec<Posting>,
@@ -268,27 +285,41 @@ struct Collector {
 }
 
 impl Collector {
-    fn add(&mut self, batch: Batch) {
+    fn add(&mut self, batch: &mut Batch) -> std::io::Result<()> {
         let text = batch.text.as_str();
         for l in &batch.links {
             let [s, m, e] = l.ends.map(|x| x as usize);
             self.closure.link(
                 Endpoint {
                     key: l.keys[0],
+                    check: l.checks[0],
                     written: &text[s..m],
                     canonical: l.canonical[0],
                 },
                 Endpoint {
                     key: l.keys[1],
+                    check: l.checks[1],
                     written: &text[m..e],
                     canonical: l.canonical[1],
                 },
-            );
+            )?;
         }
         self.links += batch.links.len() as u64;
         self.excluded_links += batch.excluded_links;
-        self.labels.extend(batch.labels);
-        self.types.extend(batch.types);
+        self.labels.append(&mut batch.labels);
+        self.types.append(&mut batch.types);
+        Ok(())
+    }
+}
+
+/// Removes a directory when dropped, if it still exists.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if self.0.exists() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }
 
@@ -330,8 +361,33 @@ pub fn build(
             .map(|h| h.to_ascii_lowercase())
             .collect(),
     };
+    // write into a temporary directory beside `out`
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| out_err(parent, e))?;
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "index".into());
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
+    // a build that fails removes its temporary directory (an interrupted one leaves
+    // it, and the previous index, alone)
+    let _cleanup = RemoveOnDrop(tmp.clone());
+
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut c = Collector::default();
+    let mut c = Collector {
+        closure: Closure::new(opts.buffer_bytes, Some(tmp.join("spill"))),
+        labels: Vec::new(),
+        types: Vec::new(),
+        links: 0,
+        excluded_links: 0,
+    };
     let mut inputs_meta = Vec::with_capacity(files.len());
     let mut counts = Counts::default();
     for path in &files {
@@ -344,9 +400,10 @@ pub fn build(
             threads,
             &classifier,
             &mut |batch, bytes, statements| {
-                c.add(batch);
+                c.add(batch).map_err(|e| out_err(&tmp, e))?;
                 progress.advance(bytes.saturating_sub(reported), statements);
                 reported = reported.max(bytes);
+                Ok(())
             },
         )?;
         progress.advance(stats.bytes.saturating_sub(reported), 0);
@@ -365,77 +422,61 @@ pub fn build(
     counts.equivalence_links = c.links;
     counts.excluded_links = c.excluded_links;
 
-    // write into a temporary directory beside `out`
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| out_err(parent, e))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "index".into());
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
-    }
-    std::fs::create_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
-
     progress.phase("closure");
-    let mut store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
+    let store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
     // the ten largest classes: (size, id, first members)
     let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
-    let mut members_cf = store.sorted(CF_MEMBERS).map_err(|e| out_err(&tmp, e))?;
-    let mut joined = String::new();
-    let mut on_class = |class: closure::FinishedClass<'_>| {
-        joined.clear();
-        for (i, w) in class.written.iter().enumerate() {
-            if i > 0 {
-                joined.push('\n');
+    // the table files are written by two more threads while the closure finishes
+    let (found, mut files) = std::thread::scope(|scope| {
+        let mut members_cf = store.sorted_in(scope, CF_MEMBERS);
+        let mut iri_cf = store.sorted_in(scope, CF_IRI);
+        let mut joined = String::new();
+        let mut on_class = |class: closure::FinishedClass<'_>| {
+            joined.clear();
+            for (i, w) in class.written.iter().enumerate() {
+                if i > 0 {
+                    joined.push('\n');
+                }
+                joined.push_str(w);
             }
-            joined.push_str(w);
-        }
-        let size = class.written.len() as u64;
-        *histogram.entry(size).or_default() += 1;
-        if largest.len() < 10 || size > largest[largest.len() - 1].0 {
-            let sample = class
-                .written
-                .iter()
-                .take(5)
-                .map(|s| s.to_string())
-                .collect();
-            largest.push((size, class.id, sample));
-            largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            largest.truncate(10);
-        }
-        members_cf.put(&class.id.to_be_bytes(), joined.as_bytes())
-    };
-    let mut keys: Vec<(u64, u32, u32)> = Vec::new();
-    let mut on_key = |key: u64, id: u32, size: u32| {
-        keys.push((key, id, size));
-        Ok(())
-    };
-    let closure = std::mem::take(&mut c.closure);
-    let found = closure
-        .finish(&mut on_class, &mut on_key)
-        .map_err(|e| out_err(&tmp, e))?;
-    members_cf.finish().map_err(|e| out_err(&tmp, e))?;
+            let size = class.written.len() as u64;
+            *histogram.entry(size).or_default() += 1;
+            if largest.len() < 10 || size > largest[largest.len() - 1].0 {
+                let sample = class
+                    .written
+                    .iter()
+                    .take(5)
+                    .map(|s| s.to_string())
+                    .collect();
+                largest.push((size, class.id, sample));
+                largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                largest.truncate(10);
+            }
+            members_cf
+                .put(&class.id.to_be_bytes(), joined.as_bytes())
+                .map_err(|e| out_err(&tmp, e))
+        };
+        let mut on_key = |key: u64, id: u32, size: u32| {
+            let mut value = [0u8; 8];
+            value[..4].copy_from_slice(&id.to_be_bytes());
+            value[4..].copy_from_slice(&size.to_be_bytes());
+            iri_cf
+                .put(&key.to_be_bytes(), &value)
+                .map_err(|e| out_err(&tmp, e))
+        };
+        let closure = std::mem::take(&mut c.closure);
+        let found = closure.finish(&mut on_class, &mut on_key, &|e| out_err(&tmp, e));
+        // a writer's own error explains a failed put best
+        let files: Vec<_> = [members_cf.finish(), iri_cf.finish()]
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| out_err(&tmp, e))?;
+        Ok::<_, IndexerError>((found?, files))
+    })?;
     counts.iris = found.iris;
     counts.classes = found.classes;
     counts.key_collisions = found.key_collisions;
-
-    progress.phase("writing the closure");
-    let mut iri_cf = store.sorted(CF_IRI).map_err(|e| out_err(&tmp, e))?;
-    for (key, id, size) in keys {
-        let mut value = [0u8; 8];
-        value[..4].copy_from_slice(&id.to_be_bytes());
-        value[4..].copy_from_slice(&size.to_be_bytes());
-        iri_cf
-            .put(&key.to_be_bytes(), &value)
-            .map_err(|e| out_err(&tmp, e))?;
-    }
-    iri_cf.finish().map_err(|e| out_err(&tmp, e))?;
 
     progress.phase("writing types");
     let mut types = std::mem::take(&mut c.types);
@@ -455,9 +496,12 @@ pub fn build(
         counts.typed_iris += 1;
         i = end;
     }
-    types_cf.finish().map_err(|e| out_err(&tmp, e))?;
+    files.push(types_cf.finish().map_err(|e| out_err(&tmp, e))?);
     drop(types);
-    store.finish().map_err(|e| out_err(&tmp, e))?;
+    store
+        .finish(files.into_iter().flatten().collect())
+        .map_err(|e| out_err(&tmp, e))?;
+    std::fs::remove_dir_all(tmp.join("spill")).ok();
 
     progress.phase("writing labels");
     let (postings, distinct) =

@@ -66,6 +66,19 @@ static BYTE_CLASSES: [u8; 256] = byte_classes();
 /// scheme, valid percent-encodings, brackets only around an IPv6 host, a numeric
 /// port. Anything else is [`Unsure`].
 fn check_iri(iri: &[u8]) -> R<()> {
+    // most IRIs hold no byte that needs a closer look: check them eight at a time
+    let mut any = 0u8;
+    let mut chunks = iri.chunks_exact(8);
+    for chunk in &mut chunks {
+        any |= chunk.iter().fold(0, |a, &c| a | BYTE_CLASSES[c as usize]);
+    }
+    any |= chunks
+        .remainder()
+        .iter()
+        .fold(0, |a, &c| a | BYTE_CLASSES[c as usize]);
+    if any == OK {
+        return check_scheme_and_authority(iri);
+    }
     let mut i = 0;
     let mut non_ascii = false;
     let mut hashes = 0;
@@ -90,7 +103,14 @@ fn check_iri(iri: &[u8]) -> R<()> {
     if hashes > 1 {
         return Err(Unsure);
     }
-    // scheme
+    if non_ascii {
+        check_non_ascii(iri)?;
+    }
+    check_scheme_and_authority(iri)
+}
+
+/// An absolute IRI's scheme, then its authority.
+fn check_scheme_and_authority(iri: &[u8]) -> R<()> {
     let colon = iri.iter().take(40).position(|&c| c == b':').ok_or(Unsure)?;
     if colon == 0
         || !iri[0].is_ascii_alphabetic()
@@ -99,9 +119,6 @@ fn check_iri(iri: &[u8]) -> R<()> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
     {
         return Err(Unsure);
-    }
-    if non_ascii {
-        check_non_ascii(iri)?;
     }
     check_authority(&iri[colon + 1..])
 }
@@ -154,15 +171,24 @@ fn check_authority(rest: &[u8]) -> R<()> {
     Ok(())
 }
 
-/// Reads `<...>` at `i`; returns the IRI and the index after `>`.
-fn iri(line: &str, i: usize) -> R<(&str, usize)> {
+/// Reads `<...>` at `i`; returns the IRI and the index after `>`. An IRI equal to
+/// `last` (the last one checked in this position) is not checked again.
+fn iri<'a>(line: &'a str, i: usize, last: Option<&mut Vec<u8>>) -> R<(&'a str, usize)> {
     let b = line.as_bytes();
     if b.get(i) != Some(&b'<') {
         return Err(Unsure);
     }
     let end = memchr::memchr(b'>', &b[i + 1..]).ok_or(Unsure)? + i + 1;
     let text = &b[i + 1..end];
-    check_iri(text)?;
+    match last {
+        Some(last) if last.as_slice() == text => {}
+        Some(last) => {
+            check_iri(text)?;
+            last.clear();
+            last.extend_from_slice(text);
+        }
+        None => check_iri(text)?,
+    }
     Ok((&line[i + 1..end], end + 1))
 }
 
@@ -271,17 +297,27 @@ fn lang_tag(b: &[u8], i: usize) -> R<usize> {
     Ok(j)
 }
 
+/// What a reader keeps between lines: the decoded text of the last literal with
+/// escapes, and the last subject and predicate checked (dumps repeat them).
+#[derive(Default)]
+pub struct LineReader {
+    scratch: String,
+    subject: Vec<u8>,
+    predicate: Vec<u8>,
+}
+
 /// Reads one line (without its line break). `Ok(None)` for an empty or comment
 /// line; [`Unsure`] when the reference parser must decide (it will also give the
 /// error of a malformed line). `quads` allows a graph name before the `.`.
-pub fn parse_line<'a>(line: &'a str, quads: bool, scratch: &'a mut String) -> R<Option<Stmt<'a>>> {
+pub fn parse_line<'a>(line: &'a str, quads: bool, r: &'a mut LineReader) -> R<Option<Stmt<'a>>> {
+    let scratch = &mut r.scratch;
     let b = line.as_bytes();
     let mut i = skip_ws(b, 0);
     if i == b.len() || b[i] == b'#' {
         return Ok(None);
     }
     let subject = if b[i] == b'<' {
-        let (s, next) = iri(line, i)?;
+        let (s, next) = iri(line, i, Some(&mut r.subject))?;
         i = next;
         Some(s)
     } else {
@@ -289,13 +325,13 @@ pub fn parse_line<'a>(line: &'a str, quads: bool, scratch: &'a mut String) -> R<
         None
     };
     i = skip_ws(b, i);
-    let (predicate, next) = iri(line, i)?;
+    let (predicate, next) = iri(line, i, Some(&mut r.predicate))?;
     i = skip_ws(b, next);
     let object;
     let mut decoded = None;
     match b.get(i) {
         Some(b'<') => {
-            let (o, next) = iri(line, i)?;
+            let (o, next) = iri(line, i, None)?;
             object = Obj::Iri(o);
             i = next;
         }
@@ -317,7 +353,7 @@ pub fn parse_line<'a>(line: &'a str, quads: bool, scratch: &'a mut String) -> R<
                     if b.get(i + 1) != Some(&b'^') {
                         return Err(Unsure);
                     }
-                    let (_, next) = iri(line, i + 2)?;
+                    let (_, next) = iri(line, i + 2, None)?;
                     i = next;
                 }
                 _ => {}
@@ -334,7 +370,7 @@ pub fn parse_line<'a>(line: &'a str, quads: bool, scratch: &'a mut String) -> R<
     i = skip_ws(b, i);
     if quads && b.get(i) != Some(&b'.') {
         i = match b.get(i) {
-            Some(b'<') => iri(line, i)?.1,
+            Some(b'<') => iri(line, i, None)?.1,
             Some(b'_') => blank(b, i)?,
             _ => return Err(Unsure),
         };
@@ -363,8 +399,8 @@ mod tests {
     use super::*;
 
     fn p(line: &str) -> R<Option<(Option<String>, String, String)>> {
-        let mut scratch = String::new();
-        parse_line(line, true, &mut scratch).map(|s| {
+        let mut r = LineReader::default();
+        parse_line(line, true, &mut r).map(|s| {
             s.map(|s| {
                 (
                     s.subject.map(str::to_string),

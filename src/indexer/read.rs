@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
-use super::ntriples::parse_line;
+use super::ntriples::{parse_line, LineReader};
 use super::IndexerError;
 use crate::index::hash::Checksum;
 
@@ -110,7 +110,13 @@ pub trait Sink: Sync {
     type Batch: Send + Default;
     /// Adds what a statement says to a batch.
     fn statement(&self, s: Stmt<'_>, batch: &mut Self::Batch);
+    /// Empties a batch the caller is done with, keeping its buffers for reuse.
+    fn clear(batch: &mut Self::Batch);
 }
+
+/// The caller's side: takes each batch in file order, with the number of (stored)
+/// bytes read so far and the number of statements in the batch.
+pub type OnBatch<'a, B> = dyn FnMut(&mut B, u64, u64) -> Result<(), IndexerError> + 'a;
 
 /// Counts and checksums the bytes read through it, publishing the count for
 /// progress reports.
@@ -193,18 +199,19 @@ fn read_block<S: Sink>(
     format: RdfFormat,
     lenient: bool,
     sink: &S,
+    batch: S::Batch,
 ) -> Done<S::Batch> {
     let quads = format == RdfFormat::NQuads;
     let mut done = Done {
         seq: block.seq,
-        batch: S::Batch::default(),
+        batch,
         statements: 0,
         skipped: 0,
         slow_lines: 0,
         first_error: None,
         bare_cr: None,
     };
-    let mut scratch = String::new();
+    let mut reader = LineReader::default();
     let mut line_no = block.first_line;
     let text = &block.text[..];
     let mut from = 0;
@@ -229,7 +236,7 @@ fn read_block<S: Sink>(
         }
         for piece in pieces {
             if let Ok(text) = std::str::from_utf8(piece) {
-                if let Ok(stmt) = parse_line(text, quads, &mut scratch) {
+                if let Ok(stmt) = parse_line(text, quads, &mut reader) {
                     if let Some(stmt) = stmt {
                         done.statements += 1;
                         sink.statement(stmt, &mut done.batch);
@@ -279,7 +286,7 @@ pub fn read_file<S: Sink>(
     lenient: bool,
     threads: usize,
     sink: &S,
-    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
+    on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
     let format = rdf_format(path).ok_or_else(|| IndexerError::Input {
         path: path.display().to_string(),
@@ -321,7 +328,7 @@ fn read_whole<S: Sink>(
     format: RdfFormat,
     lenient: bool,
     sink: &S,
-    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
+    on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
     let (path, name, progress) = (input.path, input.name, input.progress);
     let io = |e: std::io::Error| IndexerError::Input {
@@ -343,7 +350,8 @@ fn read_whole<S: Sink>(
                     sink.statement(convert(&q), &mut batch);
                     if in_batch == BATCH_STATEMENTS {
                         let bytes = progress.load(Ordering::Relaxed);
-                        on_batch(std::mem::take(&mut batch), bytes, in_batch);
+                        on_batch(&mut batch, bytes, in_batch)?;
+                        S::clear(&mut batch);
                         in_batch = 0;
                     }
                 }
@@ -368,7 +376,7 @@ fn read_whole<S: Sink>(
                 Err(RdfParseError::Io(e)) => return Err(io(e)),
             }
         }
-        on_batch(batch, progress.load(Ordering::Relaxed), in_batch);
+        on_batch(&mut batch, progress.load(Ordering::Relaxed), in_batch)?;
     }
     stats.bytes = counting.bytes;
     stats.xxh3_64 = counting.checksum.value();
@@ -455,7 +463,7 @@ fn read_lines<S: Sink>(
     lenient: bool,
     threads: usize,
     sink: &S,
-    on_batch: &mut dyn FnMut(S::Batch, u64, u64),
+    on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
     let path = input.path;
     let io = |e: std::io::Error| IndexerError::Input {
@@ -466,6 +474,8 @@ fn read_lines<S: Sink>(
     let mut bare_cr: Option<(u64, u64)> = None;
     let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
     let (free_tx, free_rx) = sync_channel::<Vec<u8>>(threads * 4);
+    let (used_tx, used_rx) = sync_channel::<S::Batch>(threads * 4);
+    let used_rx = Mutex::new(used_rx);
     let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
     let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
         let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
@@ -479,6 +489,7 @@ fn read_lines<S: Sink>(
         for _ in 0..threads.max(1) {
             let done_tx = done_tx.clone();
             let free_tx = free_tx.clone();
+            let used_rx = &used_rx;
             scope.spawn(move || loop {
                 let block = match block_rx.lock() {
                     Ok(rx) => match rx.as_ref() {
@@ -488,7 +499,12 @@ fn read_lines<S: Sink>(
                     Err(_) => return,
                 };
                 let Ok(block) = block else { return };
-                let done = read_block(&block, format, lenient, sink);
+                let batch = used_rx
+                    .lock()
+                    .ok()
+                    .and_then(|rx| rx.try_recv().ok())
+                    .unwrap_or_default();
+                let done = read_block(&block, format, lenient, sink, batch);
                 let _ = free_tx.try_send(block.text);
                 if done_tx.send(done).is_err() {
                     return;
@@ -523,11 +539,14 @@ fn read_lines<S: Sink>(
                             stats.first_error = Some(format!("{line}:{column}: {message}"));
                         }
                     }
+                    let mut batch = done.batch;
                     on_batch(
-                        done.batch,
+                        &mut batch,
                         input.progress.load(Ordering::Relaxed),
                         done.statements,
-                    );
+                    )?;
+                    S::clear(&mut batch);
+                    let _ = used_tx.try_send(batch);
                 }
             }
             Ok(())
@@ -565,6 +584,9 @@ mod tests {
 
     impl Sink for Collect {
         type Batch = Vec<Owned>;
+        fn clear(batch: &mut Vec<Owned>) {
+            batch.clear();
+        }
         fn statement(&self, s: Stmt<'_>, batch: &mut Vec<Owned>) {
             // oxrdfio lower-cases language tags; the fast reader gives them as written
             let object = match s.object {
@@ -582,8 +604,11 @@ mod tests {
     /// The fast, parallel reader's statements and stats.
     fn fast(path: &Path, threads: usize) -> (Vec<Owned>, FileStats) {
         let mut all = Vec::new();
-        let stats = read_file(path, true, threads, &Collect, &mut |b, _, _| all.extend(b))
-            .expect("readable");
+        let stats = read_file(path, true, threads, &Collect, &mut |b, _, _| {
+            all.append(b);
+            Ok(())
+        })
+        .expect("readable");
         (all, stats)
     }
 
@@ -650,7 +675,7 @@ mod tests {
         .expect("write");
         let (got, stats) = fast(&open, 2);
         assert_eq!((got.len(), stats.skipped), (1, 1));
-        let err = read_file(&open, false, 2, &Collect, &mut |_, _, _| {}).expect_err("strict");
+        let err = read_file(&open, false, 2, &Collect, &mut |_, _, _| Ok(())).expect_err("strict");
         assert!(matches!(err, IndexerError::Syntax { line: 1, .. }), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }
