@@ -507,6 +507,7 @@ fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::canonical::canonical_iri;
     use crate::index::hash::iri_key;
 
     /// The endpoint of an IRI as written (computing its canonical form and key).
