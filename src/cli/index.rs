@@ -58,6 +58,10 @@ pub struct BuildArgs {
     /// Skip and count malformed statements instead of stopping at the first one.
     #[arg(long)]
     pub lenient: bool,
+    /// Mebibytes of IRI text held in memory before it is spilled to disk (in the
+    /// output's temporary directory); lower it to build large dumps in less memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub buffer_mb: usize,
 }
 
 /// Arguments of `qajudge sameas`.
@@ -176,6 +180,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         equivalence: args.equivalence.iter().map(|p| expand(p)).collect(),
         exclude_hosts: args.exclude_hosts,
         lenient: args.lenient,
+        buffer_bytes: args.buffer_mb.max(1) << 20,
         ..BuildOptions::default()
     };
     if !args.labels.is_empty() {

@@ -1,7 +1,7 @@
 //! The equivalence closure: a union-find over the 64-bit keys of canonical IRIs
 //! (`index::hash::iri_key`), with every spelling an IRI was written in kept once,
-//! and the finished classes handed out in a deterministic order (by the smallest
-//! key of each class), whatever the order of statements and files.
+//! and the finished classes handed out in a deterministic order (by a mix of the
+//! smallest key of each class), whatever the order of statements and files.
 //!
 //! Memory per IRI: the key table (12 bytes a slot, at most 3/4 full), parent, rank
 //! and a 32-bit check hash (9 bytes), one bit. The spellings' text is held in
@@ -308,7 +308,8 @@ impl Closure {
     }
 
     /// Finishes the closure: `on_class` gets every class of two or more IRIs as
-    /// written, in increasing order of its smallest key, numbered from 0; then
+    /// written, numbered from 0 in an order that depends only on the classes (that
+    /// of a bijective mix of each class's smallest key); then
     /// `on_key` gets every canonical key of those classes, in increasing key order,
     /// with its class id and class size. Errors of the callbacks stop it; errors
     /// of the spill files are handed to `io`.
@@ -326,7 +327,9 @@ impl Closure {
         self.rank = Vec::new();
         self.check = Vec::new();
         self.canonical_kept = Vec::new();
-        // the smallest key of each class, kept at its root
+        // the smallest key of each class, kept at its root, then mixed (a bijection)
+        // so that class keys spread evenly: classes are handed out in the order of
+        // their mixed keys, and spilled spellings are partitioned by them
         let mut class_key = vec![u64::MAX; n];
         self.table.for_each_sorted(|key, node| {
             let root = self.parent[node as usize] as usize;
@@ -334,6 +337,11 @@ impl Closure {
                 class_key[root] = key;
             }
         });
+        for k in class_key.iter_mut() {
+            if *k != u64::MAX {
+                *k = mix(*k);
+            }
+        }
         let mut found = Finished {
             key_collisions: self.collisions,
             ..Finished::default()
@@ -380,6 +388,14 @@ impl Closure {
         });
         result.map(|()| found)
     }
+}
+
+/// SplitMix64's finaliser: a bijection of `u64` that spreads the smallest keys of
+/// classes (skewed towards 0 for large classes) evenly.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// A spelling with its class key, ready to be grouped.
