@@ -8,7 +8,7 @@
 //!                  IRI, u64 big endian → class id and class size, two u32 big
 //!                  endian),
 //!                  `members` (class id → member IRIs as written), `types`
-//!                  (canonical IRI → classes)
+//!                  (key of a canonical IRI → classes)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
 //! DIR/labels.dat   postings: per label, (language, IRI, label as written)
 //! ```

@@ -33,14 +33,73 @@ pub fn normalize_label(label: &str) -> String {
     normalize_string(label, false)
 }
 
-/// One posting to index: (normalised label, language, IRI, label as written).
-pub type Posting = (String, String, String, String);
+/// Postings to index, held compactly: the four fields of each posting
+/// (normalised label, language, IRI, label as written) side by side in one arena.
+#[derive(Debug, Default, Clone)]
+pub struct Postings {
+    text: String,
+    /// Start of each posting in `text`, and the ends of its four fields relative
+    /// to that start.
+    entries: Vec<(u64, [u32; 4])>,
+}
+
+impl Postings {
+    /// Adds a posting.
+    pub fn push(&mut self, label: &str, lang: &str, iri: &str, written: &str) {
+        let start = self.text.len();
+        let mut ends = [0u32; 4];
+        for (i, field) in [label, lang, iri, written].into_iter().enumerate() {
+            self.text.push_str(field);
+            ends[i] = (self.text.len() - start) as u32;
+        }
+        self.entries.push((start as u64, ends));
+    }
+
+    /// Moves every posting of `other` here, leaving it empty.
+    pub fn append(&mut self, other: &mut Postings) {
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        self.entries
+            .extend(other.entries.iter().map(|(s, e)| (s + base, *e)));
+        other.clear();
+    }
+
+    /// Removes every posting, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.entries.clear();
+    }
+
+    /// The number of postings.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there is no posting.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn fields(&self, entry: &(u64, [u32; 4])) -> [&str; 4] {
+        let start = entry.0 as usize;
+        let e = entry.1.map(|x| start + x as usize);
+        [
+            &self.text[start..e[0]],
+            &self.text[e[0]..e[1]],
+            &self.text[e[1]..e[2]],
+            &self.text[e[2]..e[3]],
+        ]
+    }
+}
 
 /// Writes `labels.fst` and `labels.dat` into `dir` from postings (any order);
 /// returns (postings, distinct labels).
-pub fn write(dir: &Path, mut postings: Vec<Posting>) -> Result<(u64, u64), LabelError> {
-    postings.sort_unstable();
-    postings.dedup();
+pub fn write(dir: &Path, mut postings: Postings) -> Result<(u64, u64), LabelError> {
+    let mut entries = std::mem::take(&mut postings.entries);
+    entries.sort_unstable_by(|a, b| postings.fields(a).cmp(&postings.fields(b)));
+    entries.dedup_by(|a, b| postings.fields(a) == postings.fields(b));
+    let rows: Vec<[&str; 4]> = entries.iter().map(|e| postings.fields(e)).collect();
+    drop(entries);
     let e = |x: std::io::Error| LabelError(x.to_string());
     let fst_file = std::fs::File::create(dir.join(LABELS_FST)).map_err(e)?;
     let mut builder = MapBuilder::new(std::io::BufWriter::new(fst_file))
@@ -49,19 +108,20 @@ pub fn write(dir: &Path, mut postings: Vec<Posting>) -> Result<(u64, u64), Label
     let mut offset: u64 = 0;
     let mut distinct = 0;
     let mut i = 0;
-    while i < postings.len() {
-        let key = &postings[i].0;
-        let end = postings[i..]
+    let mut buf = Vec::new();
+    while i < rows.len() {
+        let key = rows[i][0];
+        let end = rows[i..]
             .iter()
-            .position(|p| &p.0 != key)
-            .map_or(postings.len(), |p| i + p);
+            .position(|p| p[0] != key)
+            .map_or(rows.len(), |p| i + p);
         builder
             .insert(key.as_bytes(), offset)
             .map_err(|x| LabelError(x.to_string()))?;
         distinct += 1;
-        let mut buf = Vec::new();
+        buf.clear();
         buf.extend_from_slice(&((end - i) as u32).to_le_bytes());
-        for (_, lang, iri, label) in &postings[i..end] {
+        for [_, lang, iri, label] in &rows[i..end] {
             for field in [lang, iri, label] {
                 buf.extend_from_slice(&(field.len() as u32).to_le_bytes());
                 buf.extend_from_slice(field.as_bytes());
@@ -73,7 +133,7 @@ pub fn write(dir: &Path, mut postings: Vec<Posting>) -> Result<(u64, u64), Label
     }
     builder.finish().map_err(|x| LabelError(x.to_string()))?;
     dat.flush().map_err(e)?;
-    Ok((postings.len() as u64, distinct))
+    Ok((rows.len() as u64, distinct))
 }
 
 /// The label index, in memory.
@@ -175,29 +235,28 @@ mod tests {
     fn exact_fuzzy_and_languages() {
         let dir = std::env::temp_dir().join(format!("qajudge-labels-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("tmp dir");
-        let p = |label: &str, lang: &str, iri: &str| {
+        let mut postings = Postings::default();
+        let mut batch = Postings::default();
+        for (label, lang, iri) in [
+            ("Douglas Adams", "en", "http://www.wikidata.org/entity/Q42"),
+            ("Douglas  ADAMS", "de", "http://www.wikidata.org/entity/Q42"),
             (
-                normalize_label(label),
-                lang.to_string(),
-                iri.to_string(),
-                label.to_string(),
-            )
-        };
-        let (n, distinct) = write(
-            &dir,
-            vec![
-                p("Douglas Adams", "en", "http://www.wikidata.org/entity/Q42"),
-                p("Douglas  ADAMS", "de", "http://www.wikidata.org/entity/Q42"),
-                p(
-                    "Douglas Adams",
-                    "en-gb",
-                    "http://dbpedia.org/resource/Douglas_Adams",
-                ),
-                p("Café", "fr", "http://x.org/cafe"),
-            ],
-        )
-        .expect("written");
-        assert_eq!((n, distinct), (4, 2));
+                "Douglas Adams",
+                "en-gb",
+                "http://dbpedia.org/resource/Douglas_Adams",
+            ),
+            ("Café", "fr", "http://x.org/cafe"),
+            // a duplicate counts once
+            ("Café", "fr", "http://x.org/cafe"),
+        ] {
+            batch.push(&normalize_label(label), lang, iri, label);
+        }
+        postings.push("zzz", "", "http://x.org/z", "zzz");
+        postings.append(&mut batch);
+        assert!(batch.is_empty());
+        assert_eq!(postings.len(), 6);
+        let (n, distinct) = write(&dir, postings).expect("written");
+        assert_eq!((n, distinct), (5, 3));
         let labels = Labels::open(&dir).expect("opened");
         assert_eq!(labels.lookup("douglas adams", None).len(), 3);
         assert_eq!(labels.lookup("Douglas Adams", Some("en")).len(), 2);

@@ -156,14 +156,14 @@ impl Index {
     fn list(&self, cf: &str, key: &[u8]) -> Result<Vec<String>, IndexError> {
         self.store
             .with(cf, key, |value| {
-                value
-                    .map(|v| {
-                        String::from_utf8_lossy(v)
-                            .split('\n')
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default()
+                let Some(v) = value else {
+                    return Vec::new();
+                };
+                let text = match std::str::from_utf8(v) {
+                    Ok(t) => std::borrow::Cow::Borrowed(t),
+                    Err(_) => String::from_utf8_lossy(v),
+                };
+                text.split('\n').map(str::to_string).collect()
             })
             .map_err(|e| self.read_err(e))
     }
@@ -218,7 +218,7 @@ impl Index {
 
     /// The classes (rdf:type, wdt:P31) of an IRI.
     pub fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
-        self.list(CF_TYPES, canonical_iri(iri).as_bytes())
+        self.list(CF_TYPES, &iri_key(&canonical_iri(iri)).to_be_bytes())
     }
 }
 

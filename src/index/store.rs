@@ -14,7 +14,7 @@ use rocksdb::{
 pub const CF_IRI: &str = "iri";
 /// Column family: class id → member IRIs as written, `\n`-separated.
 pub const CF_MEMBERS: &str = "members";
-/// Column family: canonical IRI → classes, `\n`-separated.
+/// Column family: key of a canonical IRI (as in `iri`) → classes, `\n`-separated.
 pub const CF_TYPES: &str = "types";
 
 const CFS: [&str; 3] = [CF_IRI, CF_MEMBERS, CF_TYPES];
@@ -33,6 +33,7 @@ fn cf_options(cache: &Cache) -> Options {
     table.set_block_size(4 << 10);
     table.set_data_block_index_type(rocksdb::DataBlockIndexType::BinaryAndHash);
     table.set_data_block_hash_ratio(0.75);
+
     let mut opts = Options::default();
     opts.set_block_based_table_factory(&table);
     opts
@@ -222,6 +223,7 @@ impl StoreWriter {
 /// A store opened for lookups.
 pub struct Store {
     db: DB,
+    read: ReadOptions,
 }
 
 impl Store {
@@ -233,7 +235,9 @@ impl Store {
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&cache)));
         let db = DB::open_cf_descriptors_read_only(&opts, path, cfs, false).map_err(err)?;
-        Ok(Store { db })
+        let mut read = ReadOptions::default();
+        read.set_verify_checksums(false);
+        Ok(Store { db, read })
     }
 
     /// The value of a key in a column family.
@@ -252,9 +256,10 @@ impl Store {
             .db
             .cf_handle(cf)
             .ok_or_else(|| StoreError(format!("no column family {cf}")))?;
-        let mut read = ReadOptions::default();
-        read.set_verify_checksums(false);
-        let value = self.db.get_pinned_cf_opt(handle, key, &read).map_err(err)?;
+        let value = self
+            .db
+            .get_pinned_cf_opt(handle, key, &self.read)
+            .map_err(err)?;
         Ok(f(value.as_deref()))
     }
 }

@@ -3,7 +3,7 @@
 //! and the finished classes handed out in a deterministic order (by a mix of the
 //! smallest key of each class), whatever the order of statements and files.
 //!
-//! Memory per IRI: the key table (12 bytes a slot, at most 3/4 full), parent, rank
+//! Memory per IRI: the key table (12 bytes a slot, at most 7/8 full), parent, rank
 //! and a 32-bit check hash (9 bytes), one bit. The spellings' text is held in
 //! memory up to a budget and then spilled to files in a directory the caller
 //! gives; finishing sorts them in partitions of about the budget's size, so the
@@ -57,7 +57,7 @@ impl Table {
     /// The node of a key, inserting `next` when the key is new.
     fn get_or_insert(&mut self, key: u64, next: u32) -> (u32, bool) {
         let key = key.max(1);
-        if (self.len + 1) * 4 > self.keys.len() * 3 {
+        if (self.len + 1) * 8 > self.keys.len() * 7 {
             self.grow();
         }
         let mask = self.keys.len() - 1;

@@ -16,7 +16,7 @@ use crate::index::format::{
     size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR, META_FILE,
 };
 use crate::index::hash::iri_key_and_check;
-use crate::index::labels::{self, normalize_label, Posting};
+use crate::index::labels::{self, normalize_label, Postings};
 use crate::index::store::{StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
 use closure::{Closure, Endpoint};
 use read::{read_file, Obj, Sink, Stmt};
@@ -198,8 +198,9 @@ struct Link {
 pub struct Batch {
     links: Vec<Link>,
     text: String,
-    labels: Vec<Posting>,
-    types: Vec<(String, String)>,
+    labels: Postings,
+    /// (key of the subject's canonical IRI, canonical class IRI)
+    types: Vec<(u64, String)>,
     excluded_links: u64,
 }
 
@@ -253,7 +254,8 @@ impl Sink for Classifier<'_> {
                     // Wikidata sitelink: <https://xx.wikipedia.org/wiki/T> schema:about wd:Q
                     self.link(subject, o, batch);
                 } else if p == RDF_TYPE || p == WDT_P31 {
-                    batch.types.push((canonical_iri(subject), canonical_iri(o)));
+                    let (key, _) = iri_key_and_check(&canonical_iri(subject));
+                    batch.types.push((key, canonical_iri(o)));
                 }
             }
             Obj::Literal(value, lang) => {
@@ -262,12 +264,12 @@ impl Sink for Classifier<'_> {
                         self.link(subject, &freebase, batch);
                     }
                 } else if self.labels.iter().any(|l| l == p) {
-                    batch.labels.push((
-                        normalize_label(value),
-                        lang.unwrap_or("").to_ascii_lowercase(),
-                        canonical_iri(subject),
-                        value.to_string(),
-                    ));
+                    batch.labels.push(
+                        &normalize_label(value),
+                        &lang.unwrap_or("").to_ascii_lowercase(),
+                        &canonical_iri(subject),
+                        value,
+                    );
                 }
             }
             Obj::Other => {}
@@ -278,8 +280,11 @@ impl Sink for Classifier<'_> {
 /// The state collected from the batches, on the caller's thread.
 struct Collector {
     closure: Closure,
-    labels: Vec<Posting>,
-    types: Vec<(String, String)>,
+    labels: Postings,
+    /// (key of the subject, id of the class in `type_names`)
+    types: Vec<(u64, u32)>,
+    type_ids: rustc_hash::FxHashMap<String, u32>,
+    type_names: Vec<String>,
     links: u64,
     excluded_links: u64,
 }
@@ -307,7 +312,18 @@ impl Collector {
         self.links += batch.links.len() as u64;
         self.excluded_links += batch.excluded_links;
         self.labels.append(&mut batch.labels);
-        self.types.append(&mut batch.types);
+        for (key, class) in batch.types.drain(..) {
+            let id = match self.type_ids.get(&class) {
+                Some(&id) => id,
+                None => {
+                    let id = self.type_names.len() as u32;
+                    self.type_names.push(class.clone());
+                    self.type_ids.insert(class, id);
+                    id
+                }
+            };
+            self.types.push((key, id));
+        }
         Ok(())
     }
 }
@@ -383,8 +399,10 @@ pub fn build(
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut c = Collector {
         closure: Closure::new(opts.buffer_bytes, Some(tmp.join("spill"))),
-        labels: Vec::new(),
+        labels: Postings::default(),
         types: Vec::new(),
+        type_ids: Default::default(),
+        type_names: Vec::new(),
         links: 0,
         excluded_links: 0,
     };
@@ -479,19 +497,36 @@ pub fn build(
     counts.key_collisions = found.key_collisions;
 
     progress.phase("writing types");
-    let mut types = std::mem::take(&mut c.types);
+    // class ids renumbered in the order of their IRIs, so each list is sorted
+    let mut by_name: Vec<u32> = (0..c.type_names.len() as u32).collect();
+    by_name.sort_unstable_by(|a, b| c.type_names[*a as usize].cmp(&c.type_names[*b as usize]));
+    let mut rank = vec![0u32; by_name.len()];
+    for (r, id) in by_name.iter().enumerate() {
+        rank[*id as usize] = r as u32;
+    }
+    let mut types: Vec<(u64, u32)> = std::mem::take(&mut c.types)
+        .into_iter()
+        .map(|(key, id)| (key, rank[id as usize]))
+        .collect();
     types.sort_unstable();
     types.dedup();
     let mut types_cf = store.sorted(CF_TYPES).map_err(|e| out_err(&tmp, e))?;
     let mut i = 0;
+    let mut joined = String::new();
     while i < types.len() {
         let end = types[i..]
             .iter()
             .position(|t| t.0 != types[i].0)
             .map_or(types.len(), |p| i + p);
-        let joined: Vec<&str> = types[i..end].iter().map(|t| t.1.as_str()).collect();
+        joined.clear();
+        for (n, t) in types[i..end].iter().enumerate() {
+            if n > 0 {
+                joined.push('\n');
+            }
+            joined.push_str(&c.type_names[by_name[t.1 as usize] as usize]);
+        }
         types_cf
-            .put(types[i].0.as_bytes(), joined.join("\n").as_bytes())
+            .put(&types[i].0.to_be_bytes(), joined.as_bytes())
             .map_err(|e| out_err(&tmp, e))?;
         counts.typed_iris += 1;
         i = end;

@@ -1,5 +1,5 @@
-//! A fast reader of one N-Triples or N-Quads line, for the common shapes of real
-//! dumps: IRIs, blank nodes, literals with a language tag or a datatype, escapes in
+//! A fast reader of one N-Triples or N-Quads line (and the one module that names
+//! memchr, for finding line breaks), for the common shapes of real dumps: IRIs, blank nodes, literals with a language tag or a datatype, escapes in
 //! literals, comments. Whatever it is not sure of (an escape inside an IRI, a
 //! character the grammar forbids, an unusual authority, a malformed statement) it
 //! leaves to the reference parser (oxrdfio, in `read`) by answering
@@ -8,6 +8,30 @@
 //! `../shared/data/rdf` checks that both read the same statements.
 
 use super::read::{Obj, Stmt};
+
+/// Line breaks in text (the reader's SIMD byte search, kept in this module).
+pub mod line_breaks {
+    /// The position of the first `\n`.
+    pub fn next(text: &[u8]) -> Option<usize> {
+        memchr::memchr(b'\n', text)
+    }
+
+    /// The position of the last `\n`.
+    pub fn last(text: &[u8]) -> Option<usize> {
+        memchr::memrchr(b'\n', text)
+    }
+
+    /// The number of `\n`.
+    pub fn count(text: &[u8]) -> usize {
+        memchr::memchr_iter(b'\n', text).count()
+    }
+
+    /// The position of the `n`-th `\n` (from 0).
+    #[cfg(test)]
+    pub fn nth(text: &[u8], n: usize) -> Option<usize> {
+        memchr::memchr_iter(b'\n', text).nth(n)
+    }
+}
 
 /// The line needs the reference parser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

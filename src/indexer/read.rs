@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
-use super::ntriples::{parse_line, LineReader};
+use super::ntriples::{line_breaks, parse_line, LineReader};
 use super::IndexerError;
 use crate::index::hash::Checksum;
 
@@ -216,7 +216,7 @@ fn read_block<S: Sink>(
     let text = &block.text[..];
     let mut from = 0;
     while from <= text.len() {
-        let to = memchr::memchr(b'\n', &text[from..]).map_or(text.len(), |p| from + p);
+        let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
         let raw_line = &text[from..to];
         from = to + 1;
         let mut line = raw_line;
@@ -422,7 +422,7 @@ fn cut_blocks(
         let eof = filled < text.len();
         text.truncate(filled);
         if !eof {
-            if let Some(cut) = memchr::memrchr(b'\n', &text) {
+            if let Some(cut) = line_breaks::last(&text) {
                 carry.extend_from_slice(&text[cut + 1..]);
                 text.truncate(cut + 1);
                 if text.last() == Some(&b'\n') {
@@ -438,7 +438,7 @@ fn cut_blocks(
         if text.is_empty() && eof {
             return Ok(());
         }
-        let lines = memchr::memchr_iter(b'\n', &text).count() as u64 + 1;
+        let lines = line_breaks::count(&text) as u64 + 1;
         let block = Block {
             seq,
             first_line: line,
@@ -717,9 +717,7 @@ mod tests {
                     .expect("decompress")
                     .read_to_end(&mut text)
                     .expect("read");
-                let cut = memchr::memchr_iter(b'\n', &text)
-                    .nth(30_000)
-                    .map_or(text.len(), |p| p + 1);
+                let cut = line_breaks::nth(&text, 30_000).map_or(text.len(), |p| p + 1);
                 let ext = if rdf_format(&path) == Some(RdfFormat::NQuads) {
                     "nq"
                 } else {
