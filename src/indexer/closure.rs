@@ -346,16 +346,10 @@ impl Closure {
             key_collisions: self.collisions,
             ..Finished::default()
         };
-        // per class root: id (high half) and size (low half), or u64::MAX
-        let mut info: Vec<(u32, u64)> = Vec::new();
-        let mut groups = Groups {
-            on_class,
-            found: &mut found,
-            info: &mut info,
-        };
-        if self.spill.files.is_empty() {
+        // the records, in memory, or in partition files by class key
+        let (mut records, parts) = if self.spill.files.is_empty() {
             let spill = std::mem::take(&mut self.spill.records);
-            let mut records: Vec<Record> = spill
+            let records: Vec<Record> = spill
                 .iter()
                 .map(|s| Record {
                     class_key: class_key[self.parent[s.node as usize] as usize],
@@ -364,21 +358,29 @@ impl Closure {
                     offset: s.offset as usize,
                 })
                 .collect();
-            drop(spill);
-            groups.emit(&mut records, &self.spill.arena, &self.parent)?;
+            (records, Vec::new())
         } else {
             self.spill.flush().map_err(io)?;
             let parts = partition(&self.spill, &class_key, &self.parent).map_err(io)?;
-            for part in parts {
-                let (mut records, text) = read_partition(&part).map_err(io)?;
-                std::fs::remove_file(&part).map_err(io)?;
-                groups.emit(&mut records, &text, &self.parent)?;
-            }
+            (Vec::new(), parts)
+        };
+        // from here on class_key[root] becomes the class id (high half) and size
+        // (low half), or u64::MAX for a class of fewer than two spellings
+        let mut groups = Groups {
+            on_class,
+            found: &mut found,
+            class_info: &mut class_key,
+        };
+        if parts.is_empty() {
+            groups.emit(&mut records, &self.spill.arena, &self.parent)?;
+        }
+        drop(records);
+        for part in parts {
+            let (mut records, text) = read_partition(&part).map_err(io)?;
+            std::fs::remove_file(&part).map_err(io)?;
+            groups.emit(&mut records, &text, &self.parent)?;
         }
         self.spill.arena = String::new();
-        for (root, value) in info {
-            class_key[root as usize] = value;
-        }
         let mut result = Ok(());
         self.table.for_each_sorted(|key, node| {
             let value = class_key[self.parent[node as usize] as usize];
@@ -410,7 +412,7 @@ struct Record {
 struct Groups<'c, 'f, E> {
     on_class: &'c mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
     found: &'f mut Finished,
-    info: &'f mut Vec<(u32, u64)>,
+    class_info: &'f mut [u64],
 }
 
 impl<E> Groups<'_, '_, E> {
@@ -442,10 +444,9 @@ impl<E> Groups<'_, '_, E> {
                 })?;
                 self.found.classes += 1;
                 self.found.iris += written.len() as u64;
-                self.info
-                    .push((root, (u64::from(id) << 32) | written.len() as u64));
+                self.class_info[root as usize] = (u64::from(id) << 32) | written.len() as u64;
             } else {
-                self.info.push((root, u64::MAX));
+                self.class_info[root as usize] = u64::MAX;
             }
             start = end;
         }
