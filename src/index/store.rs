@@ -57,36 +57,76 @@ pub struct StoreWriter {
     options: Options,
 }
 
-/// A finished table file of one column family.
+/// The finished table files of one column family.
 pub struct SortedFile {
     cf: &'static str,
-    file: std::path::PathBuf,
+    files: Vec<std::path::PathBuf>,
 }
 
-/// One column family being written in increasing key order.
+/// Bytes per table file: a lookup first picks the file by its key range, so
+/// each file's own index stays small.
+const TABLE_FILE_BYTES: u64 = 64 << 20;
+
+/// One column family being written in increasing key order, into table files of
+/// about [`TABLE_FILE_BYTES`].
 pub struct SortedWriter<'a> {
+    options: &'a Options,
+    dir: std::path::PathBuf,
     writer: SstFileWriter<'a>,
-    entries: u64,
+    in_file: u64,
     cf: &'static str,
-    file: std::path::PathBuf,
+    files: Vec<std::path::PathBuf>,
 }
 
-impl SortedWriter<'_> {
+impl<'a> SortedWriter<'a> {
+    fn open(options: &'a Options, dir: &Path, cf: &'static str) -> Result<Self, StoreError> {
+        let mut w = SortedWriter {
+            options,
+            dir: dir.to_path_buf(),
+            writer: SstFileWriter::create(options),
+            in_file: 0,
+            cf,
+            files: Vec::new(),
+        };
+        w.next_file()?;
+        Ok(w)
+    }
+
+    fn next_file(&mut self) -> Result<(), StoreError> {
+        let file = self
+            .dir
+            .join(format!("{}-{:05}.sst", self.cf, self.files.len()));
+        self.writer = SstFileWriter::create(self.options);
+        self.writer.open(&file).map_err(err)?;
+        self.files.push(file);
+        self.in_file = 0;
+        Ok(())
+    }
+
     /// Adds a key greater than every key added before.
     pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
-        self.entries += 1;
+        if self.in_file % 4096 == 4095 && self.writer.file_size() >= TABLE_FILE_BYTES {
+            self.writer.finish().map_err(err)?;
+            self.next_file()?;
+        }
+        self.in_file += 1;
         self.writer.put(key, value).map_err(err)
     }
 
-    /// Finishes the file (a column family without entries gets none).
+    /// Finishes the files (a column family without entries gets none).
     pub fn finish(mut self) -> Result<Option<SortedFile>, StoreError> {
-        if self.entries == 0 {
+        if self.in_file == 0 {
+            // the last file was opened but never written
+            self.files.pop();
+        } else {
+            self.writer.finish().map_err(err)?;
+        }
+        if self.files.is_empty() {
             return Ok(None);
         }
-        self.writer.finish().map_err(err)?;
         Ok(Some(SortedFile {
             cf: self.cf,
-            file: self.file,
+            files: self.files,
         }))
     }
 }
@@ -185,15 +225,7 @@ impl StoreWriter {
 
     /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
     pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, StoreError> {
-        let file = self.path.join("sst").join(format!("{cf}.sst"));
-        let writer = SstFileWriter::create(&self.options);
-        writer.open(&file).map_err(err)?;
-        Ok(SortedWriter {
-            writer,
-            entries: 0,
-            cf,
-            file,
-        })
+        SortedWriter::open(&self.options, &self.path.join("sst"), cf)
     }
 
     /// Creates the database and ingests the files written.
@@ -205,13 +237,13 @@ impl StoreWriter {
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&self.cache)));
         let db = DB::open_cf_descriptors(&opts, &self.path, cfs).map_err(err)?;
-        for SortedFile { cf, file } in &files {
+        for SortedFile { cf, files } in &files {
             let handle = db
                 .cf_handle(cf)
                 .ok_or_else(|| StoreError(format!("no column family {cf}")))?;
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
-            db.ingest_external_file_cf_opts(handle, &ingest, vec![file])
+            db.ingest_external_file_cf_opts(handle, &ingest, files.clone())
                 .map_err(err)?;
         }
         db.flush().map_err(err)?;
