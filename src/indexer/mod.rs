@@ -328,6 +328,32 @@ impl Collector {
     }
 }
 
+/// Removes what interrupted builds of `name` left beside it (`.NAME.tmp-PID` and
+/// `.NAME.old-PID` of processes no longer running), with their spill files.
+fn remove_stale_builds(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let pid = [".tmp-", ".old-"].iter().find_map(|kind| {
+            file_name
+                .strip_prefix(&format!(".{name}{kind}"))
+                .and_then(|p| p.parse::<u32>().ok())
+        });
+        let Some(pid) = pid else { continue };
+        let running = pid == std::process::id()
+            || Path::new(&format!("/proc/{pid}")).exists()
+            || !Path::new("/proc/self").exists();
+        if !running {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Removes a directory when dropped, if it still exists.
 struct RemoveOnDrop(PathBuf);
 
@@ -387,6 +413,7 @@ pub fn build(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "index".into());
+    remove_stale_builds(parent, &name);
     let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;

@@ -293,7 +293,18 @@ fn closure_does_not_depend_on_order_and_failed_builds_keep_the_old_index() {
         &tmp("bad.nt"),
         "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/2 .\n",
     );
+    // what an interrupted build left (a process no longer running: pid > pid_max)
+    let name = out.file_name().and_then(|n| n.to_str()).expect("name");
+    let stale = out.with_file_name(format!(".{name}.tmp-4294967290"));
+    std::fs::create_dir_all(stale.join("spill")).expect("stale dir");
+    std::fs::write(stale.join("spill/spill-0"), b"left over").expect("stale file");
     assert!(build(&[b, bad], &out, &BuildOptions::default(), &mut Silent).is_err());
+    assert!(!stale.exists(), "a stale temporary directory is removed");
+    let own = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    assert!(
+        !own.exists(),
+        "a failed build removes its temporary directory"
+    );
     let kept = Index::open(&out).expect("the old index still opens");
     assert_eq!(
         kept.sameas("http://a.org/1", 10)
