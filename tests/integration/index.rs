@@ -60,6 +60,30 @@ fn sameas_cc_classes_come_out_whole() {
     )
     .expect("builds");
     let alone = Index::open(&out).expect("opens");
+    // the same index when the IRI text is spilled to disk every 64 KiB
+    let spilled_dir = tmp("sameas-cc-spilled");
+    build(
+        &[data.join("rdf/sameas-cc-classes")],
+        &spilled_dir,
+        &BuildOptions {
+            buffer_bytes: 64 << 10,
+            ..BuildOptions::default()
+        },
+        &mut Silent,
+    )
+    .expect("builds with spill");
+    let spilled = Index::open(&spilled_dir).expect("opens");
+    assert_eq!(spilled.meta().counts, alone.meta().counts);
+    assert_eq!(spilled.meta().largest_classes, alone.meta().largest_classes);
+    for id in SAMEAS_CC {
+        for iri in tsv_iris(&gold, id) {
+            assert_eq!(
+                spilled.sameas(&iri, usize::MAX).expect("lookup"),
+                alone.sameas(&iri, usize::MAX).expect("lookup"),
+                "{iri}"
+            );
+        }
+    }
     for id in SAMEAS_CC {
         let iris = tsv_iris(&gold, id);
         let first = alone.sameas(&iris[0], usize::MAX).expect("lookup");
