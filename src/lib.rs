@@ -14,3 +14,5 @@ pub mod matching;
 pub mod metrics;
 pub mod model;
 pub mod qald;
+#[cfg(test)]
+mod test_data;

@@ -103,6 +103,30 @@ fn rdf_format(path: &Path) -> Option<RdfFormat> {
     }
 }
 
+impl FileStats {
+    /// A malformed statement: the error that stops a strict read, or (lenient)
+    /// the first one kept for the metadata. The caller counts skipped statements.
+    fn malformed(
+        &mut self,
+        path: &Path,
+        lenient: bool,
+        (line, column, message): Located,
+    ) -> Result<(), IndexerError> {
+        if !lenient {
+            return Err(IndexerError::Syntax {
+                path: path.display().to_string(),
+                line,
+                column,
+                message,
+            });
+        }
+        if self.first_error.is_none() {
+            self.first_error = Some(format!("{line}:{column}: {message}"));
+        }
+        Ok(())
+    }
+}
+
 /// What turns statements into facts: called from worker threads, each with its
 /// own batch.
 pub trait Sink: Sync {
@@ -359,19 +383,8 @@ fn read_whole<S: Sink>(
                     let (line, column) = e
                         .location()
                         .map_or((0, 0), |l| (l.start.line + 1, l.start.column + 1));
-                    let message = e.to_string();
-                    if !lenient {
-                        return Err(IndexerError::Syntax {
-                            path: path.display().to_string(),
-                            line,
-                            column,
-                            message,
-                        });
-                    }
+                    stats.malformed(path, lenient, (line, column, e.to_string()))?;
                     stats.skipped += 1;
-                    if stats.first_error.is_none() {
-                        stats.first_error = Some(format!("{line}:{column}: {message}"));
-                    }
                 }
                 Err(RdfParseError::Io(e)) => return Err(io(e)),
             }
@@ -526,18 +539,8 @@ fn read_lines<S: Sink>(
                     if bare_cr.is_none() {
                         bare_cr = done.bare_cr;
                     }
-                    if let Some((line, column, message)) = done.first_error {
-                        if !lenient {
-                            return Err(IndexerError::Syntax {
-                                path: path.display().to_string(),
-                                line,
-                                column,
-                                message,
-                            });
-                        }
-                        if stats.first_error.is_none() {
-                            stats.first_error = Some(format!("{line}:{column}: {message}"));
-                        }
+                    if let Some(located) = done.first_error {
+                        stats.malformed(path, lenient, located)?;
                     }
                     let mut batch = done.batch;
                     on_batch(
@@ -685,15 +688,9 @@ mod tests {
     /// fast parallel reader as with oxrdfio alone.
     #[test]
     fn fast_reader_agrees_with_oxrdfio_on_real_dumps() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rdf");
-        if !dir.is_dir() {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{} is missing: CI runs the tests with the shared real data",
-                dir.display()
-            );
+        let Some(dir) = crate::test_data::shared_data("rdf") else {
             return;
-        }
+        };
         let tmp = std::env::temp_dir().join(format!("qajudge-dumps-{}", std::process::id()));
         std::fs::create_dir_all(&tmp).expect("tmp");
         let mut stack = vec![dir];

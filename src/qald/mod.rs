@@ -213,15 +213,9 @@ mod tests {
     /// The fast path and the tolerant path read every real QALD-JSON file alike.
     #[test]
     fn fast_and_tolerant_paths_agree_on_real_files() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-        if !dir.is_dir() {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{} is missing: CI runs the tests with the shared real data",
-                dir.display()
-            );
+        let Some(dir) = crate::test_data::shared_data("") else {
             return;
-        }
+        };
         let mut stack = vec![dir];
         let (mut fast, mut tolerant) = (0, 0);
         while let Some(d) = stack.pop() {
