@@ -154,6 +154,12 @@ impl Index {
 
     /// A `\n`-separated list stored under a key (empty when the key is absent).
     fn list(&self, cf: &str, key: &[u8]) -> Result<Vec<String>, IndexError> {
+        self.list_first(cf, key, usize::MAX)
+    }
+
+    /// The first `limit` items of a `\n`-separated list stored under a key (only
+    /// those are copied).
+    fn list_first(&self, cf: &str, key: &[u8], limit: usize) -> Result<Vec<String>, IndexError> {
         self.store
             .with(cf, key, |value| {
                 let Some(v) = value else {
@@ -163,7 +169,7 @@ impl Index {
                     Ok(t) => std::borrow::Cow::Borrowed(t),
                     Err(_) => String::from_utf8_lossy(v),
                 };
-                text.split('\n').map(str::to_string).collect()
+                text.split('\n').take(limit).map(str::to_string).collect()
             })
             .map_err(|e| self.read_err(e))
     }
@@ -176,19 +182,20 @@ impl Index {
     /// The equivalence class of an IRI, members capped at `limit`.
     pub fn sameas(&self, iri: &str, limit: usize) -> Result<SameAs, IndexError> {
         let canonical = canonical_iri(iri);
-        let class = self.class_of(iri)?;
+        // canonicalised once: the key is computed from the same form
+        let class = self.class_of_canonical_form(&canonical)?;
         let (class_size, mut members) = match class {
-            Some(c) => {
-                let m = self.members(c)?;
-                (m.len(), m)
-            }
+            Some(c) => (
+                c.size as usize,
+                self.list_first(CF_MEMBERS, &c.id.to_be_bytes(), limit)?,
+            ),
             None => (1, vec![iri.to_string()]),
         };
         members.truncate(limit);
         Ok(SameAs {
             iri: iri.to_string(),
             canonical,
-            class,
+            class: class.map(|c| c.id),
             class_size,
             members,
         })

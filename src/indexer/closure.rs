@@ -361,6 +361,9 @@ impl Closure {
             (records, Vec::new())
         } else {
             self.spill.flush().map_err(io)?;
+            // the in-memory buffer (up to the budget) is not needed any more
+            self.spill.arena = String::new();
+            self.spill.records = Vec::new();
             let parts = partition(&self.spill, &class_key, &self.parent).map_err(io)?;
             (Vec::new(), parts)
         };
