@@ -176,7 +176,12 @@ impl Index {
 
     /// The members (as written) of a class.
     pub fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
-        self.list(CF_MEMBERS, &class.to_be_bytes())
+        self.members_first(class, usize::MAX)
+    }
+
+    /// The first `limit` members (as written, sorted) of a class.
+    fn members_first(&self, class: u32, limit: usize) -> Result<Vec<String>, IndexError> {
+        self.list_first(CF_MEMBERS, &class.to_be_bytes(), limit)
     }
 
     /// The equivalence class of an IRI, members capped at `limit`.
@@ -185,10 +190,7 @@ impl Index {
         // canonicalised once: the key is computed from the same form
         let class = self.class_of_canonical_form(&canonical)?;
         let (class_size, mut members) = match class {
-            Some(c) => (
-                c.size as usize,
-                self.list_first(CF_MEMBERS, &c.id.to_be_bytes(), limit)?,
-            ),
+            Some(c) => (c.size as usize, self.members_first(c.id, limit)?),
             None => (1, vec![iri.to_string()]),
         };
         members.truncate(limit);
