@@ -331,12 +331,29 @@ impl Closure {
         // so that class keys spread evenly: classes are handed out in the order of
         // their mixed keys, and spilled spellings are partitioned by them
         let mut class_key = vec![u64::MAX; n];
+        // the keys with their nodes, in key order, are all the last pass needs of
+        // the table: when the text was spilled (a large build) they go to a file so
+        // that the table's memory is free while classes are grouped
+        let mut keys = if self.spill.files.is_empty() {
+            SortedKeys::Memory(Vec::with_capacity(self.table.len * KEY_RECORD))
+        } else {
+            let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
+            let path = dir.join("keys");
+            let file = File::create(&path).map_err(io)?;
+            SortedKeys::File(path, BufWriter::with_capacity(1 << 20, file))
+        };
+        let mut written = Ok(());
         self.table.for_each_sorted(|key, node| {
             let root = self.parent[node as usize] as usize;
             if class_key[root] == u64::MAX {
                 class_key[root] = key;
             }
+            if written.is_ok() {
+                written = keys.push(key, node);
+            }
         });
+        written.map_err(io)?;
+        self.table = Table::with_bits(1);
         for k in class_key.iter_mut() {
             if *k != u64::MAX {
                 *k = mix(*k);
@@ -384,14 +401,62 @@ impl Closure {
             groups.emit(&mut records, &text, &self.parent)?;
         }
         self.spill.arena = String::new();
-        let mut result = Ok(());
-        self.table.for_each_sorted(|key, node| {
-            let value = class_key[self.parent[node as usize] as usize];
-            if value != u64::MAX && result.is_ok() {
-                result = on_key(key, (value >> 32) as u32, value as u32);
+        let mut reader = keys.into_reader().map_err(io)?;
+        let mut record = [0u8; KEY_RECORD];
+        loop {
+            match reader.read_exact(&mut record) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) => return Err(io(e)),
             }
-        });
-        result.map(|()| found)
+            let (k, rest) = record.split_at(8);
+            let key = u64::from_le_bytes(k.try_into().unwrap_or_default());
+            let node = u32::from_le_bytes(rest.try_into().unwrap_or_default());
+            let value = class_key[self.parent[node as usize] as usize];
+            if value != u64::MAX {
+                on_key(key, (value >> 32) as u32, value as u32)?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Bytes of one record of [`SortedKeys`]: key u64, node u32 (little endian).
+const KEY_RECORD: usize = 12;
+
+/// The table's keys with their nodes, in increasing key order: in memory, or in a
+/// file of the spill directory.
+enum SortedKeys {
+    Memory(Vec<u8>),
+    File(PathBuf, BufWriter<File>),
+}
+
+impl SortedKeys {
+    fn push(&mut self, key: u64, node: u32) -> std::io::Result<()> {
+        let mut record = [0u8; KEY_RECORD];
+        record[..8].copy_from_slice(&key.to_le_bytes());
+        record[8..].copy_from_slice(&node.to_le_bytes());
+        match self {
+            SortedKeys::Memory(v) => {
+                v.extend_from_slice(&record);
+                Ok(())
+            }
+            SortedKeys::File(_, w) => w.write_all(&record),
+        }
+    }
+
+    /// The records back, in the order pushed (a file is removed once opened).
+    fn into_reader(self) -> std::io::Result<Box<dyn Read>> {
+        Ok(match self {
+            SortedKeys::Memory(v) => Box::new(std::io::Cursor::new(v)),
+            SortedKeys::File(path, w) => {
+                let file = w.into_inner().map_err(|e| e.into_error())?;
+                drop(file);
+                let r = File::open(&path)?;
+                std::fs::remove_file(&path)?;
+                Box::new(BufReader::with_capacity(1 << 20, r))
+            }
+        })
     }
 }
 
