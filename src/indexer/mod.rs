@@ -123,8 +123,8 @@ impl Progress for Silent {
     fn phase(&mut self, _: &str) {}
 }
 
-/// The files a list of inputs names: files as given, directories walked
-/// recursively for files with an RDF extension, sorted.
+/// The files a list of inputs names: files (and named pipes) as given,
+/// directories walked recursively for files with an RDF extension, sorted.
 pub fn input_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, IndexerError> {
     let mut out = Vec::new();
     for input in inputs {
@@ -152,7 +152,8 @@ pub fn input_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, IndexerError> {
             }
             found.sort();
             out.extend(found);
-        } else if input.is_file() {
+        } else if input.exists() {
+            // a file, or a named pipe another program writes a dump into
             out.push(input.clone());
         } else {
             return Err(IndexerError::Input {

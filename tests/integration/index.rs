@@ -357,3 +357,41 @@ fn closure_does_not_depend_on_order_and_failed_builds_keep_the_old_index() {
         "{err}"
     );
 }
+
+#[test]
+fn a_named_pipe_is_read_like_a_file() {
+    let dir = tmp("fifo");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pipe = dir.join("dump.nt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", pipe.display());
+    // another program writes the dump into the pipe while the build reads it
+    let writer = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || {
+            std::fs::write(
+                &pipe,
+                "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/1> .\n<http://b.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://c.org/1> .\n",
+            )
+            .expect("written into the pipe");
+        })
+    };
+    let out = dir.join("index");
+    let meta = build(&[pipe], &out, &BuildOptions::default(), &mut Silent).expect("builds");
+    writer.join().expect("writer");
+    assert_eq!((meta.counts.statements, meta.counts.classes), (2, 1));
+    let index = Index::open(&out).expect("opens");
+    assert_eq!(
+        index
+            .sameas("http://c.org/1", 10)
+            .expect("lookup")
+            .class_size,
+        3
+    );
+}
