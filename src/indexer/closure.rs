@@ -7,7 +7,9 @@
 //! and a 32-bit check hash (9 bytes), one bit. The spellings' text is held in
 //! memory up to a budget and then spilled to files in a directory the caller
 //! gives; finishing sorts them in partitions of about the budget's size, so the
-//! text of a dump of any size costs disk, not memory.
+//! text of a dump of any size costs disk, not memory. Finishing also sets the
+//! keys aside in key order (in a file when the text was spilled) and frees the
+//! key table before grouping, so that a large build peaks while reading.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
