@@ -138,6 +138,68 @@ struct Spelling {
 
 const CANONICAL_BIT: u32 = 1 << 31;
 
+/// Bytes of one chunk of an [`Arena`].
+const CHUNK_BYTES: usize = 32 << 20;
+
+/// Text in chunks that never move: appending never copies what is held (a
+/// growing `String` copies all of it, into pages the kernel must first zero, at
+/// every doubling, which cost a third of the reading thread's time), and chunks
+/// emptied by [`Arena::clear`] are filled again without new page faults.
+#[derive(Default)]
+struct Arena {
+    chunks: Vec<String>,
+    /// Chunks in use: the last of them is being filled.
+    used: usize,
+    /// Bytes of text held.
+    len: usize,
+}
+
+impl Arena {
+    /// An arena of one chunk holding `text`.
+    fn from_text(text: String) -> Arena {
+        let len = text.len();
+        Arena {
+            chunks: vec![text],
+            used: 1,
+            len,
+        }
+    }
+
+    /// Appends `s` and returns where it is: chunk (high half), offset (low half).
+    fn push(&mut self, s: &str) -> u64 {
+        let fits = |c: &String| c.capacity() - c.len() >= s.len();
+        if self.used == 0 || !fits(&self.chunks[self.used - 1]) {
+            if self.used < self.chunks.len() && fits(&self.chunks[self.used]) {
+                self.used += 1;
+            } else {
+                self.chunks
+                    .insert(self.used, String::with_capacity(CHUNK_BYTES.max(s.len())));
+                self.used += 1;
+            }
+        }
+        let chunk = &mut self.chunks[self.used - 1];
+        let at = ((self.used as u64 - 1) << 32) | chunk.len() as u64;
+        chunk.push_str(s);
+        self.len += s.len();
+        at
+    }
+
+    /// The text of `len` bytes at `at` (as [`Arena::push`] returned it).
+    fn get(&self, at: u64, len: u32) -> &str {
+        let start = at as u32 as usize;
+        &self.chunks[(at >> 32) as usize][start..start + len as usize]
+    }
+
+    /// Forgets the text, keeping the chunks to be filled again.
+    fn clear(&mut self) {
+        for c in &mut self.chunks[..self.used] {
+            c.clear();
+        }
+        self.used = 0;
+        self.len = 0;
+    }
+}
+
 /// Spellings waiting for the classes to be known: in memory up to a budget, then
 /// in spill files of records `node u32, len u32, bytes` (little endian).
 struct Spill {
@@ -146,12 +208,12 @@ struct Spill {
     files: Vec<PathBuf>,
     bytes_on_disk: u64,
     records: Vec<Spelling>,
-    arena: String,
+    arena: Arena,
 }
 
 impl Spill {
     fn held(&self) -> usize {
-        self.arena.len() + self.records.len() * std::mem::size_of::<Spelling>()
+        self.arena.len + self.records.len() * std::mem::size_of::<Spelling>()
     }
 
     fn push(&mut self, node: u32, written: &str, canonical: bool) -> std::io::Result<()> {
@@ -159,9 +221,8 @@ impl Spill {
         self.records.push(Spelling {
             node,
             len: if canonical { len | CANONICAL_BIT } else { len },
-            offset: self.arena.len() as u64,
+            offset: self.arena.push(written),
         });
-        self.arena.push_str(written);
         if self.dir.is_some() && self.held() > self.budget {
             self.flush()?;
         }
@@ -181,10 +242,9 @@ impl Spill {
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         for r in &self.records {
             let len = r.len & !CANONICAL_BIT;
-            let start = r.offset as usize;
             w.write_all(&r.node.to_le_bytes())?;
             w.write_all(&len.to_le_bytes())?;
-            w.write_all(&self.arena.as_bytes()[start..start + len as usize])?;
+            w.write_all(self.arena.get(r.offset, len).as_bytes())?;
             self.bytes_on_disk += 8 + u64::from(len);
         }
         w.flush()?;
@@ -223,7 +283,7 @@ impl Closure {
                 files: Vec::new(),
                 bytes_on_disk: 0,
                 records: Vec::new(),
-                arena: String::new(),
+                arena: Arena::default(),
             },
             collisions: 0,
         }
@@ -314,12 +374,14 @@ impl Closure {
     /// of a bijective mix of each class's smallest key); then
     /// `on_key` gets every canonical key of those classes, in increasing key order,
     /// with its class id and class size. Errors of the callbacks stop it; errors
-    /// of the spill files are handed to `io`.
+    /// of the spill files are handed to `io`; `phase` is told when grouping the
+    /// classes and handing out the keys start.
     pub fn finish<E>(
         mut self,
         on_class: &mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
         on_key: &mut dyn FnMut(u64, u32, u32) -> Result<(), E>,
         io: &dyn Fn(std::io::Error) -> E,
+        phase: &mut dyn FnMut(&str),
     ) -> Result<Finished, E> {
         let n = self.parent.len();
         for x in 0..n as u32 {
@@ -333,9 +395,9 @@ impl Closure {
         // so that class keys spread evenly: classes are handed out in the order of
         // their mixed keys, and spilled spellings are partitioned by them
         let mut class_key = vec![u64::MAX; n];
-        // the keys with their nodes, in key order, are all the last pass needs of
-        // the table: when the text was spilled (a large build) they go to a file so
-        // that the table's memory is free while classes are grouped
+        // the keys with their classes' roots, in key order, are all the last pass
+        // needs of the table: when the text was spilled (a large build) they go to a
+        // file so that the table's memory is free while classes are grouped
         let mut keys = if self.spill.files.is_empty() {
             SortedKeys::Memory(Vec::with_capacity(self.table.len * KEY_RECORD))
         } else {
@@ -345,15 +407,34 @@ impl Closure {
             SortedKeys::File(path, BufWriter::with_capacity(1 << 20, file))
         };
         let mut written = Ok(());
-        self.table.for_each_sorted(|key, node| {
-            let root = self.parent[node as usize] as usize;
-            if class_key[root] == u64::MAX {
-                class_key[root] = key;
+        let parent = &self.parent;
+        // in batches: the nodes of keys in key order are all over `parent` and
+        // `class_key`, and loads that do not wait on each other overlap
+        let mut batch: Vec<(u64, u32)> = Vec::with_capacity(GATHER);
+        let mut place = |batch: &mut Vec<(u64, u32)>| {
+            for entry in batch.iter_mut() {
+                entry.1 = parent[entry.1 as usize];
             }
-            if written.is_ok() {
-                written = keys.push(key, node);
+            for &(key, root) in batch.iter() {
+                let k = &mut class_key[root as usize];
+                if *k == u64::MAX {
+                    *k = key;
+                }
+            }
+            for &(key, root) in batch.iter() {
+                if written.is_ok() {
+                    written = keys.push(key, root);
+                }
+            }
+            batch.clear();
+        };
+        self.table.for_each_sorted(|key, node| {
+            batch.push((key, node));
+            if batch.len() == GATHER {
+                place(&mut batch);
             }
         });
+        place(&mut batch);
         written.map_err(io)?;
         self.table = Table::with_bits(1);
         for k in class_key.iter_mut() {
@@ -361,6 +442,7 @@ impl Closure {
                 *k = mix(*k);
             }
         }
+        phase("grouping classes");
         let mut found = Finished {
             key_collisions: self.collisions,
             ..Finished::default()
@@ -372,20 +454,22 @@ impl Closure {
                 .iter()
                 .map(|s| Record {
                     class_key: class_key[self.parent[s.node as usize] as usize],
-                    node: s.node,
+                    root: self.parent[s.node as usize],
                     len: s.len & !CANONICAL_BIT,
-                    offset: s.offset as usize,
+                    offset: s.offset,
                 })
                 .collect();
             (records, Vec::new())
         } else {
             self.spill.flush().map_err(io)?;
             // the in-memory buffer (up to the budget) is not needed any more
-            self.spill.arena = String::new();
+            self.spill.arena = Arena::default();
             self.spill.records = Vec::new();
             let parts = partition(&self.spill, &class_key, &self.parent).map_err(io)?;
             (Vec::new(), parts)
         };
+        // the records name their roots: the forest is not needed any more
+        self.parent = Vec::new();
         // from here on class_key[root] becomes the class id (high half) and size
         // (low half), or u64::MAX for a class of fewer than two spellings
         let mut groups = Groups {
@@ -394,39 +478,62 @@ impl Closure {
             class_info: &mut class_key,
         };
         if parts.is_empty() {
-            groups.emit(&mut records, &self.spill.arena, &self.parent)?;
+            groups.emit(&mut records, &self.spill.arena)?;
         }
         drop(records);
         for part in parts {
             let (mut records, text) = read_partition(&part).map_err(io)?;
             std::fs::remove_file(&part).map_err(io)?;
-            groups.emit(&mut records, &text, &self.parent)?;
+            groups.emit(&mut records, &text)?;
         }
-        self.spill.arena = String::new();
+        self.spill.arena = Arena::default();
+        phase("writing the IRI table");
         let mut reader = keys.into_reader().map_err(io)?;
-        let mut record = [0u8; KEY_RECORD];
+        let mut buf = vec![0u8; GATHER * KEY_RECORD];
+        let mut values = vec![0u64; GATHER];
         loop {
-            match reader.read_exact(&mut record) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                Err(e) => return Err(io(e)),
+            let filled = read_full(&mut reader, &mut buf).map_err(io)?;
+            let records = buf[..filled - filled % KEY_RECORD].chunks_exact(KEY_RECORD);
+            let root = |r: &[u8]| u32::from_le_bytes([r[8], r[9], r[10], r[11]]) as usize;
+            // the gather first, on its own, so that its loads overlap
+            for (v, r) in values.iter_mut().zip(records.clone()) {
+                *v = class_key[root(r)];
             }
-            let (k, rest) = record.split_at(8);
-            let key = u64::from_le_bytes(k.try_into().unwrap_or_default());
-            let node = u32::from_le_bytes(rest.try_into().unwrap_or_default());
-            let value = class_key[self.parent[node as usize] as usize];
-            if value != u64::MAX {
-                on_key(key, (value >> 32) as u32, value as u32)?;
+            for (&value, r) in values.iter().zip(records) {
+                if value != u64::MAX {
+                    let key = u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
+                    on_key(key, (value >> 32) as u32, value as u32)?;
+                }
+            }
+            if filled < buf.len() {
+                break;
             }
         }
         Ok(found)
     }
 }
 
-/// Bytes of one record of [`SortedKeys`]: key u64, node u32 (little endian).
+/// Bytes of one record of [`SortedKeys`]: key u64, root u32 (little endian).
 const KEY_RECORD: usize = 12;
 
-/// The table's keys with their nodes, in increasing key order: in memory, or in a
+/// Entries looked up together in the passes that gather from node-indexed arrays.
+const GATHER: usize = 1024;
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The table's keys with their classes' roots, in increasing key order: in memory, or in a
 /// file of the spill directory.
 enum SortedKeys {
     Memory(Vec<u8>),
@@ -434,10 +541,10 @@ enum SortedKeys {
 }
 
 impl SortedKeys {
-    fn push(&mut self, key: u64, node: u32) -> std::io::Result<()> {
+    fn push(&mut self, key: u64, root: u32) -> std::io::Result<()> {
         let mut record = [0u8; KEY_RECORD];
         record[..8].copy_from_slice(&key.to_le_bytes());
-        record[8..].copy_from_slice(&node.to_le_bytes());
+        record[8..].copy_from_slice(&root.to_le_bytes());
         match self {
             SortedKeys::Memory(v) => {
                 v.extend_from_slice(&record);
@@ -470,12 +577,12 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A spelling with its class key, ready to be grouped.
+/// A spelling with its class key and the root of its class, ready to be grouped.
 struct Record {
     class_key: u64,
-    node: u32,
+    root: u32,
     len: u32,
-    offset: usize,
+    offset: u64,
 }
 
 /// Hands out classes from records grouped by class key.
@@ -487,7 +594,7 @@ struct Groups<'c, 'f, E> {
 
 impl<E> Groups<'_, '_, E> {
     /// Sorts records by class key and hands out one class per key.
-    fn emit(&mut self, records: &mut [Record], text: &str, parent: &[u32]) -> Result<(), E> {
+    fn emit(&mut self, records: &mut [Record], text: &Arena) -> Result<(), E> {
         records.sort_unstable_by_key(|r| r.class_key);
         let mut written: Vec<&str> = Vec::new();
         let mut start = 0;
@@ -501,11 +608,11 @@ impl<E> Groups<'_, '_, E> {
             written.extend(
                 records[start..end]
                     .iter()
-                    .map(|r| &text[r.offset..r.offset + r.len as usize]),
+                    .map(|r| text.get(r.offset, r.len)),
             );
             written.sort_unstable();
             written.dedup();
-            let root = parent[records[start].node as usize];
+            let root = records[start].root;
             if written.len() >= 2 {
                 let id = self.found.classes as u32;
                 (self.on_class)(FinishedClass {
@@ -525,7 +632,7 @@ impl<E> Groups<'_, '_, E> {
 }
 
 /// Spreads the spill files into partition files by class-key range (records
-/// `class key u64, node u32, len u32, bytes`), in class-key order, each about half
+/// `class key u64, root u32, len u32, bytes`), in class-key order, each about half
 /// the budget.
 fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Result<Vec<PathBuf>> {
     let dir = spill.dir.as_deref().unwrap_or(Path::new("."));
@@ -549,11 +656,13 @@ fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Resul
             let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
             buf.resize(len as usize, 0);
             r.read_exact(&mut buf)?;
-            let key = class_key[parent[node as usize] as usize];
+            let root = parent[node as usize];
+            let key = class_key[root as usize];
             let part = ((u128::from(key) * parts as u128) >> 64) as usize;
             let w = &mut writers[part];
             w.write_all(&key.to_le_bytes())?;
-            w.write_all(&head)?;
+            w.write_all(&root.to_le_bytes())?;
+            w.write_all(&len.to_le_bytes())?;
             w.write_all(&buf)?;
         }
         std::fs::remove_file(file)?;
@@ -565,7 +674,7 @@ fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Resul
 }
 
 /// Reads one partition file back: its records and their text.
-fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, String)> {
+fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, Arena)> {
     let bytes = std::fs::read(path)?;
     let mut records = Vec::new();
     let mut text = String::with_capacity(bytes.len());
@@ -574,21 +683,21 @@ fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, String)> {
     while i + 16 <= bytes.len() {
         let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
         let class_key = u64::from_le_bytes(bytes[i..i + 8].try_into().map_err(|_| bad())?);
-        let node = u32::from_le_bytes(word(i + 8));
+        let root = u32::from_le_bytes(word(i + 8));
         let len = u32::from_le_bytes(word(i + 12));
         let start = i + 16;
         let end = start + len as usize;
         let s = std::str::from_utf8(bytes.get(start..end).ok_or_else(bad)?).map_err(|_| bad())?;
         records.push(Record {
             class_key,
-            node,
+            root,
             len,
-            offset: text.len(),
+            offset: text.len() as u64,
         });
         text.push_str(s);
         i = end;
     }
-    Ok((records, text))
+    Ok((records, Arena::from_text(text)))
 }
 
 #[cfg(test)]
@@ -632,6 +741,7 @@ mod tests {
         }
         let mut classes = Vec::new();
         let mut keys = Vec::new();
+        let mut phases = Vec::new();
         let found = c
             .finish::<()>(
                 &mut |class| {
@@ -644,8 +754,10 @@ mod tests {
                     Ok(())
                 },
                 &|e| panic!("{e}"),
+                &mut |name| phases.push(name.to_string()),
             )
             .expect("finish");
+        assert_eq!(phases, ["grouping classes", "writing the IRI table"]);
         assert_eq!(found.classes as usize, classes.len());
         assert_eq!(found.key_collisions, 0);
         (classes, keys)
@@ -705,7 +817,12 @@ mod tests {
         c.link(e("http://a.org/", 1), other).expect("link");
         c.link(e("http://c.org/", 2), other).expect("link");
         let found = c
-            .finish::<()>(&mut |_| Ok(()), &mut |_, _, _| Ok(()), &|e| panic!("{e}"))
+            .finish::<()>(
+                &mut |_| Ok(()),
+                &mut |_, _, _| Ok(()),
+                &|e| panic!("{e}"),
+                &mut |_| {},
+            )
             .expect("finish");
         assert_eq!(found.key_collisions, 1);
     }

@@ -512,7 +512,12 @@ pub fn build(
                 .map_err(|e| out_err(&tmp, e))
         };
         let closure = std::mem::take(&mut c.closure);
-        let found = closure.finish(&mut on_class, &mut on_key, &|e| out_err(&tmp, e));
+        let found = closure.finish(
+            &mut on_class,
+            &mut on_key,
+            &|e| out_err(&tmp, e),
+            &mut |name| progress.phase(name),
+        );
         // a writer's own error explains a failed put best
         let files: Vec<_> = [members_cf.finish(), iri_cf.finish()]
             .into_iter()
