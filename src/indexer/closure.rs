@@ -97,6 +97,16 @@ impl Table {
         self.len = old.len;
     }
 
+    /// Reads the home slots of keys, so that the cache misses of a group of
+    /// lookups overlap before the lookups themselves.
+    fn touch(&self, keys: impl Iterator<Item = u64>) {
+        let mut seen = 0u64;
+        for key in keys {
+            seen ^= self.keys[self.home(key.max(1))];
+        }
+        std::hint::black_box(seen);
+    }
+
     /// Calls `f` with every (key, node) in increasing key order, sorting only the
     /// short runs between empty slots.
     fn for_each_sorted(&self, mut f: impl FnMut(u64, u32)) {
@@ -137,6 +147,9 @@ struct Spelling {
 }
 
 const CANONICAL_BIT: u32 = 1 << 31;
+
+/// Links whose memory is read ahead together in [`Closure::link_all`].
+const AHEAD: usize = 32;
 
 /// Bytes of one chunk of an [`Arena`].
 const CHUNK_BYTES: usize = 32 << 20;
@@ -316,7 +329,8 @@ pub struct Finished {
 }
 
 impl Closure {
-    fn node(&mut self, e: Endpoint<'_>) -> std::io::Result<u32> {
+    /// The node of an endpoint's key, created when the key is new.
+    fn node(&mut self, e: &Endpoint<'_>) -> u32 {
         let next = self.parent.len() as u32;
         let (node, new) = self.table.get_or_insert(e.key, next);
         if new {
@@ -326,18 +340,24 @@ impl Closure {
             if node as usize / 64 >= self.canonical_kept.len() {
                 self.canonical_kept.push(0);
             }
-        } else if self.check[node as usize] != e.check {
+        }
+        node
+    }
+
+    /// Checks an endpoint against its node's check hash and keeps its spelling
+    /// (the canonical one once).
+    fn spelling(&mut self, node: u32, e: &Endpoint<'_>) -> std::io::Result<()> {
+        if self.check[node as usize] != e.check {
             self.collisions += 1;
         }
         let (word, bit) = (node as usize / 64, 1u64 << (node % 64));
         if e.canonical {
             if self.canonical_kept[word] & bit != 0 {
-                return Ok(node);
+                return Ok(());
             }
             self.canonical_kept[word] |= bit;
         }
-        self.spill.push(node, e.written, e.canonical)?;
-        Ok(node)
+        self.spill.push(node, e.written, e.canonical)
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -349,13 +369,10 @@ impl Closure {
         x
     }
 
-    /// Records that two IRIs name the same thing (an error is a spill file that
-    /// cannot be written).
-    pub fn link(&mut self, a: Endpoint<'_>, b: Endpoint<'_>) -> std::io::Result<()> {
-        let (a, b) = (self.node(a)?, self.node(b)?);
+    fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra == rb {
-            return Ok(());
+            return;
         }
         let (rka, rkb) = (self.rank[ra as usize], self.rank[rb as usize]);
         if rka < rkb {
@@ -364,6 +381,34 @@ impl Closure {
             self.parent[rb as usize] = ra;
             if rka == rkb {
                 self.rank[ra as usize] = rka.saturating_add(1);
+            }
+        }
+    }
+
+    /// Records that the two IRIs of each link name the same thing (an error is a
+    /// spill file that cannot be written); the outcome does not depend on how links
+    /// are grouped into calls. The table slots and the forest entries they need are all over memory:
+    /// they are read ahead in groups, so that the cache misses of a group overlap
+    /// instead of coming one after the other.
+    pub fn link_all(&mut self, links: &[(Endpoint<'_>, Endpoint<'_>)]) -> std::io::Result<()> {
+        let mut nodes = [0u32; 2 * AHEAD];
+        for group in links.chunks(AHEAD) {
+            self.table
+                .touch(group.iter().flat_map(|(a, b)| [a.key, b.key]));
+            for (i, (a, b)) in group.iter().enumerate() {
+                nodes[2 * i] = self.node(a);
+                nodes[2 * i + 1] = self.node(b);
+            }
+            let nodes = &nodes[..2 * group.len()];
+            let mut seen = 0u32;
+            for &n in nodes {
+                seen ^= self.parent[n as usize] ^ self.check[n as usize];
+            }
+            std::hint::black_box(seen);
+            for (pair, (a, b)) in nodes.chunks_exact(2).zip(group) {
+                self.spelling(pair[0], a)?;
+                self.spelling(pair[1], b)?;
+                self.union(pair[0], pair[1]);
             }
         }
         Ok(())
@@ -720,24 +765,27 @@ mod tests {
         closure_in(links, Closure::default())
     }
 
-    fn closure_in(links: &[(&str, &str)], mut c: Closure) -> Out {
-        for (a, b) in links {
-            let ((ka, ca), (kb, cb)) = (endpoint_of(a), endpoint_of(b));
-            c.link(
-                Endpoint {
-                    key: ka,
-                    check: ka as u32 ^ 1,
-                    written: a,
-                    canonical: ca,
-                },
-                Endpoint {
-                    key: kb,
-                    check: kb as u32 ^ 1,
-                    written: b,
-                    canonical: cb,
-                },
-            )
-            .expect("link");
+    /// The closure of links given in groups of `group` to [`Closure::link_all`].
+    fn closure_in(links: &[(&str, &str)], c: Closure) -> Out {
+        closure_grouped(links, c, links.len().max(1))
+    }
+
+    fn closure_grouped(links: &[(&str, &str)], mut c: Closure, group: usize) -> Out {
+        let endpoint = |w| {
+            let (key, canonical) = endpoint_of(w);
+            Endpoint {
+                key,
+                check: key as u32 ^ 1,
+                written: w,
+                canonical,
+            }
+        };
+        let endpoints: Vec<_> = links
+            .iter()
+            .map(|(a, b)| (endpoint(a), endpoint(b)))
+            .collect();
+        for part in endpoints.chunks(group) {
+            c.link_all(part).expect("link");
         }
         let mut classes = Vec::new();
         let mut keys = Vec::new();
@@ -814,8 +862,8 @@ mod tests {
             written: "http://b.org/",
             canonical: true,
         };
-        c.link(e("http://a.org/", 1), other).expect("link");
-        c.link(e("http://c.org/", 2), other).expect("link");
+        c.link_all(&[(e("http://a.org/", 1), other)]).expect("link");
+        c.link_all(&[(e("http://c.org/", 2), other)]).expect("link");
         let found = c
             .finish::<()>(
                 &mut |_| Ok(()),
@@ -945,6 +993,17 @@ mod tests {
                 .map(|(a, b)| if rng.below(2) == 0 { (b, a) } else { (a, b) })
                 .collect();
             assert_eq!(run(&shuffled), got, "case {case}");
+            // the same when the links come one at a time or in groups of any size
+            let refs: Vec<(&str, &str)> = links
+                .iter()
+                .map(|(a, b)| (a.as_str(), b.as_str()))
+                .collect();
+            let group = 1 + rng.below(links.len().max(1));
+            assert_eq!(
+                closure_grouped(&refs, Closure::default(), group),
+                got,
+                "case {case}"
+            );
             // the same when the spellings are spilled to disk every few bytes
             if case % 20 == 0 {
                 let dir = std::env::temp_dir()

@@ -293,23 +293,21 @@ struct Collector {
 impl Collector {
     fn add(&mut self, batch: &mut Batch) -> std::io::Result<()> {
         let text = batch.text.as_str();
-        for l in &batch.links {
+        let endpoint = |l: &Link, i: usize| {
             let [s, m, e] = l.ends.map(|x| x as usize);
-            self.closure.link(
-                Endpoint {
-                    key: l.keys[0],
-                    check: l.checks[0],
-                    written: &text[s..m],
-                    canonical: l.canonical[0],
-                },
-                Endpoint {
-                    key: l.keys[1],
-                    check: l.checks[1],
-                    written: &text[m..e],
-                    canonical: l.canonical[1],
-                },
-            )?;
-        }
+            Endpoint {
+                key: l.keys[i],
+                check: l.checks[i],
+                written: if i == 0 { &text[s..m] } else { &text[m..e] },
+                canonical: l.canonical[i],
+            }
+        };
+        let links: Vec<_> = batch
+            .links
+            .iter()
+            .map(|l| (endpoint(l, 0), endpoint(l, 1)))
+            .collect();
+        self.closure.link_all(&links)?;
         self.links += batch.links.len() as u64;
         self.excluded_links += batch.excluded_links;
         self.labels.append(&mut batch.labels);
