@@ -77,17 +77,26 @@ pub struct SortedWriter<'a> {
     writer: SstFileWriter<'a>,
     in_file: u64,
     cf: &'static str,
+    /// Which of the writers of one column family this is (they write key ranges
+    /// that do not overlap).
+    part: u32,
     files: Vec<std::path::PathBuf>,
 }
 
 impl<'a> SortedWriter<'a> {
-    fn open(options: &'a Options, dir: &Path, cf: &'static str) -> Result<Self, StoreError> {
+    fn open(
+        options: &'a Options,
+        dir: &Path,
+        cf: &'static str,
+        part: u32,
+    ) -> Result<Self, StoreError> {
         let mut w = SortedWriter {
             options,
             dir: dir.to_path_buf(),
             writer: SstFileWriter::create(options),
             in_file: 0,
             cf,
+            part,
             files: Vec::new(),
         };
         w.next_file()?;
@@ -95,9 +104,12 @@ impl<'a> SortedWriter<'a> {
     }
 
     fn next_file(&mut self) -> Result<(), StoreError> {
-        let file = self
-            .dir
-            .join(format!("{}-{:05}.sst", self.cf, self.files.len()));
+        let file = self.dir.join(format!(
+            "{}-{}-{:05}.sst",
+            self.cf,
+            self.part,
+            self.files.len()
+        ));
         self.writer = SstFileWriter::create(self.options);
         self.writer.open(&file).map_err(err)?;
         self.files.push(file);
@@ -177,15 +189,18 @@ impl BackgroundWriter<'_> {
 }
 
 impl StoreWriter {
-    /// A writer for one column family that writes on a thread of `scope`.
+    /// A writer for one column family that writes on a thread of `scope`. Writers
+    /// of one column family are told apart by `part` and must write key ranges
+    /// that do not overlap.
     pub fn sorted_in<'scope, 'env>(
         &'env self,
         scope: &'scope std::thread::Scope<'scope, 'env>,
         cf: &'static str,
+        part: u32,
     ) -> BackgroundWriter<'scope> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
         let handle = scope.spawn(move || {
-            let mut w = self.sorted(cf)?;
+            let mut w = SortedWriter::open(&self.options, &self.path.join("sst"), cf, part)?;
             for chunk in rx {
                 let mut i = 0;
                 while i + 8 <= chunk.len() {
@@ -227,7 +242,7 @@ impl StoreWriter {
 
     /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
     pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, StoreError> {
-        SortedWriter::open(&self.options, &self.path.join("sst"), cf)
+        SortedWriter::open(&self.options, &self.path.join("sst"), cf, 0)
     }
 
     /// Creates the database and ingests the files written.
@@ -239,13 +254,20 @@ impl StoreWriter {
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&self.cache)));
         let db = DB::open_cf_descriptors(&opts, &self.path, cfs).map_err(err)?;
-        for SortedFile { cf, files } in &files {
+        // the files of each column family at once (writers of one family wrote
+        // key ranges that do not overlap)
+        let mut by_cf: std::collections::BTreeMap<&str, Vec<std::path::PathBuf>> =
+            Default::default();
+        for SortedFile { cf, files } in files {
+            by_cf.entry(cf).or_default().extend(files);
+        }
+        for (cf, files) in by_cf {
             let handle = db
                 .cf_handle(cf)
                 .ok_or_else(|| StoreError(format!("no column family {cf}")))?;
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
-            db.ingest_external_file_cf_opts(handle, &ingest, files.clone())
+            db.ingest_external_file_cf_opts(handle, &ingest, files)
                 .map_err(err)?;
         }
         db.flush().map_err(err)?;

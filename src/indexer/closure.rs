@@ -12,7 +12,7 @@
 //! key table before grouping, so that a large build peaks while reading.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// One end of an equivalence link.
@@ -417,14 +417,16 @@ impl Closure {
     /// Finishes the closure: `on_class` gets every class of two or more IRIs as
     /// written, numbered from 0 in an order that depends only on the classes (that
     /// of a bijective mix of each class's smallest key); then
-    /// `on_key` gets every canonical key of those classes, in increasing key order,
-    /// with its class id and class size. Errors of the callbacks stop it; errors
+    /// `on_key` gets every canonical key of those classes with its class id and
+    /// class size, and the half of the key space it is in (0 for keys below 2⁶³,
+    /// 1 for the rest): the keys of each half come in increasing order, the two
+    /// halves in turns. Errors of the callbacks stop it; errors
     /// of the spill files are handed to `io`; `phase` is told when grouping the
     /// classes and handing out the keys start.
     pub fn finish<E>(
         mut self,
         on_class: &mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
-        on_key: &mut dyn FnMut(u64, u32, u32) -> Result<(), E>,
+        on_key: &mut dyn FnMut(usize, u64, u32, u32) -> Result<(), E>,
         io: &dyn Fn(std::io::Error) -> E,
         phase: &mut dyn FnMut(&str),
     ) -> Result<Finished, E> {
@@ -444,12 +446,12 @@ impl Closure {
         // needs of the table: when the text was spilled (a large build) they go to a
         // file so that the table's memory is free while classes are grouped
         let mut keys = if self.spill.files.is_empty() {
-            SortedKeys::Memory(Vec::with_capacity(self.table.len * KEY_RECORD))
+            SortedKeys::Memory(Vec::with_capacity(self.table.len * KEY_RECORD), 0)
         } else {
             let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
             let path = dir.join("keys");
             let file = File::create(&path).map_err(io)?;
-            SortedKeys::File(path, BufWriter::with_capacity(1 << 20, file))
+            SortedKeys::File(path, BufWriter::with_capacity(1 << 20, file), 0)
         };
         let mut written = Ok(());
         let parent = &self.parent;
@@ -533,25 +535,32 @@ impl Closure {
         }
         self.spill.arena = Arena::default();
         phase("writing the IRI table");
-        let mut reader = keys.into_reader().map_err(io)?;
+        // the two halves of the key space in turns, a group at a time, so that two
+        // consumers can write them at once
+        let mut streams = keys.readers().map_err(io)?;
+        let mut live = [true; 2];
         let mut buf = vec![0u8; GATHER * KEY_RECORD];
         let mut values = vec![0u64; GATHER];
-        loop {
-            let filled = read_full(&mut reader, &mut buf).map_err(io)?;
-            let records = buf[..filled - filled % KEY_RECORD].chunks_exact(KEY_RECORD);
-            let root = |r: &[u8]| u32::from_le_bytes([r[8], r[9], r[10], r[11]]) as usize;
-            // the gather first, on its own, so that its loads overlap
-            for (v, r) in values.iter_mut().zip(records.clone()) {
-                *v = class_key[root(r)];
-            }
-            for (&value, r) in values.iter().zip(records) {
-                if value != u64::MAX {
-                    let key = u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
-                    on_key(key, (value >> 32) as u32, value as u32)?;
+        while live.contains(&true) {
+            for (half, reader) in streams.iter_mut().enumerate() {
+                if !live[half] {
+                    continue;
                 }
-            }
-            if filled < buf.len() {
-                break;
+                let filled = read_full(reader, &mut buf).map_err(io)?;
+                live[half] = filled == buf.len();
+                let records = buf[..filled - filled % KEY_RECORD].chunks_exact(KEY_RECORD);
+                let root = |r: &[u8]| u32::from_le_bytes([r[8], r[9], r[10], r[11]]) as usize;
+                // the gather first, on its own, so that its loads overlap
+                for (v, r) in values.iter_mut().zip(records.clone()) {
+                    *v = class_key[root(r)];
+                }
+                for (&value, r) in values.iter().zip(records) {
+                    if value != u64::MAX {
+                        let key =
+                            u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
+                        on_key(half, key, (value >> 32) as u32, value as u32)?;
+                    }
+                }
             }
         }
         Ok(found)
@@ -581,8 +590,10 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
 /// The table's keys with their classes' roots, in increasing key order: in memory, or in a
 /// file of the spill directory.
 enum SortedKeys {
-    Memory(Vec<u8>),
-    File(PathBuf, BufWriter<File>),
+    /// The records, and how many have a key below 2⁶³.
+    Memory(Vec<u8>, u64),
+    /// The file, its writer, and how many records have a key below 2⁶³.
+    File(PathBuf, BufWriter<File>, u64),
 }
 
 impl SortedKeys {
@@ -590,25 +601,39 @@ impl SortedKeys {
         let mut record = [0u8; KEY_RECORD];
         record[..8].copy_from_slice(&key.to_le_bytes());
         record[8..].copy_from_slice(&root.to_le_bytes());
+        let low = u64::from(key >> 63 == 0);
         match self {
-            SortedKeys::Memory(v) => {
+            SortedKeys::Memory(v, below) => {
+                *below += low;
                 v.extend_from_slice(&record);
                 Ok(())
             }
-            SortedKeys::File(_, w) => w.write_all(&record),
+            SortedKeys::File(_, w, below) => {
+                *below += low;
+                w.write_all(&record)
+            }
         }
     }
 
-    /// The records back, in the order pushed (a file is removed once opened).
-    fn into_reader(self) -> std::io::Result<Box<dyn Read>> {
+    /// The records back, in the order pushed, as two streams: those with keys
+    /// below 2⁶³ and the rest (a file is removed once opened).
+    fn readers(&mut self) -> std::io::Result<[Box<dyn Read + '_>; 2]> {
         Ok(match self {
-            SortedKeys::Memory(v) => Box::new(std::io::Cursor::new(v)),
-            SortedKeys::File(path, w) => {
-                let file = w.into_inner().map_err(|e| e.into_error())?;
-                drop(file);
-                let r = File::open(&path)?;
-                std::fs::remove_file(&path)?;
-                Box::new(BufReader::with_capacity(1 << 20, r))
+            SortedKeys::Memory(v, below) => {
+                let (low, high) = v.split_at(*below as usize * KEY_RECORD);
+                [Box::new(low), Box::new(high)]
+            }
+            SortedKeys::File(path, w, below) => {
+                w.flush()?;
+                let low = File::open(&*path)?;
+                let mut high = File::open(&*path)?;
+                std::fs::remove_file(&*path)?;
+                high.seek(SeekFrom::Start(*below * KEY_RECORD as u64))?;
+                let low = low.take(*below * KEY_RECORD as u64);
+                [
+                    Box::new(BufReader::with_capacity(1 << 20, low)),
+                    Box::new(BufReader::with_capacity(1 << 20, high)),
+                ]
             }
         })
     }
@@ -797,7 +822,8 @@ mod tests {
                     classes.push(class.written.iter().map(|s| s.to_string()).collect());
                     Ok(())
                 },
-                &mut |k, id, size| {
+                &mut |half, k, id, size| {
+                    assert_eq!(half as u64, k >> 63);
                     keys.push((k, id, size));
                     Ok(())
                 },
@@ -806,6 +832,15 @@ mod tests {
             )
             .expect("finish");
         assert_eq!(phases, ["grouping classes", "writing the IRI table"]);
+        // each half of the key space in increasing key order
+        for half in 0..2 {
+            let keys: Vec<u64> = keys
+                .iter()
+                .map(|k| k.0)
+                .filter(|k| k >> 63 == half)
+                .collect();
+            assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        }
         assert_eq!(found.classes as usize, classes.len());
         assert_eq!(found.key_collisions, 0);
         (classes, keys)
@@ -867,7 +902,7 @@ mod tests {
         let found = c
             .finish::<()>(
                 &mut |_| Ok(()),
-                &mut |_, _, _| Ok(()),
+                &mut |_, _, _, _| Ok(()),
                 &|e| panic!("{e}"),
                 &mut |_| {},
             )

@@ -17,7 +17,7 @@ use crate::index::format::{
 };
 use crate::index::hash::iri_key_and_check;
 use crate::index::labels::{self, normalize_label, Postings};
-use crate::index::store::{StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
+use crate::index::store::{SortedFile, StoreError, StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
 use closure::{Closure, Endpoint};
 use read::{read_file, Obj, Sink, Stmt};
 
@@ -371,6 +371,43 @@ fn out_err(path: &Path, e: impl std::fmt::Display) -> IndexerError {
     }
 }
 
+/// Writes the type index: each typed IRI's key → its classes, sorted, one per
+/// line. Returns the table file and the number of typed IRIs.
+fn write_types(
+    store: &StoreWriter,
+    types: Vec<(u64, u32)>,
+    type_names: &[String],
+) -> Result<(Option<SortedFile>, u64), StoreError> {
+    // class ids renumbered in the order of their IRIs, so each list is sorted
+    let mut by_name: Vec<u32> = (0..type_names.len() as u32).collect();
+    by_name.sort_unstable_by(|a, b| type_names[*a as usize].cmp(&type_names[*b as usize]));
+    let mut rank = vec![0u32; by_name.len()];
+    for (r, id) in by_name.iter().enumerate() {
+        rank[*id as usize] = r as u32;
+    }
+    let mut types: Vec<(u64, u32)> = types
+        .into_iter()
+        .map(|(key, id)| (key, rank[id as usize]))
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let mut types_cf = store.sorted(CF_TYPES)?;
+    let mut typed = 0;
+    let mut joined = String::new();
+    for group in types.chunk_by(|a, b| a.0 == b.0) {
+        joined.clear();
+        for (n, t) in group.iter().enumerate() {
+            if n > 0 {
+                joined.push('\n');
+            }
+            joined.push_str(&type_names[by_name[t.1 as usize] as usize]);
+        }
+        types_cf.put(&group[0].0.to_be_bytes(), joined.as_bytes())?;
+        typed += 1;
+    }
+    Ok((types_cf.finish()?, typed))
+}
+
 /// Builds an index at `out` from the inputs. The index is written into a
 /// temporary directory beside `out` and renamed into place when complete.
 pub fn build(
@@ -471,10 +508,28 @@ pub fn build(
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
     // the ten largest classes: (size, id, first members)
     let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
-    // the table files are written by two more threads while the closure finishes
-    let (found, mut files) = std::thread::scope(|scope| {
-        let mut members_cf = store.sorted_in(scope, CF_MEMBERS);
-        let mut iri_cf = store.sorted_in(scope, CF_IRI);
+    // the table files are written by two more threads while the closure finishes,
+    // and the types and labels, which do not depend on it, by a third
+    let (types, type_names) = (
+        std::mem::take(&mut c.types),
+        std::mem::take(&mut c.type_names),
+    );
+    let postings = std::mem::take(&mut c.labels);
+    let (found, mut files, side) = std::thread::scope(|scope| {
+        let store = &store;
+        let tmp = tmp.as_path();
+        let side = scope.spawn(move || -> Result<_, IndexerError> {
+            let (types_file, typed_iris) =
+                write_types(store, types, &type_names).map_err(|e| out_err(tmp, e))?;
+            let labels = labels::write(tmp, postings).map_err(|e| out_err(tmp, e))?;
+            Ok((types_file, typed_iris, labels))
+        });
+        let mut members_cf = store.sorted_in(scope, CF_MEMBERS, 0);
+        // the two halves of the key space by two writers, at once
+        let mut iri_cf = [
+            store.sorted_in(scope, CF_IRI, 0),
+            store.sorted_in(scope, CF_IRI, 1),
+        ];
         let mut joined = String::new();
         let mut on_class = |class: closure::FinishedClass<'_>| {
             joined.clear();
@@ -501,11 +556,11 @@ pub fn build(
                 .put(&class.id.to_be_bytes(), joined.as_bytes())
                 .map_err(|e| out_err(&tmp, e))
         };
-        let mut on_key = |key: u64, id: u32, size: u32| {
+        let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
             let mut value = [0u8; 8];
             value[..4].copy_from_slice(&id.to_be_bytes());
             value[4..].copy_from_slice(&size.to_be_bytes());
-            iri_cf
+            iri_cf[half]
                 .put(&key.to_be_bytes(), &value)
                 .map_err(|e| out_err(&tmp, e))
         };
@@ -517,63 +572,31 @@ pub fn build(
             &mut |name| progress.phase(name),
         );
         // a writer's own error explains a failed put best
-        let files: Vec<_> = [members_cf.finish(), iri_cf.finish()]
+        let [iri_low, iri_high] = iri_cf;
+        let files: Vec<_> = [members_cf.finish(), iri_low.finish(), iri_high.finish()]
             .into_iter()
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| out_err(&tmp, e))?;
-        Ok::<_, IndexerError>((found?, files))
+            .map_err(|e| out_err(tmp, e))?;
+        let found = found?;
+        progress.phase("writing types and labels");
+        let side = side
+            .join()
+            .unwrap_or_else(|_| Err(out_err(tmp, "the thread writing types and labels failed")))?;
+        Ok::<_, IndexerError>((found, files, side))
     })?;
+    let (types_file, typed_iris, (postings, distinct)) = side;
+    files.push(types_file);
+    counts.typed_iris = typed_iris;
+    counts.labels = postings;
+    counts.distinct_labels = distinct;
     counts.iris = found.iris;
     counts.classes = found.classes;
     counts.key_collisions = found.key_collisions;
 
-    progress.phase("writing types");
-    // class ids renumbered in the order of their IRIs, so each list is sorted
-    let mut by_name: Vec<u32> = (0..c.type_names.len() as u32).collect();
-    by_name.sort_unstable_by(|a, b| c.type_names[*a as usize].cmp(&c.type_names[*b as usize]));
-    let mut rank = vec![0u32; by_name.len()];
-    for (r, id) in by_name.iter().enumerate() {
-        rank[*id as usize] = r as u32;
-    }
-    let mut types: Vec<(u64, u32)> = std::mem::take(&mut c.types)
-        .into_iter()
-        .map(|(key, id)| (key, rank[id as usize]))
-        .collect();
-    types.sort_unstable();
-    types.dedup();
-    let mut types_cf = store.sorted(CF_TYPES).map_err(|e| out_err(&tmp, e))?;
-    let mut i = 0;
-    let mut joined = String::new();
-    while i < types.len() {
-        let end = types[i..]
-            .iter()
-            .position(|t| t.0 != types[i].0)
-            .map_or(types.len(), |p| i + p);
-        joined.clear();
-        for (n, t) in types[i..end].iter().enumerate() {
-            if n > 0 {
-                joined.push('\n');
-            }
-            joined.push_str(&c.type_names[by_name[t.1 as usize] as usize]);
-        }
-        types_cf
-            .put(&types[i].0.to_be_bytes(), joined.as_bytes())
-            .map_err(|e| out_err(&tmp, e))?;
-        counts.typed_iris += 1;
-        i = end;
-    }
-    files.push(types_cf.finish().map_err(|e| out_err(&tmp, e))?);
-    drop(types);
     store
         .finish(files.into_iter().flatten().collect())
         .map_err(|e| out_err(&tmp, e))?;
     std::fs::remove_dir_all(tmp.join("spill")).ok();
-
-    progress.phase("writing labels");
-    let (postings, distinct) =
-        labels::write(&tmp, std::mem::take(&mut c.labels)).map_err(|e| out_err(&tmp, e))?;
-    counts.labels = postings;
-    counts.distinct_labels = distinct;
 
     let mut buckets: Vec<(String, u64)> = Vec::new();
     for (size, n) in histogram {
