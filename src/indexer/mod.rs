@@ -554,7 +554,7 @@ pub fn build(
             }
             members_cf
                 .put(&class.id.to_be_bytes(), joined.as_bytes())
-                .map_err(|e| out_err(&tmp, e))
+                .map_err(|e| out_err(tmp, e))
         };
         let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
             let mut value = [0u8; 8];
@@ -562,13 +562,13 @@ pub fn build(
             value[4..].copy_from_slice(&size.to_be_bytes());
             iri_cf[half]
                 .put(&key.to_be_bytes(), &value)
-                .map_err(|e| out_err(&tmp, e))
+                .map_err(|e| out_err(tmp, e))
         };
         let closure = std::mem::take(&mut c.closure);
         let found = closure.finish(
             &mut on_class,
             &mut on_key,
-            &|e| out_err(&tmp, e),
+            &|e| out_err(tmp, e),
             &mut |name| progress.phase(name),
         );
         // a writer's own error explains a failed put best
