@@ -436,7 +436,6 @@ impl Closure {
             self.parent[x as usize] = root;
         }
         self.rank = Vec::new();
-        self.check = Vec::new();
         self.canonical_kept = Vec::new();
         // the smallest key of each class, kept at its root, then mixed (a bijection)
         // so that class keys spread evenly: classes are handed out in the order of
@@ -494,29 +493,6 @@ impl Closure {
             key_collisions: self.collisions,
             ..Finished::default()
         };
-        // the records, in memory, or in partition files by class key
-        let (mut records, parts) = if self.spill.files.is_empty() {
-            let spill = std::mem::take(&mut self.spill.records);
-            let records: Vec<Record> = spill
-                .iter()
-                .map(|s| Record {
-                    class_key: class_key[self.parent[s.node as usize] as usize],
-                    root: self.parent[s.node as usize],
-                    len: s.len & !CANONICAL_BIT,
-                    offset: s.offset,
-                })
-                .collect();
-            (records, Vec::new())
-        } else {
-            self.spill.flush().map_err(io)?;
-            // the in-memory buffer (up to the budget) is not needed any more
-            self.spill.arena = Arena::default();
-            self.spill.records = Vec::new();
-            let parts = partition(&self.spill, &class_key, &self.parent).map_err(io)?;
-            (Vec::new(), parts)
-        };
-        // the records name their roots: the forest is not needed any more
-        self.parent = Vec::new();
         // from here on class_key[root] becomes the class id (high half) and size
         // (low half), or u64::MAX for a class of fewer than two spellings
         let mut groups = Groups {
@@ -524,10 +500,24 @@ impl Closure {
             found: &mut found,
             class_info: &mut class_key,
         };
-        if parts.is_empty() {
-            groups.emit(&mut records, &self.spill.arena)?;
-        }
-        drop(records);
+        // the spellings held in memory, or in partition files by class key
+        let parts = if self.spill.files.is_empty() {
+            let spellings = std::mem::take(&mut self.spill.records);
+            // the check hashes' memory, already in place, counts spellings per root
+            let mut counts = std::mem::take(&mut self.check);
+            counts.fill(0);
+            groups.emit_held(&spellings, &self.spill.arena, &self.parent, counts)?;
+            Vec::new()
+        } else {
+            self.check = Vec::new();
+            self.spill.flush().map_err(io)?;
+            // the in-memory buffer (up to the budget) is not needed any more
+            self.spill.arena = Arena::default();
+            self.spill.records = Vec::new();
+            partition(&self.spill, groups.class_info, &self.parent).map_err(io)?
+        };
+        // the partitions name their roots: the forest is not needed any more
+        self.parent = Vec::new();
         for part in parts {
             let (mut records, text) = read_partition(&part).map_err(io)?;
             std::fs::remove_file(&part).map_err(io)?;
@@ -667,35 +657,80 @@ impl<E> Groups<'_, '_, E> {
     fn emit(&mut self, records: &mut [Record], text: &Arena) -> Result<(), E> {
         records.sort_unstable_by_key(|r| r.class_key);
         let mut written: Vec<&str> = Vec::new();
-        let mut start = 0;
-        while start < records.len() {
-            let key = records[start].class_key;
-            let end = records[start..]
-                .iter()
-                .position(|r| r.class_key != key)
-                .map_or(records.len(), |p| start + p);
+        for class in records.chunk_by(|a, b| a.class_key == b.class_key) {
             written.clear();
-            written.extend(
-                records[start..end]
-                    .iter()
-                    .map(|r| text.get(r.offset, r.len)),
-            );
-            written.sort_unstable();
-            written.dedup();
-            let root = records[start].root;
-            if written.len() >= 2 {
-                let id = self.found.classes as u32;
-                (self.on_class)(FinishedClass {
-                    id,
-                    written: &written,
-                })?;
-                self.found.classes += 1;
-                self.found.iris += written.len() as u64;
-                self.class_info[root as usize] = (u64::from(id) << 32) | written.len() as u64;
-            } else {
-                self.class_info[root as usize] = u64::MAX;
+            written.extend(class.iter().map(|r| text.get(r.offset, r.len)));
+            self.hand_out(class[0].root, &mut written)?;
+        }
+        Ok(())
+    }
+
+    /// Hands out the classes of the spellings held in memory, in class-key order,
+    /// grouped by a counting sort: `counts` (zeroes, one per node) counts the
+    /// spellings of each root, then says where its class's spellings go; only
+    /// the classes of two or more spellings are sorted, and each spelling moves
+    /// as a 4-byte index instead of a 24-byte record.
+    fn emit_held(
+        &mut self,
+        spellings: &[Spelling],
+        text: &Arena,
+        parent: &[u32],
+        mut counts: Vec<u32>,
+    ) -> Result<(), E> {
+        for s in spellings {
+            counts[parent[s.node as usize] as usize] += 1;
+        }
+        // (class key, root) of the classes of two or more spellings
+        let mut classes: Vec<(u64, u32)> = Vec::new();
+        for (root, &n) in counts.iter().enumerate() {
+            if n >= 2 {
+                classes.push((self.class_info[root], root as u32));
+            } else if n == 1 {
+                self.class_info[root] = u64::MAX;
             }
-            start = end;
+        }
+        classes.sort_unstable();
+        let mut at = 0u32;
+        for &(_, root) in &classes {
+            let n = counts[root as usize];
+            counts[root as usize] = at;
+            at += n;
+        }
+        let mut order = vec![0u32; at as usize];
+        for (i, s) in spellings.iter().enumerate() {
+            let root = parent[s.node as usize] as usize;
+            if self.class_info[root] != u64::MAX {
+                order[counts[root] as usize] = i as u32;
+                counts[root] += 1;
+            }
+        }
+        let mut written: Vec<&str> = Vec::new();
+        let mut begin = 0;
+        for &(_, root) in &classes {
+            let end = counts[root as usize] as usize;
+            written.clear();
+            written.extend(order[begin..end].iter().map(|&i| {
+                let s = &spellings[i as usize];
+                text.get(s.offset, s.len & !CANONICAL_BIT)
+            }));
+            self.hand_out(root, &mut written)?;
+            begin = end;
+        }
+        Ok(())
+    }
+
+    /// Hands out one class, given its spellings (in any order, maybe repeated).
+    fn hand_out(&mut self, root: u32, written: &mut Vec<&str>) -> Result<(), E> {
+        written.sort_unstable();
+        written.dedup();
+        if written.len() >= 2 {
+            let id = self.found.classes as u32;
+            (self.on_class)(FinishedClass { id, written })?;
+            self.found.classes += 1;
+            self.found.iris += written.len() as u64;
+            self.class_info[root as usize] = (u64::from(id) << 32) | written.len() as u64;
+        } else {
+            self.class_info[root as usize] = u64::MAX;
         }
         Ok(())
     }
