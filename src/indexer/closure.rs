@@ -10,6 +10,9 @@
 //! text of a dump of any size costs disk, not memory. Finishing also sets the
 //! keys aside in key order (in a file when the text was spilled) and frees the
 //! key table before grouping, so that a large build peaks while reading.
+//! Spellings held in memory are grouped by a counting sort per class; the keys
+//! are handed out as two streams, one per half of the key space, so that two
+//! table writers can work at once.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
