@@ -17,6 +17,19 @@ fn is_kg_host(host: &str) -> bool {
         .any(|root| host == *root || host.strip_suffix(root).is_some_and(|p| p.ends_with('.')))
 }
 
+/// The first position of an ASCII byte in `s`: a plain loop, which for IRI-sized
+/// strings beats `str::find`'s general searcher (a third of the time of
+/// [`canonical_iri`] went there).
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().position(|x| x == b)
+}
+
+/// Whether `s` holds an ASCII byte: a loop without an early exit, which the
+/// compiler turns into vector instructions.
+fn has_byte(s: &str, b: u8) -> bool {
+    s.bytes().fold(false, |found, x| found | (x == b))
+}
+
 fn hex_val(b: u8) -> Option<u8> {
     match b {
         b'0'..=b'9' => Some(b - b'0'),
@@ -30,7 +43,7 @@ fn hex_val(b: u8) -> Option<u8> {
 /// (`%2F`, `%3F`, `%23`, `%25`), which are kept with upper-case hex. When the
 /// decoded bytes are not UTF-8 the input is returned with its escapes upper-cased.
 pub fn percent_decode(s: &str) -> Cow<'_, str> {
-    if !s.contains('%') {
+    if !has_byte(s, b'%') {
         return Cow::Borrowed(s);
     }
     let bytes = s.as_bytes();
@@ -80,7 +93,7 @@ fn http(host: &str, parts: &[&str]) -> String {
 
 /// A title with spaces read as underscores.
 fn title(t: &str) -> Cow<'_, str> {
-    if t.contains(' ') {
+    if has_byte(t, b' ') {
         Cow::Owned(t.replace(' ', "_"))
     } else {
         Cow::Borrowed(t)
@@ -92,15 +105,14 @@ fn title(t: &str) -> Cow<'_, str> {
 pub fn canonical_iri(iri: &str) -> String {
     let iri = iri.trim();
     let decoded = percent_decode(iri);
-    let split = decoded
-        .find(':')
+    let split = find_byte(&decoded, b':')
         .filter(|&c| decoded[c + 1..].starts_with("//"))
         .map(|c| (&decoded[..c], &decoded[c + 3..]));
     let (scheme, rest) = match split {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
         _ => return decoded.into_owned(),
     };
-    let (authority, path) = match rest.find('/') {
+    let (authority, path) = match find_byte(rest, b'/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
