@@ -425,7 +425,8 @@ impl Closure {
     /// 1 for the rest): the keys of each half come in increasing order, the two
     /// halves in turns. Errors of the callbacks stop it; errors
     /// of the spill files are handed to `io`; `phase` is told when grouping the
-    /// classes and handing out the keys start.
+    /// classes starts (the key table and the text buffer are freed by then) and
+    /// when handing out the keys starts.
     pub fn finish<E>(
         mut self,
         on_class: &mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
@@ -491,7 +492,17 @@ impl Closure {
                 *k = mix(*k);
             }
         }
-        phase("grouping classes");
+        let spilled = !self.spill.files.is_empty();
+        if spilled {
+            self.check = Vec::new();
+            self.spill.flush().map_err(io)?;
+            // the in-memory buffer (up to the budget) is not needed any more
+            self.spill.arena = Arena::default();
+            self.spill.records = Vec::new();
+        }
+        // the key table and the text buffer are freed: what is held from here on
+        // is far below the peak of reading
+        phase(GROUPING);
         let mut found = Finished {
             key_collisions: self.collisions,
             ..Finished::default()
@@ -504,7 +515,7 @@ impl Closure {
             class_info: &mut class_key,
         };
         // the spellings held in memory, or in partition files by class key
-        let parts = if self.spill.files.is_empty() {
+        let parts = if !spilled {
             let spellings = std::mem::take(&mut self.spill.records);
             // the check hashes' memory, already in place, counts spellings per root
             let mut counts = std::mem::take(&mut self.check);
@@ -512,11 +523,6 @@ impl Closure {
             groups.emit_held(&spellings, &self.spill.arena, &self.parent, counts)?;
             Vec::new()
         } else {
-            self.check = Vec::new();
-            self.spill.flush().map_err(io)?;
-            // the in-memory buffer (up to the budget) is not needed any more
-            self.spill.arena = Arena::default();
-            self.spill.records = Vec::new();
             partition(&self.spill, groups.class_info, &self.parent).map_err(io)?
         };
         // the partitions name their roots: the forest is not needed any more
@@ -559,6 +565,10 @@ impl Closure {
         Ok(found)
     }
 }
+
+/// The phase [`Closure::finish`] reports when it starts grouping classes, with
+/// its key table and text buffer freed.
+pub const GROUPING: &str = "grouping classes";
 
 /// Bytes of one record of [`SortedKeys`]: key u64, root u32 (little endian).
 const KEY_RECORD: usize = 12;

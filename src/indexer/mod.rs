@@ -371,6 +371,24 @@ fn out_err(path: &Path, e: impl std::fmt::Display) -> IndexerError {
     }
 }
 
+/// Types and labels as written by [`write_types_and_labels`]: the type table file,
+/// the number of typed IRIs, (postings, distinct labels).
+type TypesAndLabels = (Option<SortedFile>, u64, (u64, u64));
+
+/// Writes the type index into the store and the label index into `dir`.
+fn write_types_and_labels(
+    store: &StoreWriter,
+    dir: &Path,
+    types: Vec<(u64, u32)>,
+    type_names: &[String],
+    postings: Postings,
+) -> Result<TypesAndLabels, IndexerError> {
+    let (types_file, typed_iris) =
+        write_types(store, types, type_names).map_err(|e| out_err(dir, e))?;
+    let labels = labels::write(dir, postings).map_err(|e| out_err(dir, e))?;
+    Ok((types_file, typed_iris, labels))
+}
+
 /// Writes the type index: each typed IRI's key → its classes, sorted, one per
 /// line. Returns the table file and the number of typed IRIs.
 fn write_types(
@@ -518,12 +536,8 @@ pub fn build(
     let (found, mut files, side) = std::thread::scope(|scope| {
         let store = &store;
         let tmp = tmp.as_path();
-        let side = scope.spawn(move || -> Result<_, IndexerError> {
-            let (types_file, typed_iris) =
-                write_types(store, types, &type_names).map_err(|e| out_err(tmp, e))?;
-            let labels = labels::write(tmp, postings).map_err(|e| out_err(tmp, e))?;
-            Ok((types_file, typed_iris, labels))
-        });
+        let mut side_input = Some((types, type_names, postings));
+        let mut side = None;
         let mut members_cf = store.sorted_in(scope, CF_MEMBERS, 0);
         // the two halves of the key space by two writers, at once
         let mut iri_cf = [
@@ -569,7 +583,18 @@ pub fn build(
             &mut on_class,
             &mut on_key,
             &|e| out_err(tmp, e),
-            &mut |name| progress.phase(name),
+            &mut |name| {
+                progress.phase(name);
+                // types and labels do not depend on the closure: they are written
+                // beside it once its key table and text buffer are freed
+                if name == closure::GROUPING {
+                    if let Some((types, names, postings)) = side_input.take() {
+                        side = Some(scope.spawn(move || {
+                            write_types_and_labels(store, tmp, types, &names, postings)
+                        }));
+                    }
+                }
+            },
         );
         // a writer's own error explains a failed put best
         let [iri_low, iri_high] = iri_cf;
@@ -579,9 +604,15 @@ pub fn build(
             .map_err(|e| out_err(tmp, e))?;
         let found = found?;
         progress.phase("writing types and labels");
-        let side = side
-            .join()
-            .unwrap_or_else(|_| Err(out_err(tmp, "the thread writing types and labels failed")))?;
+        let side = match (side, side_input) {
+            (Some(thread), _) => thread.join().unwrap_or_else(|_| {
+                Err(out_err(tmp, "the thread writing types and labels failed"))
+            })?,
+            (None, Some((types, names, postings))) => {
+                write_types_and_labels(store, tmp, types, &names, postings)?
+            }
+            (None, None) => return Err(out_err(tmp, "types and labels were not written")),
+        };
         Ok::<_, IndexerError>((found, files, side))
     })?;
     let (types_file, typed_iris, (postings, distinct)) = side;
