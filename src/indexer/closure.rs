@@ -440,6 +440,12 @@ impl Closure {
             self.parent[x as usize] = root;
         }
         self.rank = Vec::new();
+        // a build held in memory reuses the check hashes' memory to group classes;
+        // a spilled (large) one frees it before the key table's last pass
+        let spilled = !self.spill.files.is_empty();
+        if spilled {
+            self.check = Vec::new();
+        }
         self.canonical_kept = Vec::new();
         // the smallest key of each class, kept at its root, then mixed (a bijection)
         // so that class keys spread evenly: classes are handed out in the order of
@@ -492,9 +498,7 @@ impl Closure {
                 *k = mix(*k);
             }
         }
-        let spilled = !self.spill.files.is_empty();
         if spilled {
-            self.check = Vec::new();
             self.spill.flush().map_err(io)?;
             // the in-memory buffer (up to the budget) is not needed any more
             self.spill.arena = Arena::default();
