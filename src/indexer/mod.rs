@@ -526,8 +526,9 @@ pub fn build(
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
     // the ten largest classes: (size, id, first members)
     let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
-    // the table files are written by two more threads while the closure finishes,
-    // and the types and labels, which do not depend on it, by a third
+    // the table files are written by three more threads while the closure
+    // finishes (members, and each half of the iri table), and the types and
+    // labels, which do not depend on it, by a fourth once the key table is freed
     let (types, type_names) = (
         std::mem::take(&mut c.types),
         std::mem::take(&mut c.type_names),
