@@ -18,6 +18,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::read::read_full;
+
 /// One end of an equivalence link.
 #[derive(Debug, Clone, Copy)]
 pub struct Endpoint<'a> {
@@ -579,20 +581,6 @@ const KEY_RECORD: usize = 12;
 
 /// Entries looked up together in the passes that gather from node-indexed arrays.
 const GATHER: usize = 1024;
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match r.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
 
 /// The table's keys with their classes' roots, in increasing key order: in memory, or in a
 /// file of the spill directory.

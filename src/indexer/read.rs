@@ -403,6 +403,20 @@ struct Input<'a> {
     progress: &'a AtomicU64,
 }
 
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub(super) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
 /// Cuts decompressed text into blocks of whole lines and sends them on.
 fn cut_blocks(
     mut reader: Box<dyn Read + '_>,
@@ -420,18 +434,7 @@ fn cut_blocks(
         carry.clear();
         let start = text.len();
         text.resize(start.max(BLOCK_BYTES / 2) + BLOCK_BYTES, 0);
-        let mut filled = start;
-        while filled < text.len() {
-            let n = match reader.read(&mut text[filled..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if n == 0 {
-                break;
-            }
-            filled += n;
-        }
+        let filled = start + read_full(&mut reader, &mut text[start..])?;
         let eof = filled < text.len();
         text.truncate(filled);
         if !eof {
