@@ -142,33 +142,45 @@ impl Table {
     }
 }
 
-/// A spelling of a node, in the arena: node, length (top bit set when it is the
-/// canonical form), offset.
-#[derive(Clone, Copy)]
-struct Spelling {
-    node: u32,
-    len: u32,
-    offset: u64,
-}
-
-const CANONICAL_BIT: u32 = 1 << 31;
-
 /// Links whose memory is read ahead together in [`Closure::link_all`].
 const AHEAD: usize = 32;
 
 /// Bytes of one chunk of an [`Arena`].
 const CHUNK_BYTES: usize = 32 << 20;
 
+/// Bytes of the head of a spelling record: the node, then the text's length,
+/// each as five 7-bit digits (least significant first), so that a chunk of
+/// records stays valid UTF-8 and its text is read back without checks.
+const HEAD: usize = 10;
+
+/// The head of a spelling record.
+fn head(node: u32, len: u32) -> [u8; HEAD] {
+    let mut h = [0u8; HEAD];
+    for i in 0..5 {
+        h[i] = ((node >> (7 * i)) & 0x7f) as u8;
+        h[5 + i] = ((len >> (7 * i)) & 0x7f) as u8;
+    }
+    h
+}
+
+/// The node and the text's length of a record head.
+fn read_head(h: &[u8]) -> (u32, u32) {
+    let digits = |d: &[u8]| (0..5).fold(0u32, |v, i| v | (u32::from(d[i] & 0x7f) << (7 * i)));
+    (digits(&h[..5]), digits(&h[5..HEAD]))
+}
+
 /// Text in chunks that never move: appending never copies what is held (a
-/// growing `String` copies all of it, into pages the kernel must first zero, at
-/// every doubling, which cost a third of the reading thread's time), and chunks
-/// emptied by [`Arena::clear`] are filled again without new page faults.
+/// growing `String` or `Vec` copies all of it, into pages the kernel must first
+/// zero, at every doubling, which cost a third of the reading thread's time), and
+/// chunks emptied by [`Arena::clear`] are filled again without new page faults.
+/// Spellings are kept in it as records (a head, then the text), one after the
+/// other, so that they need no table of their own.
 #[derive(Default)]
 struct Arena {
     chunks: Vec<String>,
     /// Chunks in use: the last of them is being filled.
     used: usize,
-    /// Bytes of text held.
+    /// Bytes held.
     len: usize,
 }
 
@@ -183,29 +195,64 @@ impl Arena {
         }
     }
 
-    /// Appends `s` and returns where it is: chunk (high half), offset (low half).
-    fn push(&mut self, s: &str) -> u64 {
-        let fits = |c: &String| c.capacity() - c.len() >= s.len();
+    /// The chunk to append `bytes` bytes to, and its number.
+    fn room(&mut self, bytes: usize) -> (usize, &mut String) {
+        let fits = |c: &String| c.capacity() - c.len() >= bytes;
         if self.used == 0 || !fits(&self.chunks[self.used - 1]) {
             if self.used < self.chunks.len() && fits(&self.chunks[self.used]) {
                 self.used += 1;
             } else {
                 self.chunks
-                    .insert(self.used, String::with_capacity(CHUNK_BYTES.max(s.len())));
+                    .insert(self.used, String::with_capacity(CHUNK_BYTES.max(bytes)));
                 self.used += 1;
             }
         }
-        let chunk = &mut self.chunks[self.used - 1];
-        let at = ((self.used as u64 - 1) << 32) | chunk.len() as u64;
-        chunk.push_str(s);
-        self.len += s.len();
-        at
+        self.len += bytes;
+        (self.used - 1, &mut self.chunks[self.used - 1])
     }
 
-    /// The text of `len` bytes at `at` (as [`Arena::push`] returned it).
+    /// Appends the spelling record of `node`: its head, then `text`.
+    fn push_record(&mut self, node: u32, text: &str) {
+        let (_, chunk) = self.room(HEAD + text.len());
+        chunk.extend(head(node, text.len() as u32).iter().map(|&b| char::from(b)));
+        chunk.push_str(text);
+    }
+
+    /// The text of `len` bytes at `at`: chunk (high half), offset (low half).
     fn get(&self, at: u64, len: u32) -> &str {
         let start = at as u32 as usize;
         &self.chunks[(at >> 32) as usize][start..start + len as usize]
+    }
+
+    /// The text of the record at `at` (as [`Arena::records`] gives it).
+    fn record_text(&self, at: u64) -> &str {
+        let chunk = &self.chunks[(at >> 32) as usize];
+        let start = at as u32 as usize;
+        let (_, len) = read_head(&chunk.as_bytes()[start..start + HEAD]);
+        &chunk[start + HEAD..start + HEAD + len as usize]
+    }
+
+    /// Every record held, in the order appended: where it is and its node.
+    fn records(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.chunks[..self.used]
+            .iter()
+            .enumerate()
+            .flat_map(|(c, chunk)| {
+                let bytes = chunk.as_bytes();
+                let mut at = 0;
+                std::iter::from_fn(move || {
+                    let h = bytes.get(at..at + HEAD)?;
+                    let (node, len) = read_head(h);
+                    let here = ((c as u64) << 32) | at as u64;
+                    at += HEAD + len as usize;
+                    Some((here, node))
+                })
+            })
+    }
+
+    /// The bytes held, chunk by chunk.
+    fn held_bytes(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.chunks[..self.used].iter().map(|c| c.as_bytes())
     }
 
     /// Forgets the text, keeping the chunks to be filled again.
@@ -218,30 +265,20 @@ impl Arena {
     }
 }
 
-/// Spellings waiting for the classes to be known: in memory up to a budget, then
-/// in spill files of records `node u32, len u32, bytes` (little endian).
+/// Spellings waiting for the classes to be known: records in memory up to a
+/// budget, then in spill files of the same records.
 struct Spill {
     budget: usize,
     dir: Option<PathBuf>,
     files: Vec<PathBuf>,
     bytes_on_disk: u64,
-    records: Vec<Spelling>,
     arena: Arena,
 }
 
 impl Spill {
-    fn held(&self) -> usize {
-        self.arena.len + self.records.len() * std::mem::size_of::<Spelling>()
-    }
-
-    fn push(&mut self, node: u32, written: &str, canonical: bool) -> std::io::Result<()> {
-        let len = written.len() as u32 & !CANONICAL_BIT;
-        self.records.push(Spelling {
-            node,
-            len: if canonical { len | CANONICAL_BIT } else { len },
-            offset: self.arena.push(written),
-        });
-        if self.dir.is_some() && self.held() > self.budget {
+    fn push(&mut self, node: u32, written: &str) -> std::io::Result<()> {
+        self.arena.push_record(node, written);
+        if self.dir.is_some() && self.arena.len > self.budget {
             self.flush()?;
         }
         Ok(())
@@ -252,22 +289,17 @@ impl Spill {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        if self.records.is_empty() {
+        if self.arena.len == 0 {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("spill-{}", self.files.len()));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        for r in &self.records {
-            let len = r.len & !CANONICAL_BIT;
-            w.write_all(&r.node.to_le_bytes())?;
-            w.write_all(&len.to_le_bytes())?;
-            w.write_all(self.arena.get(r.offset, len).as_bytes())?;
-            self.bytes_on_disk += 8 + u64::from(len);
+        let mut w = File::create(&path)?;
+        for bytes in self.arena.held_bytes() {
+            w.write_all(bytes)?;
         }
-        w.flush()?;
+        self.bytes_on_disk += self.arena.len as u64;
         self.files.push(path);
-        self.records.clear();
         self.arena.clear();
         Ok(())
     }
@@ -300,7 +332,6 @@ impl Closure {
                 dir,
                 files: Vec::new(),
                 bytes_on_disk: 0,
-                records: Vec::new(),
                 arena: Arena::default(),
             },
             collisions: 0,
@@ -362,7 +393,7 @@ impl Closure {
             }
             self.canonical_kept[word] |= bit;
         }
-        self.spill.push(node, e.written, e.canonical)
+        self.spill.push(node, e.written)
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -504,7 +535,6 @@ impl Closure {
             self.spill.flush().map_err(io)?;
             // the in-memory buffer (up to the budget) is not needed any more
             self.spill.arena = Arena::default();
-            self.spill.records = Vec::new();
         }
         // the key table and the text buffer are freed: what is held from here on
         // is far below the peak of reading
@@ -522,11 +552,10 @@ impl Closure {
         };
         // the spellings held in memory, or in partition files by class key
         let parts = if !spilled {
-            let spellings = std::mem::take(&mut self.spill.records);
             // the check hashes' memory, already in place, counts spellings per root
             let mut counts = std::mem::take(&mut self.check);
             counts.fill(0);
-            groups.emit_held(&spellings, &self.spill.arena, &self.parent, counts)?;
+            groups.emit_held(&self.spill.arena, &self.parent, counts)?;
             Vec::new()
         } else {
             partition(&self.spill, groups.class_info, &self.parent).map_err(io)?
@@ -674,16 +703,10 @@ impl<E> Groups<'_, '_, E> {
     /// grouped by a counting sort: `counts` (zeroes, one per node) counts the
     /// spellings of each root, then says where its class's spellings go; only
     /// the classes of two or more spellings are sorted, and each spelling moves
-    /// as a 4-byte index instead of a 24-byte record.
-    fn emit_held(
-        &mut self,
-        spellings: &[Spelling],
-        text: &Arena,
-        parent: &[u32],
-        mut counts: Vec<u32>,
-    ) -> Result<(), E> {
-        for s in spellings {
-            counts[parent[s.node as usize] as usize] += 1;
+    /// as the 8-byte place of its record instead of a 24-byte record.
+    fn emit_held(&mut self, text: &Arena, parent: &[u32], mut counts: Vec<u32>) -> Result<(), E> {
+        for (_, node) in text.records() {
+            counts[parent[node as usize] as usize] += 1;
         }
         // (class key, root) of the classes of two or more spellings
         let mut classes: Vec<(u64, u32)> = Vec::new();
@@ -701,11 +724,11 @@ impl<E> Groups<'_, '_, E> {
             counts[root as usize] = at;
             at += n;
         }
-        let mut order = vec![0u32; at as usize];
-        for (i, s) in spellings.iter().enumerate() {
-            let root = parent[s.node as usize] as usize;
+        let mut order = vec![0u64; at as usize];
+        for (place, node) in text.records() {
+            let root = parent[node as usize] as usize;
             if self.class_info[root] != u64::MAX {
-                order[counts[root] as usize] = i as u32;
+                order[counts[root] as usize] = place;
                 counts[root] += 1;
             }
         }
@@ -714,10 +737,7 @@ impl<E> Groups<'_, '_, E> {
         for &(_, root) in &classes {
             let end = counts[root as usize] as usize;
             written.clear();
-            written.extend(order[begin..end].iter().map(|&i| {
-                let s = &spellings[i as usize];
-                text.get(s.offset, s.len & !CANONICAL_BIT)
-            }));
+            written.extend(order[begin..end].iter().map(|&p| text.record_text(p)));
             self.hand_out(root, &mut written)?;
             begin = end;
         }
@@ -755,15 +775,14 @@ fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Resul
     let mut buf = Vec::new();
     for file in &spill.files {
         let mut r = BufReader::with_capacity(1 << 20, File::open(file)?);
-        let mut head = [0u8; 8];
+        let mut h = [0u8; HEAD];
         loop {
-            match r.read_exact(&mut head) {
+            match r.read_exact(&mut h) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
                 Err(e) => return Err(e),
             }
-            let node = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-            let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+            let (node, len) = read_head(&h);
             buf.resize(len as usize, 0);
             r.read_exact(&mut buf)?;
             let root = parent[node as usize];
@@ -1017,6 +1036,23 @@ mod tests {
         }
         out.sort();
         out
+    }
+
+    #[test]
+    fn record_heads_round_trip_and_stay_ascii() {
+        for (node, len) in [(0, 0), (1, 127), (128, 1 << 20), (u32::MAX, (1 << 31) - 1)] {
+            let h = head(node, len);
+            assert!(h.is_ascii());
+            assert_eq!(read_head(&h), (node, len));
+        }
+        let mut arena = Arena::default();
+        arena.push_record(7, "http://a.org/x");
+        arena.push_record(u32::MAX, "http://b.org/ÿ");
+        let got: Vec<(u32, &str)> = arena
+            .records()
+            .map(|(at, node)| (node, arena.record_text(at)))
+            .collect();
+        assert_eq!(got, [(7, "http://a.org/x"), (u32::MAX, "http://b.org/ÿ")]);
     }
 
     #[test]
