@@ -21,6 +21,11 @@ pub mod line_breaks {
         memchr::memrchr(b'\n', text)
     }
 
+    /// Whether there is a `\r`.
+    pub fn any_cr(text: &[u8]) -> bool {
+        memchr::memchr(b'\r', text).is_some()
+    }
+
     /// The number of `\n`.
     pub fn count(text: &[u8]) -> usize {
         memchr::memchr_iter(b'\n', text).count()

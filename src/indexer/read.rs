@@ -238,34 +238,22 @@ fn read_block<S: Sink>(
     let mut reader = LineReader::default();
     let mut line_no = block.first_line;
     let text = &block.text[..];
-    let mut from = 0;
-    while from <= text.len() {
-        let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
-        let raw_line = &text[from..to];
-        from = to + 1;
-        let mut line = raw_line;
-        while let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        let mut pieces: Vec<&[u8]> = vec![line];
-        if let Some(col) = line.iter().position(|&b| b == b'\r') {
-            if done.bare_cr.is_none() {
-                done.bare_cr = Some((line_no + 1, col as u64 + 1));
-            }
-            if !lenient {
-                done.first_error = Some((line_no + 1, col as u64 + 1, BARE_CR.into()));
-                return done;
-            }
-            pieces = line.split(|&b| b == b'\r').collect();
-        }
-        for piece in pieces {
-            if let Ok(text) = std::str::from_utf8(piece) {
+    // a block is cut at line breaks, so when it is UTF-8 as a whole each line is:
+    // one check for the block instead of one per line (and none for CRs when the
+    // block holds none)
+    let whole = std::str::from_utf8(text).ok();
+    let any_cr = line_breaks::any_cr(text);
+    // one piece of a line (all of it, or a part between bare CRs), with its text
+    // when it is known to be UTF-8; false stops the block
+    let mut piece =
+        |piece: &[u8], checked: Option<&str>, line_no: u64, done: &mut Done<S::Batch>| {
+            if let Some(text) = checked.or_else(|| std::str::from_utf8(piece).ok()) {
                 if let Ok(stmt) = parse_line(text, quads, &mut reader) {
                     if let Some(stmt) = stmt {
                         done.statements += 1;
                         sink.statement(stmt, &mut done.batch);
                     }
-                    continue;
+                    return true;
                 }
             }
             // the reference parser decides, and gives the error
@@ -285,7 +273,7 @@ fn read_block<S: Sink>(
                             done.first_error = Some(located);
                         }
                         if !lenient {
-                            return done;
+                            return false;
                         }
                         // one malformed line is one statement skipped, however
                         // many errors the parser finds in it
@@ -294,6 +282,38 @@ fn read_block<S: Sink>(
                     }
                 }
             }
+            true
+        };
+    let mut from = 0;
+    while from <= text.len() {
+        let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
+        let (start, mut end) = (from, to);
+        from = to + 1;
+        if any_cr {
+            while end > start && text[end - 1] == b'\r' {
+                end -= 1;
+            }
+            let line = &text[start..end];
+            if let Some(col) = line.iter().position(|&b| b == b'\r') {
+                if done.bare_cr.is_none() {
+                    done.bare_cr = Some((line_no + 1, col as u64 + 1));
+                }
+                if !lenient {
+                    done.first_error = Some((line_no + 1, col as u64 + 1, BARE_CR.into()));
+                    return done;
+                }
+                for part in line.split(|&b| b == b'\r') {
+                    if !piece(part, None, line_no, &mut done) {
+                        return done;
+                    }
+                }
+                line_no += 1;
+                continue;
+            }
+        }
+        let checked = whole.map(|w| &w[start..end]);
+        if !piece(&text[start..end], checked, line_no, &mut done) {
+            return done;
         }
         line_no += 1;
     }
