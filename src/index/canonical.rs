@@ -79,8 +79,18 @@ pub fn percent_decode(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// `http://` + host + path, in one allocation.
-fn http(host: &str, parts: &[&str]) -> String {
+/// `http://` + host + path, in one allocation; `None` when `decoded` reads so
+/// already (the common case, which then costs no allocation).
+fn http(decoded: &str, host: &str, parts: &[&str]) -> Option<String> {
+    let mut rest = decoded
+        .strip_prefix("http://")
+        .and_then(|r| r.strip_prefix(host));
+    for p in parts {
+        rest = rest.and_then(|r| r.strip_prefix(p));
+    }
+    if rest.is_some_and(str::is_empty) {
+        return None;
+    }
     let len = 7 + host.len() + parts.iter().map(|p| p.len()).sum::<usize>();
     let mut out = String::with_capacity(len);
     out.push_str("http://");
@@ -88,7 +98,7 @@ fn http(host: &str, parts: &[&str]) -> String {
     for p in parts {
         out.push_str(p);
     }
-    out
+    Some(out)
 }
 
 /// A title with spaces read as underscores.
@@ -103,28 +113,46 @@ fn title(t: &str) -> Cow<'_, str> {
 /// The canonical form of an IRI under SCORING 2a. Equal canonical forms mean the
 /// same resource; anything that is not an http(s) IRI is only percent-normalised.
 pub fn canonical_iri(iri: &str) -> String {
-    let iri = iri.trim();
-    let decoded = percent_decode(iri);
-    let split = find_byte(&decoded, b':')
+    canonical_form(iri).into_owned()
+}
+
+/// [`canonical_iri`] without a copy when the IRI is already canonical (as most
+/// IRIs of dumps are): the IRI itself (trimmed) is borrowed then.
+pub fn canonical_form(iri: &str) -> Cow<'_, str> {
+    let decoded = percent_decode(iri.trim());
+    match rewrite(&decoded) {
+        None => decoded,
+        Some(canonical) => Cow::Owned(canonical),
+    }
+}
+
+/// The canonical form of a percent-decoded IRI, or `None` when it is that IRI.
+fn rewrite(decoded: &str) -> Option<String> {
+    let split = find_byte(decoded, b':')
         .filter(|&c| decoded[c + 1..].starts_with("//"))
         .map(|c| (&decoded[..c], &decoded[c + 3..]));
     let (scheme, rest) = match split {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
-        _ => return decoded.into_owned(),
+        _ => return None,
     };
     let (authority, path) = match find_byte(rest, b'/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
     let lower;
-    let host = if authority.bytes().any(|b| b.is_ascii_uppercase()) {
+    let lowered = authority.bytes().any(|b| b.is_ascii_uppercase());
+    let host = if lowered {
         lower = authority.to_ascii_lowercase();
         lower.as_str()
     } else {
         authority
     };
     if !is_kg_host(host) {
-        let scheme = if scheme == "http" || scheme == "https" {
+        let lower_scheme = scheme == "http" || scheme == "https";
+        if lower_scheme && !lowered {
+            return None;
+        }
+        let scheme = if lower_scheme {
             Cow::Borrowed(scheme)
         } else {
             Cow::Owned(scheme.to_ascii_lowercase())
@@ -134,7 +162,7 @@ pub fn canonical_iri(iri: &str) -> String {
         out.push_str("://");
         out.push_str(host);
         out.push_str(path);
-        return out;
+        return Some(out);
     }
     // From here on the scheme is http.
     if host == "dbpedia.org" || host.ends_with(".dbpedia.org") {
@@ -147,21 +175,21 @@ pub fn canonical_iri(iri: &str) -> String {
             .strip_prefix("/page/")
             .or_else(|| path.strip_prefix("/resource/"))
         {
-            return http(host, &["/resource/", &title(t)]);
+            return http(decoded, host, &["/resource/", &title(t)]);
         }
-        return http(host, &[path]);
+        return http(decoded, host, &[path]);
     }
     if let Some(lang) = host.strip_suffix(".wikipedia.org") {
         let lang = lang.strip_suffix(".m").unwrap_or(lang);
         if let Some(t) = path.strip_prefix("/wiki/") {
             let t = title(t);
             return if lang == "en" || lang == "www" {
-                http("dbpedia.org", &["/resource/", &t])
+                http(decoded, "dbpedia.org", &["/resource/", &t])
             } else {
-                http(lang, &[".dbpedia.org/resource/", &t])
+                http(decoded, lang, &[".dbpedia.org/resource/", &t])
             };
         }
-        return http(host, &[path]);
+        return http(decoded, host, &[path]);
     }
     if host == "wikidata.org" || host == "www.wikidata.org" || host == "m.wikidata.org" {
         let id = path
@@ -175,10 +203,10 @@ pub fn canonical_iri(iri: &str) -> String {
             .or_else(|| path.strip_prefix("/entity/"));
         if let Some(id) = id {
             if is_wikidata_id(id) {
-                return http("www.wikidata.org", &["/entity/", id]);
+                return http(decoded, "www.wikidata.org", &["/entity/", id]);
             }
         }
-        return http(host, &[path]);
+        return http(decoded, host, &[path]);
     }
     if host == "rdf.freebase.com" || host == "www.freebase.com" || host == "freebase.com" {
         let mid = path
@@ -186,11 +214,11 @@ pub fn canonical_iri(iri: &str) -> String {
             .or_else(|| path.strip_prefix("/"))
             .and_then(freebase_mid);
         if let Some(mid) = mid {
-            return http("rdf.freebase.com", &["/ns/", &mid]);
+            return http(decoded, "rdf.freebase.com", &["/ns/", &mid]);
         }
-        return http(host, &[path]);
+        return http(decoded, host, &[path]);
     }
-    http(host, &[path])
+    http(decoded, host, &[path])
 }
 
 /// The IRI form GERBIL compares (the `gerbil` profile, SCORING 8): only
@@ -268,6 +296,51 @@ mod tests {
     }
     fn differ(a: &str, b: &str) {
         assert_ne!(canonical_iri(a), canonical_iri(b), "{a} vs {b}");
+    }
+
+    #[test]
+    fn canonical_iris_are_borrowed_and_others_rewritten() {
+        for iri in [
+            "http://dbpedia.org/resource/Douglas_Adams",
+            "http://de.dbpedia.org/resource/Köln",
+            "http://www.wikidata.org/entity/Q42",
+            "http://rdf.freebase.com/ns/m.0282x",
+            "https://example.org/A",
+            "urn:isbn:0451450523",
+        ] {
+            assert!(
+                matches!(canonical_form(iri), Cow::Borrowed(c) if c == iri),
+                "{iri}"
+            );
+        }
+        for (iri, canonical) in [
+            (
+                "https://dbpedia.org/resource/Douglas_Adams",
+                "http://dbpedia.org/resource/Douglas_Adams",
+            ),
+            (
+                "http://en.wikipedia.org/wiki/Douglas Adams",
+                "http://dbpedia.org/resource/Douglas_Adams",
+            ),
+            (
+                "http://wikidata.org/entity/Q42",
+                "http://www.wikidata.org/entity/Q42",
+            ),
+            ("HTTP://Example.org/A", "http://example.org/A"),
+            ("https://Example.org/A", "https://example.org/A"),
+            (
+                " http://dbpedia.org/resource/X ",
+                "http://dbpedia.org/resource/X",
+            ),
+            (
+                "http://dbpedia.org/resource/K%C3%B6ln",
+                "http://dbpedia.org/resource/Köln",
+            ),
+        ] {
+            let got = canonical_form(iri);
+            assert_eq!(got, canonical, "{iri}");
+            assert_eq!(got, canonical_iri(iri), "{iri}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod read;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::index::canonical::{canonical_iri, freebase_literal_iri};
+use crate::index::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
 use crate::index::format::{
     size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR, META_FILE,
 };
@@ -184,6 +184,15 @@ fn excluded(iri: &str, hosts: &[String]) -> bool {
     })
 }
 
+/// Whether the canonical form of `written` is `written` itself: a borrowed form
+/// of the same length is (it is a part of `written`), without comparing bytes.
+fn as_written(canonical: &std::borrow::Cow<'_, str>, written: &str) -> bool {
+    match canonical {
+        std::borrow::Cow::Borrowed(c) => c.len() == written.len(),
+        std::borrow::Cow::Owned(c) => c == written,
+    }
+}
+
 /// One equivalence link in a batch: the two endpoints' keys, whether each is
 /// written in canonical form, and where their written forms are in the batch text.
 #[derive(Clone, Copy)]
@@ -218,7 +227,7 @@ impl Classifier<'_> {
             batch.excluded_links += 1;
             return;
         }
-        let (ca, cb) = (canonical_iri(a), canonical_iri(b));
+        let (ca, cb) = (canonical_form(a), canonical_form(b));
         let start = batch.text.len() as u32;
         batch.text.push_str(a);
         let mid = batch.text.len() as u32;
@@ -227,7 +236,7 @@ impl Classifier<'_> {
         batch.links.push(Link {
             keys: [ka, kb],
             checks: [xa, xb],
-            canonical: [ca == a, cb == b],
+            canonical: [as_written(&ca, a), as_written(&cb, b)],
             ends: [start, mid, batch.text.len() as u32],
         });
     }
@@ -255,7 +264,7 @@ impl Sink for Classifier<'_> {
                     // Wikidata sitelink: <https://xx.wikipedia.org/wiki/T> schema:about wd:Q
                     self.link(subject, o, batch);
                 } else if p == RDF_TYPE || p == WDT_P31 {
-                    let (key, _) = iri_key_and_check(&canonical_iri(subject));
+                    let (key, _) = iri_key_and_check(&canonical_form(subject));
                     batch.types.push((key, canonical_iri(o)));
                 }
             }
@@ -268,7 +277,7 @@ impl Sink for Classifier<'_> {
                     batch.labels.push(
                         &normalize_label(value),
                         &lang.unwrap_or("").to_ascii_lowercase(),
-                        &canonical_iri(subject),
+                        &canonical_form(subject),
                         value,
                     );
                 }
