@@ -186,7 +186,7 @@ fn excluded(iri: &str, hosts: &[String]) -> bool {
 
 /// Whether the canonical form of `written` is `written` itself: a borrowed form
 /// of the same length is (it is a part of `written`), without comparing bytes.
-fn as_written(canonical: &std::borrow::Cow<'_, str>, written: &str) -> bool {
+fn as_written(canonical: std::borrow::Cow<'_, str>, written: &str) -> bool {
     match canonical {
         std::borrow::Cow::Borrowed(c) => c.len() == written.len(),
         std::borrow::Cow::Owned(c) => c == written,
@@ -236,7 +236,7 @@ impl Classifier<'_> {
         batch.links.push(Link {
             keys: [ka, kb],
             checks: [xa, xb],
-            canonical: [as_written(&ca, a), as_written(&cb, b)],
+            canonical: [as_written(ca, a), as_written(cb, b)],
             ends: [start, mid, batch.text.len() as u32],
         });
     }
