@@ -34,6 +34,64 @@ pub struct Endpoint<'a> {
     pub canonical: bool,
 }
 
+/// Memory made ready on a thread of its own: zeroes whose pages are already
+/// touched. On this kind of machine the kernel takes about a second per GB to
+/// hand out fresh pages (it zeroes them at the first touch), and the reading
+/// thread, the busiest, is the one that would pay it when the key table doubles
+/// or the text needs a new chunk; made ahead, it pays only the copy. Dropped
+/// before it is taken, the work stops and the memory is freed.
+struct Ahead<T> {
+    handle: Option<std::thread::JoinHandle<Option<T>>>,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<T: Send + 'static> Ahead<T> {
+    /// Starts `make` (given a flag that says to stop) on a thread of its own.
+    fn start(
+        make: impl FnOnce(&std::sync::atomic::AtomicBool) -> Option<T> + Send + 'static,
+    ) -> Ahead<T> {
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = cancel.clone();
+        let handle = std::thread::Builder::new()
+            .name("qajudge-ahead".into())
+            .spawn(move || make(&flag))
+            .ok();
+        Ahead { handle, cancel }
+    }
+
+    /// What was made (waiting for it); `None` when the thread could not run.
+    fn take(mut self) -> Option<T> {
+        self.handle.take()?.join().ok().flatten()
+    }
+}
+
+impl<T> Drop for Ahead<T> {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// `n` zeroes, every page written (not a zeroed allocation, whose pages the
+/// kernel would hand out only at their first touch); `None` once `cancel` is set.
+fn touched<T: Copy + Default>(n: usize, cancel: &std::sync::atomic::AtomicBool) -> Option<Vec<T>> {
+    let mut v = Vec::with_capacity(n);
+    // a zero the compiler cannot see, so that the writes are not turned into a
+    // zeroed allocation
+    let zero = std::hint::black_box(T::default());
+    while v.len() < n {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let step = (n - v.len()).min(1 << 18);
+        v.resize(v.len() + step, zero);
+    }
+    Some(v)
+}
+
+/// Tables of fewer slots than this grow without help: their memory is small.
+const AHEAD_MIN_SLOTS: usize = 1 << 20;
+
 /// An open-addressing map from key to node id with linear probing, where a key's
 /// home slot is given by its top bits, so that the slots hold the keys almost in
 /// order (see [`Table::for_each_sorted`]).
@@ -42,6 +100,9 @@ struct Table {
     nodes: Vec<u32>,
     shift: u32,
     len: usize,
+    /// The next size's memory, made ahead once the table is three quarters of
+    /// the way to growing.
+    next: Option<Ahead<(Vec<u64>, Vec<u32>)>>,
 }
 
 /// The key that marks an empty slot (a real key of 0 is stored as 1).
@@ -49,11 +110,17 @@ const EMPTY: u64 = 0;
 
 impl Table {
     fn with_bits(bits: u32) -> Table {
+        Table::from_parts(vec![EMPTY; 1 << bits], vec![0; 1 << bits])
+    }
+
+    /// An empty table on `keys` and `nodes` (all empty, of one power-of-two length).
+    fn from_parts(keys: Vec<u64>, nodes: Vec<u32>) -> Table {
         Table {
-            keys: vec![EMPTY; 1 << bits],
-            nodes: vec![0; 1 << bits],
-            shift: 64 - bits,
+            shift: 64 - keys.len().trailing_zeros(),
+            keys,
+            nodes,
             len: 0,
+            next: None,
         }
     }
 
@@ -66,6 +133,15 @@ impl Table {
         let key = key.max(1);
         if (self.len + 1) * 8 > self.keys.len() * 7 {
             self.grow();
+        } else if self.next.is_none()
+            && self.keys.len() >= AHEAD_MIN_SLOTS
+            && self.len * 32 > self.keys.len() * 21
+        {
+            // three quarters of the way to 7/8 full
+            let slots = 2 * self.keys.len();
+            self.next = Some(Ahead::start(move |cancel| {
+                Some((touched(slots, cancel)?, touched(slots, cancel)?))
+            }));
         }
         let mask = self.keys.len() - 1;
         let mut slot = self.home(key);
@@ -85,8 +161,14 @@ impl Table {
     }
 
     fn grow(&mut self) {
-        let bits = 64 - self.shift + 1;
-        let old = std::mem::replace(self, Table::with_bits(bits));
+        let slots = 2 * self.keys.len();
+        let new = match self.next.take().and_then(Ahead::take) {
+            Some((keys, nodes)) if keys.len() == slots && nodes.len() == slots => {
+                Table::from_parts(keys, nodes)
+            }
+            _ => Table::from_parts(vec![EMPTY; slots], vec![0; slots]),
+        };
+        let old = std::mem::replace(self, new);
         let mask = self.keys.len() - 1;
         for (key, node) in old.keys.into_iter().zip(old.nodes) {
             if key == EMPTY {
@@ -182,6 +264,8 @@ struct Arena {
     used: usize,
     /// Bytes held.
     len: usize,
+    /// The next chunk, made ahead once the arena has grown past one chunk.
+    next: Option<Ahead<String>>,
 }
 
 impl Arena {
@@ -192,6 +276,7 @@ impl Arena {
             chunks: vec![text],
             used: 1,
             len,
+            next: None,
         }
     }
 
@@ -202,9 +287,19 @@ impl Arena {
             if self.used < self.chunks.len() && fits(&self.chunks[self.used]) {
                 self.used += 1;
             } else {
-                self.chunks
-                    .insert(self.used, String::with_capacity(CHUNK_BYTES.max(bytes)));
+                let chunk = match self.next.take().and_then(Ahead::take) {
+                    Some(c) if c.capacity() >= bytes => c,
+                    _ => String::with_capacity(CHUNK_BYTES.max(bytes)),
+                };
+                self.chunks.insert(self.used, chunk);
                 self.used += 1;
+                if self.chunks.len() >= 2 {
+                    self.next = Some(Ahead::start(|cancel| {
+                        let mut chunk = String::from_utf8(touched(CHUNK_BYTES, cancel)?).ok()?;
+                        chunk.clear();
+                        Some(chunk)
+                    }));
+                }
             }
         }
         self.len += bytes;
@@ -467,6 +562,9 @@ impl Closure {
         io: &dyn Fn(std::io::Error) -> E,
         phase: &mut dyn FnMut(&str),
     ) -> Result<Finished, E> {
+        // memory made ahead for more reading is not needed
+        self.table.next = None;
+        self.spill.arena.next = None;
         let n = self.parent.len();
         for x in 0..n as u32 {
             let root = self.find(x);
