@@ -193,21 +193,47 @@ fn as_written(canonical: std::borrow::Cow<'_, str>, written: &str) -> bool {
     }
 }
 
-/// One equivalence link in a batch: the two endpoints' keys, whether each is
-/// written in canonical form, and where their written forms are in the batch text.
+/// One end of an equivalence link in a batch: its key and check hash, whether it
+/// is written in canonical form, and where its written form is in the batch text.
 #[derive(Clone, Copy)]
-struct Link {
-    keys: [u64; 2],
-    checks: [u32; 2],
-    canonical: [bool; 2],
-    ends: [u32; 3],
+struct End {
+    key: u64,
+    check: u32,
+    canonical: bool,
+    at: u32,
+    len: u32,
+}
+
+impl End {
+    /// The end written `written`, whose text is appended to `text`.
+    fn new(written: &str, text: &mut String) -> End {
+        let canonical = canonical_form(written);
+        let (key, check) = iri_key_and_check(&canonical);
+        let at = text.len() as u32;
+        text.push_str(written);
+        End {
+            key,
+            check,
+            canonical: as_written(canonical, written),
+            at,
+            len: written.len() as u32,
+        }
+    }
+
+    /// Its written form in the batch text.
+    fn written<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.at as usize..(self.at + self.len) as usize]
+    }
 }
 
 /// What the statements of one block say: equivalence links, labels, types.
 #[derive(Default)]
 pub struct Batch {
-    links: Vec<Link>,
+    links: Vec<[End; 2]>,
     text: String,
+    /// The subject of the last link (dumps give one subject several links in a
+    /// row): its canonical form and key are not worked out again.
+    last_subject: Option<End>,
     labels: Postings,
     /// (key of the subject's canonical IRI, canonical class IRI)
     types: Vec<(u64, String)>,
@@ -227,18 +253,16 @@ impl Classifier<'_> {
             batch.excluded_links += 1;
             return;
         }
-        let (ca, cb) = (canonical_form(a), canonical_form(b));
-        let start = batch.text.len() as u32;
-        batch.text.push_str(a);
-        let mid = batch.text.len() as u32;
-        batch.text.push_str(b);
-        let ((ka, xa), (kb, xb)) = (iri_key_and_check(&ca), iri_key_and_check(&cb));
-        batch.links.push(Link {
-            keys: [ka, kb],
-            checks: [xa, xb],
-            canonical: [as_written(ca, a), as_written(cb, b)],
-            ends: [start, mid, batch.text.len() as u32],
-        });
+        let ea = match batch.last_subject {
+            Some(last) if last.written(&batch.text) == a => last,
+            _ => {
+                let end = End::new(a, &mut batch.text);
+                batch.last_subject = Some(end);
+                end
+            }
+        };
+        let eb = End::new(b, &mut batch.text);
+        batch.links.push([ea, eb]);
     }
 }
 
@@ -248,6 +272,7 @@ impl Sink for Classifier<'_> {
     fn clear(batch: &mut Batch) {
         batch.links.clear();
         batch.text.clear();
+        batch.last_subject = None;
         batch.labels.clear();
         batch.types.clear();
         batch.excluded_links = 0;
@@ -302,19 +327,16 @@ struct Collector {
 impl Collector {
     fn add(&mut self, batch: &mut Batch) -> std::io::Result<()> {
         let text = batch.text.as_str();
-        let endpoint = |l: &Link, i: usize| {
-            let [s, m, e] = l.ends.map(|x| x as usize);
-            Endpoint {
-                key: l.keys[i],
-                check: l.checks[i],
-                written: if i == 0 { &text[s..m] } else { &text[m..e] },
-                canonical: l.canonical[i],
-            }
+        let endpoint = |e: &End| Endpoint {
+            key: e.key,
+            check: e.check,
+            written: e.written(text),
+            canonical: e.canonical,
         };
         let links: Vec<_> = batch
             .links
             .iter()
-            .map(|l| (endpoint(l, 0), endpoint(l, 1)))
+            .map(|[a, b]| (endpoint(a), endpoint(b)))
             .collect();
         self.closure.link_all(&links)?;
         self.links += batch.links.len() as u64;
