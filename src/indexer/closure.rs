@@ -4,15 +4,19 @@
 //! smallest key of each class), whatever the order of statements and files.
 //!
 //! Memory per IRI: the key table (12 bytes a slot, at most 7/8 full), parent, rank
-//! and a 32-bit check hash (9 bytes), one bit. The spellings' text is held in
-//! memory up to a budget and then spilled to files in a directory the caller
-//! gives; finishing sorts them in partitions of about the budget's size, so the
+//! and a 32-bit check hash (9 bytes), one bit. The spellings are records (a
+//! 10-byte head, then the text) in chunks of text that never move, held in
+//! memory up to a budget and then spilled, chunk by chunk, to files in a
+//! directory the caller gives; finishing sorts them in partitions of about the budget's size, so the
 //! text of a dump of any size costs disk, not memory. Finishing also sets the
 //! keys aside in key order (in a file when the text was spilled) and frees the
 //! key table before grouping, so that a large build peaks while reading.
 //! Spellings held in memory are grouped by a counting sort per class; the keys
 //! are handed out as two streams, one per half of the key space, so that two
-//! table writers can work at once.
+//! table writers can work at once. The memory of the key table's next size and
+//! of the next chunk of text is made ready (its pages touched) on a thread of
+//! its own, ahead of need, so that the reading thread does not wait for the
+//! kernel to hand out fresh pages.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -72,25 +76,32 @@ impl<T> Drop for Ahead<T> {
     }
 }
 
-/// `n` zeroes, every page written (not a zeroed allocation, whose pages the
-/// kernel would hand out only at their first touch); `None` once `cancel` is set.
-fn touched<T: Copy + Default>(n: usize, cancel: &std::sync::atomic::AtomicBool) -> Option<Vec<T>> {
+/// `n` copies of `value`, every page written (not a zeroed allocation, whose
+/// pages the kernel would hand out only at their first touch); `None` once
+/// `cancel` is set.
+fn touched<T: Copy>(n: usize, value: T, cancel: &std::sync::atomic::AtomicBool) -> Option<Vec<T>> {
     let mut v = Vec::with_capacity(n);
-    // a zero the compiler cannot see, so that the writes are not turned into a
-    // zeroed allocation
-    let zero = std::hint::black_box(T::default());
+    // a value the compiler cannot see, so that writing zeroes is not turned into
+    // a zeroed allocation
+    let value = std::hint::black_box(value);
     while v.len() < n {
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         let step = (n - v.len()).min(1 << 18);
-        v.resize(v.len() + step, zero);
+        v.resize(v.len() + step, value);
     }
     Some(v)
 }
 
 /// Tables of fewer slots than this grow without help: their memory is small.
 const AHEAD_MIN_SLOTS: usize = 1 << 20;
+
+/// Tables of more slots than this grow without help too: a build that ends
+/// between 70% and 7/8 full has made its next size for nothing, and for the
+/// largest builds that would raise the peak by twice the table (the next size
+/// of 2²⁵ slots is 768 MB; that of 2²⁸ would be 6 GB).
+const AHEAD_MAX_SLOTS: usize = 1 << 25;
 
 /// An open-addressing map from key to node id with linear probing, where a key's
 /// home slot is given by its top bits, so that the slots hold the keys almost in
@@ -100,8 +111,8 @@ struct Table {
     nodes: Vec<u32>,
     shift: u32,
     len: usize,
-    /// The next size's memory, made ahead once the table is three quarters of
-    /// the way to growing.
+    /// The next size's memory, made ahead once the table is 70% full (only
+    /// for tables of [`AHEAD_MIN_SLOTS`] to [`AHEAD_MAX_SLOTS`] slots).
     next: Option<Ahead<(Vec<u64>, Vec<u32>)>>,
 }
 
@@ -134,13 +145,13 @@ impl Table {
         if (self.len + 1) * 8 > self.keys.len() * 7 {
             self.grow();
         } else if self.next.is_none()
-            && self.keys.len() >= AHEAD_MIN_SLOTS
-            && self.len * 32 > self.keys.len() * 21
+            && (AHEAD_MIN_SLOTS..=AHEAD_MAX_SLOTS).contains(&self.keys.len())
+            && self.len * 10 > self.keys.len() * 7
         {
-            // three quarters of the way to 7/8 full
+            // 70% full, four fifths of the way to 7/8
             let slots = 2 * self.keys.len();
             self.next = Some(Ahead::start(move |cancel| {
-                Some((touched(slots, cancel)?, touched(slots, cancel)?))
+                Some((touched(slots, EMPTY, cancel)?, touched(slots, 0, cancel)?))
             }));
         }
         let mask = self.keys.len() - 1;
@@ -295,7 +306,7 @@ impl Arena {
                 self.used += 1;
                 if self.chunks.len() >= 2 {
                     self.next = Some(Ahead::start(|cancel| {
-                        let mut chunk = String::from_utf8(touched(CHUNK_BYTES, cancel)?).ok()?;
+                        let mut chunk = String::from_utf8(touched(CHUNK_BYTES, 0, cancel)?).ok()?;
                         chunk.clear();
                         Some(chunk)
                     }));
@@ -566,6 +577,18 @@ impl Closure {
         self.table.next = None;
         self.spill.arena.next = None;
         let n = self.parent.len();
+        let spilled = !self.spill.files.is_empty();
+        // a build held in memory has the memory of the two arrays below made
+        // while the forest is flattened (a spilled, large one makes them after
+        // freeing what it can, so as not to raise its peak)
+        let records = self.table.len * KEY_RECORD;
+        let ahead = (!spilled).then(|| {
+            Ahead::start(move |cancel| {
+                let mut sorted = touched(records, 0u8, cancel)?;
+                sorted.clear();
+                Some((touched(n, u64::MAX, cancel)?, sorted))
+            })
+        });
         for x in 0..n as u32 {
             let root = self.find(x);
             self.parent[x as usize] = root;
@@ -573,7 +596,6 @@ impl Closure {
         self.rank = Vec::new();
         // a build held in memory reuses the check hashes' memory to group classes;
         // a spilled (large) one frees it before the key table's last pass
-        let spilled = !self.spill.files.is_empty();
         if spilled {
             self.check = Vec::new();
         }
@@ -581,12 +603,18 @@ impl Closure {
         // the smallest key of each class, kept at its root, then mixed (a bijection)
         // so that class keys spread evenly: classes are handed out in the order of
         // their mixed keys, and spilled spellings are partitioned by them
-        let mut class_key = vec![u64::MAX; n];
+        let made = ahead.and_then(Ahead::take);
+        let (mut class_key, sorted) = match made {
+            Some((class_key, sorted)) if class_key.len() == n => (class_key, sorted),
+            _ => (vec![u64::MAX; n], Vec::new()),
+        };
         // the keys with their classes' roots, in key order, are all the last pass
         // needs of the table: when the text was spilled (a large build) they go to a
         // file so that the table's memory is free while classes are grouped
-        let mut keys = if self.spill.files.is_empty() {
-            SortedKeys::Memory(Vec::with_capacity(self.table.len * KEY_RECORD), 0)
+        let mut keys = if !spilled {
+            let mut sorted = sorted;
+            sorted.reserve_exact(records);
+            SortedKeys::Memory(sorted, 0)
         } else {
             let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
             let path = dir.join("keys");
