@@ -710,6 +710,26 @@ mod tests {
     /// decompressed, to keep the debug-built test short) reads the same with the
     /// fast parallel reader as with oxrdfio alone.
     #[test]
+    fn a_line_that_is_not_utf8_costs_that_line_only() {
+        // the block is checked as a whole first: when it is not UTF-8, its other
+        // lines are still read, each checked on its own
+        let dir = std::env::temp_dir().join(format!("qajudge-latin1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let path = dir.join("latin1.nt");
+        let mut bytes = b"<http://a.org/1> <http://p.org/p> <http://b.org/1> .\n".to_vec();
+        bytes.extend_from_slice(b"<http://a.org/2> <http://p.org/p> \"caf\xe9\" .\n");
+        bytes.extend_from_slice(b"<http://a.org/3> <http://p.org/p> <http://b.org/3> .\n");
+        std::fs::write(&path, &bytes).expect("write");
+        let (got, stats) = fast(&path, 2);
+        let subjects: Vec<_> = got.iter().map(|s| s.0.as_deref()).collect();
+        assert_eq!(subjects, [Some("http://a.org/1"), Some("http://a.org/3")]);
+        assert_eq!(stats.skipped, 1, "{stats:?}");
+        let first = stats.first_error.as_deref().unwrap_or("");
+        assert!(first.starts_with("2:"), "{first}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn fast_reader_agrees_with_oxrdfio_on_real_dumps() {
         let Some(dir) = crate::test_data::shared_data("rdf") else {
             return;
