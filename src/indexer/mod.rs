@@ -520,12 +520,16 @@ pub fn build(
     };
     let mut inputs_meta = Vec::with_capacity(files.len());
     let mut counts = Counts::default();
+    // compressed files are decompressed in order by two threads, the next one
+    // while the one before it still is
+    let mut decompressing = read::Decompressing::start(&files, 2);
     for path in &files {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         progress.file(path, size);
         let mut reported = 0u64;
         let stats = read_file(
             path,
+            decompressing.take(path),
             opts.lenient,
             threads,
             &classifier,

@@ -18,7 +18,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
@@ -142,27 +142,195 @@ pub trait Sink: Sync {
 /// bytes read so far and the number of statements in the batch.
 pub type OnBatch<'a, B> = dyn FnMut(&mut B, u64, u64) -> Result<(), IndexerError> + 'a;
 
-/// Counts and checksums the bytes read through it, publishing the count for
-/// progress reports.
-struct Counting<'a, R> {
-    inner: R,
-    bytes: u64,
-    checksum: Checksum,
-    progress: &'a AtomicU64,
+/// What has been read of a file: its bytes (published for progress reports) and
+/// their checksum, shared with the thread that reads it.
+#[derive(Default)]
+struct Tally {
+    bytes: AtomicU64,
+    checksum: Mutex<Checksum>,
 }
 
-impl<R: Read> Read for Counting<'_, R> {
+impl Tally {
+    /// The bytes read and their checksum.
+    fn value(&self) -> (u64, u64) {
+        let checksum = self.checksum.lock().map_or(0, |c| c.value());
+        (self.bytes.load(Ordering::Relaxed), checksum)
+    }
+}
+
+/// Counts and checksums the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    tally: Arc<Tally>,
+}
+
+impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.checksum.update(&buf[..n]);
-        self.bytes += n as u64;
-        self.progress.store(self.bytes, Ordering::Relaxed);
+        if let Ok(mut c) = self.tally.checksum.lock() {
+            c.update(&buf[..n]);
+        }
+        self.tally.bytes.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
 
+/// Bytes of one piece of decompressed text sent from a decompressing thread.
+const PIECE_BYTES: usize = 1 << 20;
+/// Pieces of one file's text that may wait to be read (64 MiB).
+const PIECES_WAITING: usize = 64;
+
+/// A piece of a file's decompressed text; an empty piece ends the file.
+type Piece = std::io::Result<Vec<u8>>;
+
+/// The compressed inputs of a build, decompressed in input order by threads of
+/// their own, each file's text waiting (up to [`PIECES_WAITING`] pieces) until
+/// it is read: decompressing is the bound of compressed dumps (bzip2 most of
+/// all) and runs on one core per file, so with two threads the next file is
+/// decompressed while the one before it still is. Dropped, the threads stop.
+pub struct Decompressing {
+    files: Vec<(std::path::PathBuf, Source)>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The decompressed text of one file as it is made, and the tally of its
+/// compressed bytes.
+pub struct Source {
+    pieces: Receiver<Piece>,
+    tally: Arc<Tally>,
+}
+
+impl Decompressing {
+    /// Starts decompressing the compressed ones of `files` on `threads` threads.
+    pub fn start(files: &[std::path::PathBuf], threads: usize) -> Decompressing {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut jobs = std::collections::VecDeque::new();
+        let mut sources = Vec::new();
+        for path in files {
+            if split_compression(&file_name(path)).1.is_none() {
+                continue;
+            }
+            let (tx, rx) = sync_channel::<Piece>(PIECES_WAITING);
+            let tally = Arc::new(Tally::default());
+            jobs.push_back((path.clone(), tx, tally.clone()));
+            sources.push((path.clone(), Source { pieces: rx, tally }));
+        }
+        let jobs = Arc::new(Mutex::new(jobs));
+        for _ in 0..threads.min(sources.len()) {
+            let (jobs, flag) = (jobs.clone(), stop.clone());
+            let spawned = std::thread::Builder::new()
+                .name("qajudge-decompress".into())
+                .spawn(move || loop {
+                    let Some((path, tx, tally)) = jobs.lock().ok().and_then(|mut q| q.pop_front())
+                    else {
+                        return;
+                    };
+                    if let Err(e) = decompress_into(&path, &tx, tally, &flag) {
+                        let _ = tx.send(Err(e));
+                    }
+                });
+            // without the thread, a file's text might never come: each file is
+            // then read where it is read
+            if spawned.is_err() {
+                return Decompressing {
+                    files: Vec::new(),
+                    stop,
+                };
+            }
+        }
+        Decompressing {
+            files: sources,
+            stop,
+        }
+    }
+
+    /// The text of `path` if it is being decompressed (once).
+    pub fn take(&mut self, path: &Path) -> Option<Source> {
+        let i = self.files.iter().position(|(p, _)| p == path)?;
+        Some(self.files.remove(i).1)
+    }
+}
+
+impl Drop for Decompressing {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Decompresses one file into pieces sent on `tx`, ending with an empty piece.
+fn decompress_into(
+    path: &Path,
+    tx: &std::sync::mpsc::SyncSender<Piece>,
+    tally: Arc<Tally>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> std::io::Result<()> {
+    let counting = Counting {
+        inner: File::open(path)?,
+        tally,
+    };
+    let mut text = decompressed(&file_name(path), counting)?;
+    loop {
+        let mut piece = vec![0u8; PIECE_BYTES];
+        let n = read_full(&mut text, &mut piece)?;
+        piece.truncate(n);
+        // the reader is gone (the build stopped): nothing more to do
+        if tx.send(Ok(piece)).is_err() || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Reads the pieces of a [`Source`] as one text.
+struct Pieces {
+    rx: Receiver<Piece>,
+    piece: Vec<u8>,
+    at: usize,
+    /// The empty piece that ends the text came.
+    ended: bool,
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.ended {
+            return Ok(0);
+        }
+        if self.at == self.piece.len() {
+            match self.rx.recv() {
+                Ok(Ok(piece)) if piece.is_empty() => {
+                    self.ended = true;
+                    return Ok(0);
+                }
+                Ok(Ok(piece)) => {
+                    self.piece = piece;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(std::io::Error::other("the decompressing thread stopped")),
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A file's name in lower case (which tells its format and compression).
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
 /// The decompressed text of a file.
-fn decompressed<'a, R: Read + 'a>(name: &str, raw: R) -> std::io::Result<Box<dyn Read + 'a>> {
+fn decompressed<'a, R: Read + Send + 'a>(
+    name: &str,
+    raw: R,
+) -> std::io::Result<Box<dyn Read + Send + 'a>> {
     Ok(match split_compression(name).1 {
         Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))),
         Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(raw))),
@@ -324,9 +492,11 @@ fn read_block<S: Sink>(
 /// order, to `on_batch` with the number of (stored) bytes read so far and the
 /// number of statements it holds. A malformed statement stops the read with its
 /// line and column, unless `lenient`, which skips and counts it. `threads` workers
-/// read line-based files.
+/// read line-based files. `source`, when the file is being decompressed by a
+/// [`Decompressing`], is where its text comes from.
 pub fn read_file<S: Sink>(
     path: &Path,
+    source: Option<Source>,
     lenient: bool,
     threads: usize,
     sink: &S,
@@ -340,48 +510,54 @@ pub fn read_file<S: Sink>(
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let file = File::open(path).map_err(io)?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let progress = AtomicU64::new(0);
-    let counting = Counting {
-        inner: file,
-        bytes: 0,
-        checksum: Checksum::default(),
-        progress: &progress,
+    let name = file_name(path);
+    let (text, tally): (Box<dyn Read + Send + '_>, Arc<Tally>) = match source {
+        Some(source) => {
+            let pieces = Pieces {
+                rx: source.pieces,
+                piece: Vec::new(),
+                at: 0,
+                ended: false,
+            };
+            (Box::new(pieces), source.tally)
+        }
+        None => {
+            let tally = Arc::new(Tally::default());
+            let counting = Counting {
+                inner: File::open(path).map_err(io)?,
+                tally: tally.clone(),
+            };
+            (decompressed(&name, counting).map_err(io)?, tally)
+        }
     };
     let input = Input {
         path,
-        name: &name,
-        progress: &progress,
+        tally: &tally,
     };
     if matches!(format, RdfFormat::NTriples | RdfFormat::NQuads) {
-        read_lines(&input, counting, format, lenient, threads, sink, on_batch)
+        read_lines(&input, text, format, lenient, threads, sink, on_batch)
     } else {
-        read_whole(&input, counting, format, lenient, sink, on_batch)
+        read_whole(&input, text, format, lenient, sink, on_batch)
     }
 }
 
 /// A file that is not line-based, read by oxrdfio on this thread.
 fn read_whole<S: Sink>(
     input: &Input<'_>,
-    mut counting: Counting<'_, File>,
+    reader: Box<dyn Read + Send + '_>,
     format: RdfFormat,
     lenient: bool,
     sink: &S,
     on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
-    let (path, name, progress) = (input.path, input.name, input.progress);
+    let path = input.path;
+    let progress = &input.tally.bytes;
     let io = |e: std::io::Error| IndexerError::Input {
         path: path.display().to_string(),
         message: e.to_string(),
     };
     let mut stats = FileStats::default();
     {
-        let reader = decompressed(name, &mut counting).map_err(io)?;
         let parser =
             RdfParser::from_format(format).for_reader(BufReader::with_capacity(1 << 16, reader));
         let mut batch = S::Batch::default();
@@ -411,16 +587,14 @@ fn read_whole<S: Sink>(
         }
         on_batch(&mut batch, progress.load(Ordering::Relaxed), in_batch)?;
     }
-    stats.bytes = counting.bytes;
-    stats.xxh3_64 = counting.checksum.value();
+    (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
 }
 
 /// The file being read.
 struct Input<'a> {
     path: &'a Path,
-    name: &'a str,
-    progress: &'a AtomicU64,
+    tally: &'a Tally,
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
@@ -494,7 +668,7 @@ fn cut_blocks(
 /// A line-based file, read in parallel.
 fn read_lines<S: Sink>(
     input: &Input<'_>,
-    mut counting: Counting<'_, File>,
+    text: Box<dyn Read + Send + '_>,
     format: RdfFormat,
     lenient: bool,
     threads: usize,
@@ -515,12 +689,8 @@ fn read_lines<S: Sink>(
     let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
     let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
         let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
-        let reader_counting = &mut counting;
-        let name = input.name;
-        let reader = scope.spawn(move || -> std::io::Result<()> {
-            let text = decompressed(name, reader_counting)?;
-            cut_blocks(text, block_tx, free_rx)
-        });
+        let reader =
+            scope.spawn(move || -> std::io::Result<()> { cut_blocks(text, block_tx, free_rx) });
         let block_rx = &block_rx;
         for _ in 0..threads.max(1) {
             let done_tx = done_tx.clone();
@@ -568,7 +738,7 @@ fn read_lines<S: Sink>(
                     let mut batch = done.batch;
                     on_batch(
                         &mut batch,
-                        input.progress.load(Ordering::Relaxed),
+                        input.tally.bytes.load(Ordering::Relaxed),
                         done.statements,
                     )?;
                     S::clear(&mut batch);
@@ -594,8 +764,7 @@ fn read_lines<S: Sink>(
             "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
         ));
     }
-    stats.bytes = counting.bytes;
-    stats.xxh3_64 = counting.checksum.value();
+    (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
 }
 
@@ -629,8 +798,13 @@ mod tests {
 
     /// The fast, parallel reader's statements and stats.
     fn fast(path: &Path, threads: usize) -> (Vec<Owned>, FileStats) {
+        fast_from(path, None, threads)
+    }
+
+    /// [`fast`], from the text of a [`Decompressing`] when `source` is given.
+    fn fast_from(path: &Path, source: Option<Source>, threads: usize) -> (Vec<Owned>, FileStats) {
         let mut all = Vec::new();
-        let stats = read_file(path, true, threads, &Collect, &mut |b, _, _| {
+        let stats = read_file(path, source, true, threads, &Collect, &mut |b, _, _| {
             all.append(b);
             Ok(())
         })
@@ -701,7 +875,8 @@ mod tests {
         .expect("write");
         let (got, stats) = fast(&open, 2);
         assert_eq!((got.len(), stats.skipped), (1, 1));
-        let err = read_file(&open, false, 2, &Collect, &mut |_, _, _| Ok(())).expect_err("strict");
+        let err =
+            read_file(&open, None, false, 2, &Collect, &mut |_, _, _| Ok(())).expect_err("strict");
         assert!(matches!(err, IndexerError::Syntax { line: 1, .. }), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -709,6 +884,68 @@ mod tests {
     /// Every line-based file of `../shared/data/rdf` (its first 30,000 lines,
     /// decompressed, to keep the debug-built test short) reads the same with the
     /// fast parallel reader as with oxrdfio alone.
+    #[test]
+    fn files_decompressed_ahead_read_as_the_files_themselves() {
+        use std::io::Write;
+        let dir =
+            std::env::temp_dir().join(format!("qajudge-decompressing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let path = dir.join("links.nt.gz");
+        let mut gz = flate2::write::GzEncoder::new(
+            File::create(&path).expect("create"),
+            flate2::Compression::fast(),
+        );
+        for i in 0..5000 {
+            writeln!(
+                gz,
+                "<http://a.org/{i}> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/{}> .",
+                i / 3
+            )
+            .expect("write");
+        }
+        gz.finish().expect("finish");
+        let (want, want_stats) = fast(&path, 2);
+        assert_eq!(want.len(), 5000);
+        // several files (a plain one among them), decompressed by one or two
+        // threads while they are read one after the other, in order
+        let plain = dir.join("plain.nt");
+        std::fs::write(
+            &plain,
+            "<http://a.org/x> <http://p.org/p> <http://b.org/x> .\n",
+        )
+        .expect("write");
+        let copy = dir.join("copy.nt.gz");
+        std::fs::copy(&path, &copy).expect("copy");
+        let files = [path.clone(), plain.clone(), copy.clone()];
+        for threads in [1, 2] {
+            let mut decompressing = Decompressing::start(&files, threads);
+            assert!(
+                decompressing.take(&plain).is_none(),
+                "a plain file is read as it is"
+            );
+            for file in [&path, &copy] {
+                let source = decompressing.take(file).expect("compressed");
+                let (got, stats) = fast_from(file, Some(source), 2);
+                assert_eq!(got, want);
+                assert_eq!(
+                    (stats.bytes, stats.xxh3_64, stats.statements),
+                    (want_stats.bytes, want_stats.xxh3_64, want_stats.statements)
+                );
+            }
+        }
+        // a file that cannot be decompressed gives its error where it is read
+        let broken = dir.join("broken.nt.gz");
+        std::fs::write(&broken, b"not gzip at all").expect("write");
+        let mut decompressing = Decompressing::start(std::slice::from_ref(&broken), 2);
+        let source = decompressing.take(&broken).expect("compressed");
+        let err = read_file(&broken, Some(source), true, 2, &Collect, &mut |_, _, _| {
+            Ok(())
+        })
+        .expect_err("not gzip");
+        assert!(err.to_string().contains("broken.nt.gz"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     #[test]
     fn a_line_that_is_not_utf8_costs_that_line_only() {
         // the block is checked as a whole first: when it is not UTF-8, its other
