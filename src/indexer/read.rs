@@ -5,8 +5,10 @@
 //! batches reach the caller in file order, with the file's size, checksum and
 //! counts.
 //!
-//! Line-based files (N-Triples, N-Quads) are read in parallel: one thread
-//! decompresses and cuts the text into blocks of whole lines, worker threads read
+//! Compressed files can be decompressed ahead, in input order, by threads of
+//! their own ([`Decompressing`]). Line-based files (N-Triples, N-Quads) are read
+//! in parallel: one thread decompresses (or takes the text made ahead) and cuts
+//! it into blocks of whole lines, worker threads read
 //! the lines with the fast reader of `ntriples` (handing any line it is unsure of
 //! to oxrdfio, line by line, so that errors and their locations are oxrdfio's) and
 //! fill batches, and the caller's thread takes the batches back in order. Other
