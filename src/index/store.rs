@@ -149,6 +149,11 @@ impl<'a> SortedWriter<'a> {
 /// entries are sent to it in chunks.
 pub struct BackgroundWriter<'scope> {
     tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    /// Chunks the writer is done with, to be filled again: fresh memory costs
+    /// more than reuse (the kernel zeroes, and a virtual machine's host may
+    /// back, every new page), and a chunk made and freed per MiB written had the
+    /// allocator hand out fresh pages for every one.
+    done: std::sync::mpsc::Receiver<Vec<u8>>,
     buf: Vec<u8>,
     handle: std::thread::ScopedJoinHandle<'scope, Result<Option<SortedFile>, StoreError>>,
 }
@@ -166,7 +171,11 @@ impl BackgroundWriter<'_> {
         self.buf.extend_from_slice(key);
         self.buf.extend_from_slice(value);
         if self.buf.len() >= CHUNK_BYTES {
-            let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK_BYTES + 4096));
+            let empty = self
+                .done
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES + 4096));
+            let chunk = std::mem::replace(&mut self.buf, empty);
             let sent = self.tx.as_ref().map(|tx| tx.send(chunk).is_ok());
             if sent != Some(true) {
                 // the writer stopped: its error says why
@@ -199,9 +208,11 @@ impl StoreWriter {
         part: u32,
     ) -> BackgroundWriter<'scope> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+        // unbounded, but it never holds more chunks than were ever in flight
+        let (done_tx, done) = std::sync::mpsc::channel::<Vec<u8>>();
         let handle = scope.spawn(move || {
             let mut w = SortedWriter::open(&self.options, &self.path.join("sst"), cf, part)?;
-            for chunk in rx {
+            for mut chunk in rx {
                 let mut i = 0;
                 while i + 8 <= chunk.len() {
                     let kl =
@@ -218,11 +229,14 @@ impl StoreWriter {
                     w.put(&chunk[k..v], &chunk[v..v + vl])?;
                     i = v + vl;
                 }
+                chunk.clear();
+                let _ = done_tx.send(chunk);
             }
             w.finish()
         });
         BackgroundWriter {
             tx: Some(tx),
+            done,
             buf: Vec::with_capacity(CHUNK_BYTES + 4096),
             handle,
         }

@@ -205,21 +205,32 @@ impl Table {
         std::hint::black_box(seen);
     }
 
-    /// Calls `f` with every (key, node) in increasing key order, sorting only the
-    /// short runs between empty slots.
-    fn for_each_sorted(&self, mut f: impl FnMut(u64, u32)) {
+    /// Moves every (key, node) to the front of the slots, in increasing key order
+    /// (in place: no second copy of the keys), sorting only the short runs
+    /// between empty slots; the table is not a map any more. Returns the keys
+    /// and nodes, each `len` long.
+    fn into_sorted(mut self) -> (Vec<u64>, Vec<u32>) {
         let mut run: Vec<(u64, u32)> = Vec::new();
         let mut wrapped: Vec<(u64, u32)> = Vec::new();
         let mut first_run = true;
+        // entries are written back only after they are read, and never past the
+        // slot being read: `out` counts entries written, all read from slots up
+        // to this one
+        let mut out = 0;
+        let mut put = |keys: &mut [u64], nodes: &mut [u32], run: &mut Vec<(u64, u32)>| {
+            run.sort_unstable();
+            for &(k, n) in run.iter() {
+                keys[out] = k;
+                nodes[out] = n;
+                out += 1;
+            }
+            run.clear();
+        };
         for slot in 0..self.keys.len() {
             let key = self.keys[slot];
             if key == EMPTY {
                 first_run = false;
-                run.sort_unstable();
-                for &(k, n) in &run {
-                    f(k, n);
-                }
-                run.clear();
+                put(&mut self.keys, &mut self.nodes, &mut run);
             } else if first_run && self.home(key) > slot {
                 // probed past the end of the table and wrapped to its start
                 wrapped.push((key, self.nodes[slot]));
@@ -228,10 +239,13 @@ impl Table {
             }
         }
         run.extend(wrapped);
-        run.sort_unstable();
-        for (k, n) in run {
-            f(k, n);
-        }
+        put(&mut self.keys, &mut self.nodes, &mut run);
+        self.keys.truncate(self.len);
+        self.nodes.truncate(self.len);
+        (
+            std::mem::take(&mut self.keys),
+            std::mem::take(&mut self.nodes),
+        )
     }
 }
 
@@ -578,17 +592,10 @@ impl Closure {
         self.spill.arena.next = None;
         let n = self.parent.len();
         let spilled = !self.spill.files.is_empty();
-        // a build held in memory has the memory of the two arrays below made
-        // while the forest is flattened (a spilled, large one makes them after
-        // freeing what it can, so as not to raise its peak)
-        let records = self.table.len * KEY_RECORD;
-        let ahead = (!spilled).then(|| {
-            Ahead::start(move |cancel| {
-                let mut sorted = touched(records, 0u8, cancel)?;
-                sorted.clear();
-                Some((touched(n, u64::MAX, cancel)?, sorted))
-            })
-        });
+        // a build held in memory has the memory of the class keys made while the
+        // forest is flattened (a spilled, large one makes it after freeing what it
+        // can, so as not to raise its peak)
+        let ahead = (!spilled).then(|| Ahead::start(move |cancel| touched(n, u64::MAX, cancel)));
         for x in 0..n as u32 {
             let root = self.find(x);
             self.parent[x as usize] = root;
@@ -603,55 +610,41 @@ impl Closure {
         // the smallest key of each class, kept at its root, then mixed (a bijection)
         // so that class keys spread evenly: classes are handed out in the order of
         // their mixed keys, and spilled spellings are partitioned by them
-        let made = ahead.and_then(Ahead::take);
-        let (mut class_key, sorted) = match made {
-            Some((class_key, sorted)) if class_key.len() == n => (class_key, sorted),
-            _ => (vec![u64::MAX; n], Vec::new()),
+        let mut class_key = match ahead.and_then(Ahead::take) {
+            Some(class_key) if class_key.len() == n => class_key,
+            _ => vec![u64::MAX; n],
         };
-        // the keys with their classes' roots, in key order, are all the last pass
-        // needs of the table: when the text was spilled (a large build) they go to a
-        // file so that the table's memory is free while classes are grouped
-        let mut keys = if !spilled {
-            let mut sorted = sorted;
-            sorted.reserve_exact(records);
-            SortedKeys::Memory(sorted, 0)
-        } else {
-            let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
-            let path = dir.join("keys");
-            let file = File::create(&path).map_err(io)?;
-            SortedKeys::File(path, BufWriter::with_capacity(1 << 20, file), 0)
-        };
-        let mut written = Ok(());
+        // the keys in key order with their classes' roots are all the last pass
+        // needs of the table: they are sorted in the table's own memory
+        let table = std::mem::replace(&mut self.table, Table::with_bits(1));
+        let (sorted, mut roots) = table.into_sorted();
         let parent = &self.parent;
         // in batches: the nodes of keys in key order are all over `parent` and
         // `class_key`, and loads that do not wait on each other overlap
-        let mut batch: Vec<(u64, u32)> = Vec::with_capacity(GATHER);
-        let mut place = |batch: &mut Vec<(u64, u32)>| {
-            for entry in batch.iter_mut() {
-                entry.1 = parent[entry.1 as usize];
+        for (keys, roots) in sorted.chunks(GATHER).zip(roots.chunks_mut(GATHER)) {
+            for root in roots.iter_mut() {
+                *root = parent[*root as usize];
             }
-            for &(key, root) in batch.iter() {
+            for (&key, &root) in keys.iter().zip(roots.iter()) {
                 let k = &mut class_key[root as usize];
                 if *k == u64::MAX {
                     *k = key;
                 }
             }
-            for &(key, root) in batch.iter() {
-                if written.is_ok() {
-                    written = keys.push(key, root);
-                }
+        }
+        let below = sorted.partition_point(|&key| key >> 63 == 0);
+        // when the text was spilled (a large build) they go to a file, so that
+        // their memory is free while classes are grouped
+        let keys = if !spilled {
+            SortedKeys::Memory {
+                keys: sorted,
+                roots,
+                below,
             }
-            batch.clear();
+        } else {
+            let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
+            SortedKeys::to_file(dir.join("keys"), &sorted, &roots, below).map_err(io)?
         };
-        self.table.for_each_sorted(|key, node| {
-            batch.push((key, node));
-            if batch.len() == GATHER {
-                place(&mut batch);
-            }
-        });
-        place(&mut batch);
-        written.map_err(io)?;
-        self.table = Table::with_bits(1);
         for k in class_key.iter_mut() {
             if *k != u64::MAX {
                 *k = mix(*k);
@@ -697,27 +690,24 @@ impl Closure {
         phase("writing the IRI table");
         // the two halves of the key space in turns, a group at a time, so that two
         // consumers can write them at once
-        let mut streams = keys.readers().map_err(io)?;
+        let mut streams = keys.streams().map_err(io)?;
         let mut live = [true; 2];
-        let mut buf = vec![0u8; GATHER * KEY_RECORD];
-        let mut values = vec![0u64; GATHER];
+        let mut batch_keys = Vec::with_capacity(GATHER);
+        let mut batch_roots = Vec::with_capacity(GATHER);
+        let mut values = Vec::with_capacity(GATHER);
         while live.contains(&true) {
-            for (half, reader) in streams.iter_mut().enumerate() {
+            for (half, stream) in streams.iter_mut().enumerate() {
                 if !live[half] {
                     continue;
                 }
-                let filled = read_full(reader, &mut buf).map_err(io)?;
-                live[half] = filled == buf.len();
-                let records = buf[..filled - filled % KEY_RECORD].chunks_exact(KEY_RECORD);
-                let root = |r: &[u8]| u32::from_le_bytes([r[8], r[9], r[10], r[11]]) as usize;
+                live[half] = stream
+                    .next_batch(&mut batch_keys, &mut batch_roots)
+                    .map_err(io)?;
                 // the gather first, on its own, so that its loads overlap
-                for (v, r) in values.iter_mut().zip(records.clone()) {
-                    *v = class_key[root(r)];
-                }
-                for (&value, r) in values.iter().zip(records) {
+                values.clear();
+                values.extend(batch_roots.iter().map(|&root| class_key[root as usize]));
+                for (&value, &key) in values.iter().zip(&batch_keys) {
                     if value != u64::MAX {
-                        let key =
-                            u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
                         on_key(half, key, (value >> 32) as u32, value as u32)?;
                     }
                 }
@@ -731,7 +721,8 @@ impl Closure {
 /// its key table and text buffer freed.
 pub const GROUPING: &str = "grouping classes";
 
-/// Bytes of one record of [`SortedKeys`]: key u64, root u32 (little endian).
+/// Bytes of one record of a [`SortedKeys::File`]: key u64, root u32 (little
+/// endian).
 const KEY_RECORD: usize = 12;
 
 /// Entries looked up together in the passes that gather from node-indexed arrays.
@@ -740,52 +731,91 @@ const GATHER: usize = 1024;
 /// The table's keys with their classes' roots, in increasing key order: in memory, or in a
 /// file of the spill directory.
 enum SortedKeys {
-    /// The records, and how many have a key below 2⁶³.
-    Memory(Vec<u8>, u64),
-    /// The file, its writer, and how many records have a key below 2⁶³.
-    File(PathBuf, BufWriter<File>, u64),
+    /// The keys, their roots, and how many keys are below 2⁶³.
+    Memory {
+        keys: Vec<u64>,
+        roots: Vec<u32>,
+        below: usize,
+    },
+    /// The file of records, and how many have a key below 2⁶³.
+    File(PathBuf, u64),
 }
 
 impl SortedKeys {
-    fn push(&mut self, key: u64, root: u32) -> std::io::Result<()> {
-        let mut record = [0u8; KEY_RECORD];
-        record[..8].copy_from_slice(&key.to_le_bytes());
-        record[8..].copy_from_slice(&root.to_le_bytes());
-        let low = u64::from(key >> 63 == 0);
-        match self {
-            SortedKeys::Memory(v, below) => {
-                *below += low;
-                v.extend_from_slice(&record);
-                Ok(())
-            }
-            SortedKeys::File(_, w, below) => {
-                *below += low;
-                w.write_all(&record)
-            }
+    /// Writes the keys and roots to a file at `path`.
+    fn to_file(path: PathBuf, keys: &[u64], roots: &[u32], below: usize) -> std::io::Result<Self> {
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        for (&key, &root) in keys.iter().zip(roots) {
+            let mut record = [0u8; KEY_RECORD];
+            record[..8].copy_from_slice(&key.to_le_bytes());
+            record[8..].copy_from_slice(&root.to_le_bytes());
+            w.write_all(&record)?;
         }
+        w.flush()?;
+        Ok(SortedKeys::File(path, below as u64))
     }
 
-    /// The records back, in the order pushed, as two streams: those with keys
-    /// below 2⁶³ and the rest (a file is removed once opened).
-    fn readers(&mut self) -> std::io::Result<[Box<dyn Read + '_>; 2]> {
+    /// The entries back, in key order, as two streams: those with keys below 2⁶³
+    /// and the rest (a file is removed once opened).
+    fn streams(&self) -> std::io::Result<[KeyStream<'_>; 2]> {
         Ok(match self {
-            SortedKeys::Memory(v, below) => {
-                let (low, high) = v.split_at(*below as usize * KEY_RECORD);
-                [Box::new(low), Box::new(high)]
+            SortedKeys::Memory { keys, roots, below } => {
+                let (low_keys, high_keys) = keys.split_at(*below);
+                let (low_roots, high_roots) = roots.split_at(*below);
+                [
+                    KeyStream::Slices(low_keys, low_roots),
+                    KeyStream::Slices(high_keys, high_roots),
+                ]
             }
-            SortedKeys::File(path, w, below) => {
-                w.flush()?;
-                let low = File::open(&*path)?;
-                let mut high = File::open(&*path)?;
-                std::fs::remove_file(&*path)?;
+            SortedKeys::File(path, below) => {
+                let low = File::open(path)?;
+                let mut high = File::open(path)?;
+                std::fs::remove_file(path)?;
                 high.seek(SeekFrom::Start(*below * KEY_RECORD as u64))?;
                 let low = low.take(*below * KEY_RECORD as u64);
+                let buf = || vec![0u8; GATHER * KEY_RECORD];
                 [
-                    Box::new(BufReader::with_capacity(1 << 20, low)),
-                    Box::new(BufReader::with_capacity(1 << 20, high)),
+                    KeyStream::Reader(Box::new(BufReader::with_capacity(1 << 20, low)), buf()),
+                    KeyStream::Reader(Box::new(BufReader::with_capacity(1 << 20, high)), buf()),
                 ]
             }
         })
+    }
+}
+
+/// One half of the [`SortedKeys`], read a batch at a time.
+enum KeyStream<'a> {
+    /// Keys and their roots still to be read.
+    Slices(&'a [u64], &'a [u32]),
+    /// Records still to be read, and a buffer of one batch.
+    Reader(Box<dyn Read + 'a>, Vec<u8>),
+}
+
+impl KeyStream<'_> {
+    /// The next batch of up to [`GATHER`] entries, into `keys` and `roots`;
+    /// `false` when the stream has ended (the batch may still hold entries).
+    fn next_batch(&mut self, keys: &mut Vec<u64>, roots: &mut Vec<u32>) -> std::io::Result<bool> {
+        keys.clear();
+        roots.clear();
+        match self {
+            KeyStream::Slices(k, r) => {
+                let n = k.len().min(GATHER);
+                keys.extend_from_slice(&k[..n]);
+                roots.extend_from_slice(&r[..n]);
+                *k = &k[n..];
+                *r = &r[n..];
+                Ok(!k.is_empty())
+            }
+            KeyStream::Reader(reader, buf) => {
+                let filled = read_full(reader, buf)?;
+                for record in buf[..filled - filled % KEY_RECORD].chunks_exact(KEY_RECORD) {
+                    let (key, root) = record.split_at(8);
+                    keys.push(u64::from_le_bytes(key.try_into().expect("8 bytes")));
+                    roots.push(u32::from_le_bytes(root.try_into().expect("4 bytes")));
+                }
+                Ok(filled == buf.len())
+            }
+        }
     }
 }
 
@@ -1110,10 +1140,16 @@ mod tests {
             t.get_or_insert(top, n);
             keys.push(top);
         }
-        let mut seen = Vec::new();
-        t.for_each_sorted(|k, _| seen.push(k));
-        keys.sort_unstable();
-        assert_eq!(seen, keys);
+        // each key keeps its node when the table is sorted in place
+        let mut expected: Vec<(u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        expected.sort_unstable();
+        let (sorted, nodes) = t.into_sorted();
+        let seen: Vec<(u64, u32)> = sorted.into_iter().zip(nodes).collect();
+        assert_eq!(seen, expected);
     }
 
     /// One of several spellings of entity `e` (so canonical forms merge them).

@@ -333,12 +333,15 @@ impl Collector {
             written: e.written(text),
             canonical: e.canonical,
         };
-        let links: Vec<_> = batch
-            .links
-            .iter()
-            .map(|[a, b]| (endpoint(a), endpoint(b)))
-            .collect();
-        self.closure.link_all(&links)?;
+        // a group at a time in a small buffer: a buffer for the whole batch (a few
+        // MB) made and freed per batch had the allocator hand fresh pages out
+        // again and again
+        let mut group = Vec::with_capacity(LINK_GROUP);
+        for links in batch.links.chunks(LINK_GROUP) {
+            group.clear();
+            group.extend(links.iter().map(|[a, b]| (endpoint(a), endpoint(b))));
+            self.closure.link_all(&group)?;
+        }
         self.links += batch.links.len() as u64;
         self.excluded_links += batch.excluded_links;
         self.labels.append(&mut batch.labels);
@@ -357,6 +360,9 @@ impl Collector {
         Ok(())
     }
 }
+
+/// Links handed to the closure at once.
+const LINK_GROUP: usize = 256;
 
 /// Removes what interrupted builds of `name` left beside it (`.NAME.tmp-PID` and
 /// `.NAME.old-PID` of processes no longer running), with their spill files.

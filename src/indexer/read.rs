@@ -351,7 +351,39 @@ struct Block {
     seq: u64,
     /// 0-based number of its first line in the file.
     first_line: u64,
+    /// The lines are `text[..len]`; the rest is room kept for reuse.
     text: Vec<u8>,
+    len: usize,
+}
+
+/// Buffers handed back for reuse. Fresh memory costs far more than reuse here:
+/// the kernel zeroes every new page and a virtual machine's host may first have
+/// to back it (up to 4 s per GB on this kind of machine), so a buffer handed
+/// back is never dropped while a file is read, and a new one is made only when
+/// every buffer is in use. (Bounded channels that dropped what did not fit made
+/// and freed a 4 MiB batch for almost every block.)
+struct Pool<T>(Mutex<Vec<T>>);
+
+impl<T: Default> Pool<T> {
+    fn new() -> Self {
+        Pool(Mutex::new(Vec::new()))
+    }
+
+    /// A buffer handed back, or a new one.
+    fn take(&self) -> T {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    /// Hands a buffer back.
+    fn give(&self, t: T) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(t);
+        }
+    }
 }
 
 /// A malformed statement: 1-based line and column, message.
@@ -407,7 +439,7 @@ fn read_block<S: Sink>(
     };
     let mut reader = LineReader::default();
     let mut line_no = block.first_line;
-    let text = &block.text[..];
+    let text = &block.text[..block.len];
     // a block is cut at line breaks, so when it is UTF-8 as a whole each line is:
     // one check for the block instead of one per line (and none for CRs when the
     // block holds none)
@@ -617,44 +649,50 @@ pub(super) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usi
 fn cut_blocks(
     mut reader: Box<dyn Read + '_>,
     blocks: std::sync::mpsc::SyncSender<Block>,
-    free: Receiver<Vec<u8>>,
+    free: &Pool<Vec<u8>>,
 ) -> std::io::Result<()> {
     let mut carry: Vec<u8> = Vec::new();
     let mut seq = 0u64;
     let mut line = 0u64;
     loop {
-        // reuse a block the workers are done with: fresh pages cost more than copying
-        let mut text = free.try_recv().unwrap_or_default();
-        text.clear();
-        text.extend_from_slice(&carry);
+        // reuse a block the workers are done with: fresh pages cost more than
+        // copying; a reused block keeps its length, so that its room is not
+        // zeroed again
+        let mut text = free.take();
+        let start = carry.len();
+        let room = start.max(BLOCK_BYTES / 2) + BLOCK_BYTES;
+        if text.len() < room {
+            text.resize(room, 0);
+        }
+        text[..start].copy_from_slice(&carry);
         carry.clear();
-        let start = text.len();
-        text.resize(start.max(BLOCK_BYTES / 2) + BLOCK_BYTES, 0);
-        let filled = start + read_full(&mut reader, &mut text[start..])?;
-        let eof = filled < text.len();
-        text.truncate(filled);
+        let filled = start + read_full(&mut reader, &mut text[start..room])?;
+        let eof = filled < room;
+        let mut len = filled;
         if !eof {
-            if let Some(cut) = line_breaks::last(&text) {
-                carry.extend_from_slice(&text[cut + 1..]);
-                text.truncate(cut + 1);
-                if text.last() == Some(&b'\n') {
-                    text.pop();
+            if let Some(cut) = line_breaks::last(&text[..len]) {
+                carry.extend_from_slice(&text[cut + 1..len]);
+                len = cut + 1;
+                if len > 0 && text[len - 1] == b'\n' {
+                    len -= 1;
                 }
             }
             // a block without any line break grows until it has one
             else {
+                text.truncate(len);
                 carry = text;
                 continue;
             }
         }
-        if text.is_empty() && eof {
+        if len == 0 && eof {
             return Ok(());
         }
-        let lines = line_breaks::count(&text) as u64 + 1;
+        let lines = line_breaks::count(&text[..len]) as u64 + 1;
         let block = Block {
             seq,
             first_line: line,
             text,
+            len,
         };
         if blocks.send(block).is_err() {
             return Ok(());
@@ -685,19 +723,17 @@ fn read_lines<S: Sink>(
     let mut stats = FileStats::default();
     let mut bare_cr: Option<(u64, u64)> = None;
     let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
-    let (free_tx, free_rx) = sync_channel::<Vec<u8>>(threads * 4);
-    let (used_tx, used_rx) = sync_channel::<S::Batch>(threads * 4);
-    let used_rx = Mutex::new(used_rx);
+    let free_blocks = Pool::<Vec<u8>>::new();
+    let free_batches = Pool::<S::Batch>::new();
     let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
     let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
         let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
         let reader =
-            scope.spawn(move || -> std::io::Result<()> { cut_blocks(text, block_tx, free_rx) });
+            scope.spawn(|| -> std::io::Result<()> { cut_blocks(text, block_tx, &free_blocks) });
         let block_rx = &block_rx;
         for _ in 0..threads.max(1) {
             let done_tx = done_tx.clone();
-            let free_tx = free_tx.clone();
-            let used_rx = &used_rx;
+            let (free_blocks, free_batches) = (&free_blocks, &free_batches);
             scope.spawn(move || loop {
                 let block = match block_rx.lock() {
                     Ok(rx) => match rx.as_ref() {
@@ -707,20 +743,14 @@ fn read_lines<S: Sink>(
                     Err(_) => return,
                 };
                 let Ok(block) = block else { return };
-                let batch = used_rx
-                    .lock()
-                    .ok()
-                    .and_then(|rx| rx.try_recv().ok())
-                    .unwrap_or_default();
-                let done = read_block(&block, format, lenient, sink, batch);
-                let _ = free_tx.try_send(block.text);
+                let done = read_block(&block, format, lenient, sink, free_batches.take());
+                free_blocks.give(block.text);
                 if done_tx.send(done).is_err() {
                     return;
                 }
             });
         }
         drop(done_tx);
-        drop(free_tx);
         let mut pending: BTreeMap<u64, Done<S::Batch>> = BTreeMap::new();
         let mut next = 0u64;
         let result = (|| {
@@ -744,7 +774,7 @@ fn read_lines<S: Sink>(
                         done.statements,
                     )?;
                     S::clear(&mut batch);
-                    let _ = used_tx.try_send(batch);
+                    free_batches.give(batch);
                 }
             }
             Ok(())
