@@ -5,7 +5,7 @@
 //!
 //! Memory per IRI: the key table (12 bytes a slot, at most 7/8 full), parent, rank
 //! and a 32-bit check hash (9 bytes), one bit. The spellings are records (a
-//! 10-byte head, then the text) in chunks of text that never move, held in
+//! 6-byte head, 11 bytes for texts of 127 bytes or more, then the text) in chunks of text that never move, held in
 //! memory up to a budget and then spilled, chunk by chunk, to files in a
 //! directory the caller gives; finishing sorts them in partitions of about the budget's size, so the
 //! text of a dump of any size costs disk, not memory. Finishing also sets the
@@ -255,25 +255,46 @@ const AHEAD: usize = 32;
 /// Bytes of one chunk of an [`Arena`].
 const CHUNK_BYTES: usize = 32 << 20;
 
-/// Bytes of the head of a spelling record: the node, then the text's length,
-/// each as five 7-bit digits (least significant first), so that a chunk of
-/// records stays valid UTF-8 and its text is read back without checks.
-const HEAD: usize = 10;
+/// Bytes of the longest head of a spelling record: the node as five 7-bit
+/// digits (least significant first), then the text's length, one byte when it
+/// is below [`LONG`] (almost every IRI), else [`LONG`] and five 7-bit digits; so
+/// that a chunk of records stays valid UTF-8 and its text is read back without
+/// checks.
+const HEAD: usize = 11;
 
-/// The head of a spelling record.
-fn head(node: u32, len: u32) -> [u8; HEAD] {
+/// Bytes of the head of a record whose text is shorter than [`LONG`].
+const SHORT_HEAD: usize = 6;
+
+/// The length byte that says five digits of length follow.
+const LONG: u8 = 0x7f;
+
+/// The head of a spelling record, and its length.
+fn head(node: u32, len: u32) -> ([u8; HEAD], usize) {
+    let digits = |v: u32, out: &mut [u8]| {
+        for (i, d) in out.iter_mut().enumerate() {
+            *d = ((v >> (7 * i)) & 0x7f) as u8;
+        }
+    };
     let mut h = [0u8; HEAD];
-    for i in 0..5 {
-        h[i] = ((node >> (7 * i)) & 0x7f) as u8;
-        h[5 + i] = ((len >> (7 * i)) & 0x7f) as u8;
+    digits(node, &mut h[..5]);
+    if len < u32::from(LONG) {
+        h[5] = len as u8;
+        return (h, SHORT_HEAD);
     }
-    h
+    h[5] = LONG;
+    digits(len, &mut h[SHORT_HEAD..]);
+    (h, HEAD)
 }
 
-/// The node and the text's length of a record head.
-fn read_head(h: &[u8]) -> (u32, u32) {
+/// The node, the text's length and the head's length of the record head at the
+/// start of `h` (`None` when `h` ends first).
+fn read_head(h: &[u8]) -> Option<(u32, u32, usize)> {
     let digits = |d: &[u8]| (0..5).fold(0u32, |v, i| v | (u32::from(d[i] & 0x7f) << (7 * i)));
-    (digits(&h[..5]), digits(&h[5..HEAD]))
+    let node = digits(h.get(..5)?);
+    match *h.get(5)? {
+        LONG => Some((node, digits(h.get(SHORT_HEAD..HEAD)?), HEAD)),
+        len => Some((node, u32::from(len), SHORT_HEAD)),
+    }
 }
 
 /// Text in chunks that never move: appending never copies what is held (a
@@ -333,8 +354,9 @@ impl Arena {
 
     /// Appends the spelling record of `node`: its head, then `text`.
     fn push_record(&mut self, node: u32, text: &str) {
-        let (_, chunk) = self.room(HEAD + text.len());
-        chunk.extend(head(node, text.len() as u32).iter().map(|&b| char::from(b)));
+        let (h, head_len) = head(node, text.len() as u32);
+        let (_, chunk) = self.room(head_len + text.len());
+        chunk.extend(h[..head_len].iter().map(|&b| char::from(b)));
         chunk.push_str(text);
     }
 
@@ -348,8 +370,9 @@ impl Arena {
     fn record_text(&self, at: u64) -> &str {
         let chunk = &self.chunks[(at >> 32) as usize];
         let start = at as u32 as usize;
-        let (_, len) = read_head(&chunk.as_bytes()[start..start + HEAD]);
-        &chunk[start + HEAD..start + HEAD + len as usize]
+        let (_, len, head_len) = read_head(&chunk.as_bytes()[start..]).unwrap_or_default();
+        let text = start + head_len;
+        &chunk[text..text + len as usize]
     }
 
     /// Every record held, in the order appended: where it is and its node.
@@ -361,10 +384,9 @@ impl Arena {
                 let bytes = chunk.as_bytes();
                 let mut at = 0;
                 std::iter::from_fn(move || {
-                    let h = bytes.get(at..at + HEAD)?;
-                    let (node, len) = read_head(h);
+                    let (node, len, head_len) = read_head(bytes.get(at..)?)?;
                     let here = ((c as u64) << 32) | at as u64;
-                    at += HEAD + len as usize;
+                    at += head_len + len as usize;
                     Some((here, node))
                 })
             })
@@ -933,12 +955,16 @@ fn partition(spill: &Spill, class_key: &[u64], parent: &[u32]) -> std::io::Resul
         let mut r = BufReader::with_capacity(1 << 20, File::open(file)?);
         let mut h = [0u8; HEAD];
         loop {
-            match r.read_exact(&mut h) {
+            match r.read_exact(&mut h[..SHORT_HEAD]) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
                 Err(e) => return Err(e),
             }
-            let (node, len) = read_head(&h);
+            if h[SHORT_HEAD - 1] == LONG {
+                r.read_exact(&mut h[SHORT_HEAD..])?;
+            }
+            let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "damaged spill file");
+            let (node, len, _) = read_head(&h).ok_or_else(bad)?;
             buf.resize(len as usize, 0);
             r.read_exact(&mut buf)?;
             let root = parent[node as usize];
@@ -1159,6 +1185,8 @@ mod tests {
             1 => format!("https://dbpedia.org/page/E{e}"),
             2 => format!("http://www.wikidata.org/entity/Q{e}"),
             3 => format!("https://www.wikidata.org/wiki/Q{e}"),
+            // long enough for the long record head (127 bytes or more)
+            4 if e % 3 == 0 => format!("http://other.org/{}/x%2C{e}", "long".repeat(30)),
             _ => format!("http://other.org/x%2C{e}"),
         }
     }
@@ -1202,10 +1230,18 @@ mod tests {
 
     #[test]
     fn record_heads_round_trip_and_stay_ascii() {
-        for (node, len) in [(0, 0), (1, 127), (128, 1 << 20), (u32::MAX, (1 << 31) - 1)] {
-            let h = head(node, len);
+        for (node, len, short) in [
+            (0, 0, true),
+            (1, 126, true),
+            (2, 127, false),
+            (128, 1 << 20, false),
+            (u32::MAX, (1 << 31) - 1, false),
+        ] {
+            let (h, head_len) = head(node, len);
             assert!(h.is_ascii());
-            assert_eq!(read_head(&h), (node, len));
+            assert_eq!(head_len, if short { SHORT_HEAD } else { HEAD });
+            assert_eq!(read_head(&h[..head_len]), Some((node, len, head_len)));
+            assert_eq!(read_head(&h[..head_len - 1]), None);
         }
         let mut arena = Arena::default();
         arena.push_record(7, "http://a.org/x");

@@ -342,7 +342,7 @@ fn decompressed<'a, R: Read + Send + 'a>(
 }
 
 /// Bytes of decompressed text per block handed to a worker.
-const BLOCK_BYTES: usize = 4 << 20;
+const BLOCK_BYTES: usize = 1 << 20;
 /// Statements per batch when oxrdfio reads the whole file.
 const BATCH_STATEMENTS: u64 = 1 << 16;
 
