@@ -1186,7 +1186,7 @@ mod tests {
             2 => format!("http://www.wikidata.org/entity/Q{e}"),
             3 => format!("https://www.wikidata.org/wiki/Q{e}"),
             // long enough for the long record head (127 bytes or more)
-            4 if e % 3 == 0 => format!("http://other.org/{}/x%2C{e}", "long".repeat(30)),
+            4 if e.is_multiple_of(3) => format!("http://other.org/{}/x%2C{e}", "long".repeat(30)),
             _ => format!("http://other.org/x%2C{e}"),
         }
     }
