@@ -30,6 +30,28 @@ fn has_byte(s: &str, b: u8) -> bool {
     s.bytes().fold(false, |found, x| found | (x == b))
 }
 
+/// Where the authority at the start of `rest` (what follows `scheme://`) ends
+/// (at its first `/`, or the end), and whether it holds an upper-case letter:
+/// for the first 32 bytes, one pass without branches that the compiler turns
+/// into vector instructions (two byte loops with exits that are hard to predict
+/// were a third of [`canonical_form`]'s time).
+fn authority_end(rest: &str) -> (usize, bool) {
+    let bytes = rest.as_bytes();
+    if let Some(head) = bytes.get(..32) {
+        let (mut slashes, mut upper) = (0u32, 0u32);
+        for (i, &c) in head.iter().enumerate() {
+            slashes |= u32::from(c == b'/') << i;
+            upper |= u32::from(c.is_ascii_uppercase()) << i;
+        }
+        if slashes != 0 {
+            let end = slashes.trailing_zeros();
+            return (end as usize, upper & ((1u32 << end) - 1) != 0);
+        }
+    }
+    let end = find_byte(rest, b'/').unwrap_or(rest.len());
+    (end, bytes[..end].iter().any(u8::is_ascii_uppercase))
+}
+
 fn hex_val(b: u8) -> Option<u8> {
     match b {
         b'0'..=b'9' => Some(b - b'0'),
@@ -135,12 +157,9 @@ fn rewrite(decoded: &str) -> Option<String> {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
         _ => return None,
     };
-    let (authority, path) = match find_byte(rest, b'/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
+    let (end, lowered) = authority_end(rest);
+    let (authority, path) = rest.split_at(end);
     let lower;
-    let lowered = authority.bytes().any(|b| b.is_ascii_uppercase());
     let host = if lowered {
         lower = authority.to_ascii_lowercase();
         lower.as_str()
@@ -290,6 +309,32 @@ pub fn freebase_literal_iri(lexical: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn authority_ends_agree_with_a_plain_search() {
+        let long = "a".repeat(40);
+        for rest in [
+            "",
+            "dbpedia.org",
+            "dbpedia.org/resource/X",
+            "DBpedia.org/resource/X",
+            "dbpedia.org/Resource/X",
+            "www.wikidata.org/entity/Q42",
+            "WWW.WIKIDATA.ORG/entity/Q42",
+            "/x",
+            "a234567890123456789012345678901/",
+            "a2345678901234567890123456789012/",
+            "A2345678901234567890123456789012/",
+            &format!("{long}/X"),
+            &format!("{long}B/X"),
+            &format!("{long}/B"),
+            "é.org/X",
+        ] {
+            let end = rest.find('/').unwrap_or(rest.len());
+            let upper = rest[..end].bytes().any(|b| b.is_ascii_uppercase());
+            assert_eq!(authority_end(rest), (end, upper), "{rest}");
+        }
+    }
 
     fn same(a: &str, b: &str) {
         assert_eq!(canonical_iri(a), canonical_iri(b), "{a} vs {b}");
