@@ -151,8 +151,7 @@ pub struct BackgroundWriter<'scope> {
     tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
     /// Chunks the writer is done with, to be filled again: fresh memory costs
     /// more than reuse (the kernel zeroes, and a virtual machine's host may
-    /// back, every new page), and a chunk made and freed per MiB written had the
-    /// allocator hand out fresh pages for every one.
+    /// back, every new page), so a chunk is not made and freed per MiB written.
     done: std::sync::mpsc::Receiver<Vec<u8>>,
     buf: Vec<u8>,
     handle: std::thread::ScopedJoinHandle<'scope, Result<Option<SortedFile>, StoreError>>,

@@ -360,8 +360,8 @@ struct Block {
 /// the kernel zeroes every new page and a virtual machine's host may first have
 /// to back it (up to 4 s per GB on this kind of machine), so a buffer handed
 /// back is never dropped while a file is read, and a new one is made only when
-/// every buffer is in use. (Bounded channels that dropped what did not fit made
-/// and freed a 4 MiB batch for almost every block.)
+/// every buffer is in use (bounded channels dropped what did not fit, and a
+/// worker that found none made a new one).
 struct Pool<T>(Mutex<Vec<T>>);
 
 impl<T: Default> Pool<T> {
