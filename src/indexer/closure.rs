@@ -8,9 +8,10 @@
 //! 6-byte head, 11 bytes for texts of 127 bytes or more, then the text) in chunks of text that never move, held in
 //! memory up to a budget and then spilled, chunk by chunk, to files in a
 //! directory the caller gives; finishing sorts them in partitions of about the budget's size, so the
-//! text of a dump of any size costs disk, not memory. Finishing also sets the
-//! keys aside in key order (in a file when the text was spilled) and frees the
-//! key table before grouping, so that a large build peaks while reading.
+//! text of a dump of any size costs disk, not memory. Finishing also sorts the
+//! keys in the key table's own memory; when the text was spilled it writes them
+//! in order to a file and frees the table before grouping, so that a large
+//! build peaks while reading.
 //! Spellings held in memory are grouped by a counting sort per class; the keys
 //! are handed out as two streams, one per half of the key space, so that two
 //! table writers can work at once. The memory of the key table's next size and
@@ -606,8 +607,9 @@ impl Closure {
     /// 1 for the rest): the keys of each half come in increasing order, the two
     /// halves in turns. Errors of the callbacks stop it; errors
     /// of the spill files are handed to `io`; `phase` is told when grouping the
-    /// classes starts (the key table and the text buffer are freed by then) and
-    /// when handing out the keys starts.
+    /// classes starts (the forest is flattened and the memory made ahead for
+    /// reading is freed by then; a spilled build has freed its key table and
+    /// text buffer too) and when handing out the keys starts.
     pub fn finish<E>(
         mut self,
         on_class: &mut dyn FnMut(FinishedClass<'_>) -> Result<(), E>,
@@ -683,8 +685,8 @@ impl Closure {
             // the in-memory buffer (up to the budget) is not needed any more
             self.spill.arena = Arena::default();
         }
-        // the key table and the text buffer are freed: what is held from here on
-        // is far below the peak of reading
+        // what is held from here on is below the peak of reading (a spilled
+        // build has freed its key table and text buffer)
         phase(GROUPING);
         let mut found = Finished {
             key_collisions: self.collisions,
@@ -745,8 +747,8 @@ impl Closure {
     }
 }
 
-/// The phase [`Closure::finish`] reports when it starts grouping classes, with
-/// its key table and text buffer freed.
+/// The phase [`Closure::finish`] reports when it starts grouping classes, the
+/// closure itself done.
 pub const GROUPING: &str = "grouping classes";
 
 /// Bytes of one record of a [`SortedKeys::File`]: key u64, root u32 (little

@@ -333,9 +333,8 @@ impl Collector {
             written: e.written(text),
             canonical: e.canonical,
         };
-        // a group at a time in a small buffer: a buffer for the whole batch (a few
-        // MB) made and freed per batch had the allocator hand fresh pages out
-        // again and again
+        // a group at a time, in one small buffer, instead of a buffer for the
+        // whole batch (a few MB) made and freed per batch
         let mut group = Vec::with_capacity(LINK_GROUP);
         for links in batch.links.chunks(LINK_GROUP) {
             group.clear();
@@ -569,7 +568,7 @@ pub fn build(
     let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
     // the table files are written by three more threads while the closure
     // finishes (members, and each half of the iri table), and the types and
-    // labels, which do not depend on it, by a fourth once the key table is freed
+    // labels, which do not depend on it, by a fourth once the closure is done
     let (types, type_names) = (
         std::mem::take(&mut c.types),
         std::mem::take(&mut c.type_names),
@@ -628,7 +627,7 @@ pub fn build(
             &mut |name| {
                 progress.phase(name);
                 // types and labels do not depend on the closure: they are written
-                // beside it once its key table and text buffer are freed
+                // beside it once the closure itself is done
                 if name == closure::GROUPING {
                     if let Some((types, names, postings)) = side_input.take() {
                         side = Some(scope.spawn(move || {
