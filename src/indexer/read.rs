@@ -913,9 +913,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
-    /// Every line-based file of `../shared/data/rdf` (its first 30,000 lines,
-    /// decompressed, to keep the debug-built test short) reads the same with the
-    /// fast parallel reader as with oxrdfio alone.
+    /// Compressed files decompressed ahead, one or several, by one or two
+    /// threads, read as the files themselves; a broken one names its path.
     #[test]
     fn files_decompressed_ahead_read_as_the_files_themselves() {
         use std::io::Write;
@@ -998,6 +997,9 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// Every line-based file of `../shared/data/rdf` (its first 30,000 lines,
+    /// decompressed, to keep the debug-built test short) reads the same with the
+    /// fast parallel reader as with oxrdfio alone.
     #[test]
     fn fast_reader_agrees_with_oxrdfio_on_real_dumps() {
         let Some(dir) = crate::test_data::shared_data("rdf") else {
