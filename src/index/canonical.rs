@@ -141,7 +141,7 @@ pub fn canonical_iri(iri: &str) -> String {
 /// [`canonical_iri`] without a copy when the IRI is already canonical (as most
 /// IRIs of dumps are): the IRI itself (trimmed) is borrowed then.
 pub fn canonical_form(iri: &str) -> Cow<'_, str> {
-    let decoded = percent_decode(iri.trim());
+    let decoded = percent_decode(trim(iri));
     match rewrite(&decoded) {
         None => decoded,
         Some(canonical) => Cow::Owned(canonical),
@@ -283,18 +283,35 @@ fn is_wikidata_id(id: &str) -> bool {
         && chars.all(|c| c.is_ascii_digit())
 }
 
-/// `m.0abc`, `m/0abc`, `/m/0abc`, `g.11b…` → `m.0abc` (the dotted Freebase id).
-fn freebase_mid(s: &str) -> Option<String> {
+/// `m.0abc`, `m/0abc`, `/m/0abc`, `g.11b…` → `m.0abc` (the dotted Freebase id;
+/// borrowed when `s` is written so, as in Freebase's own IRIs).
+fn freebase_mid(s: &str) -> Option<Cow<'_, str>> {
     let s = s.strip_prefix('/').unwrap_or(s);
     let (kind, id) = s.split_at_checked(1)?;
     if !(kind == "m" || kind == "g") {
         return None;
     }
-    let id = id.strip_prefix('.').or_else(|| id.strip_prefix('/'))?;
-    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    let (dotted, id) = match id.strip_prefix('.') {
+        Some(id) => (true, id),
+        None => (false, id.strip_prefix('/')?),
+    };
+    if id.is_empty() || !id.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
         return None;
     }
-    Some(format!("{kind}.{id}"))
+    Some(if dotted {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(format!("{kind}.{id}"))
+    })
+}
+
+/// `s` without white space at either end: itself, without a search, when it
+/// starts and ends with visible ASCII (as IRIs of dumps do).
+fn trim(s: &str) -> &str {
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(&a), Some(&z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
 }
 
 /// The canonical IRI named by a Wikidata Freebase-id literal (P646), `"/m/0abc"`.
@@ -309,6 +326,42 @@ pub fn freebase_literal_iri(lexical: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_trim_shortcut_agrees_with_str_trim() {
+        for s in [
+            "",
+            " ",
+            "x",
+            " http://a.org/x ",
+            "http://a.org/x",
+            "http://a.org/x\n",
+            "\u{a0}http://a.org/é",
+            "http://a.org/é",
+            "http://a.org/x\u{2003}",
+            "\thttp://a.org/x",
+        ] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn freebase_ids_are_borrowed_when_dotted() {
+        assert!(matches!(
+            freebase_mid("m.0abc"),
+            Some(Cow::Borrowed("m.0abc"))
+        ));
+        assert!(matches!(
+            freebase_mid("/m.0abc"),
+            Some(Cow::Borrowed("m.0abc"))
+        ));
+        assert_eq!(freebase_mid("/m/0abc").as_deref(), Some("m.0abc"));
+        assert_eq!(freebase_mid("g/11b_x").as_deref(), Some("g.11b_x"));
+        assert_eq!(freebase_mid("m.0ab-c"), None);
+        assert_eq!(freebase_mid("m.é"), None);
+        assert_eq!(freebase_mid("x.0abc"), None);
+        assert_eq!(freebase_mid("m."), None);
+    }
 
     #[test]
     fn authority_ends_agree_with_a_plain_search() {
