@@ -528,8 +528,13 @@ pub fn build(
     // compressed files are decompressed in order by two threads, the next one
     // while the one before it still is
     let mut decompressing = read::Decompressing::start(&files, 2);
-    for path in &files {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    let total: u64 = sizes.iter().sum();
+    let mut done_before = 0u64;
+    for (path, &size) in files.iter().zip(&sizes) {
         progress.file(path, size);
         let mut reported = 0u64;
         let stats = read_file(
@@ -540,12 +545,14 @@ pub fn build(
             &classifier,
             &mut |batch, bytes, statements| {
                 c.add(batch).map_err(|e| out_err(&tmp, e))?;
+                c.closure.read_so_far(done_before + bytes.min(size), total);
                 progress.advance(bytes.saturating_sub(reported), statements);
                 reported = reported.max(bytes);
                 Ok(())
             },
         )?;
         progress.advance(stats.bytes.saturating_sub(reported), 0);
+        done_before += size;
         counts.statements += stats.statements;
         counts.skipped += stats.skipped;
         inputs_meta.push(InputFile {
