@@ -1109,16 +1109,18 @@ mod tests {
         closure_grouped(links, c, links.len().max(1))
     }
 
+    /// The endpoint of an IRI as written, with a check hash of its own.
+    fn endpoint(w: &str) -> Endpoint<'_> {
+        let (key, canonical) = endpoint_of(w);
+        Endpoint {
+            key,
+            check: key as u32 ^ 1,
+            written: w,
+            canonical,
+        }
+    }
+
     fn closure_grouped(links: &[(&str, &str)], mut c: Closure, group: usize) -> Out {
-        let endpoint = |w| {
-            let (key, canonical) = endpoint_of(w);
-            Endpoint {
-                key,
-                check: key as u32 ^ 1,
-                written: w,
-                canonical,
-            }
-        };
         let endpoints: Vec<_> = links
             .iter()
             .map(|(a, b)| (endpoint(a), endpoint(b)))
@@ -1280,15 +1282,6 @@ mod tests {
         let links: Vec<(String, String)> = (0..100)
             .map(|i| (format!("http://a.org/{i}"), format!("http://b.org/{i}")))
             .collect();
-        fn endpoint(w: &str) -> Endpoint<'_> {
-            let (key, canonical) = endpoint_of(w);
-            Endpoint {
-                key,
-                check: key as u32,
-                written: w,
-                canonical,
-            }
-        }
         let pairs: Vec<_> = links
             .iter()
             .map(|(a, b)| (endpoint(a), endpoint(b)))
