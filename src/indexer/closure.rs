@@ -417,7 +417,28 @@ impl Arena {
         &self.chunks[(at >> 32) as usize][start..start + len as usize]
     }
 
-    /// The text of the record at `at` (as [`Arena::records`] gives it).
+    /// Whether every record's place fits in 32 bits ([`Arena::small_place`]).
+    fn small_places(&self) -> bool {
+        self.used <= 1 << SMALL_CHUNK_BITS
+            && self.chunks[..self.used]
+                .iter()
+                .all(|c| c.len() <= 1 << SMALL_OFFSET_BITS)
+    }
+
+    /// A record's place (as [`Arena::for_each_record`] gives it) in 32 bits,
+    /// when [`Arena::small_places`]: the chunk in the high bits, the offset in
+    /// the low ones.
+    fn small_place(at: u64) -> u32 {
+        ((at >> 32) as u32) << SMALL_OFFSET_BITS | (at as u32)
+    }
+
+    /// The place of 64 bits of a place of 32 ([`Arena::small_place`]).
+    fn from_small_place(small: u32) -> u64 {
+        (u64::from(small >> SMALL_OFFSET_BITS) << 32)
+            | u64::from(small & ((1 << SMALL_OFFSET_BITS) - 1))
+    }
+
+    /// The text of the record at `at` (as [`Arena::for_each_record`] gives it).
     fn record_text(&self, at: u64) -> &str {
         let chunk = &self.chunks[(at >> 32) as usize];
         let start = at as u32 as usize;
@@ -454,6 +475,15 @@ impl Arena {
         self.len = 0;
     }
 }
+
+/// Bits of the offset in a record's place of 32 bits (chunks are no larger).
+const SMALL_OFFSET_BITS: u32 = 25;
+
+/// Bits of the chunk in a record's place of 32 bits.
+const SMALL_CHUNK_BITS: u32 = 32 - SMALL_OFFSET_BITS;
+
+// chunks of the usual size have places of 32 bits
+const _: () = assert!(CHUNK_BYTES <= 1 << SMALL_OFFSET_BITS);
 
 /// Spellings waiting for the classes to be known: records in memory up to a
 /// budget, then in spill files of the same records.
@@ -978,13 +1008,15 @@ impl<E> Groups<'_, '_, E> {
 
     /// Hands out the classes of the spellings held in memory, in class-key order,
     /// grouped by a counting sort: `counts` (zeroes, one per class) counts the
-    /// spellings of each class, then says where they go; only
-    /// the classes of two or more spellings are sorted, and each spelling moves
-    /// as the 8-byte place of its record instead of a 24-byte record.
+    /// spellings of each class, then says where they go; only the classes of
+    /// two or more spellings are sorted, and each spelling moves as the place
+    /// of its record (4 bytes when the text allows, else 8) instead of a
+    /// 24-byte record. The places go in `counts`' spare memory (that of the
+    /// check hashes, one per node) when it has room.
     fn emit_held(&mut self, text: &Arena, class_of: &[u32], mut counts: Vec<u32>) -> Result<(), E> {
         text.for_each_record(|_, node| counts[class_of[node as usize] as usize] += 1);
         // (class key, class) of the classes of two or more spellings
-        let mut classes: Vec<(u64, u32)> = Vec::new();
+        let mut classes: Vec<(u64, u32)> = Vec::with_capacity(counts.len());
         for (class, &n) in counts.iter().enumerate() {
             if n >= 2 {
                 classes.push((self.class_info[class], class as u32));
@@ -999,21 +1031,50 @@ impl<E> Groups<'_, '_, E> {
             counts[class as usize] = at;
             at += n;
         }
-        let mut order = vec![0u64; at as usize];
+        if text.small_places() {
+            let held = counts.len();
+            counts.resize(held + at as usize, 0);
+            let (counts, order) = counts.split_at_mut(held);
+            let places = (Arena::small_place, Arena::from_small_place);
+            self.place_and_hand_out(text, class_of, counts, order, &classes, places)
+        } else {
+            let mut order = vec![0u64; at as usize];
+            let places = (|p| p, |p| p);
+            self.place_and_hand_out(text, class_of, &mut counts, &mut order, &classes, places)
+        }
+    }
+
+    /// The end of [`Groups::emit_held`]: puts the places of the spellings in
+    /// `order` by class (`counts` says where each class's go), then hands out the
+    /// classes; `places` turns a record's place into an entry of `order` and back.
+    fn place_and_hand_out<P: Copy>(
+        &mut self,
+        text: &Arena,
+        class_of: &[u32],
+        counts: &mut [u32],
+        order: &mut [P],
+        classes: &[(u64, u32)],
+        places: (impl Fn(u64) -> P, impl Fn(P) -> u64),
+    ) -> Result<(), E> {
+        let (pack, unpack) = places;
         let class_info = &*self.class_info;
         text.for_each_record(|place, node| {
             let class = class_of[node as usize] as usize;
             if class_info[class] != u64::MAX {
-                order[counts[class] as usize] = place;
+                order[counts[class] as usize] = pack(place);
                 counts[class] += 1;
             }
         });
         let mut written: Vec<&str> = Vec::new();
         let mut begin = 0;
-        for &(_, class) in &classes {
+        for &(_, class) in classes {
             let end = counts[class as usize] as usize;
             written.clear();
-            written.extend(order[begin..end].iter().map(|&p| text.record_text(p)));
+            written.extend(
+                order[begin..end]
+                    .iter()
+                    .map(|&p| text.record_text(unpack(p))),
+            );
             self.hand_out(class, &mut written)?;
             begin = end;
         }
@@ -1287,6 +1348,38 @@ mod tests {
         let (sorted, nodes) = t.into_sorted();
         let seen: Vec<(u64, u32)> = sorted.into_iter().zip(nodes).collect();
         assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn places_of_32_bits_round_trip_and_large_chunks_keep_64() {
+        for at in [
+            0u64,
+            5,
+            (1 << 32) | 7,
+            (3 << 32) | ((1 << 25) - 1),
+            (127 << 32) | 1,
+        ] {
+            assert_eq!(Arena::from_small_place(Arena::small_place(at)), at);
+        }
+        let mut arena = Arena::default();
+        arena.push_record(1, "http://a.org/x");
+        assert!(arena.small_places());
+        // a spelling longer than a chunk gets a chunk of its own, too large for
+        // places of 32 bits; the classes come out the same
+        let long = format!("http://a.org/{}", "x".repeat(CHUNK_BYTES));
+        arena.push_record(2, &long);
+        arena.push_record(3, "http://b.org/y");
+        assert!(!arena.small_places());
+        let links = [
+            (long.as_str(), "http://b.org/y"),
+            ("http://b.org/y", "http://c.org/z"),
+            ("http://d.org/1", "http://e.org/2"),
+        ];
+        let (classes, _) = closure(&links);
+        let mut sizes: Vec<usize> = classes.iter().map(Vec::len).collect();
+        sizes.sort_unstable();
+        assert_eq!(sizes, [2, 3]);
+        assert!(classes.iter().any(|c| c.contains(&long)));
     }
 
     #[test]
