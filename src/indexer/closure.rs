@@ -626,13 +626,8 @@ impl Closure {
         }
     }
 
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grand = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grand;
-            x = grand;
-        }
-        x
+    fn find(&mut self, x: u32) -> u32 {
+        find(&mut self.parent, x)
     }
 
     fn union(&mut self, a: u32, b: u32) {
@@ -708,13 +703,34 @@ impl Closure {
             ))));
         }
         let spilled = !self.spill.files.is_empty();
-        for x in 0..n as u32 {
-            let root = self.find(x);
-            self.parent[x as usize] = root;
-        }
         self.rank = Vec::new();
-        // from here on `parent` gives each node's class number
-        let classes = number_classes(&mut self.parent);
+        // the keys in key order with their nodes are all the last pass needs of
+        // the table: they are sorted in the table's own memory, on a thread of
+        // their own while the forest is flattened (after reading, the other
+        // core is idle)
+        let table = std::mem::replace(&mut self.table, Table::with_bits(1));
+        let parent = &mut self.parent;
+        // (a thread that cannot start leaves the table for this one to sort)
+        let table = std::sync::Mutex::new(Some(table));
+        let sort = || table.lock().ok()?.take().map(Table::into_sorted);
+        let (classes, sorted) = std::thread::scope(|scope| {
+            let sorting = std::thread::Builder::new()
+                .name("qajudge-sort".into())
+                .spawn_scoped(scope, sort);
+            flatten(parent);
+            // from here on `parent` gives each node's class number
+            let classes = number_classes(parent);
+            let sorted = match sorting {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => sort(),
+            };
+            (classes, sorted)
+        });
+        let Some((sorted, mut of_key)) = sorted else {
+            return Err(io(std::io::Error::other("the key table was not sorted")));
+        };
         // a build held in memory reuses the check hashes' memory to group classes;
         // a spilled (large) one frees it before the key table's last pass
         if spilled {
@@ -725,10 +741,6 @@ impl Closure {
         // keys spread evenly: classes are handed out in the order of their mixed
         // keys, and spilled spellings are partitioned by them
         let mut class_key = vec![u64::MAX; classes];
-        // the keys in key order with their classes are all the last pass needs
-        // of the table: they are sorted in the table's own memory
-        let table = std::mem::replace(&mut self.table, Table::with_bits(1));
-        let (sorted, mut of_key) = table.into_sorted();
         let class_of = &self.parent;
         // in batches: the nodes of keys in key order are all over `class_of`, and
         // loads that do not wait on each other overlap
@@ -836,6 +848,24 @@ pub const GROUPING: &str = "grouping classes";
 /// Nodes and classes are numbered below this: its bit marks a root while the
 /// classes are numbered.
 const CLASS: u32 = 1 << 31;
+
+/// The root of `x` in a forest, halving the path to it.
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let grand = parent[parent[x as usize] as usize];
+        parent[x as usize] = grand;
+        x = grand;
+    }
+    x
+}
+
+/// Makes every node of a forest point at its root.
+fn flatten(parent: &mut [u32]) {
+    for x in 0..parent.len() {
+        let root = find(parent, x as u32);
+        parent[x] = root;
+    }
+}
 
 /// Numbers the classes of a flattened forest (every node's parent is its
 /// root) from 0, in the order of their roots, and makes each node's entry the
