@@ -9,9 +9,12 @@
 //! memory up to a budget and then spilled, chunk by chunk, to files in a
 //! directory the caller gives; finishing sorts them in partitions of about the budget's size, so the
 //! text of a dump of any size costs disk, not memory. Finishing also sorts the
-//! keys in the key table's own memory; when the text was spilled it writes them
-//! in order to a file and frees the table before grouping, so that a large
-//! build peaks while reading.
+//! keys in the key table's own memory (on a thread of its own while the forest
+//! is flattened); when the text was spilled it writes them in order to a file
+//! and frees the table before grouping, so that a large build peaks while
+//! reading. Once flattened, the classes are numbered densely, so that what
+//! finishing keeps per class (its key, then its id and size, and the count of
+//! its spellings) is in arrays a fifth the size of arrays per node.
 //! Spellings held in memory are grouped by a counting sort per class; the keys
 //! are handed out as two streams, one per half of the key space, so that two
 //! table writers can work at once. The memory of the key table's next size and
