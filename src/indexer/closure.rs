@@ -1356,6 +1356,18 @@ mod tests {
         assert_eq!(found.key_collisions, 1);
     }
 
+    /// Each key with its node (its place in `keys`), in key order: what
+    /// [`Table::into_sorted`] gives once `keys` were inserted in turn.
+    fn keys_with_nodes_in_order(keys: &[u64]) -> Vec<(u64, u32)> {
+        let mut expected: Vec<(u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        expected.sort_unstable();
+        expected
+    }
+
     #[test]
     fn the_table_grows_and_stays_sorted() {
         let mut t = Table::with_bits(2);
@@ -1372,12 +1384,7 @@ mod tests {
             keys.push(top);
         }
         // each key keeps its node when the table is sorted in place
-        let mut expected: Vec<(u64, u32)> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| (k, i as u32))
-            .collect();
-        expected.sort_unstable();
+        let expected = keys_with_nodes_in_order(&keys);
         let (sorted, nodes) = t.into_sorted();
         let seen: Vec<(u64, u32)> = sorted.into_iter().zip(nodes).collect();
         assert_eq!(seen, expected);
@@ -1484,12 +1491,7 @@ mod tests {
         for (i, k) in keys.iter().enumerate().step_by(997) {
             assert_eq!(t.get_or_insert(*k, 0), (i as u32, false));
         }
-        let mut expected: Vec<(u64, u32)> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| (k, i as u32))
-            .collect();
-        expected.sort_unstable();
+        let expected = keys_with_nodes_in_order(&keys);
         let (sorted, nodes) = t.into_sorted();
         assert!(sorted
             .iter()
