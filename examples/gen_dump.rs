@@ -8,7 +8,7 @@
 use std::io::{BufWriter, Write};
 
 /// The project's SplitMix64, with `u64` bounds.
-struct Rng(qajudge::metrics::SplitMix64);
+struct Rng(qajudge::rng::SplitMix64);
 
 impl Rng {
     fn below(&mut self, n: u64) -> u64 {
@@ -46,7 +46,7 @@ fn main() -> std::io::Result<()> {
     let millions: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(42);
     let target = (millions * 1_000_000.0) as u64;
-    let mut rng = Rng(qajudge::metrics::SplitMix64(seed));
+    let mut rng = Rng(qajudge::rng::SplitMix64(seed));
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
     let mut written = 0u64;
     let mut entity = 0u64;

@@ -14,5 +14,7 @@ pub mod matching;
 pub mod metrics;
 pub mod model;
 pub mod qald;
+pub mod rng;
+pub mod terms;
 #[cfg(test)]
 mod test_data;

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::rng::SplitMix64;
+
 /// Precision, recall and F1.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Prf {
@@ -173,25 +175,6 @@ pub struct Confidence {
     pub macro_: PrfInterval,
     /// Macro under the QALD rule.
     pub macro_qald: PrfInterval,
-}
-
-/// SplitMix64: a small, fixed-seed generator so that intervals (and randomized
-/// tests, and synthetic dumps) are reproducible.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n` (`n` small: the modulo bias is below 2^-40).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
 }
 
 /// 95% percentile-bootstrap intervals over questions: `resamples` resamples of the

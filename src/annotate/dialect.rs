@@ -536,7 +536,7 @@ mod tests {
     use super::*;
 
     fn rw(q: &str) -> String {
-        let out = rewrite(q, crate::annotate::prefixes::PREDEFINED)
+        let out = rewrite(q, crate::terms::prefixes::PREDEFINED)
             .map(|r| r.query)
             .unwrap_or_else(|| q.to_string());
         out.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -5,13 +5,12 @@
 
 use serde::Serialize;
 
-use super::prefixes;
 use super::walk::{Node, Walked};
-use crate::index::canonical::canonical_iri;
-use crate::matching::{
-    is_date_datatype, is_numeric_datatype, parse_number, term_marking, MatchOptions,
-};
+use crate::matching::{term_marking, MatchOptions};
 use crate::model::{Answer, Question, Term};
+use crate::terms::canonical::canonical_iri;
+use crate::terms::literal::{is_date_datatype, is_numeric_datatype, parse_number};
+use crate::terms::prefixes;
 
 /// The five answer types of AT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -66,7 +65,7 @@ impl AnswerType {
                 Some(dt) if is_date_datatype(dt) => AnswerType::Date,
                 Some(dt) if dt.ends_with("#boolean") => AnswerType::Boolean,
                 _ if parse_number(lexical).is_some() => AnswerType::Number,
-                _ if crate::matching::parse_date(lexical).is_some() => AnswerType::Date,
+                _ if crate::terms::literal::parse_date(lexical).is_some() => AnswerType::Date,
                 _ => AnswerType::String,
             },
         }

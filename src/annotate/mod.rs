@@ -5,7 +5,6 @@
 pub mod dialect;
 pub mod features;
 pub mod markings;
-pub mod prefixes;
 pub mod walk;
 
 use serde::Serialize;

@@ -15,7 +15,7 @@ use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::{Query, SparqlParser};
 
 use super::dialect::{has_keyword, rewrite, undeclared_prefixes};
-use super::prefixes::PREDEFINED;
+use crate::terms::prefixes::PREDEFINED;
 use crate::model::Term;
 
 const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";

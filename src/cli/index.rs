@@ -9,9 +9,9 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::annotate::prefixes::expand;
+use crate::terms::prefixes::expand;
 use crate::index::Index;
-use crate::indexer::{build, BuildOptions, Progress};
+use crate::indexer::{build, BuildOptions, Phase, Progress};
 
 /// `qajudge index …`.
 #[derive(Debug, Args)]
@@ -151,9 +151,9 @@ impl Progress for Bar {
             ));
         }
     }
-    fn phase(&mut self, name: &str) {
-        self.enter(name);
-        self.bar.set_message(name.to_string());
+    fn phase(&mut self, phase: Phase) {
+        self.enter(phase.name());
+        self.bar.set_message(phase.name());
     }
 }
 

@@ -95,6 +95,19 @@ impl Experiments {
     /// The names of the sub-experiments, in report order.
     pub const NAMES: [&'static str; 6] = ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"];
 
+    /// The report of one sub-experiment.
+    pub fn get_mut(&mut self, e: super::Experiment) -> &mut Option<ExperimentReport> {
+        use super::Experiment;
+        match e {
+            Experiment::Qa => &mut self.qa,
+            Experiment::C2kb => &mut self.c2kb,
+            Experiment::P2kb => &mut self.p2kb,
+            Experiment::Re2kb => &mut self.re2kb,
+            Experiment::At => &mut self.at,
+            Experiment::Ait2kb => &mut self.ait2kb,
+        }
+    }
+
     /// Each sub-experiment with its name, in report order.
     pub fn named(&self) -> [(&'static str, Option<&ExperimentReport>); 6] {
         [

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::eval::{evaluate_with, IndexRef, Options, Run};
-use crate::index::store::RecordStore;
+use super::store::{RecordStore, StoreError};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::model::Dataset;
@@ -20,8 +20,8 @@ use crate::model::Dataset;
 pub struct Record {
     /// The stable id, `YYYYMMDDNNNN`.
     pub id: String,
-    /// `queued`, `running`, `done` or `failed`.
-    pub status: String,
+    /// Where it is in its life.
+    pub status: ExperimentStatus,
     /// When it was submitted (UTC, RFC 3339).
     pub created: String,
     /// When it finished, if it did.
@@ -42,6 +42,59 @@ pub struct Record {
     pub error: Option<String>,
     /// The report (SCORING 9) when done.
     pub report: Option<serde_json::Value>,
+}
+
+/// Where an experiment is in its life.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ExperimentStatus {
+    /// Stored, waiting for the worker.
+    #[default]
+    Queued,
+    /// Being evaluated.
+    Running,
+    /// Finished with a report.
+    Done,
+    /// Finished without a report (`error` says why).
+    Failed,
+}
+
+/// An experiment that cannot be stored, read or queued.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    /// The data directory cannot be made.
+    #[error("cannot create {path}")]
+    DataDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The record store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored record is not a record.
+    #[error("stored experiment {id} is unreadable")]
+    Unreadable {
+        /// Its id.
+        id: String,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A record cannot be encoded.
+    #[error("the experiment record cannot be encoded")]
+    Encode(#[source] serde_json::Error),
+    /// The worker thread is gone.
+    #[error("the experiment worker has stopped")]
+    WorkerStopped,
+    /// The worker thread was never started.
+    #[error("the experiment worker is not running")]
+    WorkerNotRunning,
+    /// A thread panicked while holding the id lock.
+    #[error("the experiment id lock is poisoned")]
+    Poisoned,
 }
 
 /// A run to evaluate: a parsed file, or a live system to ask.
@@ -120,17 +173,23 @@ pub fn rfc3339(secs: u64) -> String {
 impl ExperimentStore {
     /// Opens the store under `dir`, marks experiments a stop interrupted as failed,
     /// and starts the worker.
-    pub fn open(dir: &std::path::Path) -> Result<ExperimentStore, String> {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-        let records = RecordStore::open(&dir.join("experiments")).map_err(|e| e.to_string())?;
+    pub fn open(dir: &std::path::Path) -> Result<ExperimentStore, ExperimentError> {
+        std::fs::create_dir_all(dir).map_err(|source| ExperimentError::DataDir {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let records = RecordStore::open(&dir.join("experiments"))?;
         let store = ExperimentStore {
             records,
             ids: Mutex::new(()),
             queue: Mutex::new(None),
         };
         for mut r in store.list()? {
-            if r.status == "queued" || r.status == "running" {
-                r.status = "failed".into();
+            if matches!(
+                r.status,
+                ExperimentStatus::Queued | ExperimentStatus::Running
+            ) {
+                r.status = ExperimentStatus::Failed;
                 r.error = Some(
                     "interrupted: the server stopped while this experiment was queued or running; submit it again"
                         .into(),
@@ -157,42 +216,43 @@ impl ExperimentStore {
     }
 
     /// Writes a record.
-    pub fn put(&self, r: &Record) -> Result<(), String> {
-        let bytes = serde_json::to_vec(r).map_err(|e| e.to_string())?;
-        self.records.put(&r.id, &bytes).map_err(|e| e.to_string())
+    pub fn put(&self, r: &Record) -> Result<(), ExperimentError> {
+        let bytes = serde_json::to_vec(r).map_err(ExperimentError::Encode)?;
+        Ok(self.records.put(&r.id, &bytes)?)
     }
 
     /// Reads a record.
-    pub fn get(&self, id: &str) -> Result<Option<Record>, String> {
-        match self.records.get(id).map_err(|e| e.to_string())? {
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| format!("stored experiment {id} is unreadable: {e}")),
+    pub fn get(&self, id: &str) -> Result<Option<Record>, ExperimentError> {
+        match self.records.get(id)? {
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|source| {
+                ExperimentError::Unreadable {
+                    id: id.to_string(),
+                    source,
+                }
+            }),
             None => Ok(None),
         }
     }
 
     /// Every record, oldest first.
-    pub fn list(&self) -> Result<Vec<Record>, String> {
+    pub fn list(&self) -> Result<Vec<Record>, ExperimentError> {
         self.records
-            .all()
-            .map_err(|e| e.to_string())?
+            .all()?
             .into_iter()
             .map(|(id, bytes)| {
                 serde_json::from_slice(&bytes)
-                    .map_err(|e| format!("stored experiment {id} is unreadable: {e}"))
+                    .map_err(|source| ExperimentError::Unreadable { id, source })
             })
             .collect()
     }
 
     /// A new id for today: `YYYYMMDD` and a four-digit counter.
-    fn next_id(&self) -> Result<String, String> {
+    fn next_id(&self) -> Result<String, ExperimentError> {
         let (y, m, d) = civil((now_secs() / 86_400) as i64);
         let day = format!("{y:04}{m:02}{d:02}");
         let last = self
             .records
-            .all()
-            .map_err(|e| e.to_string())?
+            .all()?
             .into_iter()
             .filter_map(|(id, _)| id.strip_prefix(&day).and_then(|n| n.parse::<u32>().ok()))
             .max()
@@ -209,11 +269,11 @@ impl ExperimentStore {
         runs: Vec<RunSource>,
         options: Options,
         live: LiveOptions,
-    ) -> Result<Record, String> {
+    ) -> Result<Record, ExperimentError> {
         {
-            let _guard = self.ids.lock().map_err(|e| e.to_string())?;
+            let _guard = self.ids.lock().map_err(|_| ExperimentError::Poisoned)?;
             record.id = self.next_id()?;
-            record.status = "queued".into();
+            record.status = ExperimentStatus::Queued;
             record.created = rfc3339(now_secs());
             self.put(&record)?;
         }
@@ -225,12 +285,10 @@ impl ExperimentStore {
             options,
             live,
         };
-        let queue = self.queue.lock().map_err(|e| e.to_string())?;
+        let queue = self.queue.lock().map_err(|_| ExperimentError::Poisoned)?;
         match queue.as_ref() {
-            Some(tx) => tx
-                .send(job)
-                .map_err(|_| "the experiment worker has stopped".to_string())?,
-            None => return Err("the experiment worker is not running".into()),
+            Some(tx) => tx.send(job).map_err(|_| ExperimentError::WorkerStopped)?,
+            None => return Err(ExperimentError::WorkerNotRunning),
         }
         Ok(record)
     }
@@ -245,7 +303,7 @@ impl ExperimentStore {
 
     /// Evaluates one experiment and stores its report (or why it failed).
     fn execute(&self, job: Job, index: Option<&Index>, index_path: &str) {
-        self.update(&job.id, |r| r.status = "running".into());
+        self.update(&job.id, |r| r.status = ExperimentStatus::Running);
         let total = job.gold.questions.len()
             * job
                 .runs
@@ -268,7 +326,7 @@ impl ExperimentStore {
                         Ok(live) => datasets.push((url.clone(), url, live.dataset)),
                         Err(e) => {
                             self.update(&job.id, |r| {
-                                r.status = "failed".into();
+                                r.status = ExperimentStatus::Failed;
                                 r.error = Some(e.to_string());
                                 r.finished = Some(rfc3339(now_secs()));
                             });
@@ -301,11 +359,11 @@ impl ExperimentStore {
         self.update(&job.id, |r| {
             match value {
                 Ok(v) => {
-                    r.status = "done".into();
+                    r.status = ExperimentStatus::Done;
                     r.report = Some(v);
                 }
                 Err(e) => {
-                    r.status = "failed".into();
+                    r.status = ExperimentStatus::Failed;
                     r.error = Some(format!("the report could not be written: {e}"));
                 }
             }

@@ -5,22 +5,24 @@
 //! "message"}}`) with the right status. Evaluation runs on a worker thread, never
 //! on the server's threads.
 
-mod api;
+mod error;
 mod experiments;
 mod openapi;
+mod routes;
+mod store;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use actix_web::http::StatusCode;
-use actix_web::{web, App, HttpResponse, HttpServer, ResponseError};
+use actix_web::{web, App, HttpServer};
 
 use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
-pub use experiments::{ExperimentStore, Record};
+pub use error::ApiError;
+pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record};
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -56,12 +58,13 @@ pub enum ServeError {
         message: String,
     },
     /// The experiment store cannot be opened.
-    #[error("experiment store {path}: {message}; check --data")]
+    #[error("experiment store {path}: cannot open it; check --data")]
     Store {
         /// The store's directory.
         path: String,
         /// What is wrong.
-        message: String,
+        #[source]
+        source: ExperimentError,
     },
     /// The address cannot be bound, or the server failed.
     #[error("{0}")]
@@ -86,83 +89,6 @@ pub struct AppState {
     max_body_bytes: usize,
 }
 
-/// An API error: an HTTP status, a stable code and a message that names the
-/// offending value and says what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiError {
-    /// The HTTP status.
-    pub status: u16,
-    /// A stable, machine-readable code (`bad_json`, `not_found`, …).
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ApiError {
-    /// A 400 with a code.
-    pub fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 400,
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// A 404.
-    pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 404,
-            code: "not_found",
-            message: message.into(),
-        }
-    }
-
-    /// A 413 for a body over the limit.
-    pub fn too_large(limit: usize) -> ApiError {
-        ApiError {
-            status: 413,
-            code: "payload_too_large",
-            message: format!("the request body is larger than {limit} bytes; send less or start the server with a larger --max-body-bytes"),
-        }
-    }
-
-    /// A 503 when the server has no index.
-    pub fn no_index() -> ApiError {
-        ApiError {
-            status: 503,
-            code: "no_index",
-            message: "the server has no index; start it with --index DIR".into(),
-        }
-    }
-
-    /// A 500.
-    pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: 500,
-            code: "internal",
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl ResponseError for ApiError {
-    fn status_code(&self) -> StatusCode {
-        StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(serde_json::json!({
-            "error": {"code": self.code, "message": self.message}
-        }))
-    }
-}
-
 /// Registers every route on an actix-web service configuration.
 pub fn configure(cfg: &mut web::ServiceConfig, state: web::Data<AppState>) {
     let limit = state.max_body_bytes;
@@ -170,14 +96,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, state: web::Data<AppState>) {
         .app_data(
             web::JsonConfig::default()
                 .limit(limit)
-                .error_handler(|e, _| api::json_error(e).into()),
+                .error_handler(|e, _| routes::json_error(e).into()),
         )
         .app_data(web::PayloadConfig::new(limit))
         .app_data(
             web::QueryConfig::default()
                 .error_handler(|e, _| ApiError::bad("bad_query", e.to_string()).into()),
         )
-        .configure(api::routes);
+        .configure(routes::routes);
 }
 
 /// Opens the index, the benchmarks and the store, binds, calls `on_listening` with
@@ -211,7 +137,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
     }
     let store = ExperimentStore::open(&config.data).map_err(|e| ServeError::Store {
         path: config.data.display().to_string(),
-        message: e,
+        source: e,
     })?;
     let store = Arc::new(store);
     let index_path = config

@@ -6,7 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::canonical::canonical_iri;
+use crate::terms::canonical::canonical_iri;
 use super::labels::normalize_label;
 use super::IndexError;
 

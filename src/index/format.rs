@@ -1,16 +1,20 @@
-//! The on-disk layout of an index directory and its metadata (`meta.json`), with
-//! the format version that is checked on open.
+//! The on-disk layout of an index directory: its metadata (`meta.json`) with the
+//! format version that is checked on open, and the encoding and decoding of every
+//! key, value and list the indexer writes and the index reads, so that both sides
+//! share one definition.
 //!
 //! ```text
 //! DIR/meta.json    IndexMeta: version, inputs with sizes and checksums, counts,
 //!                  class-size histogram, largest classes, predicates used
-//! DIR/kv/          RocksDB: column families `iri` (XXH3-64 key of a canonical
-//!                  IRI, u64 big endian → class id and class size, two u32 big
-//!                  endian),
+//! DIR/kv/          RocksDB: column families `iri` (key of a canonical IRI: the
+//!                  low 64 bits of its XXH3-128, u64 big endian → class id and
+//!                  class size, two u32 big endian),
 //!                  `members` (class id → member IRIs as written), `types`
 //!                  (key of a canonical IRI → classes)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
-//! DIR/labels.dat   postings: per label, (language, IRI, label as written)
+//! DIR/labels.dat   postings: per label, a u32 count, then per posting
+//!                  (language, IRI, label as written), each a u32 length and
+//!                  its UTF-8 bytes (little endian)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +30,110 @@ pub const KV_DIR: &str = "kv";
 pub const LABELS_FST: &str = "labels.fst";
 /// The label postings' file name.
 pub const LABELS_DAT: &str = "labels.dat";
+
+/// Column family: key of a canonical IRI → class id and class size.
+pub const CF_IRI: &str = "iri";
+/// Column family: class id → member IRIs as written, `\n`-separated.
+pub const CF_MEMBERS: &str = "members";
+/// Column family: key of a canonical IRI (as in `iri`) → classes, `\n`-separated.
+pub const CF_TYPES: &str = "types";
+/// Every column family of the store.
+pub const COLUMN_FAMILIES: [&str; 3] = [CF_IRI, CF_MEMBERS, CF_TYPES];
+
+/// The stored key of a canonical IRI's hash (`iri` and `types`).
+pub fn iri_key_bytes(key: u64) -> [u8; 8] {
+    key.to_be_bytes()
+}
+
+/// The stored key of a class (`members`).
+pub fn class_key_bytes(class: u32) -> [u8; 4] {
+    class.to_be_bytes()
+}
+
+/// The stored value of an IRI in `iri`: its class id and the class size.
+pub fn encode_class(id: u32, size: u32) -> [u8; 8] {
+    let mut value = [0u8; 8];
+    value[..4].copy_from_slice(&id.to_be_bytes());
+    value[4..].copy_from_slice(&size.to_be_bytes());
+    value
+}
+
+/// Reads a value written by [`encode_class`]: (class id, class size).
+pub fn decode_class(value: &[u8]) -> Option<(u32, u32)> {
+    let b = value.get(..8)?;
+    Some((
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+        u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+    ))
+}
+
+/// Appends a list value (`members`, `types`): the items `\n`-separated.
+pub fn encode_list<'a>(items: impl IntoIterator<Item = &'a str>, out: &mut String) {
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(item);
+    }
+}
+
+/// The first `limit` items of a list value written by [`encode_list`] (invalid
+/// UTF-8 is replaced, never an error).
+pub fn decode_list(value: &[u8], limit: usize) -> Vec<String> {
+    let text = match std::str::from_utf8(value) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(value),
+    };
+    text.split('\n').take(limit).map(str::to_string).collect()
+}
+
+/// Appends the postings of one label to `labels.dat`'s bytes: their count, then
+/// each (language, IRI, label as written).
+pub fn encode_postings<'a>(
+    postings: impl ExactSizeIterator<Item = [&'a str; 3]>,
+    out: &mut Vec<u8>,
+) {
+    out.extend_from_slice(&(postings.len() as u32).to_le_bytes());
+    for fields in postings {
+        for field in fields {
+            out.extend_from_slice(&(field.len() as u32).to_le_bytes());
+            out.extend_from_slice(field.as_bytes());
+        }
+    }
+}
+
+/// Calls `f` with each (language, IRI, label as written) of the postings written
+/// by [`encode_postings`] at `offset` of `labels.dat`; stops at the first
+/// truncated or invalid field.
+pub fn decode_postings(dat: &[u8], offset: u64, mut f: impl FnMut(&str, &str, &str)) {
+    let mut at = offset as usize;
+    let Some(n) = read_u32(dat, &mut at) else {
+        return;
+    };
+    for _ in 0..n {
+        let (Some(lang), Some(iri), Some(label)) = (
+            read_str(dat, &mut at),
+            read_str(dat, &mut at),
+            read_str(dat, &mut at),
+        ) else {
+            return;
+        };
+        f(lang, iri, label);
+    }
+}
+
+fn read_u32(dat: &[u8], at: &mut usize) -> Option<u32> {
+    let bytes = dat.get(*at..*at + 4)?;
+    *at += 4;
+    Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+}
+
+fn read_str<'a>(dat: &'a [u8], at: &mut usize) -> Option<&'a str> {
+    let len = read_u32(dat, at)? as usize;
+    let s = std::str::from_utf8(dat.get(*at..*at + len)?).ok()?;
+    *at += len;
+    Some(s)
+}
 
 /// One input file of a build.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -120,5 +228,52 @@ pub fn size_bucket(size: u64) -> String {
         101..=1000 => "101-1000".into(),
         1001..=10_000 => "1001-10000".into(),
         _ => ">10000".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_values_round_trip() {
+        for (id, size) in [(0, 2), (7, 3), (u32::MAX, u32::MAX)] {
+            assert_eq!(decode_class(&encode_class(id, size)), Some((id, size)));
+        }
+        assert_eq!(decode_class(&[0, 1, 2]), None);
+        assert_eq!(iri_key_bytes(1), [0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(class_key_bytes(258), [0, 0, 1, 2]);
+    }
+
+    #[test]
+    fn lists_round_trip_and_stop_at_the_limit() {
+        let mut value = String::new();
+        encode_list(["http://a", "http://b/é", "http://c"], &mut value);
+        assert_eq!(
+            decode_list(value.as_bytes(), usize::MAX),
+            ["http://a", "http://b/é", "http://c"]
+        );
+        assert_eq!(decode_list(value.as_bytes(), 1), ["http://a"]);
+    }
+
+    #[test]
+    fn postings_round_trip_and_truncation_stops_quietly() {
+        let mut dat = vec![9u8; 3];
+        encode_postings(
+            [["en", "http://a", "Ann"], ["", "http://b", "Ánn Dunham"]].into_iter(),
+            &mut dat,
+        );
+        let mut read = Vec::new();
+        decode_postings(&dat, 3, |l, i, w| read.push([l.to_string(), i.to_string(), w.to_string()]));
+        assert_eq!(
+            read,
+            [["en", "http://a", "Ann"], ["", "http://b", "Ánn Dunham"]]
+                .map(|r| r.map(str::to_string))
+        );
+        read.clear();
+        decode_postings(&dat[..dat.len() - 2], 3, |l, i, w| {
+            read.push([l.to_string(), i.to_string(), w.to_string()])
+        });
+        assert_eq!(read.len(), 1);
     }
 }

@@ -1,26 +1,28 @@
-//! The read side of the knowledge-graph index: canonical IRIs (SCORING 2a, no
-//! index needed), and an index directory built by the indexer — the owl:sameAs
-//! closure (`store`, RocksDB), labels (`labels`, fst) and types — opened read-only,
-//! with its format version checked.
+//! The read side of the knowledge-graph index: an index directory built by the
+//! indexer — the owl:sameAs closure and types (`kv`, RocksDB) and labels
+//! (`labels`, fst) — opened read-only with its format version checked, and the
+//! [`Equivalence`] lookups evaluation asks of it.
 
-pub mod canonical;
 pub mod equivalence;
 pub mod format;
 pub mod hash;
+pub mod kv;
 pub mod labels;
-pub mod store;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use canonical::canonical_iri;
+use crate::terms::canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
-use format::{IndexMeta, FORMAT_VERSION, KV_DIR, META_FILE};
+use format::{
+    class_key_bytes, decode_class, decode_list, iri_key_bytes, IndexMeta, CF_IRI, CF_MEMBERS,
+    CF_TYPES, FORMAT_VERSION, KV_DIR, META_FILE,
+};
 use hash::iri_key;
 pub use labels::LabelHit;
 use labels::Labels;
-use store::{Store, CF_IRI, CF_MEMBERS, CF_TYPES};
+use kv::Store;
 
 /// An index that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]
@@ -142,12 +144,9 @@ impl Index {
     /// The class of an IRI given in canonical form.
     fn class_of_canonical_form(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
         self.store
-            .with(CF_IRI, &iri_key(canonical).to_be_bytes(), |value| {
-                let b = value?.get(..8)?;
-                Some(Class {
-                    id: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-                    size: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
-                })
+            .with(CF_IRI, &iri_key_bytes(iri_key(canonical)), |value| {
+                let (id, size) = decode_class(value?)?;
+                Some(Class { id, size })
             })
             .map_err(|e| self.read_err(e))
     }
@@ -162,14 +161,7 @@ impl Index {
     fn list_first(&self, cf: &str, key: &[u8], limit: usize) -> Result<Vec<String>, IndexError> {
         self.store
             .with(cf, key, |value| {
-                let Some(v) = value else {
-                    return Vec::new();
-                };
-                let text = match std::str::from_utf8(v) {
-                    Ok(t) => std::borrow::Cow::Borrowed(t),
-                    Err(_) => String::from_utf8_lossy(v),
-                };
-                text.split('\n').take(limit).map(str::to_string).collect()
+                value.map_or_else(Vec::new, |v| decode_list(v, limit))
             })
             .map_err(|e| self.read_err(e))
     }
@@ -181,7 +173,7 @@ impl Index {
 
     /// The first `limit` members (as written, sorted) of a class.
     fn members_first(&self, class: u32, limit: usize) -> Result<Vec<String>, IndexError> {
-        self.list_first(CF_MEMBERS, &class.to_be_bytes(), limit)
+        self.list_first(CF_MEMBERS, &class_key_bytes(class), limit)
     }
 
     /// The equivalence class of an IRI, members capped at `limit`.
@@ -227,7 +219,7 @@ impl Index {
 
     /// The classes (rdf:type, wdt:P31) of an IRI.
     pub fn types(&self, iri: &str) -> Result<Vec<String>, IndexError> {
-        self.list(CF_TYPES, &iri_key(&canonical_iri(iri)).to_be_bytes())
+        self.list(CF_TYPES, &iri_key_bytes(iri_key(&canonical_iri(iri))))
     }
 }
 

@@ -4,22 +4,32 @@
 //! into a temporary place that is renamed only when complete, so an interrupted
 //! build leaves any previous index intact.
 
+mod blocks;
 mod closure;
+mod decompress;
 mod ntriples;
-pub mod read;
+mod progress;
+mod read;
+mod stage;
+mod statement;
+mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::index::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
+use crate::terms::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
 use crate::index::format::{
-    size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR, META_FILE,
+    class_key_bytes, encode_class, encode_list, iri_key_bytes, size_bucket, Counts, IndexMeta,
+    InputFile, LargeClass, CF_IRI, CF_MEMBERS, FORMAT_VERSION, KV_DIR, META_FILE,
 };
 use crate::index::hash::iri_key_and_check;
-use crate::index::labels::{self, normalize_label, Postings};
-use crate::index::store::{SortedFile, StoreError, StoreWriter, CF_IRI, CF_MEMBERS, CF_TYPES};
+use crate::index::labels::normalize_label;
+use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
 use closure::{Closure, Endpoint};
-use read::{read_file, Obj, Sink, Stmt};
+use read::read_file;
+use stage::Stage;
+use statement::{Obj, Sink, Stmt};
+pub use progress::{Phase, Progress, Silent};
 
 /// owl:sameAs.
 pub const OWL_SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
@@ -102,25 +112,6 @@ impl Default for BuildOptions {
             buffer_bytes: DEFAULT_BUFFER_BYTES,
         }
     }
-}
-
-/// Progress of a build, reported to the caller (the CLI draws a bar).
-pub trait Progress {
-    /// A file is about to be read.
-    fn file(&mut self, path: &Path, bytes: u64);
-    /// More bytes and statements were read.
-    fn advance(&mut self, bytes: u64, statements: u64);
-    /// A phase after reading started (closure, labels, writing).
-    fn phase(&mut self, name: &str);
-}
-
-/// Progress that reports nothing.
-pub struct Silent;
-
-impl Progress for Silent {
-    fn file(&mut self, _: &Path, _: u64) {}
-    fn advance(&mut self, _: u64, _: u64) {}
-    fn phase(&mut self, _: &str) {}
 }
 
 /// The files a list of inputs names: files (and named pipes) as given,
@@ -363,43 +354,6 @@ impl Collector {
 /// Links handed to the closure at once.
 const LINK_GROUP: usize = 256;
 
-/// Removes what interrupted builds of `name` left beside it (`.NAME.tmp-PID` and
-/// `.NAME.old-PID` of processes no longer running), with their spill files.
-fn remove_stale_builds(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        let pid = [".tmp-", ".old-"].iter().find_map(|kind| {
-            file_name
-                .strip_prefix(&format!(".{name}{kind}"))
-                .and_then(|p| p.parse::<u32>().ok())
-        });
-        let Some(pid) = pid else { continue };
-        let running = pid == std::process::id()
-            || Path::new(&format!("/proc/{pid}")).exists()
-            || !Path::new("/proc/self").exists();
-        if !running {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-/// Removes a directory when dropped, if it still exists.
-struct RemoveOnDrop(PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        if self.0.exists() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
 fn out_err(path: &Path, e: impl std::fmt::Display) -> IndexerError {
     IndexerError::Output {
         path: path.display().to_string(),
@@ -421,45 +375,8 @@ fn write_types_and_labels(
 ) -> Result<TypesAndLabels, IndexerError> {
     let (types_file, typed_iris) =
         write_types(store, types, type_names).map_err(|e| out_err(dir, e))?;
-    let labels = labels::write(dir, postings).map_err(|e| out_err(dir, e))?;
+    let labels = write_labels(dir, postings).map_err(|e| out_err(dir, e))?;
     Ok((types_file, typed_iris, labels))
-}
-
-/// Writes the type index: each typed IRI's key → its classes, sorted, one per
-/// line. Returns the table file and the number of typed IRIs.
-fn write_types(
-    store: &StoreWriter,
-    types: Vec<(u64, u32)>,
-    type_names: &[String],
-) -> Result<(Option<SortedFile>, u64), StoreError> {
-    // class ids renumbered in the order of their IRIs, so each list is sorted
-    let mut by_name: Vec<u32> = (0..type_names.len() as u32).collect();
-    by_name.sort_unstable_by(|a, b| type_names[*a as usize].cmp(&type_names[*b as usize]));
-    let mut rank = vec![0u32; by_name.len()];
-    for (r, id) in by_name.iter().enumerate() {
-        rank[*id as usize] = r as u32;
-    }
-    let mut types: Vec<(u64, u32)> = types
-        .into_iter()
-        .map(|(key, id)| (key, rank[id as usize]))
-        .collect();
-    types.sort_unstable();
-    types.dedup();
-    let mut types_cf = store.sorted(CF_TYPES)?;
-    let mut typed = 0;
-    let mut joined = String::new();
-    for group in types.chunk_by(|a, b| a.0 == b.0) {
-        joined.clear();
-        for (n, t) in group.iter().enumerate() {
-            if n > 0 {
-                joined.push('\n');
-            }
-            joined.push_str(&type_names[by_name[t.1 as usize] as usize]);
-        }
-        types_cf.put(&group[0].0.to_be_bytes(), joined.as_bytes())?;
-        typed += 1;
-    }
-    Ok((types_cf.finish()?, typed))
 }
 
 /// Builds an index at `out` from the inputs. The index is written into a
@@ -493,25 +410,8 @@ pub fn build(
             .map(|h| h.to_ascii_lowercase())
             .collect(),
     };
-    // write into a temporary directory beside `out`
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| out_err(parent, e))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "index".into());
-    remove_stale_builds(parent, &name);
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
-    }
-    std::fs::create_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
-    // a build that fails removes its temporary directory (an interrupted one leaves
-    // it, and the previous index, alone)
-    let _cleanup = RemoveOnDrop(tmp.clone());
+    let stage = Stage::begin(out)?;
+    let tmp = stage.dir().to_path_buf();
 
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut c = Collector {
@@ -527,7 +427,7 @@ pub fn build(
     let mut counts = Counts::default();
     // compressed files are decompressed in order by two threads, the next one
     // while the one before it still is
-    let mut decompressing = read::Decompressing::start(&files, 2);
+    let mut decompressing = decompress::Decompressing::start(&files, 2);
     let sizes: Vec<u64> = files
         .iter()
         .map(|path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -568,7 +468,7 @@ pub fn build(
     counts.equivalence_links = c.links;
     counts.excluded_links = c.excluded_links;
 
-    progress.phase("closure");
+    progress.phase(Phase::Closure);
     let store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
     // the ten largest classes: (size, id, first members)
@@ -595,12 +495,7 @@ pub fn build(
         let mut joined = String::new();
         let mut on_class = |class: closure::FinishedClass<'_>| {
             joined.clear();
-            for (i, w) in class.written.iter().enumerate() {
-                if i > 0 {
-                    joined.push('\n');
-                }
-                joined.push_str(w);
-            }
+            encode_list(class.written.iter().copied(), &mut joined);
             let size = class.written.len() as u64;
             *histogram.entry(size).or_default() += 1;
             if largest.len() < 10 || size > largest[largest.len() - 1].0 {
@@ -615,15 +510,12 @@ pub fn build(
                 largest.truncate(10);
             }
             members_cf
-                .put(&class.id.to_be_bytes(), joined.as_bytes())
+                .put(&class_key_bytes(class.id), joined.as_bytes())
                 .map_err(|e| out_err(tmp, e))
         };
         let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
-            let mut value = [0u8; 8];
-            value[..4].copy_from_slice(&id.to_be_bytes());
-            value[4..].copy_from_slice(&size.to_be_bytes());
             iri_cf[half]
-                .put(&key.to_be_bytes(), &value)
+                .put(&iri_key_bytes(key), &encode_class(id, size))
                 .map_err(|e| out_err(tmp, e))
         };
         let closure = std::mem::take(&mut c.closure);
@@ -631,11 +523,11 @@ pub fn build(
             &mut on_class,
             &mut on_key,
             &|e| out_err(tmp, e),
-            &mut |name| {
-                progress.phase(name);
+            &mut |phase| {
+                progress.phase(phase);
                 // types and labels do not depend on the closure: they are written
                 // beside it once the closure itself is done
-                if name == closure::GROUPING {
+                if phase == Phase::Grouping {
                     if let Some((types, names, postings)) = side_input.take() {
                         side = Some(scope.spawn(move || {
                             write_types_and_labels(store, tmp, types, &names, postings)
@@ -651,7 +543,7 @@ pub fn build(
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| out_err(tmp, e))?;
         let found = found?;
-        progress.phase("writing types and labels");
+        progress.phase(Phase::WritingTypesAndLabels);
         let side = match (side, side_input) {
             (Some(thread), _) => thread.join().unwrap_or_else(|_| {
                 Err(out_err(tmp, "the thread writing types and labels failed"))
@@ -705,20 +597,7 @@ pub fn build(
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;
     std::fs::write(tmp.join(META_FILE), json).map_err(|e| out_err(&tmp, e))?;
 
-    // swap into place: the previous index stays whole until this point
-    progress.phase("renaming into place");
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-    if out.exists() {
-        std::fs::rename(out, &old).map_err(|e| out_err(out, e))?;
-    }
-    if let Err(e) = std::fs::rename(&tmp, out) {
-        if old.exists() {
-            let _ = std::fs::rename(&old, out);
-        }
-        return Err(out_err(out, e));
-    }
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(|e| out_err(&old, e))?;
-    }
+    progress.phase(Phase::Renaming);
+    stage.commit()?;
     Ok(meta)
 }

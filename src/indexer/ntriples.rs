@@ -7,7 +7,7 @@
 //! the reference parser's. A differential test on the real dumps of
 //! `../shared/data/rdf` checks that both read the same statements.
 
-use super::read::{Obj, Stmt};
+use super::statement::{Obj, Stmt};
 
 /// Line breaks in text (the reader's SIMD byte search, kept in this module).
 pub mod line_breaks {

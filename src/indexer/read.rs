@@ -5,50 +5,22 @@
 //! batches reach the caller in file order, with the file's size, checksum and
 //! counts.
 //!
-//! Compressed files can be decompressed ahead, in input order, by threads of
-//! their own ([`Decompressing`]). Line-based files (N-Triples, N-Quads) are read
-//! in parallel: one thread decompresses (or takes the text made ahead) and cuts
-//! it into blocks of whole lines, worker threads read
-//! the lines with the fast reader of `ntriples` (handing any line it is unsure of
-//! to oxrdfio, line by line, so that errors and their locations are oxrdfio's) and
-//! fill batches, and the caller's thread takes the batches back in order. Other
-//! formats are read by oxrdfio on the caller's thread.
+//! Line-based files (N-Triples, N-Quads) are read in parallel by `blocks`; other
+//! formats by oxrdfio on the caller's thread.
 
-use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
-use super::ntriples::{line_breaks, parse_line, LineReader};
+use super::blocks::read_lines;
+use super::decompress::{self, split_compression, Source, Tally};
+use super::statement::{Obj, OnBatch, Sink, Stmt};
 use super::IndexerError;
-use crate::index::hash::Checksum;
 
-/// The object of a statement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Obj<'a> {
-    /// An IRI.
-    Iri(&'a str),
-    /// A literal: value, language.
-    Literal(&'a str, Option<&'a str>),
-    /// A blank node or anything else.
-    Other,
-}
-
-/// One statement, borrowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stmt<'a> {
-    /// The subject IRI (`None` for a blank node).
-    pub subject: Option<&'a str>,
-    /// The predicate IRI.
-    pub predicate: &'a str,
-    /// The object.
-    pub object: Obj<'a>,
-}
+/// A malformed statement: 1-based line and column, message.
+pub(super) type Located = (u64, u64, String);
 
 /// What reading one file gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -74,22 +46,6 @@ pub fn is_rdf_file(path: &Path) -> bool {
     rdf_format(path).is_some()
 }
 
-fn split_compression(name: &str) -> (&str, Option<&'static str>) {
-    for ext in ["gz", "bz2", "zst"] {
-        if let Some(stem) = name.strip_suffix(&format!(".{ext}")) {
-            return (
-                stem,
-                Some(match ext {
-                    "gz" => "gz",
-                    "bz2" => "bz2",
-                    _ => "zst",
-                }),
-            );
-        }
-    }
-    (name, None)
-}
-
 fn rdf_format(path: &Path) -> Option<RdfFormat> {
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
     let (stem, _) = split_compression(&name);
@@ -108,7 +64,7 @@ fn rdf_format(path: &Path) -> Option<RdfFormat> {
 impl FileStats {
     /// A malformed statement: the error that stops a strict read, or (lenient)
     /// the first one kept for the metadata. The caller counts skipped statements.
-    fn malformed(
+    pub(super) fn malformed(
         &mut self,
         path: &Path,
         lenient: bool,
@@ -129,280 +85,11 @@ impl FileStats {
     }
 }
 
-/// What turns statements into facts: called from worker threads, each with its
-/// own batch.
-pub trait Sink: Sync {
-    /// What one block of statements gives.
-    type Batch: Send + Default;
-    /// Adds what a statement says to a batch.
-    fn statement(&self, s: Stmt<'_>, batch: &mut Self::Batch);
-    /// Empties a batch the caller is done with, keeping its buffers for reuse.
-    fn clear(batch: &mut Self::Batch);
-}
-
-/// The caller's side: takes each batch in file order, with the number of (stored)
-/// bytes read so far and the number of statements in the batch.
-pub type OnBatch<'a, B> = dyn FnMut(&mut B, u64, u64) -> Result<(), IndexerError> + 'a;
-
-/// What has been read of a file: its bytes (published for progress reports) and
-/// their checksum, shared with the thread that reads it.
-#[derive(Default)]
-struct Tally {
-    bytes: AtomicU64,
-    checksum: Mutex<Checksum>,
-}
-
-impl Tally {
-    /// The bytes read and their checksum.
-    fn value(&self) -> (u64, u64) {
-        let checksum = self.checksum.lock().map_or(0, |c| c.value());
-        (self.bytes.load(Ordering::Relaxed), checksum)
-    }
-}
-
-/// Counts and checksums the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    tally: Arc<Tally>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Ok(mut c) = self.tally.checksum.lock() {
-            c.update(&buf[..n]);
-        }
-        self.tally.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// Bytes of one piece of decompressed text sent from a decompressing thread.
-const PIECE_BYTES: usize = 1 << 20;
-/// Pieces of one file's text that may wait to be read (64 MiB).
-const PIECES_WAITING: usize = 64;
-
-/// A piece of a file's decompressed text; an empty piece ends the file.
-type Piece = std::io::Result<Vec<u8>>;
-
-/// The compressed inputs of a build, decompressed in input order by threads of
-/// their own, each file's text waiting (up to [`PIECES_WAITING`] pieces) until
-/// it is read: decompressing is the bound of compressed dumps (bzip2 most of
-/// all) and runs on one core per file, so with two threads the next file is
-/// decompressed while the one before it still is. Dropped, the threads stop.
-pub struct Decompressing {
-    files: Vec<(std::path::PathBuf, Source)>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
-}
-
-/// The decompressed text of one file as it is made, and the tally of its
-/// compressed bytes.
-pub struct Source {
-    pieces: Receiver<Piece>,
-    tally: Arc<Tally>,
-}
-
-impl Decompressing {
-    /// Starts decompressing the compressed ones of `files` on `threads` threads.
-    pub fn start(files: &[std::path::PathBuf], threads: usize) -> Decompressing {
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let mut jobs = std::collections::VecDeque::new();
-        let mut sources = Vec::new();
-        for path in files {
-            if split_compression(&file_name(path)).1.is_none() {
-                continue;
-            }
-            let (tx, rx) = sync_channel::<Piece>(PIECES_WAITING);
-            let tally = Arc::new(Tally::default());
-            jobs.push_back((path.clone(), tx, tally.clone()));
-            sources.push((path.clone(), Source { pieces: rx, tally }));
-        }
-        let jobs = Arc::new(Mutex::new(jobs));
-        for _ in 0..threads.min(sources.len()) {
-            let (jobs, flag) = (jobs.clone(), stop.clone());
-            let spawned = std::thread::Builder::new()
-                .name("qajudge-decompress".into())
-                .spawn(move || loop {
-                    let Some((path, tx, tally)) = jobs.lock().ok().and_then(|mut q| q.pop_front())
-                    else {
-                        return;
-                    };
-                    if let Err(e) = decompress_into(&path, &tx, tally, &flag) {
-                        let _ = tx.send(Err(e));
-                    }
-                });
-            // without the thread, a file's text might never come: each file is
-            // then read where it is read
-            if spawned.is_err() {
-                return Decompressing {
-                    files: Vec::new(),
-                    stop,
-                };
-            }
-        }
-        Decompressing {
-            files: sources,
-            stop,
-        }
-    }
-
-    /// The text of `path` if it is being decompressed (once).
-    pub fn take(&mut self, path: &Path) -> Option<Source> {
-        let i = self.files.iter().position(|(p, _)| p == path)?;
-        Some(self.files.remove(i).1)
-    }
-}
-
-impl Drop for Decompressing {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Decompresses one file into pieces sent on `tx`, ending with an empty piece.
-fn decompress_into(
-    path: &Path,
-    tx: &std::sync::mpsc::SyncSender<Piece>,
-    tally: Arc<Tally>,
-    stop: &std::sync::atomic::AtomicBool,
-) -> std::io::Result<()> {
-    let counting = Counting {
-        inner: File::open(path)?,
-        tally,
-    };
-    let mut text = decompressed(&file_name(path), counting)?;
-    loop {
-        let mut piece = vec![0u8; PIECE_BYTES];
-        let n = read_full(&mut text, &mut piece)?;
-        piece.truncate(n);
-        // the reader is gone (the build stopped): nothing more to do
-        if tx.send(Ok(piece)).is_err() || stop.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        if n == 0 {
-            return Ok(());
-        }
-    }
-}
-
-/// Reads the pieces of a [`Source`] as one text.
-struct Pieces {
-    rx: Receiver<Piece>,
-    piece: Vec<u8>,
-    at: usize,
-    /// The empty piece that ends the text came.
-    ended: bool,
-}
-
-impl Read for Pieces {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.ended {
-            return Ok(0);
-        }
-        if self.at == self.piece.len() {
-            match self.rx.recv() {
-                Ok(Ok(piece)) if piece.is_empty() => {
-                    self.ended = true;
-                    return Ok(0);
-                }
-                Ok(Ok(piece)) => {
-                    self.piece = piece;
-                    self.at = 0;
-                }
-                Ok(Err(e)) => return Err(e),
-                Err(_) => return Err(std::io::Error::other("the decompressing thread stopped")),
-            }
-        }
-        let n = buf.len().min(self.piece.len() - self.at);
-        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-/// A file's name in lower case (which tells its format and compression).
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase()
-}
-
-/// The decompressed text of a file.
-fn decompressed<'a, R: Read + Send + 'a>(
-    name: &str,
-    raw: R,
-) -> std::io::Result<Box<dyn Read + Send + 'a>> {
-    Ok(match split_compression(name).1 {
-        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))),
-        Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(raw))),
-        Some(_) => Box::new(zstd::Decoder::new(raw)?),
-        None => Box::new(raw),
-    })
-}
-
-/// Bytes of decompressed text per block handed to a worker.
-const BLOCK_BYTES: usize = 1 << 20;
 /// Statements per batch when oxrdfio reads the whole file.
 const BATCH_STATEMENTS: u64 = 1 << 16;
 
-/// A block of whole lines.
-struct Block {
-    seq: u64,
-    /// 0-based number of its first line in the file.
-    first_line: u64,
-    /// The lines are `text[..len]`; the rest is room kept for reuse.
-    text: Vec<u8>,
-    len: usize,
-}
-
-/// Buffers handed back for reuse. Fresh memory costs far more than reuse here:
-/// the kernel zeroes every new page and a virtual machine's host may first have
-/// to back it (up to 4 s per GB on this kind of machine), so a buffer handed
-/// back is never dropped while a file is read, and a new one is made only when
-/// every buffer is in use (bounded channels dropped what did not fit, and a
-/// worker that found none made a new one).
-struct Pool<T>(Mutex<Vec<T>>);
-
-impl<T: Default> Pool<T> {
-    fn new() -> Self {
-        Pool(Mutex::new(Vec::new()))
-    }
-
-    /// A buffer handed back, or a new one.
-    fn take(&self) -> T {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut v| v.pop())
-            .unwrap_or_default()
-    }
-
-    /// Hands a buffer back.
-    fn give(&self, t: T) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(t);
-        }
-    }
-}
-
-/// A malformed statement: 1-based line and column, message.
-type Located = (u64, u64, String);
-
-/// What a worker made of a block.
-struct Done<B> {
-    seq: u64,
-    batch: B,
-    statements: u64,
-    skipped: u64,
-    slow_lines: u64,
-    first_error: Option<Located>,
-    bare_cr: Option<(u64, u64)>,
-}
-
-const BARE_CR: &str = "a line break is a bare carriage return (CR without LF): the file went through a damaging conversion; convert its line breaks (tr '\\r' '\\n')";
-
-fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
+/// A statement of oxrdf's as the sink takes it.
+pub(super) fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
     let subject = match &q.subject {
         oxrdf::NamedOrBlankNode::NamedNode(n) => Some(n.as_str()),
         _ => None,
@@ -417,109 +104,6 @@ fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
         predicate: q.predicate.as_str(),
         object,
     }
-}
-
-/// Reads one block of lines into a batch.
-fn read_block<S: Sink>(
-    block: &Block,
-    format: RdfFormat,
-    lenient: bool,
-    sink: &S,
-    batch: S::Batch,
-) -> Done<S::Batch> {
-    let quads = format == RdfFormat::NQuads;
-    let mut done = Done {
-        seq: block.seq,
-        batch,
-        statements: 0,
-        skipped: 0,
-        slow_lines: 0,
-        first_error: None,
-        bare_cr: None,
-    };
-    let mut reader = LineReader::default();
-    let mut line_no = block.first_line;
-    let text = &block.text[..block.len];
-    // a block is cut at line breaks, so when it is UTF-8 as a whole each line is:
-    // one check for the block instead of one per line (and none for CRs when the
-    // block holds none)
-    let whole = std::str::from_utf8(text).ok();
-    let any_cr = line_breaks::any_cr(text);
-    // one piece of a line (all of it, or a part between bare CRs), with its text
-    // when it is known to be UTF-8; false stops the block
-    let mut piece =
-        |piece: &[u8], checked: Option<&str>, line_no: u64, done: &mut Done<S::Batch>| {
-            if let Some(text) = checked.or_else(|| std::str::from_utf8(piece).ok()) {
-                if let Ok(stmt) = parse_line(text, quads, &mut reader) {
-                    if let Some(stmt) = stmt {
-                        done.statements += 1;
-                        sink.statement(stmt, &mut done.batch);
-                    }
-                    return true;
-                }
-            }
-            // the reference parser decides, and gives the error
-            done.slow_lines += 1;
-            for quad in RdfParser::from_format(format).for_slice(piece) {
-                match quad {
-                    Ok(q) => {
-                        done.statements += 1;
-                        sink.statement(convert(&q), &mut done.batch);
-                    }
-                    Err(e) => {
-                        let (line, column) = e
-                            .location()
-                            .map_or((0, 0), |l| (l.start.line, l.start.column + 1));
-                        let located = (line_no + 1 + line, column, e.to_string());
-                        if done.first_error.is_none() {
-                            done.first_error = Some(located);
-                        }
-                        if !lenient {
-                            return false;
-                        }
-                        // one malformed line is one statement skipped, however
-                        // many errors the parser finds in it
-                        done.skipped += 1;
-                        break;
-                    }
-                }
-            }
-            true
-        };
-    let mut from = 0;
-    while from <= text.len() {
-        let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
-        let (start, mut end) = (from, to);
-        from = to + 1;
-        if any_cr {
-            while end > start && text[end - 1] == b'\r' {
-                end -= 1;
-            }
-            let line = &text[start..end];
-            if let Some(col) = line.iter().position(|&b| b == b'\r') {
-                if done.bare_cr.is_none() {
-                    done.bare_cr = Some((line_no + 1, col as u64 + 1));
-                }
-                if !lenient {
-                    done.first_error = Some((line_no + 1, col as u64 + 1, BARE_CR.into()));
-                    return done;
-                }
-                for part in line.split(|&b| b == b'\r') {
-                    if !piece(part, None, line_no, &mut done) {
-                        return done;
-                    }
-                }
-                line_no += 1;
-                continue;
-            }
-        }
-        let checked = whole.map(|w| &w[start..end]);
-        if !piece(&text[start..end], checked, line_no, &mut done) {
-            return done;
-        }
-        line_no += 1;
-    }
-    done
 }
 
 /// Reads one RDF file, handing every statement to `sink` and every batch, in file
@@ -544,25 +128,9 @@ pub fn read_file<S: Sink>(
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let name = file_name(path);
-    let (text, tally): (Box<dyn Read + Send + '_>, Arc<Tally>) = match source {
-        Some(source) => {
-            let pieces = Pieces {
-                rx: source.pieces,
-                piece: Vec::new(),
-                at: 0,
-                ended: false,
-            };
-            (Box::new(pieces), source.tally)
-        }
-        None => {
-            let tally = Arc::new(Tally::default());
-            let counting = Counting {
-                inner: File::open(path).map_err(io)?,
-                tally: tally.clone(),
-            };
-            (decompressed(&name, counting).map_err(io)?, tally)
-        }
+    let (text, tally) = match source {
+        Some(source) => source.into_reader(),
+        None => decompress::open(path).map_err(io)?,
     };
     let input = Input {
         path,
@@ -626,183 +194,17 @@ fn read_whole<S: Sink>(
 }
 
 /// The file being read.
-struct Input<'a> {
-    path: &'a Path,
-    tally: &'a Tally,
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-pub(super) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match r.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-/// Cuts decompressed text into blocks of whole lines and sends them on.
-fn cut_blocks(
-    mut reader: Box<dyn Read + '_>,
-    blocks: std::sync::mpsc::SyncSender<Block>,
-    free: &Pool<Vec<u8>>,
-) -> std::io::Result<()> {
-    let mut carry: Vec<u8> = Vec::new();
-    let mut seq = 0u64;
-    let mut line = 0u64;
-    loop {
-        // reuse a block the workers are done with: fresh pages cost more than
-        // copying; a reused block keeps its length, so that its room is not
-        // zeroed again
-        let mut text = free.take();
-        let start = carry.len();
-        let room = start.max(BLOCK_BYTES / 2) + BLOCK_BYTES;
-        if text.len() < room {
-            text.resize(room, 0);
-        }
-        text[..start].copy_from_slice(&carry);
-        carry.clear();
-        let filled = start + read_full(&mut reader, &mut text[start..room])?;
-        let eof = filled < room;
-        let mut len = filled;
-        if !eof {
-            if let Some(cut) = line_breaks::last(&text[..len]) {
-                carry.extend_from_slice(&text[cut + 1..len]);
-                len = cut + 1;
-                if len > 0 && text[len - 1] == b'\n' {
-                    len -= 1;
-                }
-            }
-            // a block without any line break grows until it has one
-            else {
-                text.truncate(len);
-                carry = text;
-                continue;
-            }
-        }
-        if len == 0 && eof {
-            return Ok(());
-        }
-        let lines = line_breaks::count(&text[..len]) as u64 + 1;
-        let block = Block {
-            seq,
-            first_line: line,
-            text,
-            len,
-        };
-        if blocks.send(block).is_err() {
-            return Ok(());
-        }
-        seq += 1;
-        line += lines;
-        if eof {
-            return Ok(());
-        }
-    }
-}
-
-/// A line-based file, read in parallel.
-fn read_lines<S: Sink>(
-    input: &Input<'_>,
-    text: Box<dyn Read + Send + '_>,
-    format: RdfFormat,
-    lenient: bool,
-    threads: usize,
-    sink: &S,
-    on_batch: &mut OnBatch<'_, S::Batch>,
-) -> Result<FileStats, IndexerError> {
-    let path = input.path;
-    let io = |e: std::io::Error| IndexerError::Input {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    let mut stats = FileStats::default();
-    let mut bare_cr: Option<(u64, u64)> = None;
-    let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
-    let free_blocks = Pool::<Vec<u8>>::new();
-    let free_batches = Pool::<S::Batch>::new();
-    let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
-    let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
-        let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
-        let reader =
-            scope.spawn(|| -> std::io::Result<()> { cut_blocks(text, block_tx, &free_blocks) });
-        let block_rx = &block_rx;
-        for _ in 0..threads.max(1) {
-            let done_tx = done_tx.clone();
-            let (free_blocks, free_batches) = (&free_blocks, &free_batches);
-            scope.spawn(move || loop {
-                let block = match block_rx.lock() {
-                    Ok(rx) => match rx.as_ref() {
-                        Some(rx) => rx.recv(),
-                        None => return,
-                    },
-                    Err(_) => return,
-                };
-                let Ok(block) = block else { return };
-                let done = read_block(&block, format, lenient, sink, free_batches.take());
-                free_blocks.give(block.text);
-                if done_tx.send(done).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(done_tx);
-        let mut pending: BTreeMap<u64, Done<S::Batch>> = BTreeMap::new();
-        let mut next = 0u64;
-        let result = (|| {
-            for done in done_rx.iter() {
-                pending.insert(done.seq, done);
-                while let Some(done) = pending.remove(&next) {
-                    next += 1;
-                    stats.statements += done.statements;
-                    stats.skipped += done.skipped;
-                    stats.slow_lines += done.slow_lines;
-                    if bare_cr.is_none() {
-                        bare_cr = done.bare_cr;
-                    }
-                    if let Some(located) = done.first_error {
-                        stats.malformed(path, lenient, located)?;
-                    }
-                    let mut batch = done.batch;
-                    on_batch(
-                        &mut batch,
-                        input.tally.bytes.load(Ordering::Relaxed),
-                        done.statements,
-                    )?;
-                    S::clear(&mut batch);
-                    free_batches.give(batch);
-                }
-            }
-            Ok(())
-        })();
-        // stop the workers and the reader before the scope joins them
-        drop(done_rx);
-        if let Ok(mut rx) = block_rx.lock() {
-            rx.take();
-        }
-        match reader.join() {
-            Ok(Ok(())) => result,
-            Ok(Err(e)) => result.and(Err(io(e))),
-            Err(_) => result.and(Err(io(std::io::Error::other("the reading thread failed")))),
-        }
-    });
-    outcome?;
-    if let Some((line, column)) = bare_cr {
-        stats.warnings.push(format!(
-            "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
-        ));
-    }
-    (stats.bytes, stats.xxh3_64) = input.tally.value();
-    Ok(stats)
+pub(super) struct Input<'a> {
+    pub(super) path: &'a Path,
+    pub(super) tally: &'a Tally,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::decompress::{decompressed, Decompressing};
+    use super::super::ntriples::line_breaks;
+    use std::fs::File;
 
     /// Collects statements as owned text.
     struct Collect;

@@ -10,7 +10,8 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::experiments::{Record, RunSource};
+use super::error::chain;
+use super::experiments::{ExperimentStatus, Record, RunSource};
 use super::{ApiError, AppState};
 use crate::annotate::annotate_question;
 use crate::eval::{match_lists, Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
@@ -98,8 +99,8 @@ fn required<'a>(value: &'a Option<String>, name: &str, what: &str) -> Result<&'a
         .ok_or_else(|| ApiError::bad("missing_parameter", format!("give the {what} as ?{name}=…")))
 }
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::internal(e.to_string())
+fn internal(e: impl std::error::Error) -> ApiError {
+    ApiError::internal(chain(&e))
 }
 
 async fn health(state: web::Data<AppState>) -> ApiResult {
@@ -489,7 +490,7 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
     }
     let record = Record {
         id: String::new(),
-        status: String::new(),
+        status: ExperimentStatus::default(),
         created: String::new(),
         finished: None,
         profile: profile.name().to_string(),

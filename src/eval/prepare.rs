@@ -1,0 +1,147 @@
+//! Gold and run questions prepared once per evaluation: the answers as the
+//! profile scores them, the markings of every wanted sub-experiment turned into
+//! matchable sets, and the question's features and annotation notes.
+
+use std::borrow::Cow;
+
+use super::{Experiment, PerExperiment, Profile};
+use crate::annotate::markings::join_triple;
+use crate::annotate::{Annotation, Features};
+use crate::matching::{prepare_markings, MatchOptions, Prepared, Resolver, Side};
+use crate::model::{Answer, Question, Term};
+
+/// The prepared sets of one question, per experiment (`None`: no usable source).
+pub(super) type Sets = PerExperiment<Option<Vec<Prepared>>>;
+
+/// The QA answers of one question as the profile scores them.
+pub(super) type Scored<'a> = Option<Cow<'a, [Answer]>>;
+
+/// Everything one evaluation shares: rules, profile, index lookups.
+pub(super) struct Ctx<'r, 'i> {
+    pub(super) profile: Profile,
+    pub(super) resolver: &'r Resolver<'i>,
+    pub(super) wanted: PerExperiment<bool>,
+    pub(super) annotate: bool,
+}
+
+impl Ctx<'_, '_> {
+    pub(super) fn opts(&self) -> MatchOptions {
+        self.resolver.options()
+    }
+
+    /// Prepares the marking sets of one question for the chosen experiments.
+    pub(super) fn sets(
+        &self,
+        q: &Question,
+        qa: Option<&[Answer]>,
+        annotation: Option<&Annotation>,
+        side: Side,
+        other_has_iris: bool,
+    ) -> Sets {
+        let r = self.resolver;
+        let keep_duplicates = self.profile.keep_duplicate_markings();
+        let iris = |list: &Option<Vec<String>>| {
+            list.as_ref().map(|l| {
+                let answers: Vec<Answer> = l
+                    .iter()
+                    .map(|i| Answer::single(Term::Iri(i.clone())))
+                    .collect();
+                if keep_duplicates {
+                    r.prepare_list(&answers, side)
+                } else {
+                    r.prepare(&answers, side, true)
+                }
+            })
+        };
+        let mut out: Sets = Default::default();
+        if self.wanted[Experiment::Qa] {
+            out[Experiment::Qa] = qa.map(|a| r.prepare(a, side, other_has_iris));
+        }
+        if let Some(m) = annotation.map(|a| &a.markings) {
+            if self.wanted[Experiment::C2kb] {
+                out[Experiment::C2kb] = iris(&m.resources);
+            }
+            if self.wanted[Experiment::P2kb] {
+                out[Experiment::P2kb] = iris(&m.properties);
+            }
+            if self.wanted[Experiment::Re2kb] {
+                out[Experiment::Re2kb] = match (&m.triple_nodes, r.has_index()) {
+                    // IRIs inside triples compare through the index's classes too
+                    (Some(nodes), true) => {
+                        let triples: Vec<String> = nodes
+                            .iter()
+                            .map(|n| {
+                                let n = n.clone().map(|node| {
+                                    match node
+                                        .strip_prefix('<')
+                                        .and_then(|x| x.strip_suffix('>'))
+                                        .and_then(|iri| r.class(iri))
+                                    {
+                                        Some(c) => format!("<sameas:{}>", c.id),
+                                        None => node,
+                                    }
+                                });
+                                join_triple(&n)
+                            })
+                            .collect();
+                        Some(prepare_markings(&triples, keep_duplicates))
+                    }
+                    _ => m
+                        .triples
+                        .as_ref()
+                        .map(|t| prepare_markings(t, keep_duplicates)),
+                };
+            }
+            if self.wanted[Experiment::At] {
+                out[Experiment::At] = m.answer_type.map(|t| {
+                    r.prepare(&[Answer::single(Term::plain(t.value.name()))], side, false)
+                });
+            }
+            if self.wanted[Experiment::Ait2kb] {
+                out[Experiment::Ait2kb] = iris(&m.item_types.clone().or_else(|| self.index_types(q)));
+            }
+        }
+        out
+    }
+
+    /// AIT2KB's last source: the types the index gives every answer resource.
+    pub(super) fn index_types(&self, q: &Question) -> Option<Vec<String>> {
+        if !self.resolver.has_types() {
+            return None;
+        }
+        let answers = &q.answers.as_ref()?.answers;
+        let mut shared: Option<Vec<String>> = None;
+        for a in answers {
+            let iri = a.terms.iter().find_map(|t| match t {
+                Term::Iri(i) => Some(i),
+                _ => None,
+            })?;
+            let types = self.resolver.types(iri);
+            shared = Some(match shared {
+                None => types,
+                Some(s) => s.into_iter().filter(|t| types.contains(t)).collect(),
+            });
+        }
+        shared
+    }
+}
+
+/// A gold question prepared once for all runs.
+pub(super) struct GoldEntry<'a> {
+    pub(super) question: &'a Question,
+    pub(super) qa: Scored<'a>,
+    pub(super) sets: Sets,
+    pub(super) features: Features,
+    pub(super) notes: Vec<String>,
+    pub(super) has_iri: bool,
+    pub(super) has_literal: bool,
+}
+
+/// A run question prepared once for all experiments.
+pub(super) struct RunEntry<'a> {
+    pub(super) question: &'a Question,
+    pub(super) qa: Scored<'a>,
+    pub(super) sets: Sets,
+    pub(super) notes: Vec<String>,
+}
+

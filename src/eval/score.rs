@@ -1,0 +1,345 @@
+//! Scoring one run: joining its questions to the gold by id, matching and
+//! scoring every question of every wanted sub-experiment under the profile, and
+//! the aggregates and breakdowns (SCORING 3, 4, 6).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::explain::explain;
+use super::prepare::{Ctx, GoldEntry, RunEntry};
+use super::report::{AggregateReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status};
+use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
+use crate::annotate::annotate_question_as;
+use crate::matching::{match_answers, Matching, Prepared, Reason, Side};
+use crate::metrics::{aggregate, bootstrap, QuestionScore};
+use crate::model::{looks_like_iri, AnswerSet, Calls, Question, Term};
+
+pub(super) fn evaluate_run(
+    entries: &[GoldEntry<'_>],
+    run: &Run<'_>,
+    ctx: &Ctx<'_, '_>,
+    options: &Options,
+) -> RunReport {
+    let mut by_id: HashMap<&str, RunEntry<'_>> =
+        HashMap::with_capacity(run.dataset.questions.len());
+    let gold_by_id: HashMap<&str, &GoldEntry<'_>> = entries
+        .iter()
+        .map(|e| (e.question.id.0.as_str(), e))
+        .collect();
+    for q in &run.dataset.questions {
+        let id = q.id.0.as_str();
+        let Some(gold) = gold_by_id.get(id) else {
+            continue;
+        };
+        if by_id.contains_key(id) {
+            continue;
+        }
+        let annotation = (ctx.annotate && ctx.wanted.any_markings())
+            .then(|| annotate_question_as(q, ctx.opts(), ctx.profile.marking_style()));
+        let qa = q.answers.as_ref().map(|a| ctx.profile.answers(a));
+        by_id.insert(
+            id,
+            RunEntry {
+                question: q,
+                sets: ctx.sets(
+                    q,
+                    qa.as_deref(),
+                    annotation.as_ref(),
+                    Side::Run,
+                    gold.has_iri,
+                ),
+                qa,
+                notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
+            },
+        );
+    }
+    let mut extra: Vec<String> = run
+        .dataset
+        .questions
+        .iter()
+        .map(|q| q.id.0.as_str())
+        .filter(|id| !gold_by_id.contains_key(id))
+        .collect::<HashSet<&str>>()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
+    let mut experiments = Experiments::default();
+    for e in Experiment::ALL {
+        if !ctx.wanted[e] {
+            continue;
+        }
+        let report = score_experiment(
+            e,
+            entries,
+            &by_id,
+            extra.len(),
+            ctx,
+            options,
+            run.dataset.calls.as_ref(),
+        );
+        *experiments.get_mut(e) = report;
+    }
+    RunReport {
+        name: run.name.to_string(),
+        source: run.source.to_string(),
+        format: run.dataset.format.name(),
+        experiments,
+        extra_ids: extra,
+    }
+}
+
+/// Scores one sub-experiment of one run; `None` when no gold question has data.
+fn score_experiment(
+    e: Experiment,
+    entries: &[GoldEntry<'_>],
+    runs: &HashMap<&str, RunEntry<'_>>,
+    extra: usize,
+    ctx: &Ctx<'_, '_>,
+    options: &Options,
+    calls: Option<&Calls>,
+) -> Option<ExperimentReport> {
+    let profile = ctx.profile;
+    let mut questions = Vec::with_capacity(entries.len());
+    let mut scored: Vec<(usize, Status, QuestionScore)> = Vec::with_capacity(entries.len());
+    let mut not_evaluable = 0;
+    let empty_markings = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let gq = entry.question;
+        let run = runs.get(gq.id.0.as_str());
+        let mut diags: Vec<String> = gq
+            .diagnostics
+            .iter()
+            .map(|d| format!("gold: {d}"))
+            .collect();
+        if let Some(r) = run {
+            diags.extend(r.question.diagnostics.iter().map(|d| format!("run: {d}")));
+        }
+        if e != Experiment::Qa {
+            diags.extend(entry.notes.iter().map(|d| format!("gold: {d}")));
+            if let Some(r) = run {
+                diags.extend(r.notes.iter().map(|d| format!("run: {d}")));
+            }
+        }
+        let gold_set = match &entry.sets[e] {
+            Some(set) => set,
+            None if e != Experiment::Qa && profile.empty_markings_score() => &empty_markings,
+            None => {
+                not_evaluable += 1;
+                diags.push(match e {
+                    Experiment::Qa => "not evaluable: the gold question has no answers".to_string(),
+                    _ => format!(
+                        "not evaluable for {}: the gold question has no usable query or annotation",
+                        e.name()
+                    ),
+                });
+                questions.push(question_report(gq, Status::NotEvaluable, None, diags));
+                continue;
+            }
+        };
+        let empty = Vec::new();
+        let run_set = run.and_then(|r| r.sets[e].as_ref()).unwrap_or(&empty);
+        let call_error = calls.and_then(|c| c.errors.get(gq.id.0.as_str()));
+        if let Some(why) = call_error {
+            diags.push(format!("the call to the system failed: {why}"));
+        }
+        let status = match run {
+            None => Status::Missing,
+            Some(_) if call_error.is_some() => Status::Error,
+            Some(_) if run_set.is_empty() => Status::Empty,
+            Some(_) => Status::Answered,
+        };
+        let matching = match_answers(gold_set, run_set);
+        let structural = match (
+            e,
+            gq.answers.as_ref(),
+            run.and_then(|r| r.question.answers.as_ref()),
+        ) {
+            (Experiment::Qa, Some(g), Some(r)) => profile.structural_zero(g, r),
+            _ => None,
+        };
+        let score = match (run, structural) {
+            (None, _) => profile.missing(matching.gold),
+            (Some(_), Some(zero)) => {
+                diags.push(format!(
+                    "scored 0 by the {} profile: the answers differ in kind (ASK/SELECT) or in their number of variables, or have more than one",
+                    profile.name()
+                ));
+                zero
+            }
+            (Some(_), None) => profile.score(matching.gold, matching.run, matching.tp()),
+        };
+        for p in &matching.pairs {
+            if let Reason::SameAs { class_size } = p.reason {
+                if class_size as usize > options.max_class_size {
+                    diags.push(format!(
+                        "answer {} matched through an owl:sameAs class of {class_size} IRIs, larger than --max-class-size {}; check the class with `qajudge sameas`",
+                        p.gold, options.max_class_size
+                    ));
+                }
+            }
+        }
+        if e == Experiment::Qa {
+            if let Some(answers) = run.and_then(|r| r.question.answers.as_ref()) {
+                cross_kind_notes(
+                    entry,
+                    answers,
+                    run_set,
+                    &matching,
+                    ctx.resolver.has_index(),
+                    &mut diags,
+                );
+            }
+        }
+        scored.push((i, status, score));
+        let mut report = question_report(gq, status, Some(score), diags);
+        if options.explain {
+            report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
+        }
+        questions.push(report);
+    }
+    if scored.is_empty() {
+        return None;
+    }
+    let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
+    agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);
+    if !profile.reports_micro() {
+        agg.micro = None;
+    }
+    if options.bootstrap > 0 {
+        let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
+        agg.confidence = Some(bootstrap(&scores, options.bootstrap, BOOTSTRAP_SEED));
+    }
+    let breakdown = (!options.by.is_empty()).then(|| {
+        let mut out: BTreeMap<String, BTreeMap<String, AggregateReport>> = BTreeMap::new();
+        for feature in &options.by {
+            let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> = BTreeMap::new();
+            for item in &scored {
+                let values = entries[item.0].features.get(feature.as_str());
+                for v in values.into_iter().flatten() {
+                    groups.entry(v.clone()).or_default().push(*item);
+                }
+            }
+            out.insert(
+                feature.clone(),
+                groups
+                    .into_iter()
+                    .map(|(v, items)| {
+                        let n = items.len();
+                        let mut a = aggregate_report(&items, n, 0, 0);
+                        if !profile.reports_micro() {
+                            a.micro = None;
+                        }
+                        (v, a)
+                    })
+                    .collect(),
+            );
+        }
+        out
+    });
+    Some(ExperimentReport {
+        aggregate: agg,
+        questions,
+        breakdown,
+    })
+}
+
+/// The aggregate of scored questions (index, status, score).
+pub(super) fn aggregate_report(
+    scored: &[(usize, Status, QuestionScore)],
+    questions: usize,
+    not_evaluable: usize,
+    extra: usize,
+) -> AggregateReport {
+    let mut agg = AggregateReport {
+        questions,
+        evaluated: scored.len(),
+        not_evaluable,
+        extra,
+        ..AggregateReport::default()
+    };
+    for (_, status, _) in scored {
+        match status {
+            Status::Missing => agg.missing += 1,
+            Status::Empty => agg.empty += 1,
+            Status::Error => agg.errors += 1,
+            _ => agg.answered += 1,
+        }
+    }
+    let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
+    let measures = aggregate(&scores);
+    agg.micro = Some(measures.micro);
+    agg.macro_ = measures.macro_;
+    agg.macro_qald = measures.macro_qald;
+    agg
+}
+
+/// Says which run answers could not be compared across kinds without an index.
+pub(super) fn cross_kind_notes(
+    entry: &GoldEntry<'_>,
+    answers: &AnswerSet,
+    run_set: &[Prepared],
+    matching: &Matching,
+    has_index: bool,
+    diags: &mut Vec<String>,
+) {
+    let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
+    let unmatched = run_set
+        .iter()
+        .filter(|p| !matched.contains(&p.index))
+        .map(|p| &answers.answers[p.index]);
+    let (mut strings, mut iri_texts, mut iris) = (0, Vec::new(), 0);
+    for a in unmatched {
+        match a.terms.as_slice() {
+            [Term::Literal { lexical, .. }] if looks_like_iri(lexical.trim()) => {
+                iri_texts.push(lexical.trim())
+            }
+            terms if terms.iter().all(|t| matches!(t, Term::Literal { .. })) => strings += 1,
+            terms if terms.iter().all(Term::is_iri) => iris += 1,
+            _ => {}
+        }
+    }
+    if !iri_texts.is_empty() && entry.has_iri {
+        diags.push(format!(
+            "{} literal answer(s) hold IRI text (such as {:?}) and are not IRIs: a term keeps its kind, so they do not match gold IRIs; answer with type \"uri\"",
+            iri_texts.len(),
+            iri_texts[0]
+        ));
+    }
+    if has_index {
+        return;
+    }
+    if strings > 0 && entry.has_iri {
+        diags.push(format!(
+            "{strings} string answer(s) could not be compared with the gold IRIs: matching labels needs an index (--index)"
+        ));
+    }
+    if iris > 0 && entry.has_literal && !entry.has_iri {
+        diags.push(format!(
+            "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
+        ));
+    }
+}
+
+pub(super) fn question_report(
+    q: &Question,
+    status: Status,
+    score: Option<QuestionScore>,
+    diagnostics: Vec<String>,
+) -> QuestionReport {
+    let s = score.unwrap_or_default();
+    QuestionReport {
+        id: q.id.0.clone(),
+        status,
+        tp: s.tp,
+        fp: s.fp,
+        fn_: s.fn_,
+        precision: s.precision,
+        recall: s.recall,
+        f1: s.f1,
+        precision_qald: s.precision_qald,
+        recall_qald: s.recall_qald,
+        diagnostics,
+        explanation: None,
+    }
+}
+

@@ -1,0 +1,96 @@
+//! The API's errors: an HTTP status, a stable machine-readable code and a message
+//! that names the offending value and says what to do, sent as
+//! `{"error": {"code", "message"}}`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+
+/// An API error: an HTTP status, a stable code and a message that names the
+/// offending value and says what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: u16,
+    /// A stable, machine-readable code (`bad_json`, `not_found`, …).
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ApiError {
+    /// A 400 with a code.
+    pub fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A 404.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 404,
+            code: "not_found",
+            message: message.into(),
+        }
+    }
+
+    /// A 413 for a body over the limit.
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError {
+            status: 413,
+            code: "payload_too_large",
+            message: format!("the request body is larger than {limit} bytes; send less or start the server with a larger --max-body-bytes"),
+        }
+    }
+
+    /// A 503 when the server has no index.
+    pub fn no_index() -> ApiError {
+        ApiError {
+            status: 503,
+            code: "no_index",
+            message: "the server has no index; start it with --index DIR".into(),
+        }
+    }
+
+    /// A 500.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 500,
+            code: "internal",
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).json(serde_json::json!({
+            "error": {"code": self.code, "message": self.message}
+        }))
+    }
+}
+
+/// An error's message followed by its causes, `: `-separated (what `{:#}` shows
+/// for an `anyhow` error), for the API's messages.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}

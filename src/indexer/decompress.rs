@@ -1,0 +1,265 @@
+//! Decompression of inputs (the one module that names flate2, bzip2 and zstd):
+//! plain, `.gz`, `.bz2` and `.zst` files, read where they are read or
+//! decompressed ahead, in input order, by threads of their own, with the count
+//! and checksum of the stored bytes.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+
+use crate::index::hash::Checksum;
+
+/// A file name without its compression extension, and that extension.
+pub(super) fn split_compression(name: &str) -> (&str, Option<&'static str>) {
+    for ext in ["gz", "bz2", "zst"] {
+        if let Some(stem) = name.strip_suffix(&format!(".{ext}")) {
+            return (
+                stem,
+                Some(match ext {
+                    "gz" => "gz",
+                    "bz2" => "bz2",
+                    _ => "zst",
+                }),
+            );
+        }
+    }
+    (name, None)
+}
+
+/// What has been read of a file: its bytes (published for progress reports) and
+/// their checksum, shared with the thread that reads it.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) bytes: AtomicU64,
+    checksum: Mutex<Checksum>,
+}
+
+impl Tally {
+    /// The bytes read and their checksum.
+    pub(super) fn value(&self) -> (u64, u64) {
+        let checksum = self.checksum.lock().map_or(0, |c| c.value());
+        (self.bytes.load(Ordering::Relaxed), checksum)
+    }
+}
+
+/// Counts and checksums the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    tally: Arc<Tally>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Ok(mut c) = self.tally.checksum.lock() {
+            c.update(&buf[..n]);
+        }
+        self.tally.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Bytes of one piece of decompressed text sent from a decompressing thread.
+const PIECE_BYTES: usize = 1 << 20;
+/// Pieces of one file's text that may wait to be read (64 MiB).
+const PIECES_WAITING: usize = 64;
+
+/// A piece of a file's decompressed text; an empty piece ends the file.
+type Piece = std::io::Result<Vec<u8>>;
+
+/// The compressed inputs of a build, decompressed in input order by threads of
+/// their own, each file's text waiting (up to [`PIECES_WAITING`] pieces) until
+/// it is read: decompressing is the bound of compressed dumps (bzip2 most of
+/// all) and runs on one core per file, so with two threads the next file is
+/// decompressed while the one before it still is. Dropped, the threads stop.
+pub struct Decompressing {
+    files: Vec<(std::path::PathBuf, Source)>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The decompressed text of one file as it is made, and the tally of its
+/// compressed bytes.
+pub struct Source {
+    pieces: Receiver<Piece>,
+    tally: Arc<Tally>,
+}
+
+impl Source {
+    /// The text as one reader, and the tally of the bytes read.
+    pub(super) fn into_reader(self) -> (Box<dyn Read + Send>, Arc<Tally>) {
+        let pieces = Pieces {
+            rx: self.pieces,
+            piece: Vec::new(),
+            at: 0,
+            ended: false,
+        };
+        (Box::new(pieces), self.tally)
+    }
+}
+
+/// A file's decompressed text read where it is read, and the tally of its bytes.
+pub(super) fn open(path: &Path) -> std::io::Result<(Box<dyn Read + Send>, Arc<Tally>)> {
+    let tally = Arc::new(Tally::default());
+    let counting = Counting {
+        inner: File::open(path)?,
+        tally: tally.clone(),
+    };
+    Ok((decompressed(&file_name(path), counting)?, tally))
+}
+
+impl Decompressing {
+    /// Starts decompressing the compressed ones of `files` on `threads` threads.
+    pub fn start(files: &[std::path::PathBuf], threads: usize) -> Decompressing {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut jobs = std::collections::VecDeque::new();
+        let mut sources = Vec::new();
+        for path in files {
+            if split_compression(&file_name(path)).1.is_none() {
+                continue;
+            }
+            let (tx, rx) = sync_channel::<Piece>(PIECES_WAITING);
+            let tally = Arc::new(Tally::default());
+            jobs.push_back((path.clone(), tx, tally.clone()));
+            sources.push((path.clone(), Source { pieces: rx, tally }));
+        }
+        let jobs = Arc::new(Mutex::new(jobs));
+        for _ in 0..threads.min(sources.len()) {
+            let (jobs, flag) = (jobs.clone(), stop.clone());
+            let spawned = std::thread::Builder::new()
+                .name("qajudge-decompress".into())
+                .spawn(move || loop {
+                    let Some((path, tx, tally)) = jobs.lock().ok().and_then(|mut q| q.pop_front())
+                    else {
+                        return;
+                    };
+                    if let Err(e) = decompress_into(&path, &tx, tally, &flag) {
+                        let _ = tx.send(Err(e));
+                    }
+                });
+            // without the thread, a file's text might never come: each file is
+            // then read where it is read
+            if spawned.is_err() {
+                return Decompressing {
+                    files: Vec::new(),
+                    stop,
+                };
+            }
+        }
+        Decompressing {
+            files: sources,
+            stop,
+        }
+    }
+
+    /// The text of `path` if it is being decompressed (once).
+    pub fn take(&mut self, path: &Path) -> Option<Source> {
+        let i = self.files.iter().position(|(p, _)| p == path)?;
+        Some(self.files.remove(i).1)
+    }
+}
+
+impl Drop for Decompressing {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Decompresses one file into pieces sent on `tx`, ending with an empty piece.
+fn decompress_into(
+    path: &Path,
+    tx: &std::sync::mpsc::SyncSender<Piece>,
+    tally: Arc<Tally>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> std::io::Result<()> {
+    let counting = Counting {
+        inner: File::open(path)?,
+        tally,
+    };
+    let mut text = decompressed(&file_name(path), counting)?;
+    loop {
+        let mut piece = vec![0u8; PIECE_BYTES];
+        let n = read_full(&mut text, &mut piece)?;
+        piece.truncate(n);
+        // the reader is gone (the build stopped): nothing more to do
+        if tx.send(Ok(piece)).is_err() || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Reads the pieces of a [`Source`] as one text.
+struct Pieces {
+    rx: Receiver<Piece>,
+    piece: Vec<u8>,
+    at: usize,
+    /// The empty piece that ends the text came.
+    ended: bool,
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.ended {
+            return Ok(0);
+        }
+        if self.at == self.piece.len() {
+            match self.rx.recv() {
+                Ok(Ok(piece)) if piece.is_empty() => {
+                    self.ended = true;
+                    return Ok(0);
+                }
+                Ok(Ok(piece)) => {
+                    self.piece = piece;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(std::io::Error::other("the decompressing thread stopped")),
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A file's name in lower case (which tells its format and compression).
+pub(super) fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// The decompressed text of a file.
+pub(super) fn decompressed<'a, R: Read + Send + 'a>(
+    name: &str,
+    raw: R,
+) -> std::io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(match split_compression(name).1 {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))),
+        Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(raw))),
+        Some(_) => Box::new(zstd::Decoder::new(raw)?),
+        None => Box::new(raw),
+    })
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+

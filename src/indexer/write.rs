@@ -1,0 +1,459 @@
+//! Writes an index directory's files: the RocksDB column families as sorted table
+//! files ingested at once (no memtables, no compaction), each written by a
+//! thread of its own, and the label FST with its postings. The encodings are
+//! `index::format`'s.
+
+use std::io::Write;
+use std::path::Path;
+
+use fst::MapBuilder;
+use rocksdb::{
+    Cache, ColumnFamilyDescriptor, IngestExternalFileOptions, Options, SstFileWriter, DB,
+};
+
+use crate::index::format::{
+    encode_list, encode_postings, iri_key_bytes, COLUMN_FAMILIES, CF_TYPES, LABELS_DAT, LABELS_FST,
+};
+use crate::index::kv::cf_options;
+
+/// The index's files cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// RocksDB failed.
+    #[error(transparent)]
+    RocksDb(#[from] rocksdb::Error),
+    /// The label FST cannot be built.
+    #[error(transparent)]
+    Fst(#[from] fst::Error),
+    /// A file cannot be written.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A column family the format needs was not created.
+    #[error("no column family {0}")]
+    NoColumnFamily(&'static str),
+    /// A table writer's thread stopped early (its own error says why).
+    #[error("the table writer stopped")]
+    Stopped,
+    /// A table writer's thread panicked.
+    #[error("the table writer failed")]
+    Panicked,
+}
+
+/// A store being built: each column family is written, in increasing key order,
+/// into one sorted table file, and the files are then ingested into a new
+/// database at once (no memtables, no compaction).
+pub struct StoreWriter {
+    path: std::path::PathBuf,
+    cache: Cache,
+    options: Options,
+}
+
+/// The finished table files of one column family.
+pub struct SortedFile {
+    cf: &'static str,
+    files: Vec<std::path::PathBuf>,
+}
+
+/// Bytes per table file: a lookup first picks the file by its key range, so
+/// each file's own index stays small.
+const TABLE_FILE_BYTES: u64 = 64 << 20;
+
+/// One column family being written in increasing key order, into table files of
+/// about [`TABLE_FILE_BYTES`].
+pub struct SortedWriter<'a> {
+    options: &'a Options,
+    dir: std::path::PathBuf,
+    writer: SstFileWriter<'a>,
+    in_file: u64,
+    cf: &'static str,
+    /// Which of the writers of one column family this is (they write key ranges
+    /// that do not overlap).
+    part: u32,
+    files: Vec<std::path::PathBuf>,
+}
+
+impl<'a> SortedWriter<'a> {
+    fn open(
+        options: &'a Options,
+        dir: &Path,
+        cf: &'static str,
+        part: u32,
+    ) -> Result<Self, WriteError> {
+        let mut w = SortedWriter {
+            options,
+            dir: dir.to_path_buf(),
+            writer: SstFileWriter::create(options),
+            in_file: 0,
+            cf,
+            part,
+            files: Vec::new(),
+        };
+        w.next_file()?;
+        Ok(w)
+    }
+
+    fn next_file(&mut self) -> Result<(), WriteError> {
+        let file = self.dir.join(format!(
+            "{}-{}-{:05}.sst",
+            self.cf,
+            self.part,
+            self.files.len()
+        ));
+        self.writer = SstFileWriter::create(self.options);
+        self.writer.open(&file)?;
+        self.files.push(file);
+        self.in_file = 0;
+        Ok(())
+    }
+
+    /// Adds a key greater than every key added before.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), WriteError> {
+        if self.in_file % 4096 == 4095 && self.writer.file_size() >= TABLE_FILE_BYTES {
+            self.writer.finish()?;
+            self.next_file()?;
+        }
+        self.in_file += 1;
+        self.writer.put(key, value).map_err(WriteError::from)
+    }
+
+    /// Finishes the files (a column family without entries gets none).
+    pub fn finish(mut self) -> Result<Option<SortedFile>, WriteError> {
+        if self.in_file == 0 {
+            // the last file was opened but never written
+            self.files.pop();
+        } else {
+            self.writer.finish()?;
+        }
+        if self.files.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(SortedFile {
+            cf: self.cf,
+            files: self.files,
+        }))
+    }
+}
+
+/// A column family written in increasing key order by a thread of its own:
+/// entries are sent to it in chunks.
+pub struct BackgroundWriter<'scope> {
+    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    /// Chunks the writer is done with, to be filled again: fresh memory costs
+    /// more than reuse (the kernel zeroes, and a virtual machine's host may
+    /// back, every new page), so a chunk is not made and freed per MiB written.
+    done: std::sync::mpsc::Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    handle: std::thread::ScopedJoinHandle<'scope, Result<Option<SortedFile>, WriteError>>,
+}
+
+/// Bytes of entries per chunk sent to a background writer.
+const CHUNK_BYTES: usize = 1 << 20;
+
+impl BackgroundWriter<'_> {
+    /// Adds a key greater than every key added before.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), WriteError> {
+        self.buf
+            .extend_from_slice(&(key.len() as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&(value.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(key);
+        self.buf.extend_from_slice(value);
+        if self.buf.len() >= CHUNK_BYTES {
+            let empty = self
+                .done
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES + 4096));
+            let chunk = std::mem::replace(&mut self.buf, empty);
+            let sent = self.tx.as_ref().map(|tx| tx.send(chunk).is_ok());
+            if sent != Some(true) {
+                // the writer stopped: its error says why
+                self.tx = None;
+                return Err(WriteError::Stopped);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends what is left and waits for the file.
+    pub fn finish(mut self) -> Result<Option<SortedFile>, WriteError> {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(std::mem::take(&mut self.buf));
+        }
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err(WriteError::Panicked))
+    }
+}
+
+impl StoreWriter {
+    /// A writer for one column family that writes on a thread of `scope`. Writers
+    /// of one column family are told apart by `part` and must write key ranges
+    /// that do not overlap.
+    pub fn sorted_in<'scope, 'env>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        cf: &'static str,
+        part: u32,
+    ) -> BackgroundWriter<'scope> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+        // unbounded, but it never holds more chunks than were ever in flight
+        let (done_tx, done) = std::sync::mpsc::channel::<Vec<u8>>();
+        let handle = scope.spawn(move || {
+            let mut w = SortedWriter::open(&self.options, &self.path.join("sst"), cf, part)?;
+            for mut chunk in rx {
+                let mut i = 0;
+                while i + 8 <= chunk.len() {
+                    let kl =
+                        u32::from_le_bytes([chunk[i], chunk[i + 1], chunk[i + 2], chunk[i + 3]])
+                            as usize;
+                    let vl = u32::from_le_bytes([
+                        chunk[i + 4],
+                        chunk[i + 5],
+                        chunk[i + 6],
+                        chunk[i + 7],
+                    ]) as usize;
+                    let k = i + 8;
+                    let v = k + kl;
+                    w.put(&chunk[k..v], &chunk[v..v + vl])?;
+                    i = v + vl;
+                }
+                chunk.clear();
+                let _ = done_tx.send(chunk);
+            }
+            w.finish()
+        });
+        BackgroundWriter {
+            tx: Some(tx),
+            done,
+            buf: Vec::with_capacity(CHUNK_BYTES + 4096),
+            handle,
+        }
+    }
+
+    /// Starts a new store at `path` (which must not exist).
+    pub fn create(path: &Path) -> Result<StoreWriter, WriteError> {
+        std::fs::create_dir_all(path.join("sst"))?;
+        let cache = Cache::new_lru_cache(8 << 20);
+        let options = cf_options(&cache);
+        Ok(StoreWriter {
+            path: path.to_path_buf(),
+            cache,
+            options,
+        })
+    }
+
+    /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
+    pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, WriteError> {
+        SortedWriter::open(&self.options, &self.path.join("sst"), cf, 0)
+    }
+
+    /// Creates the database and ingests the files written.
+    pub fn finish(self, files: Vec<SortedFile>) -> Result<(), WriteError> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let cfs = COLUMN_FAMILIES
+            .iter()
+            .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&self.cache)));
+        let db = DB::open_cf_descriptors(&opts, &self.path, cfs)?;
+        // the files of each column family at once (writers of one family wrote
+        // key ranges that do not overlap)
+        let mut by_cf: std::collections::BTreeMap<&str, Vec<std::path::PathBuf>> =
+            Default::default();
+        for SortedFile { cf, files } in files {
+            by_cf.entry(cf).or_default().extend(files);
+        }
+        for (cf, files) in by_cf {
+            let handle = db
+                .cf_handle(cf)
+                .ok_or(WriteError::NoColumnFamily(cf))?;
+            let mut ingest = IngestExternalFileOptions::default();
+            ingest.set_move_files(true);
+            db.ingest_external_file_cf_opts(handle, &ingest, files)
+                ?;
+        }
+        db.flush()?;
+        drop(db);
+        Ok(std::fs::remove_dir_all(self.path.join("sst"))?)
+    }
+}
+
+/// Postings to index, held compactly: the four fields of each posting
+/// (normalised label, language, IRI, label as written) side by side in one arena.
+#[derive(Debug, Default, Clone)]
+pub struct Postings {
+    text: String,
+    /// Start of each posting in `text`, and the ends of its four fields relative
+    /// to that start.
+    entries: Vec<(u64, [u32; 4])>,
+}
+
+impl Postings {
+    /// Adds a posting.
+    pub fn push(&mut self, label: &str, lang: &str, iri: &str, written: &str) {
+        let start = self.text.len();
+        let mut ends = [0u32; 4];
+        for (i, field) in [label, lang, iri, written].into_iter().enumerate() {
+            self.text.push_str(field);
+            ends[i] = (self.text.len() - start) as u32;
+        }
+        self.entries.push((start as u64, ends));
+    }
+
+    /// Moves every posting of `other` here, leaving it empty.
+    pub fn append(&mut self, other: &mut Postings) {
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        self.entries
+            .extend(other.entries.iter().map(|(s, e)| (s + base, *e)));
+        other.clear();
+    }
+
+    /// Removes every posting, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.entries.clear();
+    }
+
+    /// The number of postings.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there is no posting.
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn fields(&self, entry: &(u64, [u32; 4])) -> [&str; 4] {
+        let start = entry.0 as usize;
+        let e = entry.1.map(|x| start + x as usize);
+        [
+            &self.text[start..e[0]],
+            &self.text[e[0]..e[1]],
+            &self.text[e[1]..e[2]],
+            &self.text[e[2]..e[3]],
+        ]
+    }
+}
+
+/// Writes `labels.fst` and `labels.dat` into `dir` from postings (any order);
+/// returns (postings, distinct labels).
+pub fn write_labels(dir: &Path, mut postings: Postings) -> Result<(u64, u64), WriteError> {
+    let mut entries = std::mem::take(&mut postings.entries);
+    entries.sort_unstable_by(|a, b| postings.fields(a).cmp(&postings.fields(b)));
+    entries.dedup_by(|a, b| postings.fields(a) == postings.fields(b));
+    let rows: Vec<[&str; 4]> = entries.iter().map(|e| postings.fields(e)).collect();
+    drop(entries);
+    let fst_file = std::fs::File::create(dir.join(LABELS_FST))?;
+    let mut builder = MapBuilder::new(std::io::BufWriter::new(fst_file))?;
+    let mut dat = std::io::BufWriter::new(std::fs::File::create(dir.join(LABELS_DAT))?);
+    let mut offset: u64 = 0;
+    let mut distinct = 0;
+    let mut i = 0;
+    let mut buf = Vec::new();
+    while i < rows.len() {
+        let key = rows[i][0];
+        let end = rows[i..]
+            .iter()
+            .position(|p| p[0] != key)
+            .map_or(rows.len(), |p| i + p);
+        builder.insert(key.as_bytes(), offset)?;
+        distinct += 1;
+        buf.clear();
+        encode_postings(
+            rows[i..end].iter().map(|[_, lang, iri, label]| [*lang, *iri, *label]),
+            &mut buf,
+        );
+        dat.write_all(&buf)?;
+        offset += buf.len() as u64;
+        i = end;
+    }
+    builder.finish()?;
+    dat.flush()?;
+    Ok((rows.len() as u64, distinct))
+}
+
+/// Writes the type index: each typed IRI's key → its classes, sorted, one per
+/// line. Returns the table file and the number of typed IRIs.
+pub fn write_types(
+    store: &StoreWriter,
+    types: Vec<(u64, u32)>,
+    type_names: &[String],
+) -> Result<(Option<SortedFile>, u64), WriteError> {
+    // class ids renumbered in the order of their IRIs, so each list is sorted
+    let mut by_name: Vec<u32> = (0..type_names.len() as u32).collect();
+    by_name.sort_unstable_by(|a, b| type_names[*a as usize].cmp(&type_names[*b as usize]));
+    let mut rank = vec![0u32; by_name.len()];
+    for (r, id) in by_name.iter().enumerate() {
+        rank[*id as usize] = r as u32;
+    }
+    let mut types: Vec<(u64, u32)> = types
+        .into_iter()
+        .map(|(key, id)| (key, rank[id as usize]))
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let mut types_cf = store.sorted(CF_TYPES)?;
+    let mut typed = 0;
+    let mut joined = String::new();
+    for group in types.chunk_by(|a, b| a.0 == b.0) {
+        joined.clear();
+        encode_list(
+            group
+                .iter()
+                .map(|t| type_names[by_name[t.1 as usize] as usize].as_str()),
+            &mut joined,
+        );
+        types_cf.put(&iri_key_bytes(group[0].0), joined.as_bytes())?;
+        typed += 1;
+    }
+    Ok((types_cf.finish()?, typed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::labels::{normalize_label, Labels};
+
+    #[test]
+    fn exact_fuzzy_and_languages() {
+        let dir = std::env::temp_dir().join(format!("qajudge-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp dir");
+        let mut postings = Postings::default();
+        let mut batch = Postings::default();
+        for (label, lang, iri) in [
+            ("Douglas Adams", "en", "http://www.wikidata.org/entity/Q42"),
+            ("Douglas  ADAMS", "de", "http://www.wikidata.org/entity/Q42"),
+            (
+                "Douglas Adams",
+                "en-gb",
+                "http://dbpedia.org/resource/Douglas_Adams",
+            ),
+            ("Café", "fr", "http://x.org/cafe"),
+            // a duplicate counts once
+            ("Café", "fr", "http://x.org/cafe"),
+        ] {
+            batch.push(&normalize_label(label), lang, iri, label);
+        }
+        postings.push("zzz", "", "http://x.org/z", "zzz");
+        postings.append(&mut batch);
+        assert!(batch.is_empty());
+        assert_eq!(postings.len(), 6);
+        let (n, distinct) = write_labels(&dir, postings).expect("written");
+        assert_eq!((n, distinct), (5, 3));
+        let labels = Labels::open(&dir).expect("opened");
+        assert_eq!(labels.lookup("douglas adams", None).len(), 3);
+        assert_eq!(labels.lookup("Douglas Adams", Some("en")).len(), 2);
+        assert_eq!(labels.lookup("Douglas Adams", Some("de")).len(), 1);
+        assert_eq!(labels.lookup("cafe\u{301}", None).len(), 1, "NFC");
+        assert!(labels.lookup("Douglas Adam", None).is_empty());
+        assert_eq!(
+            labels.fuzzy("Duglas Adams", 1, None).expect("fuzzy").len(),
+            3
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
