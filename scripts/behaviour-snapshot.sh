@@ -25,6 +25,7 @@ mask() {
   sed -E \
     -e 's/"(version|built_by)": *"[^"]*"/"\1": "*"/g' \
     -e 's/"(built_at|runtime_ms_mean|seconds|elapsed_ms)": *[0-9.e+-]+/"\1": 0/g' \
+    -e "s|$work/|WORK/|g" \
     -e 's/qajudge [0-9]+\.[0-9]+\.[0-9]+/qajudge *.*.*/g'
 }
 

@@ -15,8 +15,8 @@ use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::{Query, SparqlParser};
 
 use super::dialect::{has_keyword, rewrite, undeclared_prefixes};
-use crate::terms::prefixes::PREDEFINED;
 use crate::model::Term;
+use crate::terms::prefixes::PREDEFINED;
 
 const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const WDT_P31: &str = "http://www.wikidata.org/prop/direct/P31";

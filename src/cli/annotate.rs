@@ -2,6 +2,7 @@
 //! P2KB properties, RE2KB triples, answer type, answer item types), the features
 //! and the modifiers of a query or of every question of a benchmark, as JSON.
 
+use super::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,7 +35,7 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
         };
         let a = annotate_question(&q, opts);
         let failed = a.markings.triples.is_none();
-        println!("{}", serde_json::to_string_pretty(&a)?);
+        outln!("{}", serde_json::to_string_pretty(&a)?)?;
         if failed {
             eprintln!("error: {}", a.diagnostics.join("; "));
             return Ok(ExitCode::from(1));
@@ -52,7 +53,7 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|a| a.diagnostics.iter().any(|d| d.contains("does not parse")))
         .count();
-    println!("{}", serde_json::to_string_pretty(&all)?);
+    outln!("{}", serde_json::to_string_pretty(&all)?)?;
     eprintln!(
         "{}: {} questions annotated, {} queries did not parse",
         path.display(),

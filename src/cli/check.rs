@@ -1,6 +1,7 @@
 //! `qajudge check FILE`: load a benchmark or run and report what it holds and what
 //! is wrong with it, with locations. Exit 1 when the file is unusable.
 
+use super::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,8 +21,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let dataset = match super::load(&args.file) {
         Ok(d) => d,
         Err(e) => {
-            println!("{}: unusable", args.file.display());
-            println!("  problem: {e:#}");
+            outln!("{}: unusable", args.file.display())?;
+            outln!("  problem: {e:#}")?;
             return Ok(ExitCode::from(1));
         }
     };
@@ -50,28 +51,28 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .collect();
     langs.sort_unstable();
     langs.dedup();
-    println!("{}: {}", args.file.display(), dataset.format.name());
+    outln!("{}: {}", args.file.display(), dataset.format.name())?;
     if let Some(id) = &dataset.id {
-        println!("  dataset id: {id}");
+        outln!("  dataset id: {id}")?;
     }
-    println!("  questions: {}", qs.len());
-    println!("  with answers: {with_answers} ({empty} empty, {answers} answers in all)");
-    println!(
+    outln!("  questions: {}", qs.len())?;
+    outln!("  with answers: {with_answers} ({empty} empty, {answers} answers in all)")?;
+    outln!(
         "  queries: {sparql} sparql, {pseudo} pseudo, {} none",
         qs.len() - sparql - pseudo
-    );
-    println!("  languages: {}", langs.join(", "));
+    )?;
+    outln!("  languages: {}", langs.join(", "))?;
     let problems: Vec<&String> = dataset
         .diagnostics
         .iter()
         .chain(qs.iter().flat_map(|q| &q.diagnostics))
         .collect();
-    println!("  problems: {}", problems.len());
+    outln!("  problems: {}", problems.len())?;
     for p in problems {
-        println!("    {p}");
+        outln!("    {p}")?;
     }
     if qs.is_empty() {
-        println!("  the file holds no question: it cannot be evaluated");
+        outln!("  the file holds no question: it cannot be evaluated")?;
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -3,17 +3,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
+
+use super::args::{parse_experiment, parse_feature, LiveArgs, ProfileArg};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::render;
-use crate::annotate::FEATURES;
-use crate::eval::{
-    evaluate_with, Experiment, IndexRef, Options, Profile, Run, DEFAULT_MAX_CLASS_SIZE,
-};
+use crate::eval::{evaluate_with, Experiment, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 
@@ -26,17 +24,6 @@ pub enum OutputFormat {
     Json,
     /// One CSV row per run (or per question with --per-question).
     Csv,
-}
-
-/// Profiles offered on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum ProfileArg {
-    /// SCORING.md as written (default).
-    Judge,
-    /// Reproduces the GERBIL QA platform's scores.
-    Gerbil,
-    /// Reproduces the evaluation tool published with MQALD.
-    Mqald,
 }
 
 /// Arguments of `qajudge evaluate`.
@@ -52,15 +39,9 @@ pub struct EvaluateArgs {
     /// QALD-JSON answers); repeatable. Scored after the run files.
     #[arg(long = "system-url", value_name = "URL")]
     pub systems: Vec<String>,
-    /// The time one call to a QA system may take, in milliseconds.
-    #[arg(long, default_value_t = 60_000)]
-    pub timeout_ms: u64,
-    /// Calls to a QA system that run at once.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// The share of failed calls that stops a live run.
-    #[arg(long, default_value_t = 0.5)]
-    pub max_error_rate: f64,
+    /// How live QA systems are called.
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// The language of the question texts sent to QA systems.
     #[arg(long, default_value = "en")]
     pub lang: String,
@@ -105,26 +86,6 @@ pub struct EvaluateArgs {
     pub max_class_size: usize,
 }
 
-fn parse_experiment(s: &str) -> Result<Experiment, String> {
-    Experiment::parse(s).ok_or_else(|| {
-        format!(
-            "unknown experiment {s:?}; use one of {}",
-            Experiment::ALL.map(Experiment::name).join(", ")
-        )
-    })
-}
-
-fn parse_feature(s: &str) -> Result<String, String> {
-    if FEATURES.contains(&s) {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
-            "unknown feature {s:?}; use one of {}",
-            FEATURES.join(", ")
-        ))
-    }
-}
-
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -148,11 +109,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         loaded.push((name, path.display().to_string(), dataset));
     }
     let live = LiveOptions {
-        timeout: Duration::from_millis(args.timeout_ms),
-        concurrency: args.concurrency,
-        max_error_rate: args.max_error_rate,
         lang: args.lang.clone(),
-        ..LiveOptions::default()
+        ..args.live.options()
     };
     for (i, url) in args.systems.iter().enumerate() {
         let bar = ProgressBar::new(gold.questions.len() as u64);
@@ -179,11 +137,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let options = Options {
-        profile: match args.profile {
-            ProfileArg::Judge => Profile::Judge,
-            ProfileArg::Gerbil => Profile::Gerbil,
-            ProfileArg::Mqald => Profile::Mqald,
-        },
+        profile: args.profile.into(),
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
         bootstrap: if args.confidence { 1000 } else { 0 },

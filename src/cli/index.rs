@@ -2,6 +2,7 @@
 //! building an index from RDF dumps (with a progress bar on stderr) and looking
 //! things up in it, as JSON on stdout.
 
+use super::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -9,9 +10,9 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::terms::prefixes::expand;
 use crate::index::Index;
 use crate::indexer::{build, BuildOptions, Phase, Progress};
+use crate::terms::prefixes::expand;
 
 /// `qajudge index …`.
 #[derive(Debug, Args)]
@@ -211,7 +212,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "warning: {} IRI keys were shared by two different IRIs, which were merged; please report this with the inputs",
             c.key_collisions
-        );
+    );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -222,7 +223,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         IndexCommand::Build(b) => run_build(b),
         IndexCommand::Info { dir } => {
             let index = Index::open(&dir)?;
-            println!("{}", serde_json::to_string_pretty(index.meta())?);
+            outln!("{}", serde_json::to_string_pretty(index.meta())?)?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -236,7 +237,7 @@ pub fn run_sameas(args: SameAsArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|i| index.sameas(i, args.limit))
         .collect::<Result<_, _>>()?;
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    outln!("{}", serde_json::to_string_pretty(&out)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -244,7 +245,7 @@ pub fn run_sameas(args: SameAsArgs) -> anyhow::Result<ExitCode> {
 pub fn run_labels(args: LabelsArgs) -> anyhow::Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let hits = index.labels(&args.text, args.lang.as_deref(), args.fuzzy)?;
-    println!("{}", serde_json::to_string_pretty(&hits)?);
+    outln!("{}", serde_json::to_string_pretty(&hits)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -252,6 +253,6 @@ pub fn run_labels(args: LabelsArgs) -> anyhow::Result<ExitCode> {
 pub fn run_types(args: TypesArgs) -> anyhow::Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let types = index.types(&args.iri)?;
-    println!("{}", serde_json::to_string_pretty(&types)?);
+    outln!("{}", serde_json::to_string_pretty(&types)?)?;
     Ok(ExitCode::SUCCESS)
 }

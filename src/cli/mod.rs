@@ -2,6 +2,7 @@
 //! with `main.rs`, that prints to stdout or reads files for the evaluator.
 
 mod annotate;
+mod args;
 mod check;
 mod evaluate;
 mod index;
@@ -46,6 +47,25 @@ pub enum Command {
     Serve(serve::ServeArgs),
 }
 
+/// Writes a line to stdout, returning the error (a pipe closed early) instead of
+/// panicking as `println!` does.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+pub(crate) use outln;
+
+/// True when the error is a write to a pipe whose reader has gone
+/// (`qajudge evaluate … | head`): the output was not wanted any more.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Parses the command line and runs it; the exit code follows the project's rule
 /// (0 success, 1 failure, 2 usage).
 pub fn run() -> ExitCode {
@@ -62,6 +82,7 @@ pub fn run() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(1)

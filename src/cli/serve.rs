@@ -2,10 +2,11 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::bail;
 use clap::Args;
+
+use super::args::LiveArgs;
 
 use crate::http::{run, ServeConfig};
 use crate::live::{LiveOptions, LOOPBACK};
@@ -28,15 +29,9 @@ pub struct ServeArgs {
     /// A host live QA systems may be on (repeatable; default: loopback only).
     #[arg(long = "allow-system-host", value_name = "HOST")]
     pub allow_system_hosts: Vec<String>,
-    /// The time one call to a QA system may take, in milliseconds.
-    #[arg(long, default_value_t = 60_000)]
-    pub timeout_ms: u64,
-    /// Calls to a QA system that run at once.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// The share of failed calls that stops a live run.
-    #[arg(long, default_value_t = 0.5)]
-    pub max_error_rate: f64,
+    /// How live QA systems are called.
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_body_bytes: usize,
@@ -65,11 +60,8 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bind: args.bind.clone(),
         benchmarks,
         live: LiveOptions {
-            timeout: Duration::from_millis(args.timeout_ms),
-            concurrency: args.concurrency,
-            max_error_rate: args.max_error_rate,
             allowed_hosts: Some(allowed),
-            ..LiveOptions::default()
+            ..args.live.options()
         },
         max_body_bytes: args.max_body_bytes,
         workers: args

@@ -48,4 +48,3 @@ pub(super) fn compare_runs(runs: &[RunReport]) -> Vec<Comparison> {
     }
     out
 }
-

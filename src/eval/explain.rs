@@ -153,4 +153,3 @@ fn explain_sets(
             .collect(),
     }
 }
-

@@ -17,6 +17,7 @@ use crate::index::Equivalence;
 use crate::matching::{Resolver, Side};
 use crate::model::{Dataset, Term};
 use compare::compare_runs;
+pub use compare::SIGNIFICANCE_SHUFFLES;
 pub use explain::{match_lists, MatchReport};
 use prepare::{Ctx, GoldEntry};
 pub use profile::Profile;
@@ -25,7 +26,6 @@ pub use report::{
     MatchedPair, QuestionReport, Report, RunReport, Status,
 };
 use score::evaluate_run;
-pub use compare::SIGNIFICANCE_SHUFFLES;
 
 /// A sub-experiment (SCORING 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,6 +66,37 @@ impl Experiment {
             .into_iter()
             .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
     }
+
+    /// Parses a name, or says which names there are.
+    pub fn from_name(name: &str) -> Result<Experiment, UnknownName> {
+        Experiment::parse(name).ok_or_else(|| UnknownName {
+            kind: "experiment",
+            name: name.to_string(),
+            known: Experiment::ALL.map(Experiment::name).join(", "),
+        })
+    }
+
+    /// Parses a comma-separated list of names (empty items ignored).
+    pub fn list_from_names(names: &str) -> Result<Vec<Experiment>, UnknownName> {
+        names
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(Experiment::from_name)
+            .collect()
+    }
+}
+
+/// A profile or sub-experiment name that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} {name:?}; use one of {known}")]
+pub struct UnknownName {
+    /// What was named (`profile`, `experiment`).
+    pub kind: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names there are, comma-separated.
+    pub known: String,
 }
 
 /// The default of `--max-class-size`: matches through larger sameAs classes are
@@ -132,7 +163,6 @@ pub struct Run<'a> {
     /// Its questions.
     pub dataset: &'a Dataset,
 }
-
 
 /// One value per sub-experiment, indexed by [`Experiment`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

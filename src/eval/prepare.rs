@@ -98,7 +98,8 @@ impl Ctx<'_, '_> {
                 });
             }
             if self.wanted[Experiment::Ait2kb] {
-                out[Experiment::Ait2kb] = iris(&m.item_types.clone().or_else(|| self.index_types(q)));
+                out[Experiment::Ait2kb] =
+                    iris(&m.item_types.clone().or_else(|| self.index_types(q)));
             }
         }
         out
@@ -144,4 +145,3 @@ pub(super) struct RunEntry<'a> {
     pub(super) sets: Sets,
     pub(super) notes: Vec<String>,
 }
-

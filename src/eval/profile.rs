@@ -53,6 +53,15 @@ impl Profile {
             .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
     }
 
+    /// Parses a profile name, or says which names there are.
+    pub fn from_name(name: &str) -> Result<Profile, super::UnknownName> {
+        Profile::parse(name).ok_or_else(|| super::UnknownName {
+            kind: "profile",
+            name: name.to_string(),
+            known: Profile::ALL.map(Profile::name).join(", "),
+        })
+    }
+
     /// The term rules this profile uses, given the user's switches (which only
     /// `judge` honours: the other profiles reproduce fixed tools).
     pub fn match_options(self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {

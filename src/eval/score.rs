@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::explain::explain;
 use super::prepare::{Ctx, GoldEntry, RunEntry};
-use super::report::{AggregateReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status};
+use super::report::{
+    AggregateReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status,
+};
 use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
 use crate::matching::{match_answers, Matching, Prepared, Reason, Side};
@@ -342,4 +344,3 @@ pub(super) fn question_report(
         explanation: None,
     }
 }
-

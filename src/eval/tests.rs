@@ -92,8 +92,7 @@ fn string_answers_against_iri_gold_are_explained() {
 
 #[test]
 fn gold_without_answers_gives_null_qa() {
-    let gold =
-        dataset(r#"[{"_id":"1","corrected_question":"q","sparql_query":"SELECT ?x {}"}]"#);
+    let gold = dataset(r#"[{"_id":"1","corrected_question":"q","sparql_query":"SELECT ?x {}"}]"#);
     let report = evaluate(
         &gold,
         "g",

@@ -9,8 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::eval::{evaluate_with, IndexRef, Options, Run};
 use super::store::{RecordStore, StoreError};
+use crate::eval::{evaluate_with, IndexRef, Options, Run};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::model::Dataset;

@@ -245,12 +245,7 @@ fn answers(side: &str, values: &[Value]) -> Result<AnswerSet, ApiError> {
 fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     match name {
         None | Some("") => Ok(Profile::Judge),
-        Some(n) => Profile::parse(n).ok_or_else(|| {
-            ApiError::bad(
-                "bad_parameter",
-                format!("unknown profile {n:?}; use judge, gerbil or mqald"),
-            )
-        }),
+        Some(n) => Profile::from_name(n).map_err(|e| ApiError::bad("bad_parameter", e.to_string())),
     }
 }
 
@@ -452,22 +447,8 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         ));
     }
     let profile = profile(form.profile.as_deref())?;
-    let mut experiments = Vec::new();
-    for name in form
-        .experiments
-        .as_deref()
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        experiments.push(Experiment::parse(name).ok_or_else(|| {
-            ApiError::bad(
-                "bad_parameter",
-                format!("unknown experiment {name:?}; use qa, c2kb, p2kb, re2kb, at, ait2kb"),
-            )
-        })?);
-    }
+    let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
     let mut live = state.live.clone();
     if let Some(lang) = &form.lang {
         live.lang = lang.clone();

@@ -28,7 +28,9 @@ impl RecordStore {
     pub fn put(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         let mut write = rocksdb::WriteOptions::default();
         write.set_sync(true);
-        self.db.put_opt(key.as_bytes(), value, &write).map_err(StoreError::from)
+        self.db
+            .put_opt(key.as_bytes(), value, &write)
+            .map_err(StoreError::from)
     }
 
     /// Reads a record.

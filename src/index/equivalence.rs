@@ -6,9 +6,9 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::terms::canonical::canonical_iri;
 use super::labels::normalize_label;
 use super::IndexError;
+use crate::terms::canonical::canonical_iri;
 
 /// The owl:sameAs class of an IRI that is in a class of two or more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -264,7 +264,9 @@ mod tests {
             &mut dat,
         );
         let mut read = Vec::new();
-        decode_postings(&dat, 3, |l, i, w| read.push([l.to_string(), i.to_string(), w.to_string()]));
+        decode_postings(&dat, 3, |l, i, w| {
+            read.push([l.to_string(), i.to_string(), w.to_string()])
+        });
         assert_eq!(
             read,
             [["en", "http://a", "Ann"], ["", "http://b", "Ánn Dunham"]]

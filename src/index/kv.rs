@@ -86,11 +86,7 @@ impl Store {
             .db
             .cf_handle(cf)
             .ok_or_else(|| KvError::NoColumnFamily(cf.to_string()))?;
-        let value = self
-            .db
-            .get_pinned_cf_opt(handle, key, &self.read)
-            ?;
+        let value = self.db.get_pinned_cf_opt(handle, key, &self.read)?;
         Ok(f(value.as_deref()))
     }
 }
-

@@ -98,4 +98,3 @@ fn lang_matches(have: &str, want: &str) -> bool {
             && have[..want.len()].eq_ignore_ascii_case(want)
             && have.as_bytes()[want.len()] == b'-')
 }
-

@@ -20,9 +20,9 @@ use format::{
     CF_TYPES, FORMAT_VERSION, KV_DIR, META_FILE,
 };
 use hash::iri_key;
+use kv::Store;
 pub use labels::LabelHit;
 use labels::Labels;
-use kv::Store;
 
 /// An index that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]

@@ -330,4 +330,3 @@ pub(super) fn read_lines<S: Sink>(
     (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
 }
-

@@ -262,4 +262,3 @@ pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usi
     }
     Ok(filled)
 }
-

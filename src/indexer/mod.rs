@@ -17,19 +17,19 @@ mod write;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::terms::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
 use crate::index::format::{
     class_key_bytes, encode_class, encode_list, iri_key_bytes, size_bucket, Counts, IndexMeta,
     InputFile, LargeClass, CF_IRI, CF_MEMBERS, FORMAT_VERSION, KV_DIR, META_FILE,
 };
 use crate::index::hash::iri_key_and_check;
 use crate::index::labels::normalize_label;
-use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
+use crate::terms::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
 use closure::{Closure, Endpoint};
+pub use progress::{Phase, Progress, Silent};
 use read::read_file;
 use stage::Stage;
 use statement::{Obj, Sink, Stmt};
-pub use progress::{Phase, Progress, Silent};
+use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
 
 /// owl:sameAs.
 pub const OWL_SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";

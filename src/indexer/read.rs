@@ -201,9 +201,9 @@ pub(super) struct Input<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::decompress::{decompressed, Decompressing};
     use super::super::ntriples::line_breaks;
+    use super::*;
     use std::fs::File;
 
     /// Collects statements as owned text.

@@ -12,7 +12,7 @@ use rocksdb::{
 };
 
 use crate::index::format::{
-    encode_list, encode_postings, iri_key_bytes, COLUMN_FAMILIES, CF_TYPES, LABELS_DAT, LABELS_FST,
+    encode_list, encode_postings, iri_key_bytes, CF_TYPES, COLUMN_FAMILIES, LABELS_DAT, LABELS_FST,
 };
 use crate::index::kv::cf_options;
 
@@ -264,13 +264,10 @@ impl StoreWriter {
             by_cf.entry(cf).or_default().extend(files);
         }
         for (cf, files) in by_cf {
-            let handle = db
-                .cf_handle(cf)
-                .ok_or(WriteError::NoColumnFamily(cf))?;
+            let handle = db.cf_handle(cf).ok_or(WriteError::NoColumnFamily(cf))?;
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
-            db.ingest_external_file_cf_opts(handle, &ingest, files)
-                ?;
+            db.ingest_external_file_cf_opts(handle, &ingest, files)?;
         }
         db.flush()?;
         drop(db);
@@ -364,7 +361,9 @@ pub fn write_labels(dir: &Path, mut postings: Postings) -> Result<(u64, u64), Wr
         distinct += 1;
         buf.clear();
         encode_postings(
-            rows[i..end].iter().map(|[_, lang, iri, label]| [*lang, *iri, *label]),
+            rows[i..end]
+                .iter()
+                .map(|[_, lang, iri, label]| [*lang, *iri, *label]),
             &mut buf,
         );
         dat.write_all(&buf)?;

@@ -119,21 +119,46 @@ pub fn check_url(url: &str, opts: &LiveOptions) -> Result<(), LiveError> {
     Ok(())
 }
 
+/// Why one call to a system gave no answers (kept per question in the report,
+/// as its message: the cause is part of it).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The body is not JSON.
+    #[error("the answer is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    /// The body is JSON of another shape.
+    #[error("the answer is neither QALD-JSON nor a SPARQL result")]
+    Shape,
+    /// The body is QALD-shaped but cannot be read.
+    #[error("unreadable answer: {0}")]
+    Unreadable(crate::qald::QaldError),
+    /// The body could not be read off the connection.
+    #[error("reading the answer failed: {0}")]
+    Read(std::io::Error),
+    /// The system answered with an HTTP error status.
+    #[error("http status {0}")]
+    Status(u16),
+    /// The call timed out.
+    #[error("timed out ({0})")]
+    Timeout(String),
+    /// The call failed in transport (connection refused, DNS, TLS …).
+    #[error("call failed ({0})")]
+    Transport(String),
+}
+
 /// Reads a system's answer body: a QALD-JSON document (its first question's
 /// answers) or a bare SPARQL-results object.
-fn read_answer(body: &[u8]) -> Result<AnswerSet, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON ({e})"))?;
+fn read_answer(body: &[u8]) -> Result<AnswerSet, CallError> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(CallError::NotJson)?;
     let doc = if value.get("questions").is_some() {
         value
     } else if value.get("head").is_some() || value.get("boolean").is_some() {
         serde_json::json!({"questions": [{"id": "0", "answers": [value]}]})
     } else {
-        return Err("the answer is neither QALD-JSON nor a SPARQL result".into());
+        return Err(CallError::Shape);
     };
-    let bytes = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
-    let dataset =
-        crate::qald::parse(&bytes, "answer").map_err(|e| format!("unreadable answer: {e}"))?;
+    let bytes = serde_json::to_vec(&doc).map_err(CallError::NotJson)?;
+    let dataset = crate::qald::parse(&bytes, "answer").map_err(CallError::Unreadable)?;
     Ok(dataset
         .questions
         .into_iter()
@@ -184,10 +209,10 @@ pub fn ask_all(
                         match response.into_reader().take(64 << 20).read_to_end(&mut body) {
                             Ok(_) => read_answer(&body)
                                 .map(|a| (a, started.elapsed().as_secs_f64() * 1000.0)),
-                            Err(e) => Err(format!("reading the answer failed: {e}")),
+                            Err(e) => Err(CallError::Read(e)),
                         }
                     }
-                    Err(ureq::Error::Status(code, _)) => Err(format!("http status {code}")),
+                    Err(ureq::Error::Status(code, _)) => Err(CallError::Status(code)),
                     Err(e) => Err(describe(&e)),
                 };
                 if outcome.is_err() {
@@ -240,7 +265,7 @@ pub fn ask_all(
                 run_q.answers = Some(answers);
             }
             Err(e) => {
-                errors.insert(q.id.0.clone(), e);
+                errors.insert(q.id.0.clone(), e.to_string());
             }
         }
         dataset.questions.push(run_q);
@@ -271,15 +296,15 @@ pub fn ask_all(
 }
 
 /// What one call gave: the answers and the runtime in milliseconds, or why it failed.
-type Outcome = Result<(AnswerSet, f64), String>;
+type Outcome = Result<(AnswerSet, f64), CallError>;
 
-/// A transport error in words (a timeout says so).
-fn describe(e: &ureq::Error) -> String {
+/// A transport error (a timeout says so).
+fn describe(e: &ureq::Error) -> CallError {
     let text = e.to_string();
     if text.contains("timed out") || text.contains("Timeout") || text.contains("timeout") {
-        format!("timed out ({text})")
+        CallError::Timeout(text)
     } else {
-        format!("call failed ({text})")
+        CallError::Transport(text)
     }
 }
 

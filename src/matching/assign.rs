@@ -187,4 +187,3 @@ fn augment(
     }
     false
 }
-

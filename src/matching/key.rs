@@ -197,4 +197,3 @@ impl Prepared {
         }
     }
 }
-

@@ -321,4 +321,3 @@ fn is_stringish(term: &Term) -> bool {
         _ => false,
     }
 }
-

@@ -256,12 +256,7 @@ fn counts(
     )
 }
 
-fn c3(
-    gold: &[Answer],
-    run: &[Answer],
-    opts: MatchOptions,
-    index: &dyn Equivalence,
-) -> [usize; 3] {
+fn c3(gold: &[Answer], run: &[Answer], opts: MatchOptions, index: &dyn Equivalence) -> [usize; 3] {
     let (tp, fp, fn_, _) = counts(gold, run, opts, index);
     [tp, fp, fn_]
 }

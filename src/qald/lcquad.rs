@@ -4,31 +4,13 @@
 
 use serde_json::Value;
 
-use super::values::{id_of, scalar_string};
-use crate::model::{Dataset, Format, Query, Question, QuestionId};
+use super::items::parse_items;
+use super::values::scalar_string;
+use crate::model::{Dataset, Format, Query};
 
 /// Parses LC-QuAD 1.0 items.
 pub fn parse(items: Vec<Value>) -> Dataset {
-    let mut dataset = Dataset {
-        id: None,
-        format: Format::Lcquad,
-        questions: Vec::with_capacity(items.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-    };
-    for (i, item) in items.into_iter().enumerate() {
-        let Value::Object(o) = item else {
-            dataset
-                .diagnostics
-                .push(format!("question #{} is not a json object; skipped", i + 1));
-            continue;
-        };
-        let mut q = Question::default();
-        q.id = id_of(o.get("_id")).unwrap_or_else(|| {
-            q.diagnostics
-                .push(format!("question #{} has no `_id`", i + 1));
-            QuestionId(format!("#{}", i + 1))
-        });
+    parse_items(items, Format::Lcquad, "_id", |o, q| {
         let text = o
             .get("corrected_question")
             .and_then(Value::as_str)
@@ -45,9 +27,7 @@ pub fn parse(items: Vec<Value>) -> Dataset {
         if let Some(t) = o.get("sparql_template_id").and_then(scalar_string) {
             q.flags.insert("template".into(), t);
         }
-        dataset.questions.push(q);
-    }
-    dataset
+    })
 }
 
 #[cfg(test)]

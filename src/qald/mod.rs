@@ -5,6 +5,7 @@
 //! is an error.
 
 mod fast;
+mod items;
 mod json;
 mod lcquad;
 mod rubq;

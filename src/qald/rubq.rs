@@ -4,31 +4,13 @@
 
 use serde_json::Value;
 
-use super::values::{binding_term, id_of, scalar_string};
-use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Question, QuestionId, Term};
+use super::items::parse_items;
+use super::values::{binding_term, scalar_string};
+use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Term};
 
 /// Parses RuBQ items.
 pub fn parse(items: Vec<Value>) -> Dataset {
-    let mut dataset = Dataset {
-        id: None,
-        format: Format::Rubq,
-        questions: Vec::with_capacity(items.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-    };
-    for (i, item) in items.into_iter().enumerate() {
-        let Value::Object(o) = item else {
-            dataset
-                .diagnostics
-                .push(format!("question #{} is not a json object; skipped", i + 1));
-            continue;
-        };
-        let mut q = Question::default();
-        q.id = id_of(o.get("uid")).unwrap_or_else(|| {
-            q.diagnostics
-                .push(format!("question #{} has no `uid`", i + 1));
-            QuestionId(format!("#{}", i + 1))
-        });
+    parse_items(items, Format::Rubq, "uid", |o, q| {
         if let Some(t) = o.get("question_text").and_then(Value::as_str) {
             q.texts.push(("ru".into(), t.trim().to_string()));
         }
@@ -78,9 +60,7 @@ pub fn parse(items: Vec<Value>) -> Dataset {
             }
         }
         q.answers = o.get("answers").map(|_| set);
-        dataset.questions.push(q);
-    }
-    dataset
+    })
 }
 
 #[cfg(test)]

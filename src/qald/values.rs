@@ -61,6 +61,26 @@ pub fn var_name(raw: &str) -> String {
         .to_string()
 }
 
+/// A binding that cannot be read as a term.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindingError {
+    /// The binding is not a JSON object.
+    #[error("binding {0} is not an object")]
+    NotObject(String),
+    /// Its `value` is an array, object or null.
+    #[error("binding value {0} is not a string")]
+    ValueNotString(String),
+    /// It has no `value`.
+    #[error("binding has no value")]
+    NoValue,
+    /// A `boolean` binding whose value is neither `true` nor `false`.
+    #[error("boolean binding value {0:?} is neither true nor false")]
+    NotBoolean(String),
+    /// A `type` that no real file uses.
+    #[error("unknown binding type {0:?} (expected uri, literal, typed-literal, bnode, number, list, resource, text)")]
+    UnknownType(String),
+}
+
 /// The parts of one binding `{"type", "value", "datatype", "xml:lang"}`, however
 /// the file was read.
 #[derive(Debug, Default)]
@@ -69,7 +89,7 @@ pub struct BindingParts<'a> {
     pub kind: Option<&'a str>,
     /// `value` as text (numbers and booleans written as JSON scalars are turned
     /// into their text), or the reason it is unusable.
-    pub value: Option<Result<Cow<'a, str>, String>>,
+    pub value: Option<Result<Cow<'a, str>, BindingError>>,
     /// `datatype`, if present.
     pub datatype: Option<&'a str>,
     /// `xml:lang` (or `lang`), if present.
@@ -78,15 +98,15 @@ pub struct BindingParts<'a> {
 
 impl<'a> BindingParts<'a> {
     /// The parts of a binding held as a JSON value.
-    pub fn of_value(binding: &'a Value) -> Result<BindingParts<'a>, String> {
+    pub fn of_value(binding: &'a Value) -> Result<BindingParts<'a>, BindingError> {
         let obj = binding
             .as_object()
-            .ok_or_else(|| format!("binding {binding} is not an object"))?;
+            .ok_or_else(|| BindingError::NotObject(binding.to_string()))?;
         let value = obj.get("value").map(|v| match v {
             Value::String(s) => Ok(Cow::Borrowed(s.as_str())),
             Value::Number(n) => Ok(Cow::Owned(n.to_string())),
             Value::Bool(b) => Ok(Cow::Owned(b.to_string())),
-            other => Err(format!("binding value {other} is not a string")),
+            other => Err(BindingError::ValueNotString(other.to_string())),
         });
         Ok(BindingParts {
             kind: obj.get("type").and_then(Value::as_str),
@@ -101,16 +121,16 @@ impl<'a> BindingParts<'a> {
 }
 
 /// One binding `{"type": …, "value": …}` as a term. `Err` names what is wrong.
-pub fn binding_term(binding: &Value) -> Result<Term, String> {
+pub fn binding_term(binding: &Value) -> Result<Term, BindingError> {
     parts_term(BindingParts::of_value(binding)?)
 }
 
 /// The term of a binding's parts, with every non-standard type of SCORING 1.
-pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, String> {
+pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, BindingError> {
     let value = match parts.value {
         Some(Ok(v)) => v,
         Some(Err(e)) => return Err(e),
-        None => return Err("binding has no value".to_string()),
+        None => return Err(BindingError::NoValue),
     };
     let kind = parts.kind.unwrap_or("literal");
     let datatype = parts.datatype;
@@ -145,13 +165,9 @@ pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, String> {
         "boolean" => match value.trim().to_ascii_lowercase().as_str() {
             "true" => Ok(Term::Boolean(true)),
             "false" => Ok(Term::Boolean(false)),
-            _ => Err(format!(
-                "boolean binding value {value:?} is neither true nor false"
-            )),
+            _ => Err(BindingError::NotBoolean(value.into_owned())),
         },
-        other => Err(format!(
-            "unknown binding type {other:?} (expected uri, literal, typed-literal, bnode, number, list, resource, text)"
-        )),
+        other => Err(BindingError::UnknownType(other.to_string())),
     }
 }
 
@@ -204,7 +220,7 @@ pub fn read_answer_head(
 
 /// Adds one binding row (variable, parts) as one answer.
 pub fn read_row<'a>(
-    row: impl IntoIterator<Item = (&'a str, Result<BindingParts<'a>, String>)>,
+    row: impl IntoIterator<Item = (&'a str, Result<BindingParts<'a>, BindingError>)>,
     set: &mut AnswerSet,
     diagnostics: &mut Vec<String>,
 ) {

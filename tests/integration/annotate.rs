@@ -198,8 +198,8 @@ fn mqald_modifiers_agree_with_the_human_lists() {
 /// Agreement of the markings derived from RuBQ's queries with its annotations:
 /// (questions compared, exact set matches, mean F1).
 fn rubq_agreement(file: &std::path::Path) -> ((usize, usize, f64), (usize, usize, f64)) {
-    use qajudge::terms::prefixes::expand;
     use qajudge::terms::canonical::canonical_iri;
+    use qajudge::terms::prefixes::expand;
     let d = load(file);
     let (mut ent, mut prop) = ((0, 0, 0.0), (0, 0, 0.0));
     let f1 = |a: &BTreeSet<String>, b: &BTreeSet<String>| {

@@ -231,4 +231,3 @@ impl Spill {
         Ok(())
     }
 }
-

@@ -44,7 +44,12 @@ impl<E> Groups<'_, '_, E> {
     /// of its record (4 bytes when the text allows, else 8) instead of a
     /// 24-byte record. The places go in `counts`' spare memory (that of the
     /// check hashes, one per node) when it has room.
-    pub(super) fn emit_held(&mut self, text: &Arena, class_of: &[u32], mut counts: Vec<u32>) -> Result<(), E> {
+    pub(super) fn emit_held(
+        &mut self,
+        text: &Arena,
+        class_of: &[u32],
+        mut counts: Vec<u32>,
+    ) -> Result<(), E> {
         text.for_each_record(|_, node| counts[class_of[node as usize] as usize] += 1);
         // (class key, class) of the classes of two or more spellings
         let mut classes: Vec<(u64, u32)> = Vec::with_capacity(counts.len());
@@ -132,7 +137,11 @@ impl<E> Groups<'_, '_, E> {
 /// Spreads the spill files into partition files by class-key range (records
 /// `class key u64, class u32, len u32, bytes`), in class-key order, each about half
 /// the budget.
-pub(super) fn partition(spill: &Spill, class_key: &[u64], class_of: &[u32]) -> std::io::Result<Vec<PathBuf>> {
+pub(super) fn partition(
+    spill: &Spill,
+    class_key: &[u64],
+    class_of: &[u32],
+) -> std::io::Result<Vec<PathBuf>> {
     let dir = spill.dir.as_deref().unwrap_or(Path::new("."));
     let parts = (spill.bytes_on_disk * 3 / (spill.budget.max(1) as u64)).clamp(1, 4096) as usize;
     let paths: Vec<PathBuf> = (0..parts).map(|p| dir.join(format!("part-{p}"))).collect();
@@ -211,4 +220,3 @@ pub(super) fn read_partition(path: &Path) -> std::io::Result<(Vec<Record>, Arena
     }
     Ok((records, Arena::from_text(text)))
 }
-

@@ -89,7 +89,11 @@ pub(super) enum KeyStream<'a> {
 impl KeyStream<'_> {
     /// The next batch of up to [`GATHER`] entries, into `keys` and `classes`;
     /// `false` when the stream has ended (the batch may still hold entries).
-    pub(super) fn next_batch(&mut self, keys: &mut Vec<u64>, classes: &mut Vec<u32>) -> std::io::Result<bool> {
+    pub(super) fn next_batch(
+        &mut self,
+        keys: &mut Vec<u64>,
+        classes: &mut Vec<u32>,
+    ) -> std::io::Result<bool> {
         keys.clear();
         classes.clear();
         match self {
@@ -113,4 +117,3 @@ impl KeyStream<'_> {
         }
     }
 }
-

@@ -38,7 +38,6 @@ use group::{partition, read_partition, Groups};
 use keys::{SortedKeys, GATHER};
 use table::Table;
 
-
 use super::progress::Phase;
 use crate::rng::mix;
 
@@ -422,4 +421,3 @@ fn number_classes(parent: &mut [u32]) -> usize {
     }
     classes as usize
 }
-

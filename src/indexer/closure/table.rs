@@ -52,7 +52,11 @@ impl<T> Drop for Ahead<T> {
 /// `n` copies of `value`, every page written (not a zeroed allocation, whose
 /// pages the kernel would hand out only at their first touch); `None` once
 /// `cancel` is set.
-pub(super) fn touched<T: Copy>(n: usize, value: T, cancel: &std::sync::atomic::AtomicBool) -> Option<Vec<T>> {
+pub(super) fn touched<T: Copy>(
+    n: usize,
+    value: T,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Option<Vec<T>> {
     let mut v = Vec::with_capacity(n);
     // a value the compiler cannot see, so that writing zeroes is not turned into
     // a zeroed allocation
@@ -258,4 +262,3 @@ impl Table {
         )
     }
 }
-

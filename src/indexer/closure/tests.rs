@@ -1,10 +1,10 @@
 //! Tests of the closure as a whole and of its parts.
 
-use super::*;
 use super::arena::{head, read_head, CHUNK_BYTES, HEAD, SHORT_HEAD};
 use super::table::{AHEAD_MAX_SLOTS, EMPTY};
-use crate::terms::canonical::canonical_iri;
+use super::*;
 use crate::index::hash::iri_key;
+use crate::terms::canonical::canonical_iri;
 
 /// The endpoint of an IRI as written (computing its canonical form and key).
 fn endpoint_of(written: &str) -> (u64, bool) {
@@ -373,8 +373,7 @@ fn randomized_closures_match_a_naive_search_in_any_order() {
             })
             .collect();
         let run = |l: &[(String, String)]| -> Out {
-            let refs: Vec<(&str, &str)> =
-                l.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            let refs: Vec<(&str, &str)> = l.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
             closure(&refs)
         };
         let got = run(&links);
@@ -420,8 +419,8 @@ fn randomized_closures_match_a_naive_search_in_any_order() {
         );
         // the same when the spellings are spilled to disk every few bytes
         if case % 20 == 0 {
-            let dir = std::env::temp_dir()
-                .join(format!("qajudge-spill-{}-{case}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("qajudge-spill-{}-{case}", std::process::id()));
             let refs: Vec<(&str, &str)> = links
                 .iter()
                 .map(|(a, b)| (a.as_str(), b.as_str()))

@@ -1,0 +1,42 @@
+//! The loop that array-of-objects formats without a QALD envelope share (LC-QuAD,
+//! RuBQ): a dataset of one format, one question per JSON object, an item that is
+//! not an object a diagnostic, a question without its id named by its position.
+
+use serde_json::{Map, Value};
+
+use super::values::id_of;
+use crate::model::{Dataset, Format, Question, QuestionId};
+
+/// Reads `items` into a dataset of `format`: each object's id is taken from
+/// `id_key`, and `read` fills in the rest of its question.
+pub fn parse_items(
+    items: Vec<Value>,
+    format: Format,
+    id_key: &str,
+    mut read: impl FnMut(&Map<String, Value>, &mut Question),
+) -> Dataset {
+    let mut dataset = Dataset {
+        id: None,
+        format,
+        questions: Vec::with_capacity(items.len()),
+        diagnostics: Vec::new(),
+        calls: None,
+    };
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(o) = item else {
+            dataset
+                .diagnostics
+                .push(format!("question #{} is not a json object; skipped", i + 1));
+            continue;
+        };
+        let mut q = Question::default();
+        q.id = id_of(o.get(id_key)).unwrap_or_else(|| {
+            q.diagnostics
+                .push(format!("question #{} has no `{id_key}`", i + 1));
+            QuestionId(format!("#{}", i + 1))
+        });
+        read(&o, &mut q);
+        dataset.questions.push(q);
+    }
+    dataset
+}
