@@ -13,7 +13,7 @@ use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
 use crate::matching::{match_answers, Matching, Prepared, Reason, Side};
 use crate::metrics::{aggregate, bootstrap, QuestionScore};
-use crate::model::{looks_like_iri, AnswerSet, Calls, Question, Term};
+use crate::model::{looks_like_iri, Answer, Calls, Question, Term};
 
 pub(super) fn evaluate_run(
     entries: &[GoldEntry<'_>],
@@ -181,7 +181,9 @@ fn score_experiment(
             }
         }
         if e == Experiment::Qa {
-            if let Some(answers) = run.and_then(|r| r.question.answers.as_ref()) {
+            // the answers the run set was prepared from (a profile may have
+            // flattened the rows), so that its indexes point into them
+            if let Some(answers) = run.and_then(|r| r.qa.as_deref()) {
                 cross_kind_notes(
                     entry,
                     answers,
@@ -278,7 +280,7 @@ pub(super) fn aggregate_report(
 /// Says which run answers could not be compared across kinds without an index.
 pub(super) fn cross_kind_notes(
     entry: &GoldEntry<'_>,
-    answers: &AnswerSet,
+    answers: &[Answer],
     run_set: &[Prepared],
     matching: &Matching,
     has_index: bool,
@@ -288,7 +290,7 @@ pub(super) fn cross_kind_notes(
     let unmatched = run_set
         .iter()
         .filter(|p| !matched.contains(&p.index))
-        .map(|p| &answers.answers[p.index]);
+        .filter_map(|p| answers.get(p.index));
     let (mut strings, mut iri_texts, mut iris) = (0, Vec::new(), 0);
     for a in unmatched {
         match a.terms.as_slice() {

@@ -356,3 +356,26 @@ fn paired_significance_between_real_runs() {
         (0.0, 1.0)
     );
 }
+
+/// gAnswer binds several variables per row; GERBIL's rules flatten the rows into
+/// more answers than rows, and the notes about unmatched answers must read the
+/// flattened answers (they indexed the rows and panicked before).
+#[test]
+fn gerbil_profile_on_rows_of_several_variables() {
+    let dir = require_data!();
+    let gold = load(&dir.join("mqald/MQALD.json"));
+    let ganswer = load(&dir.join("mqald/out/MQALD-test-GAnswer.json"));
+    let report = run(&gold, &ganswer, Profile::Gerbil, &[Experiment::Qa], None);
+    let qa = qa(&report);
+    assert_eq!(qa.aggregate.questions, 141);
+    assert_eq!(qa.questions.len(), 141);
+    // some row held more than one variable: flattened, it counts more answers
+    let rows: usize = ganswer
+        .questions
+        .iter()
+        .filter_map(|q| q.answers.as_ref())
+        .map(|a| a.answers.len())
+        .sum();
+    let counted: usize = qa.questions.iter().map(|q| q.tp + q.fp).sum();
+    assert!(counted > rows, "{counted} answers counted for {rows} rows");
+}
