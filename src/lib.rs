@@ -18,3 +18,16 @@ pub mod rng;
 pub mod terms;
 #[cfg(test)]
 mod test_data;
+
+/// An error's message followed by its causes, `: `-separated (what `{:#}` shows
+/// for an `anyhow` error), for messages that go into reports and API answers.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}

@@ -200,12 +200,12 @@ pub fn table(report: &Report, per_question: bool) -> String {
                     rows.push(vec![
                         q.id.clone(),
                         q.status.name().to_string(),
-                        q.tp.to_string(),
-                        q.fp.to_string(),
-                        q.fn_.to_string(),
-                        f(q.precision),
-                        f(q.recall),
-                        f(q.f1),
+                        q.score.tp.to_string(),
+                        q.score.fp.to_string(),
+                        q.score.fn_.to_string(),
+                        f(q.score.precision),
+                        f(q.score.recall),
+                        f(q.score.f1),
                         q.diagnostics.first().cloned().unwrap_or_default(),
                     ]);
                 }
@@ -220,7 +220,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
             let _ = writeln!(out, "\n{} explained: {run}", name.to_uppercase());
             for q in &e.questions {
                 let Some(x) = &q.explanation else { continue };
-                let _ = writeln!(out, "{} ({}, F1 {})", q.id, q.status.name(), f(q.f1));
+                let _ = writeln!(out, "{} ({}, F1 {})", q.id, q.status.name(), f(q.score.f1));
                 for p in &x.pairs {
                     let size = p.class_size.map(|n| format!(" of {n}")).unwrap_or_default();
                     let _ = writeln!(out, "  = {}  ~  {}  [{}{size}]", p.gold, p.run, p.rule);
@@ -308,14 +308,14 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                         csv_field(run),
                         csv_field(&q.id),
                         q.status.name(),
-                        q.tp,
-                        q.fp,
-                        q.fn_,
-                        q.precision,
-                        q.recall,
-                        q.f1,
-                        q.precision_qald,
-                        q.recall_qald
+                        q.score.tp,
+                        q.score.fp,
+                        q.score.fn_,
+                        q.score.precision,
+                        q.score.recall,
+                        q.score.f1,
+                        q.score.precision_qald,
+                        q.score.recall_qald
                     );
                 }
             } else {

@@ -28,8 +28,8 @@ pub(super) fn compare_runs(runs: &[RunReport]) -> Vec<Comparison> {
                     })
                     .map(|(qa, qb)| {
                         (
-                            [qa.f1, qa.precision_qald, qa.recall_qald],
-                            [qb.f1, qb.precision_qald, qb.recall_qald],
+                            [qa.score.f1, qa.score.precision_qald, qa.score.recall_qald],
+                            [qb.score.f1, qb.score.precision_qald, qb.score.recall_qald],
                         )
                     })
                     .collect();

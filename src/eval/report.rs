@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::{Confidence, Prf};
+use crate::metrics::{Confidence, Prf, QuestionScore};
 
 /// The whole evaluation report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -204,23 +204,9 @@ pub struct QuestionReport {
     pub id: String,
     /// Its status.
     pub status: Status,
-    /// True positives.
-    pub tp: usize,
-    /// False positives.
-    pub fp: usize,
-    /// False negatives.
-    #[serde(rename = "fn")]
-    pub fn_: usize,
-    /// Precision.
-    pub precision: f64,
-    /// Recall.
-    pub recall: f64,
-    /// F1.
-    pub f1: f64,
-    /// Precision under the QALD rule.
-    pub precision_qald: f64,
-    /// Recall under the QALD rule.
-    pub recall_qald: f64,
+    /// Its counts and measures.
+    #[serde(flatten)]
+    pub score: QuestionScore,
     /// Problems with this question, gold or run.
     pub diagnostics: Vec<String>,
     /// The matched pairs and why, and the unmatched answers (`--explain`).

@@ -330,18 +330,10 @@ pub(super) fn question_report(
     score: Option<QuestionScore>,
     diagnostics: Vec<String>,
 ) -> QuestionReport {
-    let s = score.unwrap_or_default();
     QuestionReport {
         id: q.id.0.clone(),
         status,
-        tp: s.tp,
-        fp: s.fp,
-        fn_: s.fn_,
-        precision: s.precision,
-        recall: s.recall,
-        f1: s.f1,
-        precision_qald: s.precision_qald,
-        recall_qald: s.recall_qald,
+        score: score.unwrap_or_default(),
         diagnostics,
         explanation: None,
     }

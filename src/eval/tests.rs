@@ -56,9 +56,9 @@ fn missing_extra_empty_and_ids() {
     );
     // q1: https vs http on a non-KG host differ -> 0; q2: empty -> 0 (QALD P = 1);
     // q3: gold empty and run missing -> 1.
-    assert_eq!(qa.questions[0].f1, 0.0);
-    assert_eq!(qa.questions[1].precision_qald, 1.0);
-    assert_eq!(qa.questions[2].f1, 1.0);
+    assert_eq!(qa.questions[0].score.f1, 0.0);
+    assert_eq!(qa.questions[1].score.precision_qald, 1.0);
+    assert_eq!(qa.questions[2].score.f1, 1.0);
     assert!((a.macro_.f1 - 1.0 / 3.0).abs() < 1e-12);
 }
 
@@ -82,7 +82,7 @@ fn string_answers_against_iri_gold_are_explained() {
         Options::default(),
     );
     let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];
-    assert_eq!((q.tp, q.fp, q.fn_), (0, 1, 1));
+    assert_eq!((q.score.tp, q.score.fp, q.score.fn_), (0, 1, 1));
     assert!(
         q.diagnostics.iter().any(|d| d.contains("needs an index")),
         "{:?}",
@@ -212,7 +212,7 @@ fn large_classes_are_reported() {
         }),
     );
     let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];
-    assert_eq!(q.tp, 1);
+    assert_eq!(q.score.tp, 1);
     assert!(
         q.diagnostics.iter().any(|d| d.contains("class of 7 IRIs")),
         "{:?}",

@@ -81,16 +81,3 @@ impl ResponseError for ApiError {
         }))
     }
 }
-
-/// An error's message followed by its causes, `: `-separated (what `{:#}` shows
-/// for an `anyhow` error), for the API's messages.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        out.push_str(": ");
-        out.push_str(&c.to_string());
-        cause = c.source();
-    }
-    out
-}

@@ -10,7 +10,6 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::error::chain;
 use super::experiments::{ExperimentStatus, Record, RunSource};
 use super::{ApiError, AppState};
 use crate::annotate::annotate_question;
@@ -100,7 +99,7 @@ fn required<'a>(value: &'a Option<String>, name: &str, what: &str) -> Result<&'a
 }
 
 fn internal(e: impl std::error::Error) -> ApiError {
-    ApiError::internal(chain(&e))
+    ApiError::internal(crate::error_chain(&e))
 }
 
 async fn health(state: web::Data<AppState>) -> ApiResult {

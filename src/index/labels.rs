@@ -10,10 +10,31 @@ use fst::{IntoStreamer, Map, Streamer};
 use super::format::{decode_postings, LABELS_DAT, LABELS_FST};
 use crate::terms::literal::normalize_string;
 
-/// A label error, as text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LabelError(pub String);
+/// The label files cannot be read or searched.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    /// A label file cannot be read.
+    #[error("cannot read {path}")]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `labels.fst` is not an FST.
+    #[error("{} is not a label index", LABELS_FST)]
+    Fst(#[from] fst::Error),
+    /// A fuzzy search that the automaton cannot express (too many edits, too long).
+    #[error("fuzzy search for {text:?}")]
+    Fuzzy {
+        /// The text searched for.
+        text: String,
+        /// Why.
+        #[source]
+        source: fst::automaton::LevenshteinError,
+    },
+}
 
 /// One label of an IRI.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -43,9 +64,12 @@ impl Labels {
     pub fn open(dir: &Path) -> Result<Labels, LabelError> {
         let read = |name: &str| {
             std::fs::read(dir.join(name))
-                .map_err(|e| LabelError(format!("{}: {e}", dir.join(name).display())))
+                .map_err(|source| LabelError::Read {
+                    path: dir.join(name),
+                    source,
+                })
         };
-        let map = Map::new(read(LABELS_FST)?).map_err(|e| LabelError(e.to_string()))?;
+        let map = Map::new(read(LABELS_FST)?)?;
         Ok(Labels {
             map,
             dat: read(LABELS_DAT)?,
@@ -81,7 +105,10 @@ impl Labels {
         lang: Option<&str>,
     ) -> Result<Vec<LabelHit>, LabelError> {
         let automaton = Levenshtein::new(&normalize_label(text), distance)
-            .map_err(|e| LabelError(format!("fuzzy search for {text:?}: {e}")))?;
+            .map_err(|source| LabelError::Fuzzy {
+                text: text.to_string(),
+                source,
+            })?;
         let mut stream = self.map.search(automaton).into_stream();
         let mut out = Vec::new();
         while let Some((_, offset)) = stream.next() {

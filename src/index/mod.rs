@@ -27,13 +27,43 @@ use labels::Labels;
 /// An index that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// The directory or one of its files is missing or unreadable.
-    #[error("{path}: {message}")]
-    Unreadable {
-        /// The file or directory.
+    /// The metadata file is missing or unreadable.
+    #[error("{path}: cannot read the index metadata; is this an index directory? build one with `qajudge index build --out {dir}`")]
+    NoMeta {
+        /// The metadata file.
         path: PathBuf,
-        /// What is wrong and what to do.
-        message: String,
+        /// The directory given.
+        dir: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The metadata file is not what this version writes.
+    #[error("{path}: invalid index metadata; rebuild the index")]
+    BadMeta {
+        /// The metadata file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The RocksDB store cannot be opened or read.
+    #[error("{path}: cannot read the index store; rebuild the index")]
+    Store {
+        /// The store's directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: kv::KvError,
+    },
+    /// The label files cannot be opened or searched.
+    #[error("{path}: cannot read the label index; rebuild the index")]
+    Labels {
+        /// The index directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: labels::LabelError,
     },
     /// The index was built in another format version.
     #[error("{path}: index format version {found}, this qajudge reads version {expected}; rebuild it with `qajudge index build --out {path} …`")]
@@ -73,20 +103,17 @@ pub struct Index {
 impl Index {
     /// Opens an index directory, checking its format version.
     pub fn open(dir: &Path) -> Result<Index, IndexError> {
-        let unreadable = |path: PathBuf, message: String| IndexError::Unreadable { path, message };
         let meta_path = dir.join(META_FILE);
-        let text = std::fs::read_to_string(&meta_path).map_err(|e| {
-            unreadable(
-                meta_path.clone(),
-                format!("{e}; is this an index directory? build one with `qajudge index build --out {}`", dir.display()),
-            )
+        let text = std::fs::read_to_string(&meta_path).map_err(|source| IndexError::NoMeta {
+            path: meta_path.clone(),
+            dir: dir.display().to_string(),
+            source,
         })?;
-        let version: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            unreadable(
-                meta_path.clone(),
-                format!("invalid metadata: {e}; rebuild the index"),
-            )
-        })?;
+        let bad_meta = |source| IndexError::BadMeta {
+            path: meta_path.clone(),
+            source,
+        };
+        let version: serde_json::Value = serde_json::from_str(&text).map_err(bad_meta)?;
         let found = version["format_version"].as_u64().unwrap_or(0) as u32;
         if found != FORMAT_VERSION {
             return Err(IndexError::Version {
@@ -95,16 +122,15 @@ impl Index {
                 expected: FORMAT_VERSION,
             });
         }
-        let meta: IndexMeta = serde_json::from_str(&text).map_err(|e| {
-            unreadable(
-                meta_path,
-                format!("invalid metadata: {e}; rebuild the index"),
-            )
+        let meta: IndexMeta = serde_json::from_str(&text).map_err(bad_meta)?;
+        let store = Store::open(&dir.join(KV_DIR)).map_err(|source| IndexError::Store {
+            path: dir.join(KV_DIR),
+            source,
         })?;
-        let store = Store::open(&dir.join(KV_DIR))
-            .map_err(|e| unreadable(dir.join(KV_DIR), format!("{e}; rebuild the index")))?;
-        let labels = Labels::open(dir)
-            .map_err(|e| unreadable(dir.to_path_buf(), format!("{e}; rebuild the index")))?;
+        let labels = Labels::open(dir).map_err(|source| IndexError::Labels {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         Ok(Index {
             dir: dir.to_path_buf(),
             meta,
@@ -123,10 +149,10 @@ impl Index {
         &self.meta
     }
 
-    fn read_err(&self, e: impl std::fmt::Display) -> IndexError {
-        IndexError::Unreadable {
+    fn read_err(&self, source: kv::KvError) -> IndexError {
+        IndexError::Store {
             path: self.dir.join(KV_DIR),
-            message: format!("{e}; rebuild the index"),
+            source,
         }
     }
 
@@ -207,9 +233,9 @@ impl Index {
         } else {
             self.labels
                 .fuzzy(text, fuzzy, lang)
-                .map_err(|e| IndexError::Unreadable {
+                .map_err(|source| IndexError::Labels {
                     path: self.dir.clone(),
-                    message: e.to_string(),
+                    source,
                 })?
         };
         hits.sort();

@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::key::{term_keys, Key, Prepared};
 use super::{IriRule, LabelRule, LiteralRule, MatchOptions, Side, MAX_LABEL_CANDIDATES};
-use crate::index::{Class, Equivalence};
+use crate::index::{Class, Equivalence, IndexError};
 use crate::model::{Answer, Term};
 use crate::terms::canonical::{canonical_iri, gerbil_iri};
 use crate::terms::literal::{is_date_datatype, is_numeric_datatype, xsd_local};
@@ -58,8 +58,8 @@ impl<'a> Resolver<'a> {
         std::mem::take(&mut *self.errors.borrow_mut())
     }
 
-    fn note_error(&self, e: impl std::fmt::Display) {
-        let message = e.to_string();
+    fn note_error(&self, e: IndexError) {
+        let message = crate::error_chain(&e);
         let mut errors = self.errors.borrow_mut();
         if !errors.contains(&message) {
             errors.push(message);

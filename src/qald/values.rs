@@ -337,6 +337,7 @@ mod tests {
         );
         assert!(binding_term(&json!({"type": "weird", "value": "x"}))
             .unwrap_err()
+            .to_string()
             .contains("\"weird\""));
     }
 

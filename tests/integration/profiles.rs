@@ -74,7 +74,7 @@ fn qa(report: &Report) -> &qajudge::eval::ExperimentReport {
 type Counts = (usize, usize, usize);
 
 fn counts(q: &QuestionReport) -> Counts {
-    (q.tp, q.fp, q.fn_)
+    (q.score.tp, q.score.fp, q.score.fn_)
 }
 
 fn close(a: f64, b: f64, what: &str) {
@@ -135,7 +135,7 @@ fn cross_graph_run_scores_one_under_judge_and_less_under_gerbil() {
     assert_eq!(counts(&g[6]), (1, 1, 0));
     // the run's Wikidata, Wikipedia and Freebase IRIs match through the run's class
     for i in [4, 5, 8, 9] {
-        assert_eq!((g[i].fp, g[i].fn_), (0, 0), "q{}", g[i].id);
+        assert_eq!((g[i].score.fp, g[i].score.fn_), (0, 0), "q{}", g[i].id);
     }
     assert!(qa(&gerbil).aggregate.macro_qald.f1 < 1.0);
     for (j, g) in q.iter().zip(g) {
@@ -236,7 +236,7 @@ fn mqald_rules_on_a_missing_question_and_variables() {
         .find(|q| q.id == removed.id.0)
         .expect("question kept");
     // a missing run question: P = 1, R = 0, F = 0
-    assert_eq!((q.precision, q.recall, q.f1), (1.0, 0.0, 0.0));
+    assert_eq!((q.score.precision, q.score.recall, q.score.f1), (1.0, 0.0, 0.0));
     // the same question under judge is an empty answer: P = 0
     let judge = run(&gold, &sys, Profile::Judge, &[Experiment::Qa], None);
     let j = qa(&judge)
@@ -244,7 +244,7 @@ fn mqald_rules_on_a_missing_question_and_variables() {
         .iter()
         .find(|q| q.id == removed.id.0)
         .expect("question kept");
-    assert_eq!((j.precision, j.recall), (0.0, 0.0));
+    assert_eq!((j.score.precision, j.score.recall), (0.0, 0.0));
 }
 
 #[test]
@@ -376,6 +376,6 @@ fn gerbil_profile_on_rows_of_several_variables() {
         .filter_map(|q| q.answers.as_ref())
         .map(|a| a.answers.len())
         .sum();
-    let counted: usize = qa.questions.iter().map(|q| q.tp + q.fp).sum();
+    let counted: usize = qa.questions.iter().map(|q| q.score.tp + q.score.fp).sum();
     assert!(counted > rows, "{counted} answers counted for {rows} rows");
 }

@@ -172,7 +172,7 @@ fn one_benchmark_in_two_formats_agrees() {
         let imperfect: Vec<&str> = qa
             .questions
             .iter()
-            .filter(|q| q.f1 < 1.0)
+            .filter(|q| q.score.f1 < 1.0)
             .map(|q| q.id.as_str())
             .collect();
         if other.ends_with(".xml") {
@@ -199,7 +199,7 @@ fn question<'a>(report: &'a Report, id: &str) -> &'a QuestionReport {
 }
 
 fn counts(q: &QuestionReport) -> (usize, usize, usize) {
-    (q.tp, q.fp, q.fn_)
+    (q.score.tp, q.score.fp, q.score.fn_)
 }
 
 #[test]
@@ -272,16 +272,16 @@ fn hand_verified_per_question_results() {
         "ganswer",
     );
     let q = question(&r, "1");
-    assert_eq!((counts(q), q.f1), ((8, 0, 0), 1.0));
+    assert_eq!((counts(q), q.score.f1), ((8, 0, 0), 1.0));
     // q5 (mayor of New York City): empty answer; QALD rule P = 1, R = 0.
     let q = question(&r, "5");
     assert_eq!(
         (
             q.status,
             counts(q),
-            q.precision,
-            q.precision_qald,
-            q.recall_qald
+            q.score.precision,
+            q.score.precision_qald,
+            q.score.recall_qald
         ),
         (Status::Empty, (0, 0, 1), 0.0, 1.0, 0.0)
     );
