@@ -1,6 +1,9 @@
 //! Annotates the 5000 LC-QuAD 1.0 queries (parse, walk, markings, features), and
 //! parses them with spargebra alone as the baseline. Needs `../shared/data`.
 
+// criterion_main! writes a `main` without a doc comment
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::Path;
 
@@ -42,7 +45,7 @@ fn bench(c: &mut Criterion) {
             for q in &questions {
                 black_box(annotate_question(q, MatchOptions::default()));
             }
-        })
+        });
     });
     group.bench_function("walk_only", |b| {
         b.iter(|| {
@@ -51,7 +54,7 @@ fn bench(c: &mut Criterion) {
                     let _ = black_box(qajudge::annotate::walk(s));
                 }
             }
-        })
+        });
     });
     group.finish();
 }

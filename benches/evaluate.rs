@@ -4,6 +4,9 @@
 //!
 //! Run with `cargo bench --bench evaluate`; needs `../shared/data`.
 
+// criterion_main! writes a `main` without a doc comment
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
@@ -90,7 +93,7 @@ fn bench(c: &mut Criterion) {
                     black_box(run_bytes),
                     qa_only(),
                 ))
-            })
+            });
         });
         // the baseline: a plain serde_json parse of the same run bytes
         group.bench_function(format!("{name}/serde_json_parse_run"), |b| {
@@ -98,7 +101,7 @@ fn bench(c: &mut Criterion) {
                 let v: serde_json::Value =
                     serde_json::from_slice(black_box(run_bytes)).expect("json");
                 black_box(v)
-            })
+            });
         });
     }
     // everything for all 11 runs: both gold files and all runs parsed, all evaluated
@@ -108,7 +111,7 @@ fn bench(c: &mut Criterion) {
                 let gold = qajudge::qald::parse(gold_bytes, "gold").expect("gold");
                 black_box(parse_and_evaluate(&gold, name, run_bytes, qa_only()));
             }
-        })
+        });
     });
     group.bench_function("all11/serde_json_parse_all", |b| {
         b.iter(|| {
@@ -117,7 +120,7 @@ fn bench(c: &mut Criterion) {
                 let r: serde_json::Value = serde_json::from_slice(run_bytes).expect("json");
                 black_box((g, r));
             }
-        })
+        });
     });
     // all six sub-experiments (annotating the gold's and the run's queries) for
     // each QALD-9 run, the gold parsed once
@@ -131,7 +134,7 @@ fn bench(c: &mut Criterion) {
                     black_box(run_bytes),
                     Options::default(),
                 ))
-            })
+            });
         });
     }
     group.finish();

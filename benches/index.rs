@@ -5,6 +5,9 @@
 //! with the same evaluation without an index as the baseline (needs
 //! `../shared/data`).
 
+// criterion_main! writes a `main` without a doc comment
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -39,7 +42,7 @@ fn bench(c: &mut Criterion) {
             for iri in &known {
                 black_box(index.sameas(iri, 100).expect("lookup"));
             }
-        })
+        });
     });
     // the same lookups over IRIs that were not asked before: each iteration takes
     // the next 10,000 of three million entities (a 20-million-statement dump has
@@ -62,21 +65,21 @@ fn bench(c: &mut Criterion) {
             for iri in &pool[from..from + n as usize] {
                 black_box(index.sameas(iri, 100).expect("lookup"));
             }
-        })
+        });
     });
     group.bench_function("class_of_unknown_10k", |b| {
         b.iter(|| {
             for iri in &unknown {
                 black_box(index.class_of(iri).expect("lookup"));
             }
-        })
+        });
     });
     group.bench_function("labels_10k", |b| {
         b.iter(|| {
             for l in &labels {
                 black_box(index.labels(l, None, 0).expect("lookup"));
             }
-        })
+        });
     });
     group.finish();
     evaluations(c, &index, &dir.display().to_string());
@@ -123,7 +126,7 @@ fn evaluations(c: &mut Criterion, index: &Index, path: &str) {
                     Options::default(),
                     Some(with),
                 ))
-            })
+            });
         });
         group.bench_function(format!("{name}/without_index"), |b| {
             b.iter(|| {
@@ -134,7 +137,7 @@ fn evaluations(c: &mut Criterion, index: &Index, path: &str) {
                     Options::default(),
                     None,
                 ))
-            })
+            });
         });
     }
     group.finish();

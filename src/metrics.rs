@@ -292,7 +292,7 @@ pub fn paired_randomization(pairs: &[PairedScores], shuffles: usize, seed: u64) 
     // a tolerance so that rounding does not hide ties with the observed value
     let eps = 1e-12;
     for _ in 0..shuffles {
-        for s in swap.iter_mut() {
+        for s in &mut swap {
             *s = rng.next_u64() & 1 == 1;
         }
         let (fa, qa) = paired_stats(pairs, &swap, true);

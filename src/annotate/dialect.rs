@@ -145,7 +145,7 @@ fn items(proj: &str) -> Option<Vec<Item>> {
                         && !b[j + 1].is_ascii_whitespace()
                         && b[j + 1] != b'=' =>
                     {
-                        in_iri = true
+                        in_iri = true;
                     }
                     b'(' => depth += 1,
                     b')' => {

@@ -84,7 +84,7 @@ pub fn features(q: &Question, walked: Option<&Walked>, markings: &Markings) -> F
         let mods: Vec<String> = MODIFIERS
             .iter()
             .filter(|m| w.modifiers.contains(*m))
-            .map(|m| m.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
         f.insert(
             "modifier",

@@ -102,7 +102,12 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
         markings,
         features,
         modifiers: walked
-            .map(|w| w.modifiers.iter().map(|m| m.to_string()).collect())
+            .map(|w| {
+                w.modifiers
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect()
+            })
             .unwrap_or_default(),
         diagnostics,
     }

@@ -402,7 +402,7 @@ impl Walker {
                 }
             }
             Expression::UnaryPlus(a) | Expression::UnaryMinus(a) | Expression::Not(a) => {
-                self.expression(a)
+                self.expression(a);
             }
             Expression::Exists(p) => self.pattern(p),
             Expression::If(a, b, c) => {

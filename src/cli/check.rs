@@ -30,7 +30,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
     let empty = qs
         .iter()
-        .filter(|q| q.answers.as_ref().is_some_and(|a| a.is_empty()))
+        .filter(|q| {
+            q.answers
+                .as_ref()
+                .is_some_and(super::super::model::AnswerSet::is_empty)
+        })
         .count();
     let answers: usize = qs
         .iter()

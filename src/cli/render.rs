@@ -167,7 +167,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            values.sort_by_key(|v| (v.parse::<u64>().unwrap_or(u64::MAX), v.to_string()));
+            values.sort_by_key(|v| (v.parse::<u64>().unwrap_or(u64::MAX), (*v).clone()));
             for value in values {
                 for (run, e) in &runs {
                     let Some(a) = e

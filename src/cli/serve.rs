@@ -50,7 +50,10 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         benchmarks.push((name.trim().to_string(), PathBuf::from(file.trim())));
     }
     let allowed = if args.allow_system_hosts.is_empty() {
-        LOOPBACK.iter().map(|h| h.to_string()).collect()
+        LOOPBACK
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect()
     } else {
         args.allow_system_hosts.clone()
     };
@@ -64,9 +67,9 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             ..args.live.options()
         },
         max_body_bytes: args.max_body_bytes,
-        workers: args
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        workers: args.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        }),
     };
     run(config, |addr| {
         eprintln!("qajudge: listening on http://{addr}");

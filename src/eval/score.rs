@@ -295,7 +295,7 @@ pub(super) fn cross_kind_notes(
     for a in unmatched {
         match a.terms.as_slice() {
             [Term::Literal { lexical, .. }] if looks_like_iri(lexical.trim()) => {
-                iri_texts.push(lexical.trim())
+                iri_texts.push(lexical.trim());
             }
             terms if terms.iter().all(|t| matches!(t, Term::Literal { .. })) => strings += 1,
             terms if terms.iter().all(Term::is_iri) => iris += 1,

@@ -374,7 +374,7 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             "run" => {
                 let n = form.runs.len() + 1;
                 form.runs
-                    .push((filename.unwrap_or_else(|| format!("run{n}")), bytes))
+                    .push((filename.unwrap_or_else(|| format!("run{n}")), bytes));
             }
             "benchmark" => form.benchmark = Some(text()).filter(|t| !t.is_empty()),
             "system_url" => {

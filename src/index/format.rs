@@ -265,7 +265,7 @@ mod tests {
         );
         let mut read = Vec::new();
         decode_postings(&dat, 3, |l, i, w| {
-            read.push([l.to_string(), i.to_string(), w.to_string()])
+            read.push([l.to_string(), i.to_string(), w.to_string()]);
         });
         assert_eq!(
             read,
@@ -274,7 +274,7 @@ mod tests {
         );
         read.clear();
         decode_postings(&dat[..dat.len() - 2], 3, |l, i, w| {
-            read.push([l.to_string(), i.to_string(), w.to_string()])
+            read.push([l.to_string(), i.to_string(), w.to_string()]);
         });
         assert_eq!(read.len(), 1);
     }

@@ -63,11 +63,10 @@ impl Labels {
     /// Opens the label files of an index directory.
     pub fn open(dir: &Path) -> Result<Labels, LabelError> {
         let read = |name: &str| {
-            std::fs::read(dir.join(name))
-                .map_err(|source| LabelError::Read {
-                    path: dir.join(name),
-                    source,
-                })
+            std::fs::read(dir.join(name)).map_err(|source| LabelError::Read {
+                path: dir.join(name),
+                source,
+            })
         };
         let map = Map::new(read(LABELS_FST)?)?;
         Ok(Labels {
@@ -104,11 +103,12 @@ impl Labels {
         distance: u32,
         lang: Option<&str>,
     ) -> Result<Vec<LabelHit>, LabelError> {
-        let automaton = Levenshtein::new(&normalize_label(text), distance)
-            .map_err(|source| LabelError::Fuzzy {
+        let automaton = Levenshtein::new(&normalize_label(text), distance).map_err(|source| {
+            LabelError::Fuzzy {
                 text: text.to_string(),
                 source,
-            })?;
+            }
+        })?;
         let mut stream = self.map.search(automaton).into_stream();
         let mut out = Vec::new();
         while let Some((_, offset)) = stream.next() {

@@ -285,7 +285,7 @@ pub(super) fn read_lines<S: Sink>(
         let mut pending: BTreeMap<u64, Done<S::Batch>> = BTreeMap::new();
         let mut next = 0u64;
         let result = (|| {
-            for done in done_rx.iter() {
+            for done in &done_rx {
                 pending.insert(done.seq, done);
                 while let Some(done) = pending.remove(&next) {
                     next += 1;

@@ -106,7 +106,10 @@ impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
             equivalence: Vec::new(),
-            labels: DEFAULT_LABELS.iter().map(|s| s.to_string()).collect(),
+            labels: DEFAULT_LABELS
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             exclude_hosts: Vec::new(),
             lenient: false,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
@@ -413,7 +416,7 @@ pub fn build(
     let stage = Stage::begin(out)?;
     let tmp = stage.dir().to_path_buf();
 
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     let mut c = Collector {
         closure: Closure::new(opts.buffer_bytes, Some(tmp.join("spill"))),
         labels: Postings::default(),
@@ -503,7 +506,7 @@ pub fn build(
                     .written
                     .iter()
                     .take(5)
-                    .map(|s| s.to_string())
+                    .map(std::string::ToString::to_string)
                     .collect();
                 largest.push((size, class.id, sample));
                 largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -584,7 +587,10 @@ pub fn build(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         inputs: inputs_meta,
-        equivalence_predicates: equivalence.iter().map(|s| s.to_string()).collect(),
+        equivalence_predicates: equivalence
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
         label_predicates: opts.labels.clone(),
         excluded_hosts: opts.exclude_hosts.clone(),
         counts,

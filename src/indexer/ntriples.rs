@@ -172,9 +172,8 @@ fn check_iri(iri: &[u8]) -> R<()> {
 /// An absolute IRI's scheme, then its authority.
 fn check_scheme_and_authority(iri: &[u8]) -> R<()> {
     // the schemes of almost every IRI of a dump first
-    match iri.strip_prefix(b"http") {
-        Some([b':', rest @ ..]) | Some([b's', b':', rest @ ..]) => return check_authority(rest),
-        _ => {}
+    if let Some([b':', rest @ ..] | [b's', b':', rest @ ..]) = iri.strip_prefix(b"http") {
+        return check_authority(rest);
     }
     let colon = iri.iter().take(40).position(|&c| c == b':').ok_or(Unsure)?;
     if colon == 0

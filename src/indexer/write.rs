@@ -179,9 +179,7 @@ impl BackgroundWriter<'_> {
         if let Some(tx) = self.tx.take() {
             let _ = tx.send(std::mem::take(&mut self.buf));
         }
-        self.handle
-            .join()
-            .unwrap_or_else(|_| Err(WriteError::Panicked))
+        self.handle.join().unwrap_or(Err(WriteError::Panicked))
     }
 }
 

@@ -325,7 +325,12 @@ mod tests {
         assert_eq!(host_of("http://[::1]:9/").as_deref(), Some("::1"));
         assert_eq!(host_of("ftp://x"), None);
         let loopback = LiveOptions {
-            allowed_hosts: Some(LOOPBACK.iter().map(|s| s.to_string()).collect()),
+            allowed_hosts: Some(
+                LOOPBACK
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect(),
+            ),
             ..LiveOptions::default()
         };
         assert!(check_url("http://localhost:1/qa", &loopback).is_ok());

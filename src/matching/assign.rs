@@ -89,7 +89,7 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
                         };
                         match edges.iter_mut().find(|(e, _)| *e == g) {
                             Some(edge) if edge.1 == Reason::Label && reason != Reason::Label => {
-                                edge.1 = reason
+                                edge.1 = reason;
                             }
                             Some(_) => {}
                             None => edges.push((g, reason)),

@@ -133,7 +133,8 @@ impl<'a> Resolver<'a> {
 
     /// True when the index holds types.
     pub fn has_types(&self) -> bool {
-        self.index.is_some_and(|i| i.has_types())
+        self.index
+            .is_some_and(super::super::index::equivalence::Equivalence::has_types)
     }
 
     /// The keys of an IRI on one side.

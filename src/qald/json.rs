@@ -199,7 +199,8 @@ fn question(
             q.diagnostics.push(format!(
                 "question #{} has no usable id ({}); it is named #{} and cannot be joined",
                 position + 1,
-                map.get("id").map_or("missing".into(), |v| v.to_string()),
+                map.get("id")
+                    .map_or("missing".into(), std::string::ToString::to_string),
                 position + 1
             ));
             QuestionId(format!("#{}", position + 1))
@@ -237,7 +238,7 @@ fn question(
     }
     match map.get("answeritemtype") {
         Some(Value::Array(items)) => {
-            q.item_types = items.iter().filter_map(scalar_string).collect()
+            q.item_types = items.iter().filter_map(scalar_string).collect();
         }
         Some(Value::String(s)) => q.item_types = vec![s.clone()],
         _ => {}

@@ -89,7 +89,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
         Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
             json::parse_fast(file)
         }
-        Some(b'{') | Some(b'[') => {
+        Some(b'{' | b'[') => {
             let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
                 QaldError::Syntax {
                     source_name: source.to_string(),
@@ -165,7 +165,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             }
         }
         serde_json::Value::Object(map) => {
-            if !map.get("questions").is_some_and(|q| q.is_array()) {
+            if !map.get("questions").is_some_and(serde_json::Value::is_array) {
                 return Err(shape_error(
                     source,
                     "not QALD-JSON: the top-level object has no `questions` array",

@@ -243,7 +243,7 @@ pub fn read_row<'a>(
             Ok(term) => {
                 let raw = inline
                     .filter(|raw| matches!(&term, Term::Literal { lexical, .. } if lexical != raw));
-                terms.push((position, term, raw))
+                terms.push((position, term, raw));
             }
             Err(e) => diagnostics.push(format!("variable {name}: {e}")),
         }

@@ -189,10 +189,10 @@ fn question(node: &Node, position: usize) -> Question {
                 child.text().to_string(),
             )),
             "query" if !child.text().is_empty() => {
-                q.query = Query::Sparql(child.text().to_string())
+                q.query = Query::Sparql(child.text().to_string());
             }
             "pseudoquery" if !child.text().is_empty() => {
-                q.query = Query::Pseudo(child.text().to_string())
+                q.query = Query::Pseudo(child.text().to_string());
             }
             _ => {}
         }

@@ -246,9 +246,8 @@ fn rewrite(decoded: &str) -> Option<String> {
 /// (`en.wikipedia.org` = `dbpedia.org`); schemes and everything else as written.
 pub fn gerbil_iri(iri: &str) -> String {
     let iri = iri.trim();
-    let (scheme, rest) = match iri.split_once("://") {
-        Some(parts) => parts,
-        None => return iri.to_string(),
+    let Some((scheme, rest)) = iri.split_once("://") else {
+        return iri.to_string();
     };
     let (host, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),

@@ -125,7 +125,12 @@ fn every_gold_query_is_annotated() {
     }
     let expected: BTreeMap<String, Vec<String>> = EXPECTED_FAILURES
         .iter()
-        .map(|(f, ids)| (f.to_string(), ids.iter().map(|i| i.to_string()).collect()))
+        .map(|(f, ids)| {
+            (
+                f.to_string(),
+                ids.iter().map(std::string::ToString::to_string).collect(),
+            )
+        })
         .collect();
     assert_eq!(failures, expected);
     assert_eq!(total, parsed + out_of_scope + failed);

@@ -73,7 +73,7 @@ fn demo_json_report_has_the_hand_computed_figures() {
         (Some(10), Some(2), Some(1), Some(1))
     );
     let close = |v: &serde_json::Value, x: f64| {
-        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}")
+        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}");
     };
     // 15 gold answers, 12 distinct run answers, 9 matched (q1 through Freebase,
     // q5 through Wikidata, q12 through a label)
@@ -177,7 +177,7 @@ fn demo_without_index_compares_canonical_forms_only() {
     let qa = &report["runs"][0]["experiments"]["qa"];
     let a = &qa["aggregate"];
     let close = |v: &serde_json::Value, x: f64| {
-        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}")
+        assert!((v.as_f64().expect("number") - x).abs() < 1e-9, "{v} != {x}");
     };
     // without the index q1 (a Freebase IRI), the Wikidata IRI of q5 and q12 (a
     // label) do not match: 6 of 12 run answers, 6 of 15 gold answers

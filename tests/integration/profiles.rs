@@ -236,7 +236,10 @@ fn mqald_rules_on_a_missing_question_and_variables() {
         .find(|q| q.id == removed.id.0)
         .expect("question kept");
     // a missing run question: P = 1, R = 0, F = 0
-    assert_eq!((q.score.precision, q.score.recall, q.score.f1), (1.0, 0.0, 0.0));
+    assert_eq!(
+        (q.score.precision, q.score.recall, q.score.f1),
+        (1.0, 0.0, 0.0)
+    );
     // the same question under judge is an empty answer: P = 0
     let judge = run(&gold, &sys, Profile::Judge, &[Experiment::Qa], None);
     let j = qa(&judge)

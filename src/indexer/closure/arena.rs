@@ -170,7 +170,9 @@ impl Arena {
 
     /// The bytes held, chunk by chunk.
     pub(super) fn held_bytes(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.chunks[..self.used].iter().map(|c| c.as_bytes())
+        self.chunks[..self.used]
+            .iter()
+            .map(std::string::String::as_bytes)
     }
 
     /// Forgets the text, keeping the chunks to be filled again.

@@ -301,7 +301,7 @@ impl Closure {
             let dir = self.spill.dir.as_deref().unwrap_or(Path::new("."));
             SortedKeys::to_file(dir.join("keys"), &sorted, &of_key, below).map_err(io)?
         };
-        for k in class_key.iter_mut() {
+        for k in &mut class_key {
             if *k != u64::MAX {
                 *k = mix(*k);
             }

@@ -33,7 +33,9 @@ impl<T: Send + 'static> Ahead<T> {
 
     /// Whether what is made is ready (taking it would not wait).
     pub(super) fn ready(&self) -> bool {
-        self.handle.as_ref().is_none_or(|h| h.is_finished())
+        self.handle
+            .as_ref()
+            .is_none_or(std::thread::JoinHandle::is_finished)
     }
 
     /// What was made (waiting for it); `None` when the thread could not run.

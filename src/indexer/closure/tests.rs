@@ -51,7 +51,13 @@ fn closure_grouped(links: &[(&str, &str)], mut c: Closure, group: usize) -> Out 
         .finish::<()>(
             &mut |class| {
                 assert_eq!(class.id as usize, classes.len());
-                classes.push(class.written.iter().map(|s| s.to_string()).collect());
+                classes.push(
+                    class
+                        .written
+                        .iter()
+                        .map(std::string::ToString::to_string)
+                        .collect(),
+                );
                 Ok(())
             },
             &mut |half, k, id, size| {
