@@ -11,7 +11,7 @@ use super::report::{
 };
 use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
-use crate::matching::{match_answers, Matching, Prepared, Reason, Side};
+use crate::matching::{match_answers, LabelRule, Matching, Prepared, Reason, Side};
 use crate::metrics::{aggregate, bootstrap, QuestionScore};
 use crate::model::{looks_like_iri, Answer, Calls, Question, Term};
 
@@ -184,14 +184,7 @@ fn score_experiment(
             // the answers the run set was prepared from (a profile may have
             // flattened the rows), so that its indexes point into them
             if let Some(answers) = run.and_then(|r| r.qa.as_deref()) {
-                cross_kind_notes(
-                    entry,
-                    answers,
-                    run_set,
-                    &matching,
-                    ctx.resolver.has_index(),
-                    &mut diags,
-                );
+                cross_kind_notes(entry, answers, run_set, &matching, ctx, &mut diags);
             }
         }
         scored.push((i, status, score));
@@ -283,7 +276,7 @@ pub(super) fn cross_kind_notes(
     answers: &[Answer],
     run_set: &[Prepared],
     matching: &Matching,
-    has_index: bool,
+    ctx: &Ctx<'_, '_>,
     diags: &mut Vec<String>,
 ) {
     let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
@@ -309,7 +302,9 @@ pub(super) fn cross_kind_notes(
             iri_texts[0]
         ));
     }
-    if has_index {
+    // only the label rules the profile has could match them with an index
+    let label = ctx.opts().label;
+    if ctx.resolver.has_index() || label == LabelRule::Off {
         return;
     }
     if strings > 0 && entry.has_iri {
@@ -317,7 +312,7 @@ pub(super) fn cross_kind_notes(
             "{strings} string answer(s) could not be compared with the gold IRIs: matching labels needs an index (--index)"
         ));
     }
-    if iris > 0 && entry.has_literal && !entry.has_iri {
+    if iris > 0 && entry.has_literal && !entry.has_iri && label == LabelRule::OneAnswer {
         diags.push(format!(
             "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
         ));
