@@ -42,6 +42,9 @@ pub struct ServeArgs {
 
 /// Runs `qajudge serve`.
 pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // request logs on stderr; RUST_LOG picks the level (default: every request)
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
+        .try_init();
     let mut benchmarks = Vec::new();
     for b in &args.benchmarks {
         let Some((name, file)) = b.split_once('=') else {

@@ -3,7 +3,8 @@
 //! the stored experiments, and the web page. Handlers are thin: they parse, call
 //! the library, and turn failures into JSON errors (`{"error": {"code",
 //! "message"}}`) with the right status. Evaluation runs on a worker thread, never
-//! on the server's threads.
+//! on the server's threads. Every request is logged (the `log` facade, at
+//! `info`; the CLI sets the level from `RUST_LOG`).
 
 mod error;
 mod experiments;
@@ -158,7 +159,11 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
     actix_web::rt::System::new().block_on(async move {
         let server = HttpServer::new({
             let state = state.clone();
-            move || App::new().configure(|cfg| configure(cfg, state.clone()))
+            move || {
+                App::new()
+                    .wrap(actix_web::middleware::Logger::new("%a \"%r\" %s %b %Dms"))
+                    .configure(|cfg| configure(cfg, state.clone()))
+            }
         })
         .workers(workers)
         .bind(&config.bind)?;

@@ -148,7 +148,7 @@ enum SameAsBody {
 const MAX_BATCH: usize = 10_000;
 
 async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) -> ApiResult {
-    let index = index(&state)?;
+    let index = Arc::clone(state.index.as_ref().ok_or_else(ApiError::no_index)?);
     let (iris, limit) = match body.into_inner() {
         SameAsBody::List(iris) => (iris, None),
         SameAsBody::Object { iris, limit } => (iris, limit),
@@ -160,11 +160,15 @@ async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) ->
         ));
     }
     let limit = limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
-    let out = iris
-        .iter()
-        .map(|iri| index.sameas(iri, limit))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(internal)?;
+    // a batch reads the store for a while: off the async workers
+    let out = web::block(move || {
+        iris.iter()
+            .map(|iri| index.sameas(iri, limit))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?;
     Ok(HttpResponse::Ok().json(out))
 }
 

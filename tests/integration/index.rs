@@ -395,3 +395,74 @@ fn a_named_pipe_is_read_like_a_file() {
         3
     );
 }
+
+/// A copy of a committed index fixture in a scratch directory (opening writes
+/// RocksDB's log beside the files, which must not touch the checkout).
+fn fixture_copy(name: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let to = tmp(&format!("fixture-{name}"));
+    if to.exists() {
+        std::fs::remove_dir_all(&to).expect("clean");
+    }
+    let mut stack = vec![(from.clone(), to.clone())];
+    while let Some((src, dst)) = stack.pop() {
+        std::fs::create_dir_all(&dst).expect("dir");
+        for entry in std::fs::read_dir(&src)
+            .unwrap_or_else(|e| panic!("{}: {e}: the fixture is committed", src.display()))
+        {
+            let path = entry.expect("entry").path();
+            let target = dst.join(path.file_name().expect("name"));
+            if path.is_dir() {
+                stack.push((path, target));
+            } else {
+                std::fs::copy(&path, &target).expect("copied");
+            }
+        }
+    }
+    to
+}
+
+/// The index of the demo graph written by the current format version opens and
+/// answers as it did when committed; when the format version changes, this
+/// fixture must be written anew (and the one before it kept for the next test).
+#[test]
+fn an_index_of_the_current_format_version_keeps_opening() {
+    let version = qajudge::index::format::FORMAT_VERSION;
+    let index = Index::open(&fixture_copy(&format!("index-v{version}")))
+        .expect("an index of the current format version opens");
+    assert_eq!(index.meta().format_version, version);
+    let obama = index
+        .sameas("http://www.wikidata.org/entity/Q76", 10)
+        .expect("lookup");
+    assert!(
+        obama
+            .members
+            .contains(&"http://dbpedia.org/resource/Barack_Obama".to_string()),
+        "{obama:?}"
+    );
+    assert!(!index
+        .labels("barack obama", None, 0)
+        .expect("labels")
+        .is_empty());
+}
+
+/// An index written by the previous format version (committed as that version
+/// wrote it) is refused with the way out: rebuild.
+#[test]
+fn an_index_of_the_previous_format_version_asks_for_a_rebuild() {
+    let version = qajudge::index::format::FORMAT_VERSION;
+    let dir = fixture_copy(&format!("index-v{}", version - 1));
+    let err = Index::open(&dir).err().expect("refused");
+    assert!(
+        matches!(err, qajudge::index::IndexError::Version { found, expected, .. }
+            if found == version - 1 && expected == version),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("rebuild") && message.contains("qajudge index build"),
+        "{message}"
+    );
+}
