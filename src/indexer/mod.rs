@@ -7,6 +7,7 @@
 mod blocks;
 mod closure;
 mod decompress;
+mod facts;
 mod ntriples;
 mod progress;
 mod read;
@@ -21,25 +22,17 @@ use crate::index::format::{
     class_key_bytes, encode_class, encode_list, iri_key_bytes, size_bucket, Counts, IndexMeta,
     InputFile, LargeClass, CF_IRI, CF_MEMBERS, FORMAT_VERSION, KV_DIR, META_FILE,
 };
-use crate::index::hash::iri_key_and_check;
-use crate::index::labels::normalize_label;
-use crate::terms::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
-use closure::{Closure, Endpoint};
+use closure::Closure;
+use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
 use read::read_file;
 use stage::Stage;
-use statement::{Obj, Sink, Stmt};
 use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
 
 /// owl:sameAs.
 pub const OWL_SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
 const OWL_EQUIVALENT_CLASS: &str = "http://www.w3.org/2002/07/owl#equivalentClass";
 const OWL_EQUIVALENT_PROPERTY: &str = "http://www.w3.org/2002/07/owl#equivalentProperty";
-const SCHEMA_ABOUT: &str = "http://schema.org/about";
-const WDT_P646: &str = "http://www.wikidata.org/prop/direct/P646";
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
-const WDT_P31: &str = "http://www.wikidata.org/prop/direct/P31";
-
 /// The label predicates read by default.
 pub const DEFAULT_LABELS: [&str; 5] = [
     "http://www.w3.org/2000/01/rdf-schema#label",
@@ -158,204 +151,6 @@ pub fn input_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, IndexerError> {
     }
     Ok(out)
 }
-
-fn host(iri: &str) -> &str {
-    let rest = iri.split_once("://").map_or(iri, |(_, r)| r);
-    rest.split(['/', '?', '#']).next().unwrap_or("")
-}
-
-/// True when an IRI's host is one of `hosts` (lower case) or under one of them.
-fn excluded(iri: &str, hosts: &[String]) -> bool {
-    if hosts.is_empty() {
-        return false;
-    }
-    let h = host(iri).to_ascii_lowercase();
-    hosts.iter().any(|x| {
-        h == *x
-            || (h.len() > x.len()
-                && h.ends_with(x.as_str())
-                && h.as_bytes()[h.len() - x.len() - 1] == b'.')
-    })
-}
-
-/// Whether the canonical form of `written` is `written` itself: a borrowed form
-/// of the same length is (it is a part of `written`), without comparing bytes.
-fn as_written(canonical: std::borrow::Cow<'_, str>, written: &str) -> bool {
-    match canonical {
-        std::borrow::Cow::Borrowed(c) => c.len() == written.len(),
-        std::borrow::Cow::Owned(c) => c == written,
-    }
-}
-
-/// One end of an equivalence link in a batch: its key and check hash, whether it
-/// is written in canonical form, and where its written form is in the batch text.
-#[derive(Clone, Copy)]
-struct End {
-    key: u64,
-    check: u32,
-    canonical: bool,
-    at: u32,
-    len: u32,
-}
-
-impl End {
-    /// The end written `written`, whose text is appended to `text`.
-    fn new(written: &str, text: &mut String) -> End {
-        let canonical = canonical_form(written);
-        let (key, check) = iri_key_and_check(&canonical);
-        let at = text.len() as u32;
-        text.push_str(written);
-        End {
-            key,
-            check,
-            canonical: as_written(canonical, written),
-            at,
-            len: written.len() as u32,
-        }
-    }
-
-    /// Its written form in the batch text.
-    fn written<'t>(&self, text: &'t str) -> &'t str {
-        &text[self.at as usize..(self.at + self.len) as usize]
-    }
-}
-
-/// What the statements of one block say: equivalence links, labels, types.
-#[derive(Default)]
-pub struct Batch {
-    links: Vec<[End; 2]>,
-    text: String,
-    /// The subject of the last link (dumps give one subject several links in a
-    /// row): its canonical form and key are not worked out again.
-    last_subject: Option<End>,
-    labels: Postings,
-    /// (key of the subject's canonical IRI, canonical class IRI)
-    types: Vec<(u64, String)>,
-    excluded_links: u64,
-}
-
-/// Sorts statements into facts (runs on the reading threads).
-struct Classifier<'o> {
-    equivalence: Vec<&'o str>,
-    labels: &'o [String],
-    exclude_hosts: Vec<String>,
-}
-
-impl Classifier<'_> {
-    fn link(&self, a: &str, b: &str, batch: &mut Batch) {
-        if excluded(a, &self.exclude_hosts) || excluded(b, &self.exclude_hosts) {
-            batch.excluded_links += 1;
-            return;
-        }
-        let ea = match batch.last_subject {
-            Some(last) if last.written(&batch.text) == a => last,
-            _ => {
-                let end = End::new(a, &mut batch.text);
-                batch.last_subject = Some(end);
-                end
-            }
-        };
-        let eb = End::new(b, &mut batch.text);
-        batch.links.push([ea, eb]);
-    }
-}
-
-impl Sink for Classifier<'_> {
-    type Batch = Batch;
-
-    fn clear(batch: &mut Batch) {
-        batch.links.clear();
-        batch.text.clear();
-        batch.last_subject = None;
-        batch.labels.clear();
-        batch.types.clear();
-        batch.excluded_links = 0;
-    }
-
-    fn statement(&self, s: Stmt<'_>, batch: &mut Batch) {
-        let Some(subject) = s.subject else { return };
-        let p = s.predicate;
-        match s.object {
-            Obj::Iri(o) => {
-                if self.equivalence.contains(&p) {
-                    self.link(subject, o, batch);
-                } else if p == SCHEMA_ABOUT && host(subject).ends_with("wikipedia.org") {
-                    // Wikidata sitelink: <https://xx.wikipedia.org/wiki/T> schema:about wd:Q
-                    self.link(subject, o, batch);
-                } else if p == RDF_TYPE || p == WDT_P31 {
-                    let (key, _) = iri_key_and_check(&canonical_form(subject));
-                    batch.types.push((key, canonical_iri(o)));
-                }
-            }
-            Obj::Literal(value, lang) => {
-                if p == WDT_P646 {
-                    if let Some(freebase) = freebase_literal_iri(value) {
-                        self.link(subject, &freebase, batch);
-                    }
-                } else if self.labels.iter().any(|l| l == p) {
-                    batch.labels.push(
-                        &normalize_label(value),
-                        &lang.unwrap_or("").to_ascii_lowercase(),
-                        &canonical_form(subject),
-                        value,
-                    );
-                }
-            }
-            Obj::Other => {}
-        }
-    }
-}
-
-/// The state collected from the batches, on the caller's thread.
-struct Collector {
-    closure: Closure,
-    labels: Postings,
-    /// (key of the subject, id of the class in `type_names`)
-    types: Vec<(u64, u32)>,
-    type_ids: rustc_hash::FxHashMap<String, u32>,
-    type_names: Vec<String>,
-    links: u64,
-    excluded_links: u64,
-}
-
-impl Collector {
-    fn add(&mut self, batch: &mut Batch) -> std::io::Result<()> {
-        let text = batch.text.as_str();
-        let endpoint = |e: &End| Endpoint {
-            key: e.key,
-            check: e.check,
-            written: e.written(text),
-            canonical: e.canonical,
-        };
-        // a group at a time, in one small buffer, instead of a buffer for the
-        // whole batch (a few MB) made and freed per batch
-        let mut group = Vec::with_capacity(LINK_GROUP);
-        for links in batch.links.chunks(LINK_GROUP) {
-            group.clear();
-            group.extend(links.iter().map(|[a, b]| (endpoint(a), endpoint(b))));
-            self.closure.link_all(&group)?;
-        }
-        self.links += batch.links.len() as u64;
-        self.excluded_links += batch.excluded_links;
-        self.labels.append(&mut batch.labels);
-        for (key, class) in batch.types.drain(..) {
-            let id = match self.type_ids.get(&class) {
-                Some(&id) => id,
-                None => {
-                    let id = self.type_names.len() as u32;
-                    self.type_names.push(class.clone());
-                    self.type_ids.insert(class, id);
-                    id
-                }
-            };
-            self.types.push((key, id));
-        }
-        Ok(())
-    }
-}
-
-/// Links handed to the closure at once.
-const LINK_GROUP: usize = 256;
 
 fn out_err(path: &Path, e: impl std::fmt::Display) -> IndexerError {
     IndexerError::Output {
