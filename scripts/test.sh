@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.80 or newer) and run this again" >&2
+  echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.89 or newer) and run this again" >&2
   exit 1
 fi
 bash scripts/install-deps.sh --browser

@@ -1,6 +1,5 @@
 //! The `qajudge` binary: a thin shell over the library's CLI. It picks the global
-//! allocator (mimalloc: loading and matching allocate many small strings, and the
-//! system allocator made evaluation about twice as slow on the benchmark).
+//! allocator (mimalloc: loading and matching allocate many small strings).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

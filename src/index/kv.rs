@@ -53,12 +53,10 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, KvError> {
         let mut opts = Options::default();
         // lookups ask for the same IRIs again and again (one answer in many runs,
-        // questions and sub-experiments): a row cache answers them without the
-        // table's index and block, 2-3x faster than a block-cache hit
+        // questions and sub-experiments): a row cache skips the table's index
+        // and block
         opts.set_row_cache(&Cache::new_lru_cache(ROW_CACHE_BYTES));
-        // blocks the caches have not seen are read from memory-mapped files
-        // instead of with a system call each (1.4x faster once the files are in
-        // the OS page cache)
+        // blocks the caches have not seen: memory-mapped, no system call each
         opts.set_allow_mmap_reads(true);
         let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
         let cfs = COLUMN_FAMILIES

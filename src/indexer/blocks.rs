@@ -30,12 +30,9 @@ struct Block {
     len: usize,
 }
 
-/// Buffers handed back for reuse. Fresh memory costs far more than reuse here:
-/// the kernel zeroes every new page and a virtual machine's host may first have
-/// to back it (up to 4 s per GB on this kind of machine), so a buffer handed
-/// back is never dropped while a file is read, and a new one is made only when
-/// every buffer is in use (bounded channels dropped what did not fit, and a
-/// worker that found none made a new one).
+/// Buffers handed back for reuse, never dropped while a file is read: fresh
+/// memory costs far more than reuse (the kernel zeroes it, and a virtual
+/// machine's host may first have to back it).
 struct Pool<T>(Mutex<Vec<T>>);
 
 impl<T: Default> Pool<T> {

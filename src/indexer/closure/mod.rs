@@ -5,10 +5,11 @@
 //!
 //! Memory per IRI: the key table (12 bytes a slot, at most 7/8 full), parent, rank
 //! and a 32-bit check hash (9 bytes), one bit. The spellings are records (a
-//! 6-byte head, 11 bytes for texts of 127 bytes or more, then the text) in chunks of text that never move, held in
-//! memory up to a budget and then spilled, chunk by chunk, to files in a
-//! directory the caller gives; finishing sorts them in partitions of about the budget's size, so the
-//! text of a dump of any size costs disk, not memory. Finishing also sorts the
+//! 6-byte head, 11 bytes for texts of 127 bytes or more, then the text) in
+//! chunks of text that never move, held in memory up to a budget and then
+//! spilled, chunk by chunk, to files in a directory the caller gives; finishing
+//! sorts them in partitions of about the budget's size, so the text of a dump
+//! of any size costs disk, not memory. Finishing also sorts the
 //! keys in the key table's own memory (on a thread of its own while the forest
 //! is flattened); when the text was spilled it writes them in order to a file
 //! and frees the table before grouping, so that a large build peaks while
@@ -399,7 +400,7 @@ fn flatten(parent: &mut [u32]) {
 /// Numbers the classes of a flattened forest (every node's parent is its
 /// root) from 0, in the order of their roots, and makes each node's entry the
 /// number of its class; returns how many classes there are. Arrays by class are
-/// a fifth of arrays by node (3.7 M classes for 18 M IRIs), and the passes that
+/// smaller than arrays by node (a class has several IRIs), and the passes that
 /// gather from them at random miss the cache less.
 fn number_classes(parent: &mut [u32]) -> usize {
     let mut classes = 0u32;

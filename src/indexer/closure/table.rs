@@ -4,14 +4,10 @@
 //! finishes.
 
 /// Memory made ready on a thread of its own: zeroes whose pages are already
-/// touched. Fresh pages are dear on this kind of machine (a virtual machine
-/// whose balloon device reports free memory to the host, which takes it back
-/// after a few seconds): the first touch of memory the host took back cost 4.2 s
-/// per GB (measured: 3 GB of huge pages in 12.8 s after 20 s idle, 1.0 s right
-/// after another process freed as much), and the reading thread, the busiest, is
-/// the one that would pay it when the key table doubles or the text needs a new
-/// chunk; made ahead, it pays only the copy. Dropped before it is taken, the
-/// work stops and the memory is freed.
+/// touched, so that the reading thread, the busiest, does not pay for fresh
+/// pages when the key table doubles or the text needs a new chunk (see
+/// docs/benchmarks.md for what fresh pages cost on a virtual machine). Dropped
+/// before it is taken, the work stops and the memory is freed.
 pub(super) struct Ahead<T> {
     pub(super) handle: Option<std::thread::JoinHandle<Option<T>>>,
     pub(super) cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -77,10 +73,9 @@ pub(super) fn touched<T: Copy>(
 /// their memory is small.
 pub(super) const AHEAD_MIN_SLOTS: usize = 1 << 20;
 
-/// Tables of more slots than this grow without help too: a build that ends
-/// between 70% and 7/8 full has made its next size for nothing, and for the
-/// largest builds that would raise the peak by twice the table (the next size
-/// of 2²⁵ slots is 768 MB; that of 2²⁸ would be 6 GB).
+/// Tables of more slots than this grow without help too: a next size made ahead
+/// for nothing (a build that ends before it is needed) would raise the peak of
+/// the largest builds by twice the table.
 pub(super) const AHEAD_MAX_SLOTS: usize = 1 << 25;
 
 /// An open-addressing map from key to node id with linear probing, where a key's
@@ -124,8 +119,7 @@ impl Table {
 
     /// The size to grow to: the next one, or, when more keys are expected, the
     /// one that holds them (up to [`AHEAD_MAX_SLOTS`]), so that a large build
-    /// skips the sizes between (each made, filled and freed for nothing: 350 MB
-    /// and 27 M moved keys for 18 M keys).
+    /// skips the sizes between, each of which would be made, filled and freed.
     pub(super) fn slots_to_grow_to(&self) -> usize {
         let mut slots = 2 * self.keys.len();
         while slots < AHEAD_MAX_SLOTS && self.expected.saturating_mul(8) > slots * 7 {
