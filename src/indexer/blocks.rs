@@ -14,8 +14,7 @@ use oxrdfio::{RdfFormat, RdfParser};
 
 use super::decompress::read_full;
 use super::ntriples::{line_breaks, parse_line, LineReader};
-use super::read::{convert, FileStats, Input, Located};
-use super::statement::{OnBatch, Sink};
+use super::statement::{FileStats, Input, Located, Obj, OnBatch, Sink, Stmt};
 use super::IndexerError;
 
 /// Bytes of decompressed text per block handed to a worker.
@@ -69,6 +68,24 @@ struct Done<B> {
 }
 
 const BARE_CR: &str = "a line break is a bare carriage return (CR without LF): the file went through a damaging conversion; convert its line breaks (tr '\\r' '\\n')";
+
+/// A statement of oxrdf's as the sink takes it.
+pub(super) fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
+    let subject = match &q.subject {
+        oxrdf::NamedOrBlankNode::NamedNode(n) => Some(n.as_str()),
+        _ => None,
+    };
+    let object = match &q.object {
+        oxrdf::Term::NamedNode(n) => Obj::Iri(n.as_str()),
+        oxrdf::Term::Literal(l) => Obj::Literal(l.value(), l.language()),
+        _ => Obj::Other,
+    };
+    Stmt {
+        subject,
+        predicate: q.predicate.as_str(),
+        object,
+    }
+}
 
 /// Reads one block of lines into a batch.
 fn read_block<S: Sink>(

@@ -14,32 +14,10 @@ use std::sync::atomic::Ordering;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
-use super::blocks::read_lines;
-use super::decompress::{self, split_compression, Source, Tally};
-use super::statement::{Obj, OnBatch, Sink, Stmt};
+use super::blocks::{convert, read_lines};
+use super::decompress::{self, split_compression, Source};
+use super::statement::{FileStats, Input, OnBatch, Sink};
 use super::IndexerError;
-
-/// A malformed statement: 1-based line and column, message.
-pub(super) type Located = (u64, u64, String);
-
-/// What reading one file gave.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileStats {
-    /// Bytes of the file as stored.
-    pub bytes: u64,
-    /// XXH3-64 checksum of those bytes.
-    pub xxh3_64: u64,
-    /// Statements read.
-    pub statements: u64,
-    /// Malformed statements skipped (lenient reading).
-    pub skipped: u64,
-    /// The first malformed statement's location and message, when any.
-    pub first_error: Option<String>,
-    /// Lines read by the reference parser because the fast reader was unsure.
-    pub slow_lines: u64,
-    /// Problems that did not stop the read (lenient reading).
-    pub warnings: Vec<String>,
-}
 
 /// True when the indexer can read a file of this name.
 pub fn is_rdf_file(path: &Path) -> bool {
@@ -61,50 +39,8 @@ fn rdf_format(path: &Path) -> Option<RdfFormat> {
     }
 }
 
-impl FileStats {
-    /// A malformed statement: the error that stops a strict read, or (lenient)
-    /// the first one kept for the metadata. The caller counts skipped statements.
-    pub(super) fn malformed(
-        &mut self,
-        path: &Path,
-        lenient: bool,
-        (line, column, message): Located,
-    ) -> Result<(), IndexerError> {
-        if !lenient {
-            return Err(IndexerError::Syntax {
-                path: path.display().to_string(),
-                line,
-                column,
-                message,
-            });
-        }
-        if self.first_error.is_none() {
-            self.first_error = Some(format!("{line}:{column}: {message}"));
-        }
-        Ok(())
-    }
-}
-
 /// Statements per batch when oxrdfio reads the whole file.
 const BATCH_STATEMENTS: u64 = 1 << 16;
-
-/// A statement of oxrdf's as the sink takes it.
-pub(super) fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
-    let subject = match &q.subject {
-        oxrdf::NamedOrBlankNode::NamedNode(n) => Some(n.as_str()),
-        _ => None,
-    };
-    let object = match &q.object {
-        oxrdf::Term::NamedNode(n) => Obj::Iri(n.as_str()),
-        oxrdf::Term::Literal(l) => Obj::Literal(l.value(), l.language()),
-        _ => Obj::Other,
-    };
-    Stmt {
-        subject,
-        predicate: q.predicate.as_str(),
-        object,
-    }
-}
 
 /// Reads one RDF file, handing every statement to `sink` and every batch, in file
 /// order, to `on_batch` with the number of (stored) bytes read so far and the
@@ -193,16 +129,11 @@ fn read_whole<S: Sink>(
     Ok(stats)
 }
 
-/// The file being read.
-pub(super) struct Input<'a> {
-    pub(super) path: &'a Path,
-    pub(super) tally: &'a Tally,
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::decompress::{decompressed, Decompressing};
     use super::super::ntriples::line_breaks;
+    use super::super::statement::{Obj, Stmt};
     use super::*;
     use std::fs::File;
 

@@ -1,6 +1,9 @@
 //! One RDF statement as the readers hand it on (borrowed, small), and the
 //! [`Sink`] that turns statements into what a build collects.
 
+use std::path::Path;
+
+use super::decompress::Tally;
 use super::IndexerError;
 
 /// The object of a statement.
@@ -39,3 +42,55 @@ pub trait Sink: Sync {
 /// The caller's side: takes each batch in file order, with the number of (stored)
 /// bytes read so far and the number of statements in the batch.
 pub type OnBatch<'a, B> = dyn FnMut(&mut B, u64, u64) -> Result<(), IndexerError> + 'a;
+
+/// A malformed statement: 1-based line and column, message.
+pub(super) type Located = (u64, u64, String);
+
+/// What reading one file gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileStats {
+    /// Bytes of the file as stored.
+    pub bytes: u64,
+    /// XXH3-64 checksum of those bytes.
+    pub xxh3_64: u64,
+    /// Statements read.
+    pub statements: u64,
+    /// Malformed statements skipped (lenient reading).
+    pub skipped: u64,
+    /// The first malformed statement's location and message, when any.
+    pub first_error: Option<String>,
+    /// Lines read by the reference parser because the fast reader was unsure.
+    pub slow_lines: u64,
+    /// Problems that did not stop the read (lenient reading).
+    pub warnings: Vec<String>,
+}
+
+impl FileStats {
+    /// A malformed statement: the error that stops a strict read, or (lenient)
+    /// the first one kept for the metadata. The caller counts skipped statements.
+    pub(super) fn malformed(
+        &mut self,
+        path: &Path,
+        lenient: bool,
+        (line, column, message): Located,
+    ) -> Result<(), IndexerError> {
+        if !lenient {
+            return Err(IndexerError::Syntax {
+                path: path.display().to_string(),
+                line,
+                column,
+                message,
+            });
+        }
+        if self.first_error.is_none() {
+            self.first_error = Some(format!("{line}:{column}: {message}"));
+        }
+        Ok(())
+    }
+}
+
+/// The file being read.
+pub(super) struct Input<'a> {
+    pub(super) path: &'a Path,
+    pub(super) tally: &'a Tally,
+}
