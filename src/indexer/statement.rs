@@ -1,5 +1,6 @@
-//! One RDF statement as the readers hand it on (borrowed, small), and the
-//! [`Sink`] that turns statements into what a build collects.
+//! What the readers share: one RDF statement as they hand it on (borrowed,
+//! small), the [`Sink`] that turns statements into what a build collects, the
+//! file being read and what reading it gave ([`FileStats`]).
 
 use std::path::Path;
 
