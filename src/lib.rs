@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod model;
 pub mod qald;
 pub mod rng;
+pub mod sparql;
 pub mod terms;
 #[cfg(test)]
 mod test_data;

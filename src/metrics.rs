@@ -96,6 +96,79 @@ pub fn score_question(gold: usize, run: usize, tp: usize) -> QuestionScore {
     }
 }
 
+/// The set measures of `trec_eval` (`set_P`, `set_recall`, `set_F` with β = 1)
+/// from the number of relevant documents, retrieved documents and relevant
+/// retrieved ones, as the TEXT2SPARQL challenge's scoring computes them through
+/// `pytrec_eval`: a measure whose denominator is 0 is 0, and F is 0 unless
+/// something relevant was retrieved (so an empty gold scores 0, never 1).
+pub fn trec_set(relevant: usize, retrieved: usize, relevant_retrieved: usize) -> QuestionScore {
+    let precision = if retrieved > 0 {
+        relevant_retrieved as f64 / retrieved as f64
+    } else {
+        0.0
+    };
+    let recall = if relevant > 0 {
+        relevant_retrieved as f64 / relevant as f64
+    } else {
+        0.0
+    };
+    let f1 = if relevant_retrieved > 0 {
+        2.0 * precision * recall / (precision + recall)
+    } else {
+        0.0
+    };
+    QuestionScore {
+        tp: relevant_retrieved,
+        fp: retrieved - relevant_retrieved,
+        fn_: relevant - relevant_retrieved,
+        precision,
+        recall,
+        f1,
+        precision_qald: precision,
+        recall_qald: recall,
+    }
+}
+
+/// `trec_eval`'s nDCG with binary gains: `ranked` says, rank by rank, whether the
+/// document there is relevant; `relevant` is how many relevant documents there
+/// are. DCG = Σ gain / log2(rank + 1); the ideal puts every relevant document
+/// first; 0 when there is nothing relevant.
+pub fn trec_ndcg(ranked: &[bool], relevant: usize) -> f64 {
+    let discount = |i: usize| ((i + 2) as f64).log2();
+    let ideal: f64 = (0..relevant).map(|i| 1.0 / discount(i)).sum();
+    if ideal <= 0.0 {
+        return 0.0;
+    }
+    let dcg: f64 = ranked
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r)
+        .map(|(i, _)| 1.0 / discount(i))
+        .sum();
+    dcg / ideal
+}
+
+/// The order score of SCORING 10 (qajudge's, documented in docs/scoring.md): the
+/// gold list has `gold` answers in its order, and `run_ranks[i]` is the gold
+/// position matched by the run's i-th answer (`None`: no match). The answer at
+/// gold position k has gain `gold - k`, so that putting earlier gold answers
+/// earlier scores more; DCG = Σ gain / log2(i + 2) over the run's order, divided
+/// by the DCG of the gold order itself. 1 only for the gold order with nothing
+/// before it; any swap of two matched answers changes it.
+pub fn ordered_ndcg(gold: usize, run_ranks: &[Option<usize>]) -> f64 {
+    let discount = |i: usize| ((i + 2) as f64).log2();
+    let ideal: f64 = (0..gold).map(|k| (gold - k) as f64 / discount(k)).sum();
+    if ideal <= 0.0 {
+        return if run_ranks.is_empty() { 1.0 } else { 0.0 };
+    }
+    let dcg: f64 = run_ranks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| k.map(|k| (gold.saturating_sub(k)) as f64 / discount(i)))
+        .sum();
+    dcg / ideal
+}
+
 /// The aggregate measures of a run over its evaluated questions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Aggregate {

@@ -171,9 +171,98 @@ pub struct Question {
     pub item_types: Vec<String>,
     /// Problems found while reading this question; they never abort the load.
     pub diagnostics: Vec<String>,
+    /// How its query was executed on a knowledge graph, when it was (SCORING 10).
+    pub execution: Option<Execution>,
+}
+
+/// The feature of a TEXT2SPARQL question whose answer order is scored.
+pub const RESULT_ORDER_MATTERS: &str = "RESULT_ORDER_MATTERS";
+
+impl Question {
+    /// True when the question is flagged `RESULT_ORDER_MATTERS` (SCORING 10).
+    pub fn order_flagged(&self) -> bool {
+        self.tags.iter().any(|t| t == RESULT_ORDER_MATTERS)
+    }
+}
+
+/// The outcome of executing a query (SCORING 10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum ExecStatus {
+    /// Executed; every row was kept.
+    #[default]
+    Ok,
+    /// The query does not parse (on the endpoint: rejected, and not SPARQL 1.1 either).
+    SyntaxError,
+    /// The store failed while executing it (or the endpoint answered with an error).
+    ExecutionError,
+    /// Stopped after the timeout.
+    Timeout,
+    /// More rows than the row cap: the rest were dropped.
+    Truncated,
+}
+
+impl ExecStatus {
+    /// Every status, in report order.
+    pub const ALL: [ExecStatus; 5] = [
+        ExecStatus::Ok,
+        ExecStatus::SyntaxError,
+        ExecStatus::ExecutionError,
+        ExecStatus::Timeout,
+        ExecStatus::Truncated,
+    ];
+
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecStatus::Ok => "ok",
+            ExecStatus::SyntaxError => "syntax_error",
+            ExecStatus::ExecutionError => "execution_error",
+            ExecStatus::Timeout => "timeout",
+            ExecStatus::Truncated => "truncated",
+        }
+    }
+
+    /// True when the answers are usable (all of them, or the capped part).
+    pub fn answered(self) -> bool {
+        matches!(self, ExecStatus::Ok | ExecStatus::Truncated)
+    }
+}
+
+/// How one question's query was executed, and the checks made on it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Execution {
+    /// The outcome.
+    pub status: ExecStatus,
+    /// The error (or the cap) in words, when not `ok`.
+    pub message: Option<String>,
+    /// Result rows kept.
+    pub rows: usize,
+    /// Wall time of the execution in milliseconds.
+    pub ms: f64,
+    /// True when the query is standard SPARQL 1.1 as written (no undeclared
+    /// prefix, no store-specific syntax).
+    pub parses: bool,
+    /// IRIs of the query (triple patterns, paths, VALUES) that were checked.
+    pub iris: usize,
+    /// Those of them that occur nowhere in the knowledge graph (invented IRIs).
+    pub unknown_iris: Vec<String>,
+    /// How the query was read or run (predefined prefixes, rewritten syntax,
+    /// given answers that differ from the results).
+    pub notes: Vec<String>,
 }
 
 impl Question {
+    /// The language of a TEXT2SPARQL-style id (`ck25:1-en` → `en`), else the
+    /// first text's language.
+    pub fn language(&self) -> Option<&str> {
+        self.id
+            .0
+            .rsplit_once('-')
+            .map(|(_, l)| l)
+            .filter(|l| (2..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_lowercase()))
+            .or_else(|| self.texts.first().map(|(l, _)| l.as_str()))
+    }
+
     /// The text in `lang`, else the English one, else the first one.
     pub fn text(&self, lang: &str) -> Option<&str> {
         self.texts
@@ -200,6 +289,10 @@ pub enum Format {
     Lcquad,
     /// RuBQ 1.0 / 2.0 JSON.
     Rubq,
+    /// The TEXT2SPARQL challenge's benchmark YAML.
+    Text2SparqlYaml,
+    /// The TEXT2SPARQL challenge's system answers (a JSON array of queries).
+    Text2SparqlAnswers,
 }
 
 impl Format {
@@ -212,6 +305,8 @@ impl Format {
             Format::QaldXml => "qald-xml",
             Format::Lcquad => "lcquad",
             Format::Rubq => "rubq",
+            Format::Text2SparqlYaml => "text2sparql-yaml",
+            Format::Text2SparqlAnswers => "text2sparql-answers",
         }
     }
 }

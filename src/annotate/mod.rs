@@ -12,7 +12,7 @@ use serde::Serialize;
 pub use features::{Features, FEATURES};
 pub use markings::{AnswerType, AnswerTypeMark, Markings};
 pub use walk::GerbilWalk;
-pub use walk::{walk, SparqlError, Walked};
+pub use walk::{executable, walk, Executable, SparqlError, Walked};
 
 use crate::matching::MatchOptions;
 use crate::model::{Query, Question};

@@ -133,6 +133,7 @@ impl GerbilWalk {
             }
             GraphPattern::Path { .. } => self.stopped = Some("a property path"),
             GraphPattern::Join { left, right }
+            | GraphPattern::Lateral { left, right }
             | GraphPattern::LeftJoin { left, right, .. }
             | GraphPattern::Union { left, right }
             | GraphPattern::Minus { left, right } => {
@@ -192,6 +193,59 @@ fn parse(query: &str) -> Result<Query, SparqlError> {
 /// Parses a query (with the endpoints' predefined prefixes, and Virtuoso's dialect
 /// rewritten when the query is not standard SPARQL) and walks it.
 pub fn walk(query: &str) -> Result<Walked, SparqlError> {
+    let (parsed, notes) = parse_lenient(query)?;
+    Ok(walk_parsed(&parsed, query, notes))
+}
+
+/// A query made ready for a standard SPARQL 1.1 store (SCORING 10).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Executable {
+    /// The text to execute: the query as written when it is standard SPARQL 1.1,
+    /// else the parsed query written back with full IRIs (predefined prefixes
+    /// expanded, Virtuoso syntax rewritten).
+    pub text: String,
+    /// True when the query is standard SPARQL 1.1 as written.
+    pub strict: bool,
+    /// How it was read when it is not.
+    pub notes: Vec<String>,
+    /// The IRIs of its triple patterns, paths and VALUES, sorted, once each.
+    pub iris: Vec<String>,
+    /// True when its outermost solution modifier has ORDER BY.
+    pub ordered: bool,
+}
+
+/// Reads a query the way the endpoints of the field accept it and makes it
+/// executable by a standard store; `Err` when it does not parse even so.
+pub fn executable(query: &str) -> Result<Executable, SparqlError> {
+    let strict = SparqlParser::new().parse_query(query).is_ok();
+    let (parsed, notes) = parse_lenient(query)?;
+    let walked = walk_parsed(&parsed, query, notes);
+    let mut iris: Vec<String> = walked
+        .resources
+        .iter()
+        .chain(&walked.properties)
+        .chain(&walked.classes)
+        .filter(|i| !i.starts_with("_:"))
+        .cloned()
+        .collect();
+    iris.sort();
+    iris.dedup();
+    Ok(Executable {
+        text: if strict {
+            query.to_string()
+        } else {
+            parsed.to_string()
+        },
+        strict,
+        notes: if strict { Vec::new() } else { walked.notes },
+        iris,
+        ordered: walked.modifiers.contains("ORDER BY"),
+    })
+}
+
+/// Parses with the predefined prefixes, and with Virtuoso's dialect rewritten
+/// when that is what it takes; the notes say what was relied on.
+fn parse_lenient(query: &str) -> Result<(Query, Vec<String>), SparqlError> {
     let mut notes = Vec::new();
     let parsed = match parse(query) {
         Ok(q) => q,
@@ -217,9 +271,14 @@ pub fn walk(query: &str) -> Result<Walked, SparqlError> {
             undeclared.join(", ")
         ));
     }
+    Ok((parsed, notes))
+}
+
+/// Walks a parsed query; `query` is its text (for what the algebra forgets).
+fn walk_parsed(parsed: &Query, query: &str, notes: Vec<String>) -> Walked {
     let mut w = Walker::default();
     w.out.notes = notes;
-    let (form, pattern) = match &parsed {
+    let (form, pattern) = match parsed {
         Query::Select { pattern, .. } => (Form::Select, pattern),
         Query::Ask { pattern, .. } => (Form::Ask, pattern),
         Query::Construct {
@@ -246,7 +305,7 @@ pub fn walk(query: &str) -> Result<Walked, SparqlError> {
     w.pattern(pattern);
     w.out.form = Some(form);
     w.out.gerbil.walk(pattern, true);
-    Ok(w.out)
+    w.out
 }
 
 /// The variables of the outermost projection.
@@ -471,7 +530,7 @@ impl Walker {
                 let o = self.term(object);
                 self.path(s, path, o);
             }
-            GraphPattern::Join { left, right } => {
+            GraphPattern::Join { left, right } | GraphPattern::Lateral { left, right } => {
                 self.pattern(left);
                 self.pattern(right);
             }

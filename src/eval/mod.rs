@@ -22,8 +22,9 @@ pub use explain::{match_lists, MatchReport};
 use prepare::{Ctx, GoldEntry};
 pub use profile::Profile;
 pub use report::{
-    AggregateReport, Comparison, ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo,
-    MatchedPair, QuestionReport, Report, RunReport, Status,
+    AggregateReport, ChallengeAggregate, Comparison, ExecutionCounts, ExecutionReport,
+    ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, KgFile, KnowledgeGraphInfo,
+    LanguageAggregate, MatchedPair, QuestionReport, Report, RunReport, Status,
 };
 use score::evaluate_run;
 
@@ -247,7 +248,7 @@ pub fn evaluate_with(
             ));
         }
     }
-    if index.is_none() && profile != Profile::Mqald {
+    if index.is_none() && !matches!(profile, Profile::Mqald | Profile::Text2sparql) {
         diagnostics.push(
             "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
                 .to_string(),
@@ -276,6 +277,8 @@ pub fn evaluate_with(
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
                 has_iri,
                 has_literal,
+                ordered: q.order_flagged()
+                    || (profile.orders_by_query() && gold_query_orders(q)),
             }
         })
         .collect();
@@ -320,9 +323,21 @@ pub fn evaluate_with(
             path: i.path.to_string(),
             format_version: i.format_version,
         }),
+        knowledge_graph: None,
         runs: reports,
         comparisons,
         diagnostics,
+    }
+}
+
+/// True when the gold query's solutions are ordered (ORDER BY).
+fn gold_query_orders(q: &crate::model::Question) -> bool {
+    match &q.query {
+        crate::model::Query::Sparql(s) => {
+            crate::annotate::dialect::has_keyword(s, "order")
+                && crate::annotate::executable(s).is_ok_and(|e| e.ordered)
+        }
+        _ => false,
     }
 }
 

@@ -136,6 +136,8 @@ pub(super) struct GoldEntry<'a> {
     pub(super) notes: Vec<String>,
     pub(super) has_iri: bool,
     pub(super) has_literal: bool,
+    /// True when the answer order is scored (SCORING 10).
+    pub(super) ordered: bool,
 }
 
 /// A run question prepared once for all experiments.

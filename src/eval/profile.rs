@@ -11,8 +11,10 @@
 //! | per-question measures (mqald: QALD precision) | [`Profile::score`] |
 //! | sub-experiments | [`Profile::experiments`], [`Profile::marking_style`], [`Profile::keep_duplicate_markings`], [`Profile::empty_markings_score`] |
 //! | reported | [`Profile::reports_micro`] |
+//! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Profile::scores_value_sets`], [`challenge_score`] |
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use crate::annotate::MarkingStyle;
 use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
@@ -31,11 +33,18 @@ pub enum Profile {
     Gerbil,
     /// Reproduces the evaluation tool published with MQALD.
     Mqald,
+    /// Reproduces the TEXT2SPARQL challenge's scoring (`text2sparql-client`).
+    Text2sparql,
 }
 
 impl Profile {
     /// Every profile, in the order of the SCORING 8 table.
-    pub const ALL: [Profile; 3] = [Profile::Judge, Profile::Gerbil, Profile::Mqald];
+    pub const ALL: [Profile; 4] = [
+        Profile::Judge,
+        Profile::Gerbil,
+        Profile::Mqald,
+        Profile::Text2sparql,
+    ];
 
     /// The name printed in reports.
     pub fn name(self) -> &'static str {
@@ -43,6 +52,7 @@ impl Profile {
             Profile::Judge => "judge",
             Profile::Gerbil => "gerbil",
             Profile::Mqald => "mqald",
+            Profile::Text2sparql => "text2sparql",
         }
     }
 
@@ -80,7 +90,7 @@ impl Profile {
                 literal: LiteralRule::Exact,
                 label: LabelRule::EachCandidate,
             },
-            Profile::Mqald => MatchOptions {
+            Profile::Mqald | Profile::Text2sparql => MatchOptions {
                 strict_literals: true,
                 lenient_dates: false,
                 iri: IriRule::Exact,
@@ -96,7 +106,7 @@ impl Profile {
     /// IRI, otherwise every value a string). `mqald`: the first answer object only.
     pub fn answers(self, set: &AnswerSet) -> Cow<'_, [Answer]> {
         match self {
-            Profile::Judge => Cow::Borrowed(&set.answers),
+            Profile::Judge | Profile::Text2sparql => Cow::Borrowed(&set.answers),
             Profile::Mqald => {
                 let n = set
                     .first_object
@@ -210,8 +220,21 @@ impl Profile {
         match self {
             Profile::Judge => true,
             Profile::Gerbil => e != Experiment::Ait2kb,
-            Profile::Mqald => e == Experiment::Qa,
+            Profile::Mqald | Profile::Text2sparql => e == Experiment::Qa,
         }
+    }
+
+    /// True when QA is scored on sets of value strings with `trec_eval`'s
+    /// measures, as the TEXT2SPARQL challenge does ([`challenge_score`]).
+    pub fn scores_value_sets(self) -> bool {
+        self == Profile::Text2sparql
+    }
+
+    /// True when a gold query with ORDER BY makes a question's order scored
+    /// (`judge`, `gerbil`, `mqald`); under `text2sparql` only the
+    /// `RESULT_ORDER_MATTERS` flag does, as in the challenge.
+    pub fn orders_by_query(self) -> bool {
+        self != Profile::Text2sparql
     }
 
     /// How sub-experiment markings are derived: `gerbil` as GERBIL's code derives
@@ -235,10 +258,57 @@ impl Profile {
         self == Profile::Gerbil
     }
 
-    /// False when micro measures are not part of this profile's report (`mqald`).
+    /// False when micro measures are not part of this profile's report (`mqald`,
+    /// `text2sparql`).
     pub fn reports_micro(self) -> bool {
-        self != Profile::Mqald
+        !matches!(self, Profile::Mqald | Profile::Text2sparql)
     }
+}
+
+/// The documents of one answer set as the challenge's code sees them
+/// (`DBpediaDict2PytrecDict`): the value string of every bound term of every row,
+/// once; an ASK result is the document `true`, relevant (gold) only when the
+/// answer is true.
+fn challenge_documents(set: Option<&AnswerSet>) -> BTreeMap<&str, bool> {
+    let mut docs = BTreeMap::new();
+    for a in set.map_or(&[][..], |s| s.answers.as_slice()) {
+        for t in &a.terms {
+            match t {
+                Term::Iri(v) | Term::Literal { lexical: v, .. } => {
+                    docs.insert(v.as_str(), true);
+                }
+                Term::Boolean(b) => {
+                    docs.insert("true", *b);
+                }
+            }
+        }
+    }
+    docs
+}
+
+/// A question scored as the TEXT2SPARQL challenge scores it: `set_P`,
+/// `set_recall` and `set_F` of `trec_eval` over the value documents, and, for an
+/// `ordered` question, `trec_eval`'s nDCG. Every document of a result has the
+/// same score, so `trec_eval` ranks them by document id, descending (byte
+/// order): the challenge's nDCG does not see the order the system returned.
+/// Quirks kept: a false ASK gold has no relevant document, so it scores 0
+/// whatever the system says; any ASK answer matches a true ASK gold.
+pub fn challenge_score(
+    gold: Option<&AnswerSet>,
+    run: Option<&AnswerSet>,
+    ordered: bool,
+) -> (QuestionScore, Option<f64>) {
+    let gold = challenge_documents(gold);
+    let run = challenge_documents(run);
+    let relevant = gold.values().filter(|r| **r).count();
+    let hit = |d: &&str| gold.get(d).copied().unwrap_or(false);
+    let relevant_retrieved = run.keys().filter(|d| hit(d)).count();
+    let score = crate::metrics::trec_set(relevant, run.len(), relevant_retrieved);
+    let ndcg = ordered.then(|| {
+        let ranked: Vec<bool> = run.keys().rev().map(|d| hit(d)).collect();
+        crate::metrics::trec_ndcg(&ranked, relevant)
+    });
+    (score, ndcg)
 }
 
 #[cfg(test)]

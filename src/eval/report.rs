@@ -16,6 +16,9 @@ pub struct Report {
     pub gold: GoldInfo,
     /// The index used, if any.
     pub index: Option<IndexInfo>,
+    /// The knowledge graph queries were executed on, if any (SCORING 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knowledge_graph: Option<KnowledgeGraphInfo>,
     /// One entry per run, in the order given.
     pub runs: Vec<RunReport>,
     /// Paired significance tests between every two runs (SCORING 7), per
@@ -57,6 +60,122 @@ pub struct IndexInfo {
     pub path: String,
     /// Its on-disk format version.
     pub format_version: u32,
+}
+
+/// What queries were executed on (SCORING 10).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct KnowledgeGraphInfo {
+    /// The store and its version (`oxigraph 0.5.13 (in memory, embedded)`), or
+    /// `sparql endpoint`.
+    pub store: String,
+    /// The endpoint URL, for an endpoint.
+    pub endpoint: Option<String>,
+    /// The files loaded, for the embedded store.
+    pub files: Vec<KgFile>,
+    /// Distinct triples in the store (embedded only).
+    pub triples: Option<u64>,
+    /// The timeout of one query in milliseconds.
+    pub timeout_ms: u64,
+    /// The row cap of one query.
+    pub max_rows: usize,
+    /// How long loading took, in milliseconds (embedded only).
+    pub load_ms: Option<f64>,
+}
+
+/// One file of the knowledge graph.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct KgFile {
+    /// Its path.
+    pub path: String,
+    /// The sha256 of its bytes as stored (compressed, if it is).
+    pub sha256: String,
+    /// Statements read from it.
+    pub statements: u64,
+}
+
+/// How a question's query was executed (SCORING 10).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ExecutionReport {
+    /// `ok`, `syntax_error`, `execution_error`, `timeout` or `truncated`.
+    pub status: &'static str,
+    /// Why, when not `ok`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Result rows kept.
+    pub rows: usize,
+    /// Wall time in milliseconds.
+    pub ms: f64,
+    /// True when the query is standard SPARQL 1.1 as written.
+    pub parses: bool,
+    /// IRIs of the query that were looked up in the graph.
+    pub iris: usize,
+    /// Those that occur nowhere in it (invented IRIs).
+    pub unknown_iris: Vec<String>,
+}
+
+impl ExecutionReport {
+    /// The report of an execution.
+    pub fn of(e: &crate::model::Execution) -> ExecutionReport {
+        ExecutionReport {
+            status: e.status.name(),
+            message: e.message.clone(),
+            rows: e.rows,
+            ms: (e.ms * 1000.0).round() / 1000.0,
+            parses: e.parses,
+            iris: e.iris,
+            unknown_iris: e.unknown_iris.clone(),
+        }
+    }
+}
+
+/// Executions of a run's queries, counted (SCORING 10).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct ExecutionCounts {
+    /// Queries executed.
+    pub executed: usize,
+    /// Executions per status (`ok`, `syntax_error`, `execution_error`,
+    /// `timeout`, `truncated`).
+    pub by_status: std::collections::BTreeMap<&'static str, usize>,
+    /// Queries that are standard SPARQL 1.1 as written.
+    pub parses: usize,
+    /// IRIs looked up in the graph.
+    pub iris: usize,
+    /// Of them, those that occur nowhere in it.
+    pub unknown_iris: usize,
+    /// `unknown_iris / iris` (invented IRIs), `null` with no IRI.
+    pub unknown_iri_rate: Option<f64>,
+}
+
+/// The TEXT2SPARQL challenge's run-level figures (the `text2sparql` profile).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct ChallengeAggregate {
+    /// Mean set precision over questions (`set_P`).
+    pub set_p: f64,
+    /// Mean set recall (`set_recall`).
+    pub set_recall: f64,
+    /// Mean set F1 (`set_F`).
+    pub set_f: f64,
+    /// Questions flagged `RESULT_ORDER_MATTERS`.
+    pub ordered_questions: usize,
+    /// Mean nDCG over them (`ndcg`), `null` without any.
+    pub ndcg: Option<f64>,
+    /// The combined figure (`set_F_ndcg`), as the challenge's code computes it.
+    pub set_f_ndcg: Option<f64>,
+    /// The set measures per language (the suffix of the question ids).
+    pub by_language: std::collections::BTreeMap<String, LanguageAggregate>,
+}
+
+/// The challenge's set measures for the questions of one language.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct LanguageAggregate {
+    /// Questions in that language.
+    pub questions: usize,
+    /// Mean set precision.
+    pub set_p: f64,
+    /// Mean set recall.
+    pub set_recall: f64,
+    /// Mean set F1.
+    pub set_f: f64,
 }
 
 /// The results of one run.
@@ -166,6 +285,15 @@ pub struct AggregateReport {
     /// 95% bootstrap confidence intervals, when asked for (`--confidence`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Confidence>,
+    /// Mean order score (nDCG) over the questions whose order is scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndcg: Option<f64>,
+    /// The run's query executions (QA only, when queries were executed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executions: Option<ExecutionCounts>,
+    /// The challenge's figures (the `text2sparql` profile, QA only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<ChallengeAggregate>,
 }
 
 /// The status of a question in a run.
@@ -207,6 +335,15 @@ pub struct QuestionReport {
     /// Its counts and measures.
     #[serde(flatten)]
     pub score: QuestionScore,
+    /// The order score (nDCG) of a question whose answer order is scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndcg: Option<f64>,
+    /// How the run's query was executed (QA only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ExecutionReport>,
+    /// How the gold query was executed (QA only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gold_execution: Option<ExecutionReport>,
     /// Problems with this question, gold or run.
     pub diagnostics: Vec<String>,
     /// The matched pairs and why, and the unmatched answers (`--explain`).

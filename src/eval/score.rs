@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::explain::explain;
 use super::prepare::{Ctx, GoldEntry, RunEntry};
 use super::report::{
-    AggregateReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status,
+    AggregateReport, ChallengeAggregate, ExecutionCounts, ExecutionReport, ExperimentReport,
+    Experiments, LanguageAggregate, QuestionReport, RunReport, Status,
 };
 use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
@@ -104,6 +105,7 @@ fn score_experiment(
     let mut questions = Vec::with_capacity(entries.len());
     let mut scored: Vec<(usize, Status, QuestionScore)> = Vec::with_capacity(entries.len());
     let mut not_evaluable = 0;
+    let mut ndcgs: Vec<(usize, Option<f64>)> = Vec::new();
     let empty_markings = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let gq = entry.question;
@@ -151,6 +153,51 @@ fn score_experiment(
             Some(_) => Status::Answered,
         };
         let matching = match_answers(gold_set, run_set);
+        let qa = e == Experiment::Qa;
+        let run_answers = run.and_then(|r| r.question.answers.as_ref());
+        if qa {
+            if let Some(x) = gq.execution.as_ref() {
+                diags.extend(x.notes.iter().map(|n| format!("gold query: {n}")));
+                if let Some(m) = x.message.as_ref() {
+                    diags.push(format!("gold query {}: {m}", x.status.name()));
+                }
+            }
+            if let Some(x) = run.and_then(|r| r.question.execution.as_ref()) {
+                diags.extend(x.notes.iter().map(|n| format!("run query: {n}")));
+                if let Some(m) = x.message.as_ref() {
+                    diags.push(format!("run query {}: {m}", x.status.name()));
+                }
+                if !x.unknown_iris.is_empty() {
+                    diags.push(format!(
+                        "run query names {} IRI(s) that occur nowhere in the knowledge graph: {}",
+                        x.unknown_iris.len(),
+                        x.unknown_iris.join(", ")
+                    ));
+                }
+            }
+        }
+        if qa && profile.scores_value_sets() {
+            let (score, ndcg) =
+                super::profile::challenge_score(gq.answers.as_ref(), run_answers, entry.ordered);
+            let status = match run {
+                None => Status::Missing,
+                Some(_) if call_error.is_some() => Status::Error,
+                Some(_) if run_answers.is_none_or(crate::model::AnswerSet::is_empty) => {
+                    Status::Empty
+                }
+                Some(_) => Status::Answered,
+            };
+            scored.push((i, status, score));
+            ndcgs.push((i, ndcg));
+            let mut report = question_report(gq, status, Some(score), diags);
+            report.ndcg = ndcg;
+            attach_executions(&mut report, gq, run);
+            if options.explain {
+                report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
+            }
+            questions.push(report);
+            continue;
+        }
         let structural = match (
             e,
             gq.answers.as_ref(),
@@ -189,6 +236,14 @@ fn score_experiment(
         }
         scored.push((i, status, score));
         let mut report = question_report(gq, status, Some(score), diags);
+        if qa && entry.ordered {
+            let ndcg = order_score(gold_set, run_set, &matching, run.is_some());
+            report.ndcg = Some(ndcg);
+            ndcgs.push((i, Some(ndcg)));
+        }
+        if qa {
+            attach_executions(&mut report, gq, run);
+        }
         if options.explain {
             report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
         }
@@ -199,6 +254,16 @@ fn score_experiment(
     }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
     agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);
+    let order_scores: Vec<f64> = ndcgs.iter().filter_map(|(_, n)| *n).collect();
+    if !order_scores.is_empty() {
+        agg.ndcg = Some(mean(&order_scores));
+    }
+    if e == Experiment::Qa {
+        agg.executions = execution_counts(entries, runs);
+        if profile.scores_value_sets() {
+            agg.challenge = Some(challenge_aggregate(entries, &scored, &ndcgs));
+        }
+    }
     if !profile.reports_micro() {
         agg.micro = None;
     }
@@ -329,7 +394,136 @@ pub(super) fn question_report(
         id: q.id.0.clone(),
         status,
         score: score.unwrap_or_default(),
+        ndcg: None,
+        execution: None,
+        gold_execution: None,
         diagnostics,
         explanation: None,
+    }
+}
+
+fn attach_executions(report: &mut QuestionReport, gold: &Question, run: Option<&RunEntry<'_>>) {
+    report.gold_execution = gold.execution.as_ref().map(ExecutionReport::of);
+    report.execution = run
+        .and_then(|r| r.question.execution.as_ref())
+        .map(ExecutionReport::of);
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// The order score of a question under the matching rules (SCORING 10): the
+/// gold answers in their order, the run's answers in theirs, and which gold
+/// answer each run answer matched ([`crate::metrics::ordered_ndcg`]).
+fn order_score(
+    gold_set: &[Prepared],
+    run_set: &[Prepared],
+    matching: &Matching,
+    answered: bool,
+) -> f64 {
+    if !answered {
+        return crate::metrics::ordered_ndcg(gold_set.len(), &[]);
+    }
+    let mut gold_order: Vec<usize> = gold_set.iter().map(|p| p.index).collect();
+    gold_order.sort_unstable();
+    let rank_of_gold: HashMap<usize, usize> =
+        gold_order.iter().enumerate().map(|(k, g)| (*g, k)).collect();
+    let gold_of_run: HashMap<usize, usize> =
+        matching.pairs.iter().map(|p| (p.run, p.gold)).collect();
+    let mut run_order: Vec<usize> = run_set.iter().map(|p| p.index).collect();
+    run_order.sort_unstable();
+    let ranks: Vec<Option<usize>> = run_order
+        .iter()
+        .map(|r| gold_of_run.get(r).and_then(|g| rank_of_gold.get(g)).copied())
+        .collect();
+    crate::metrics::ordered_ndcg(gold_order.len(), &ranks)
+}
+
+/// Counts the executions of the run's queries, over the gold questions.
+fn execution_counts(
+    entries: &[GoldEntry<'_>],
+    runs: &HashMap<&str, RunEntry<'_>>,
+) -> Option<ExecutionCounts> {
+    let mut c = ExecutionCounts::default();
+    for entry in entries {
+        let Some(x) = runs
+            .get(entry.question.id.0.as_str())
+            .and_then(|r| r.question.execution.as_ref())
+        else {
+            continue;
+        };
+        c.executed += 1;
+        *c.by_status.entry(x.status.name()).or_default() += 1;
+        c.parses += usize::from(x.parses);
+        c.iris += x.iris;
+        c.unknown_iris += x.unknown_iris.len();
+    }
+    if c.executed == 0 {
+        return None;
+    }
+    c.unknown_iri_rate = (c.iris > 0).then(|| c.unknown_iris as f64 / c.iris as f64);
+    Some(c)
+}
+
+/// The challenge's run-level figures: plain means over questions, per language
+/// too, the mean nDCG of the ordered questions and the combined figure exactly
+/// as `text2sparql-client` computes it (`combine_metrics` averages, over every
+/// question, the nDCG of an ordered one and the F of the others, and, because
+/// it iterates over its results dictionary, the `average` entry's nDCG too).
+fn challenge_aggregate(
+    entries: &[GoldEntry<'_>],
+    scored: &[(usize, Status, QuestionScore)],
+    ndcgs: &[(usize, Option<f64>)],
+) -> ChallengeAggregate {
+    let pick = |f: fn(&QuestionScore) -> f64, items: &[&(usize, Status, QuestionScore)]| {
+        let v: Vec<f64> = items.iter().map(|(_, _, s)| f(s)).collect();
+        mean(&v)
+    };
+    let all: Vec<&(usize, Status, QuestionScore)> = scored.iter().collect();
+    let order: HashMap<usize, f64> = ndcgs
+        .iter()
+        .filter_map(|(i, n)| n.map(|n| (*i, n)))
+        .collect();
+    let ordered: Vec<f64> = order.values().copied().collect();
+    let ndcg = (!ordered.is_empty()).then(|| mean(&ordered));
+    let set_f_ndcg = ndcg.map(|avg| {
+        let mut combined: Vec<f64> = scored
+            .iter()
+            .map(|(i, _, s)| order.get(i).copied().unwrap_or(s.f1))
+            .collect();
+        combined.push(avg);
+        mean(&combined)
+    });
+    let mut langs: BTreeMap<String, Vec<&(usize, Status, QuestionScore)>> = BTreeMap::new();
+    for item in scored {
+        let lang = entries[item.0].question.language().unwrap_or("").to_string();
+        langs.entry(lang).or_default().push(item);
+    }
+    ChallengeAggregate {
+        set_p: pick(|s| s.precision, &all),
+        set_recall: pick(|s| s.recall, &all),
+        set_f: pick(|s| s.f1, &all),
+        ordered_questions: ordered.len(),
+        ndcg,
+        set_f_ndcg,
+        by_language: langs
+            .into_iter()
+            .map(|(l, items)| {
+                (
+                    l,
+                    LanguageAggregate {
+                        questions: items.len(),
+                        set_p: pick(|s| s.precision, &items),
+                        set_recall: pick(|s| s.recall, &items),
+                        set_f: pick(|s| s.f1, &items),
+                    },
+                )
+            })
+            .collect(),
     }
 }

@@ -25,6 +25,21 @@ use crate::index::format::{
 use closure::Closure;
 use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
+
+/// A lower-cased file name without its compression extension, and that
+/// extension (`gz`, `bz2`, `zst`).
+pub fn split_compression(name: &str) -> (&str, Option<&'static str>) {
+    decompress::split_compression(name)
+}
+
+/// The decompressed text of a file whose lower-cased name is `name` (its
+/// `.gz`, `.bz2` or `.zst` extension chooses the decompressor).
+pub fn decompressed_reader<'a, R: std::io::Read + Send + 'a>(
+    name: &str,
+    raw: R,
+) -> std::io::Result<Box<dyn std::io::Read + Send + 'a>> {
+    decompress::decompressed(name, raw)
+}
 use read::read_file;
 use stage::Stage;
 use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};

@@ -3,7 +3,8 @@
 //! with `query` = the question text and `lang`, answered with QALD-JSON. Calls run
 //! with a per-call timeout and bounded concurrency; failed calls are counted (they
 //! score as empty answers), the runtime of successful calls is measured, and a run
-//! stops when its error rate passes a maximum.
+//! stops when its error rate passes a maximum. `endpoint` asks SPARQL endpoints
+//! through the same HTTP client.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -12,6 +13,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::model::{AnswerSet, Calls, Dataset, Format, Question};
+
+mod endpoint;
+pub use endpoint::{sparql_request, EndpointReply};
 
 /// How to call a live system.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ mod items;
 mod json;
 mod lcquad;
 mod rubq;
+mod text2sparql;
 pub mod values;
 mod xml;
 
@@ -103,12 +104,15 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
             })?;
             parse_json_value(value, source)?
         }
+        Some(_) if text2sparql::looks_like_benchmark(body) => {
+            text2sparql::parse_benchmark(body, source)?
+        }
         Some(_) => {
             return Err(QaldError::at_offset(
                 source,
                 body,
                 first.unwrap_or(0),
-                "not a benchmark or run: expected QALD-JSON, QALD-XML, LC-QuAD or RuBQ (a '{', '[' or '<' first)".into(),
+                "not a benchmark or run: expected QALD-JSON, QALD-XML, LC-QuAD, RuBQ (a '{', '[' or '<' first) or a TEXT2SPARQL benchmark (YAML with `questions:`)".into(),
             ))
         }
         None => {
@@ -151,6 +155,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                 Some(o) if o.contains_key("question_text") || o.contains_key("uid") => {
                     Ok(rubq::parse(items))
                 }
+                Some(o) if text2sparql::is_answers(o) => Ok(text2sparql::parse_answers(items)),
                 None if items.is_empty() => Ok(Dataset {
                     id: None,
                     format: Format::QaldJson,
@@ -160,7 +165,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                 }),
                 _ => Err(shape_error(
                     source,
-                    "a top-level json array must hold LC-QuAD questions (`_id`, `sparql_query`) or RuBQ questions (`uid`, `question_text`); for QALD-JSON write {\"questions\": [...]}",
+                    "a top-level json array must hold LC-QuAD questions (`_id`, `sparql_query`), RuBQ questions (`uid`, `question_text`) or TEXT2SPARQL answers (`qname`, `query`); for QALD-JSON write {\"questions\": [...]}",
                 )),
             }
         }

@@ -1,0 +1,253 @@
+//! The TEXT2SPARQL challenge's formats (SCORING 1): the benchmark YAML
+//! (`dataset {id, prefix, defaultNamespace}`, `questions [{id, question {LANG:
+//! text}, query {sparql}, features, classes, properties}]`), read as one question
+//! per (question, language) with id `PREFIX:ID-LANG`, and the system answers (a
+//! JSON array of `{dataset, question, query, qname, uri, endpoint}`), read as one
+//! run question per `qname` with the system's query and no answers (they come
+//! from executing it). The one module that names the YAML crate.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use serde_yaml_ng::Value as Yaml;
+
+use super::values::scalar_string;
+use super::QaldError;
+use crate::model::{Dataset, Format, Query, Question, QuestionId};
+
+/// True when YAML text looks like a TEXT2SPARQL benchmark (a top-level
+/// `questions:` key), so that other text is not read as YAML by accident.
+pub fn looks_like_benchmark(body: &[u8]) -> bool {
+    body.split(|&b| b == b'\n')
+        .any(|line| line.starts_with(b"questions:") || line.starts_with(b"dataset:"))
+}
+
+/// Parses the benchmark YAML.
+pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    let doc: Yaml = serde_yaml_ng::from_slice(body).map_err(|e| {
+        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        QaldError::Syntax {
+            source_name: source.to_string(),
+            line,
+            column,
+            message: format!("invalid yaml: {e}; fix the file (a TEXT2SPARQL benchmark is YAML with `dataset` and `questions`)"),
+        }
+    })?;
+    let shape = |message: &str| QaldError::Syntax {
+        source_name: source.to_string(),
+        line: 1,
+        column: 1,
+        message: message.to_string(),
+    };
+    let Yaml::Mapping(top) = doc else {
+        return Err(shape(
+            "not a TEXT2SPARQL benchmark: the top level must be a mapping with `dataset` and `questions`",
+        ));
+    };
+    let Some(Yaml::Sequence(items)) = top.get("questions") else {
+        return Err(shape(
+            "not a TEXT2SPARQL benchmark: `questions` must be a list of questions",
+        ));
+    };
+    let dataset = top.get("dataset");
+    let text = |v: Option<&Yaml>| v.and_then(yaml_scalar);
+    let prefix = text(dataset.and_then(|d| d.get("prefix")));
+    let namespace = text(dataset.and_then(|d| d.get("defaultNamespace")));
+    let mut out = Dataset {
+        id: text(dataset.and_then(|d| d.get("id"))),
+        format: Format::Text2SparqlYaml,
+        questions: Vec::with_capacity(items.len()),
+        diagnostics: Vec::new(),
+        calls: None,
+    };
+    if prefix.is_none() {
+        out.diagnostics.push(
+            "the dataset has no `prefix`: question ids are written ID-LANG instead of PREFIX:ID-LANG"
+                .into(),
+        );
+    }
+    let mut unknown: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let Yaml::Mapping(m) = item else {
+            out.diagnostics
+                .push(format!("question #{} is not a mapping; skipped", i + 1));
+            continue;
+        };
+        for k in m.keys() {
+            let k = yaml_scalar(k).unwrap_or_default();
+            if !matches!(
+                k.as_str(),
+                "id" | "question" | "query" | "features" | "classes" | "properties"
+            ) {
+                *unknown.entry(k).or_default() += 1;
+            }
+        }
+        let id = text(m.get("id")).unwrap_or_else(|| format!("#{}", i + 1));
+        let mut base = Question::default();
+        match m.get("query") {
+            Some(Yaml::Mapping(q)) => match q.get("sparql").and_then(yaml_scalar) {
+                Some(s) if !s.trim().is_empty() => base.query = Query::Sparql(s.trim().to_string()),
+                _ => base.diagnostics.push("the query has no `sparql`".into()),
+            },
+            Some(Yaml::String(s)) => base.query = Query::Sparql(s.trim().to_string()),
+            _ => base.diagnostics.push("the question has no `query`".into()),
+        }
+        base.tags = list(m.get("features"));
+        let expand = |names: Vec<String>| -> Vec<String> {
+            names
+                .into_iter()
+                .map(|n| match (n.strip_prefix(':'), &namespace) {
+                    (Some(local), Some(ns)) => format!("{ns}{local}"),
+                    _ => n,
+                })
+                .collect()
+        };
+        base.entities = expand(list(m.get("classes")));
+        base.properties = expand(list(m.get("properties")));
+        let texts: Vec<(String, String)> = match m.get("question") {
+            Some(Yaml::Mapping(langs)) => langs
+                .iter()
+                .filter_map(|(l, t)| Some((yaml_scalar(l)?, yaml_scalar(t)?)))
+                .collect(),
+            Some(Yaml::String(t)) => vec![("en".into(), t.clone())],
+            _ => Vec::new(),
+        };
+        if texts.is_empty() {
+            let mut q = base;
+            q.id = QuestionId(qname(prefix.as_deref(), &id, "en"));
+            q.diagnostics.push("the question has no text".into());
+            out.questions.push(q);
+            continue;
+        }
+        for (lang, t) in texts {
+            let mut q = base.clone();
+            q.id = QuestionId(qname(prefix.as_deref(), &id, &lang));
+            q.texts = vec![(lang, t.trim().to_string())];
+            out.questions.push(q);
+        }
+    }
+    for (k, n) in unknown {
+        out.diagnostics.push(format!(
+            "unknown key {k:?} in {n} question(s): not read"
+        ));
+    }
+    Ok(out)
+}
+
+/// The challenge's question id: `PREFIX:ID-LANG`.
+fn qname(prefix: Option<&str>, id: &str, lang: &str) -> String {
+    match prefix {
+        Some(p) => format!("{p}:{id}-{lang}"),
+        None => format!("{id}-{lang}"),
+    }
+}
+
+fn yaml_scalar(v: &Yaml) -> Option<String> {
+    match v {
+        Yaml::String(s) => Some(s.clone()),
+        Yaml::Number(n) => Some(n.to_string()),
+        Yaml::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn list(v: Option<&Yaml>) -> Vec<String> {
+    match v {
+        Some(Yaml::Sequence(items)) => items.iter().filter_map(yaml_scalar).collect(),
+        Some(other) => yaml_scalar(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// True when a JSON array holds TEXT2SPARQL system answers (`qname` and `query`).
+pub fn is_answers(first: &serde_json::Map<String, Value>) -> bool {
+    first.contains_key("qname") && first.contains_key("query")
+}
+
+/// Parses the system answers: one run question per `qname`, its query to execute.
+pub fn parse_answers(items: Vec<Value>) -> Dataset {
+    let mut out = Dataset {
+        id: None,
+        format: Format::Text2SparqlAnswers,
+        questions: Vec::with_capacity(items.len()),
+        diagnostics: Vec::new(),
+        calls: None,
+    };
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(o) = item else {
+            out.diagnostics
+                .push(format!("answer #{} is not a json object; skipped", i + 1));
+            continue;
+        };
+        let mut q = Question::default();
+        match o.get("qname").and_then(scalar_string) {
+            Some(id) => q.id = QuestionId(id),
+            None => {
+                out.diagnostics
+                    .push(format!("answer #{} has no `qname`; skipped", i + 1));
+                continue;
+            }
+        }
+        if out.id.is_none() {
+            out.id = o.get("dataset").and_then(scalar_string);
+        }
+        if let Some(t) = o.get("question").and_then(Value::as_str) {
+            let lang = q.language().unwrap_or("en").to_string();
+            q.texts.push((lang, t.to_string()));
+        }
+        match o.get("query") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {
+                q.query = Query::Sparql(s.trim().to_string());
+            }
+            _ => q.diagnostics.push("the system returned no query".into()),
+        }
+        out.questions.push(q);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Format, Query};
+    use crate::qald::parse;
+
+    const YAML: &str = "# comment\n---\ndataset:\n  id: https://e.org/ds/\n  prefix: ck\n  defaultNamespace: http://e.org/v/\nquestions:\n  - id: 1\n    question:\n      en: Who?\n      es: ¿Quién?\n    features: [SELECT, RESULT_ORDER_MATTERS]\n    classes: [':Person']\n    properties: [':knows', 'http://x.org/p']\n    query:\n      sparql: |\n        SELECT ?x WHERE { ?x a <http://e.org/v/Person> }\n    extra: 1\n";
+
+    #[test]
+    fn reads_the_benchmark_one_question_per_language() {
+        let d = parse(YAML.as_bytes(), "q.yml").unwrap();
+        assert_eq!(d.format, Format::Text2SparqlYaml);
+        let ids: Vec<&str> = d.questions.iter().map(|q| q.id.0.as_str()).collect();
+        assert_eq!(ids, ["ck:1-en", "ck:1-es"]);
+        let q = &d.questions[1];
+        assert_eq!(q.texts, vec![("es".to_string(), "¿Quién?".to_string())]);
+        assert!(q.order_flagged());
+        assert_eq!(q.entities, ["http://e.org/v/Person"]);
+        assert_eq!(q.properties, ["http://e.org/v/knows", "http://x.org/p"]);
+        assert!(matches!(&q.query, Query::Sparql(s) if s.starts_with("SELECT")));
+        assert!(q.answers.is_none());
+        assert_eq!(q.language(), Some("es"));
+        assert!(d.diagnostics.iter().any(|m| m.contains("\"extra\"")), "{:?}", d.diagnostics);
+    }
+
+    #[test]
+    fn yaml_errors_name_line_and_shape() {
+        let err = parse(b"questions:\n  - id: [1\n", "bad.yml").unwrap_err().to_string();
+        assert!(err.starts_with("bad.yml:"), "{err}");
+        let err = parse(b"questions: 5\n", "shape.yml").unwrap_err().to_string();
+        assert!(err.contains("`questions` must be a list"), "{err}");
+    }
+
+    #[test]
+    fn reads_system_answers() {
+        let d = parse(
+            br#"[{"dataset":"https://e.org/ds/","question":"Who?","query":"SELECT ?x WHERE {?x ?p ?o}","qname":"ck:1-en","uri":"u","endpoint":"e"},{"qname":"ck:2-en","query":""}]"#,
+            "a.json",
+        )
+        .unwrap();
+        assert_eq!(d.format, Format::Text2SparqlAnswers);
+        assert_eq!(d.questions.len(), 2);
+        assert!(matches!(d.questions[0].query, Query::Sparql(_)));
+        assert!(d.questions[1].diagnostics[0].contains("no query"));
+    }
+}

@@ -1,0 +1,591 @@
+//! Executing SPARQL on a knowledge graph (SCORING 10), the one module that names
+//! oxigraph and sha2. Two backends behind [`KnowledgeGraph`]: oxigraph's
+//! in-memory store loaded from RDF files (every format and compression the
+//! indexer reads; the union of the files is the default graph), and a SPARQL 1.1
+//! protocol endpoint asked through `live`'s HTTP client. Every execution has a
+//! timeout (a query past it is cancelled and never blocks the run) and a row
+//! cap. Results become [`AnswerSet`]s in the order the store returned them, with
+//! the same term conversion for both backends, so that `--kg` and `--endpoint`
+//! give the same report. `run` fills benchmark and run questions from their
+//! queries.
+
+mod run;
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use oxigraph::io::{RdfFormat, RdfParseError, RdfParser};
+use oxigraph::model::{GraphName, NamedNodeRef, Quad, Term as OxTerm};
+use oxigraph::sparql::results::{
+    QueryResultsFormat, QueryResultsParser, SliceQueryResultsParserOutput,
+};
+use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
+use oxigraph::store::Store;
+use sha2::{Digest, Sha256};
+
+pub use run::{execute_dataset, Mode, RunSummary};
+
+use crate::eval::report::{KgFile, KnowledgeGraphInfo};
+use crate::model::{Answer, AnswerSet, ExecStatus, Term};
+
+/// The default timeout of one query (SCORING 10).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default row cap of one query (SCORING 10).
+pub const DEFAULT_MAX_ROWS: usize = 100_000;
+
+const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
+const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+
+/// A knowledge graph that cannot be used at all.
+#[derive(Debug, thiserror::Error)]
+pub enum KgError {
+    /// A file cannot be opened or read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file's name does not say an RDF format.
+    #[error("{path}: unknown rdf format; name the file .nt, .nq, .ttl, .trig, .rdf, .owl, .xml or .n3 (optionally .gz, .bz2, .zst)")]
+    Format {
+        /// The file.
+        path: String,
+    },
+    /// A file does not parse.
+    #[error("{path}:{line}:{column}: {message}; fix the file or leave it out of --kg")]
+    Syntax {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// The parser's message.
+        message: String,
+    },
+    /// The in-memory store failed.
+    #[error("the in-memory store failed: {0}")]
+    Store(String),
+}
+
+/// How every query is executed.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecOptions {
+    /// The time one query may take.
+    pub timeout: Duration,
+    /// The most rows kept of one result.
+    pub max_rows: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> ExecOptions {
+        ExecOptions {
+            timeout: DEFAULT_TIMEOUT,
+            max_rows: DEFAULT_MAX_ROWS,
+        }
+    }
+}
+
+/// What executing one query gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The status.
+    pub status: ExecStatus,
+    /// The error or the cap in words, when not `ok`.
+    pub message: Option<String>,
+    /// The answers, one per row, in the store's order (empty on failure).
+    pub answers: AnswerSet,
+    /// Wall time in milliseconds.
+    pub ms: f64,
+}
+
+impl Outcome {
+    fn failed(status: ExecStatus, message: String, started: Instant) -> Outcome {
+        Outcome {
+            status,
+            message: Some(message),
+            answers: AnswerSet::default(),
+            ms: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
+}
+
+enum Backend {
+    Store(Store),
+    Endpoint(String),
+}
+
+/// A knowledge graph to run queries on.
+pub struct KnowledgeGraph {
+    backend: Backend,
+    /// What it is, for the report.
+    pub info: KnowledgeGraphInfo,
+}
+
+/// The oxigraph version this build executes with.
+pub const OXIGRAPH_VERSION: &str = "0.5";
+
+impl KnowledgeGraph {
+    /// Loads RDF files into an in-memory store. `progress` is called with (bytes
+    /// read, bytes in all) as the files are read.
+    pub fn load(
+        files: &[PathBuf],
+        options: ExecOptions,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<KnowledgeGraph, KgError> {
+        let started = Instant::now();
+        let store = Store::new().map_err(|e| KgError::Store(e.to_string()))?;
+        let total: u64 = files
+            .iter()
+            .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+            .sum();
+        let mut done = 0u64;
+        let mut infos = Vec::with_capacity(files.len());
+        for path in files {
+            let (sha256, statements, bytes) =
+                load_file(&store, path, &|n| progress(done + n, total))?;
+            done += bytes;
+            infos.push(KgFile {
+                path: path.display().to_string(),
+                sha256,
+                statements,
+            });
+        }
+        progress(total, total);
+        let triples = store.len().map_err(|e| KgError::Store(e.to_string()))?;
+        Ok(KnowledgeGraph {
+            backend: Backend::Store(store),
+            info: KnowledgeGraphInfo {
+                store: format!("oxigraph {} (in memory, embedded)", oxigraph_version()),
+                endpoint: None,
+                files: infos,
+                triples: Some(triples as u64),
+                timeout_ms: options.timeout.as_millis() as u64,
+                max_rows: options.max_rows,
+                load_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+            },
+        })
+    }
+
+    /// A SPARQL 1.1 protocol endpoint.
+    pub fn endpoint(url: &str, options: ExecOptions) -> KnowledgeGraph {
+        KnowledgeGraph {
+            backend: Backend::Endpoint(url.to_string()),
+            info: KnowledgeGraphInfo {
+                store: "sparql endpoint".to_string(),
+                endpoint: Some(url.to_string()),
+                files: Vec::new(),
+                triples: None,
+                timeout_ms: options.timeout.as_millis() as u64,
+                max_rows: options.max_rows,
+                load_ms: None,
+            },
+        }
+    }
+
+    /// True for the embedded store (it executes standard SPARQL 1.1 only).
+    pub fn is_embedded(&self) -> bool {
+        matches!(self.backend, Backend::Store(_))
+    }
+
+    /// Executes one query.
+    pub fn execute(&self, query: &str, options: ExecOptions) -> Outcome {
+        match &self.backend {
+            Backend::Store(store) => execute_embedded(store, query, options),
+            Backend::Endpoint(url) => execute_endpoint(url, query, options),
+        }
+    }
+
+    /// The IRIs of `iris` that occur in no triple of the graph (in any position).
+    /// On an endpoint each is asked with ASK; an IRI whose check fails counts as
+    /// known.
+    pub fn unknown_iris(&self, iris: &[String], options: ExecOptions) -> Vec<String> {
+        iris.iter()
+            .filter(|iri| !self.occurs(iri, options))
+            .cloned()
+            .collect()
+    }
+
+    fn occurs(&self, iri: &str, options: ExecOptions) -> bool {
+        match &self.backend {
+            Backend::Store(store) => {
+                let Ok(node) = NamedNodeRef::new(iri) else {
+                    return false;
+                };
+                let has = |s, p, o| {
+                    store
+                        .quads_for_pattern(s, p, o, None)
+                        .next()
+                        .is_some()
+                };
+                has(Some(node.into()), None, None)
+                    || has(None, Some(node), None)
+                    || has(None, None, Some(node.into()))
+            }
+            Backend::Endpoint(url) => {
+                let q = format!(
+                    "ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s <{iri}> ?o }} UNION {{ ?s ?p <{iri}> }} }}"
+                );
+                let out = execute_endpoint(url, &q, options);
+                !out.status.answered()
+                    || out
+                        .answers
+                        .answers
+                        .iter()
+                        .any(|a| a.terms == [Term::Boolean(true)])
+            }
+        }
+    }
+}
+
+fn oxigraph_version() -> &'static str {
+    // the locked version of the oxigraph crate (Cargo.lock), kept in one place
+    OXIGRAPH_LOCKED
+}
+
+/// The oxigraph crate version in Cargo.lock (checked by a test).
+pub const OXIGRAPH_LOCKED: &str = "0.5.13";
+
+/// A reader that hashes and counts the stored bytes it passes on.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// Statements inserted per store call.
+const LOAD_BATCH: usize = 1 << 16;
+
+/// Loads one file; returns its sha256, its statement count and its size.
+fn load_file(
+    store: &Store,
+    path: &Path,
+    progress: &dyn Fn(u64),
+) -> Result<(String, u64, u64), KgError> {
+    let name = path.display().to_string();
+    let read_err = |source| KgError::Read {
+        path: name.clone(),
+        source,
+    };
+    let lower = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let (stem, _) = crate::indexer::split_compression(&lower);
+    let format = stem
+        .rsplit_once('.')
+        .and_then(|(_, ext)| match ext {
+            "nt" | "ntriples" => Some(RdfFormat::NTriples),
+            "nq" | "nquads" => Some(RdfFormat::NQuads),
+            "ttl" | "turtle" => Some(RdfFormat::Turtle),
+            "trig" => Some(RdfFormat::TriG),
+            "rdf" | "owl" | "xml" => Some(RdfFormat::RdfXml),
+            "n3" => Some(RdfFormat::N3),
+            _ => None,
+        })
+        .ok_or_else(|| KgError::Format { path: name.clone() })?;
+    let file = File::open(path).map_err(read_err)?;
+    let hashing = std::sync::Arc::new(std::sync::Mutex::new(Hashing {
+        inner: file,
+        hasher: Sha256::new(),
+        bytes: 0,
+    }));
+    let shared = SharedReader(hashing.clone());
+    let text = crate::indexer::decompressed_reader(&lower, BufReader::new(shared))
+        .map_err(read_err)?;
+    let mut statements = 0u64;
+    let mut batch: Vec<Quad> = Vec::with_capacity(LOAD_BATCH);
+    let flush = |batch: &mut Vec<Quad>| -> Result<(), KgError> {
+        store
+            .extend(batch.drain(..))
+            .map_err(|e| KgError::Store(e.to_string()))
+    };
+    for quad in RdfParser::from_format(format)
+        .rename_blank_nodes()
+        .for_reader(text)
+    {
+        let quad = quad.map_err(|e| parse_error(&name, e))?;
+        statements += 1;
+        batch.push(Quad::new(
+            quad.subject,
+            quad.predicate,
+            quad.object,
+            GraphName::DefaultGraph,
+        ));
+        if batch.len() == LOAD_BATCH {
+            flush(&mut batch)?;
+            progress(hashing.lock().map_or(0, |h| h.bytes));
+        }
+    }
+    flush(&mut batch)?;
+    let h = hashing
+        .lock()
+        .map_err(|_| KgError::Store("the file reader panicked".into()))?;
+    let digest = h.hasher.clone().finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    Ok((hex, statements, h.bytes))
+}
+
+/// The hashing reader, shared so that its tally can be read during the load.
+struct SharedReader<R>(std::sync::Arc<std::sync::Mutex<Hashing<R>>>);
+
+impl<R: Read> Read for SharedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned reader"))?
+            .read(buf)
+    }
+}
+
+fn parse_error(path: &str, e: RdfParseError) -> KgError {
+    match e {
+        RdfParseError::Io(source) => KgError::Read {
+            path: path.to_string(),
+            source,
+        },
+        RdfParseError::Syntax(s) => {
+            let (line, column) = s
+                .location()
+                .map_or((1, 1), |l| (l.start.line + 1, l.start.column + 1));
+            KgError::Syntax {
+                path: path.to_string(),
+                line,
+                column,
+                message: s.to_string(),
+            }
+        }
+    }
+}
+
+/// Converts a store term to a model term (blank nodes as `_:id`, simple literals
+/// without datatype, language strings without datatype).
+fn term(t: &OxTerm) -> Term {
+    match t {
+        OxTerm::NamedNode(n) => Term::Iri(n.as_str().to_string()),
+        OxTerm::BlankNode(b) => Term::Iri(format!("_:{}", b.as_str())),
+        OxTerm::Literal(l) => {
+            let dt = l.datatype().as_str();
+            Term::Literal {
+                lexical: l.value().to_string(),
+                datatype: (dt != XSD_STRING && dt != RDF_LANG_STRING).then(|| dt.to_string()),
+                lang: l.language().map(str::to_string),
+            }
+        }
+        #[allow(unreachable_patterns, reason = "RDF 1.2 triple terms exist only with a feature")]
+        _ => Term::plain(t.to_string()),
+    }
+}
+
+/// Rows collected from solutions: the answers, and whether the cap cut them.
+fn collect<'a, E: std::fmt::Display>(
+    vars: Vec<String>,
+    rows: impl Iterator<Item = Result<Vec<Term>, E>>,
+    max_rows: usize,
+) -> Result<(AnswerSet, bool), E> {
+    let mut set = AnswerSet {
+        vars,
+        ..AnswerSet::default()
+    };
+    for row in rows {
+        let terms = row?;
+        if set.answers.len() == max_rows {
+            return Ok((set, true));
+        }
+        set.answers.push(Answer { terms });
+    }
+    Ok((set, false))
+}
+
+fn finish(
+    result: Result<(AnswerSet, bool), (ExecStatus, String)>,
+    max_rows: usize,
+    started: Instant,
+) -> Outcome {
+    match result {
+        Ok((answers, truncated)) => Outcome {
+            status: if truncated {
+                ExecStatus::Truncated
+            } else {
+                ExecStatus::Ok
+            },
+            message: truncated.then(|| {
+                format!("more than {max_rows} rows: the rest were dropped (raise --max-rows)")
+            }),
+            answers,
+            ms: started.elapsed().as_secs_f64() * 1000.0,
+        },
+        Err((status, message)) => Outcome::failed(status, message, started),
+    }
+}
+
+fn execute_embedded(store: &Store, query: &str, options: ExecOptions) -> Outcome {
+    let started = Instant::now();
+    let token = CancellationToken::new();
+    let (tx, rx) = mpsc::channel();
+    let (store, text, inner_token) = (store.clone(), query.to_string(), token.clone());
+    let max_rows = options.max_rows;
+    let spawned = std::thread::Builder::new()
+        .name("sparql".into())
+        .spawn(move || {
+            let _ = tx.send(evaluate(&store, &text, inner_token, max_rows));
+        });
+    if let Err(e) = spawned {
+        return Outcome::failed(
+            ExecStatus::ExecutionError,
+            format!("cannot start the query: {e}"),
+            started,
+        );
+    }
+    match rx.recv_timeout(options.timeout) {
+        Ok(result) => finish(result, max_rows, started),
+        Err(_) => {
+            token.cancel();
+            Outcome::failed(
+                ExecStatus::Timeout,
+                format!(
+                    "stopped after the timeout of {} ms (raise --query-timeout-ms)",
+                    options.timeout.as_millis()
+                ),
+                started,
+            )
+        }
+    }
+}
+
+fn evaluate(
+    store: &Store,
+    query: &str,
+    token: CancellationToken,
+    max_rows: usize,
+) -> Result<(AnswerSet, bool), (ExecStatus, String)> {
+    let prepared = SparqlEvaluator::new()
+        .with_cancellation_token(token)
+        .parse_query(query)
+        .map_err(|e| (ExecStatus::SyntaxError, e.to_string().replace('\n', " ")))?;
+    let failed = |e: QueryEvaluationError| match e {
+        QueryEvaluationError::Cancelled => (ExecStatus::Timeout, "cancelled".to_string()),
+        e => (ExecStatus::ExecutionError, e.to_string()),
+    };
+    match prepared.on_store(store).execute().map_err(failed)? {
+        QueryResults::Solutions(solutions) => {
+            let vars: Vec<String> = solutions
+                .variables()
+                .iter()
+                .map(|v| v.as_str().to_string())
+                .collect();
+            let rows = solutions.map(|s| s.map(|s| s.iter().map(|(_, t)| term(t)).collect()));
+            collect(vars, rows, max_rows).map_err(failed)
+        }
+        QueryResults::Boolean(b) => Ok((
+            AnswerSet {
+                answers: vec![Answer::single(Term::Boolean(b))],
+                ..AnswerSet::default()
+            },
+            false,
+        )),
+        QueryResults::Graph(_) => Err((
+            ExecStatus::ExecutionError,
+            "a CONSTRUCT or DESCRIBE query gives triples, not answers; write a SELECT or ASK query"
+                .to_string(),
+        )),
+    }
+}
+
+fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
+    let started = Instant::now();
+    let reply = match crate::live::sparql_request(url, query, options.timeout) {
+        Ok(r) => r,
+        Err(crate::live::CallError::Timeout(m)) => {
+            return Outcome::failed(
+                ExecStatus::Timeout,
+                format!("the endpoint did not answer within {} ms ({m})", options.timeout.as_millis()),
+                started,
+            )
+        }
+        Err(e) => {
+            return Outcome::failed(
+                ExecStatus::ExecutionError,
+                format!("endpoint {url}: {e}"),
+                started,
+            )
+        }
+    };
+    if !(200..300).contains(&reply.status) {
+        let text = String::from_utf8_lossy(&reply.body);
+        let snippet: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let snippet: String = snippet.chars().take(300).collect();
+        // the endpoint decides what it accepts; a rejected query that is not
+        // SPARQL 1.1 either is a syntax error
+        let status = if reply.status == 400 && crate::annotate::executable(query).is_err() {
+            ExecStatus::SyntaxError
+        } else {
+            ExecStatus::ExecutionError
+        };
+        return Outcome::failed(
+            status,
+            format!("endpoint answered http {}: {snippet}", reply.status),
+            started,
+        );
+    }
+    let format = if reply.content_type.contains("xml") {
+        QueryResultsFormat::Xml
+    } else if reply.content_type.contains("json") {
+        QueryResultsFormat::Json
+    } else {
+        return Outcome::failed(
+            ExecStatus::ExecutionError,
+            format!(
+                "endpoint {url} answered {:?}, not SPARQL results; give the URL of the SPARQL endpoint itself (such as http://host:7878/query)",
+                reply.content_type
+            ),
+            started,
+        );
+    };
+    let parsed = QueryResultsParser::from_format(format).for_slice(&reply.body);
+    let bad = |e: &dyn std::fmt::Display| {
+        (
+            ExecStatus::ExecutionError,
+            format!("endpoint {url} answered unreadable results: {e}"),
+        )
+    };
+    let result = match parsed {
+        Err(e) => Err(bad(&e)),
+        Ok(SliceQueryResultsParserOutput::Boolean(b)) => Ok((
+            AnswerSet {
+                answers: vec![Answer::single(Term::Boolean(b))],
+                ..AnswerSet::default()
+            },
+            false,
+        )),
+        Ok(SliceQueryResultsParserOutput::Solutions(solutions)) => {
+            let vars: Vec<String> = solutions
+                .variables()
+                .iter()
+                .map(|v| v.as_str().to_string())
+                .collect();
+            let rows = solutions.map(|s| s.map(|s| s.iter().map(|(_, t)| term(t)).collect()));
+            collect(vars, rows, options.max_rows).map_err(|e| bad(&e))
+        }
+    };
+    finish(result, options.max_rows, started)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! Answering the questions of a benchmark or a run from their queries (SCORING
+//! 10): which questions are executed, the query made executable for the store,
+//! the checks (parses as SPARQL 1.1, IRIs that occur nowhere in the graph), and
+//! what changed against answers the file already gave.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::{ExecOptions, KnowledgeGraph};
+use crate::model::{AnswerSet, Dataset, ExecStatus, Execution, Query, Term};
+
+/// Which questions with a query are executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Only those without answers.
+    Missing,
+    /// Every one (`--refresh-gold`, `--execute-run`); answers the file gave are
+    /// compared with the results and replaced by them.
+    All,
+}
+
+/// What executing a dataset's queries did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSummary {
+    /// Queries executed.
+    pub executed: usize,
+    /// Executions per status name.
+    pub by_status: BTreeMap<&'static str, usize>,
+    /// Questions whose given answers differ from their query's results.
+    pub changed: Vec<String>,
+    /// Questions whose query failed, with why.
+    pub failed: Vec<(String, String)>,
+}
+
+/// Executes the queries of `dataset` on `kg` and stores the results as the
+/// questions' answers (a failed query is an empty answer, unless the file gave
+/// answers, which are then kept). `check_iris` also looks up every IRI of each
+/// query in the graph. `progress` gets (done, to do).
+pub fn execute_dataset(
+    kg: &KnowledgeGraph,
+    dataset: &mut Dataset,
+    mode: Mode,
+    check_iris: bool,
+    options: ExecOptions,
+    progress: &dyn Fn(usize, usize),
+) -> RunSummary {
+    let todo: Vec<usize> = dataset
+        .questions
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| {
+            matches!(q.query, Query::Sparql(_)) && (mode == Mode::All || q.answers.is_none())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut summary = RunSummary::default();
+    for (n, &i) in todo.iter().enumerate() {
+        let q = &mut dataset.questions[i];
+        let Query::Sparql(query) = &q.query else {
+            continue;
+        };
+        let prepared = crate::annotate::executable(query);
+        let mut execution = Execution {
+            parses: prepared.as_ref().is_ok_and(|p| p.strict),
+            ..Execution::default()
+        };
+        let outcome = match (&prepared, kg.is_embedded()) {
+            (Err(e), true) => super::Outcome::failed(
+                ExecStatus::SyntaxError,
+                e.to_string(),
+                std::time::Instant::now(),
+            ),
+            (Ok(p), true) => {
+                execution.notes.extend(p.notes.iter().map(|n| {
+                    format!("executed as standard SPARQL after reading it as the endpoints do: {n}")
+                }));
+                kg.execute(&p.text, options)
+            }
+            // the endpoint decides what it accepts
+            (_, false) => kg.execute(query, options),
+        };
+        if let (Ok(p), true) = (&prepared, check_iris) {
+            execution.iris = p.iris.len();
+            execution.unknown_iris = kg.unknown_iris(&p.iris, options);
+        }
+        execution.status = outcome.status;
+        execution.message = outcome.message.clone();
+        execution.rows = outcome.answers.answers.len();
+        execution.ms = outcome.ms;
+        summary.executed += 1;
+        *summary.by_status.entry(outcome.status.name()).or_default() += 1;
+        let id = q.id.0.clone();
+        if !outcome.status.answered() {
+            summary.failed.push((
+                id.clone(),
+                format!(
+                    "{}: {}",
+                    outcome.status.name(),
+                    outcome.message.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        match (&q.answers, outcome.status.answered()) {
+            (Some(given), true) => {
+                if !same_answers(given, &outcome.answers) {
+                    execution.notes.push(format!(
+                        "the answers the file gave ({}) differ from the query's results ({}); the results are scored",
+                        given.answers.len(),
+                        outcome.answers.answers.len()
+                    ));
+                    summary.changed.push(id);
+                }
+                q.answers = Some(outcome.answers);
+            }
+            (Some(_), false) => execution
+                .notes
+                .push("the query failed: the answers the file gave are kept".into()),
+            (None, _) => q.answers = Some(outcome.answers),
+        }
+        q.execution = Some(execution);
+        progress(n + 1, todo.len());
+    }
+    summary
+}
+
+/// True when two answer sets hold the same answers, in any order.
+fn same_answers(a: &AnswerSet, b: &AnswerSet) -> bool {
+    let set = |s: &AnswerSet| -> HashSet<Vec<Term>> {
+        s.answers
+            .iter()
+            .map(|a| {
+                let mut t = a.terms.clone();
+                t.sort();
+                t
+            })
+            .collect()
+    };
+    set(a) == set(b)
+}
