@@ -35,6 +35,64 @@ impl LiveArgs {
     }
 }
 
+/// The knowledge graph queries are executed on (SCORING 10).
+#[derive(Debug, Clone, Args, Default)]
+pub struct KgArgs {
+    /// RDF files of the knowledge graph, loaded into an embedded in-memory store
+    /// (N-Triples, N-Quads, Turtle, TriG, RDF/XML, N3; plain, .gz, .bz2, .zst).
+    #[arg(long = "kg", value_name = "FILE", num_args = 1.., conflicts_with = "endpoint")]
+    pub kg: Vec<std::path::PathBuf>,
+    /// A SPARQL 1.1 protocol endpoint to execute queries on instead.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// The time one query may take, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub query_timeout_ms: u64,
+    /// The most rows kept of one query's result.
+    #[arg(long, value_name = "N", default_value_t = crate::sparql::DEFAULT_MAX_ROWS)]
+    pub max_rows: usize,
+}
+
+impl KgArgs {
+    /// The execution options these arguments give.
+    pub fn options(&self) -> crate::sparql::ExecOptions {
+        crate::sparql::ExecOptions {
+            timeout: Duration::from_millis(self.query_timeout_ms),
+            max_rows: self.max_rows,
+        }
+    }
+
+    /// True when a knowledge graph was given.
+    pub fn given(&self) -> bool {
+        !self.kg.is_empty() || self.endpoint.is_some()
+    }
+
+    /// Loads the files (with a progress bar on stderr) or names the endpoint;
+    /// `None` when neither was given.
+    pub fn open(&self) -> anyhow::Result<Option<crate::sparql::KnowledgeGraph>> {
+        if let Some(url) = &self.endpoint {
+            if crate::live::host_of(url).is_none() {
+                anyhow::bail!("endpoint {url:?} is not an http(s) url; give one like http://localhost:7878/query");
+            }
+            return Ok(Some(crate::sparql::KnowledgeGraph::endpoint(url, self.options())));
+        }
+        if self.kg.is_empty() {
+            return Ok(None);
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading the knowledge graph {bar:30} {bytes}/{total_bytes}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        let kg = crate::sparql::KnowledgeGraph::load(&self.kg, self.options(), &|done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })?;
+        bar.finish_and_clear();
+        Ok(Some(kg))
+    }
+}
+
 /// Profiles offered on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ProfileArg {
@@ -44,6 +102,8 @@ pub enum ProfileArg {
     Gerbil,
     /// Reproduces the evaluation tool published with MQALD.
     Mqald,
+    /// Reproduces the TEXT2SPARQL challenge's scoring.
+    Text2sparql,
 }
 
 impl From<ProfileArg> for Profile {
@@ -52,6 +112,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Judge => Profile::Judge,
             ProfileArg::Gerbil => Profile::Gerbil,
             ProfileArg::Mqald => Profile::Mqald,
+            ProfileArg::Text2sparql => Profile::Text2sparql,
         }
     }
 }

@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use super::args::{parse_experiment, parse_feature, LiveArgs, ProfileArg};
+use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::render;
 use crate::eval::{evaluate_with, Experiment, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
+use crate::sparql::{execute_dataset, KnowledgeGraph, Mode};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -84,6 +85,39 @@ pub struct EvaluateArgs {
     /// Report matches through owl:sameAs classes larger than this.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CLASS_SIZE)]
     pub max_class_size: usize,
+    /// The knowledge graph to execute queries on.
+    #[command(flatten)]
+    pub kg: KgArgs,
+    /// Execute every gold query, also where the gold gives answers, and score the
+    /// results (the report lists the questions whose answers changed).
+    #[arg(long)]
+    pub refresh_gold: bool,
+    /// Execute every run query, also where the run gives answers.
+    #[arg(long)]
+    pub execute_run: bool,
+}
+
+/// Executes a dataset's queries with a progress bar on stderr.
+pub(super) fn execute_with_bar(
+    kg: &KnowledgeGraph,
+    dataset: &mut crate::model::Dataset,
+    mode: Mode,
+    check_iris: bool,
+    options: crate::sparql::ExecOptions,
+    what: &str,
+) -> crate::sparql::RunSummary {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("executing {msg} queries {bar:30} {pos}/{len}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(what.to_string());
+    let summary = execute_dataset(kg, dataset, mode, check_iris, options, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    summary
 }
 
 fn stem(path: &Path) -> String {
@@ -101,11 +135,23 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             args.runs.len() + args.systems.len()
         );
     }
-    let gold = super::load(&args.gold)?;
-    let mut loaded = Vec::with_capacity(args.runs.len());
+    if (args.refresh_gold || args.execute_run) && !args.kg.given() {
+        bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
+    }
+    let mut gold = super::load(&args.gold)?;
+    let mut loaded: Vec<(String, String, crate::model::Dataset)> =
+        Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
         let dataset = super::load(path)?;
-        let name = args.names.get(i).cloned().unwrap_or_else(|| stem(path));
+        let name = args.names.get(i).cloned().unwrap_or_else(|| {
+            // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
+            // are named by their folder too
+            let shared = args.runs.iter().filter(|p| stem(p) == stem(path)).count() > 1;
+            match path.parent().and_then(|p| p.file_name()).filter(|_| shared) {
+                Some(dir) => format!("{}/{}", dir.to_string_lossy(), stem(path)),
+                None => stem(path),
+            }
+        });
         loaded.push((name, path.display().to_string(), dataset));
     }
     let live = LiveOptions {
@@ -127,6 +173,50 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             .cloned()
             .unwrap_or_else(|| url.clone());
         loaded.push((name, url.clone(), run.dataset));
+    }
+    let kg = args.kg.open()?;
+    let mut kg_diagnostics = Vec::new();
+    if let Some(kg) = &kg {
+        let options = args.kg.options();
+        let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
+        let summary = execute_with_bar(kg, &mut gold, mode(args.refresh_gold), false, options, "gold");
+        if args.refresh_gold && !summary.changed.is_empty() {
+            kg_diagnostics.push(format!(
+                "gold: --refresh-gold changed the answers of {} question(s): {}",
+                summary.changed.len(),
+                summary.changed.join(", ")
+            ));
+        }
+        if !summary.failed.is_empty() {
+            kg_diagnostics.push(format!(
+                "gold: {} gold query(ies) failed: {}",
+                summary.failed.len(),
+                summary
+                    .failed
+                    .iter()
+                    .map(|(id, why)| format!("{id} ({why})"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        for (name, _, dataset) in &mut loaded {
+            let s = execute_with_bar(kg, dataset, mode(args.execute_run), true, options, name);
+            if args.execute_run && !s.changed.is_empty() {
+                kg_diagnostics.push(format!(
+                    "run '{name}': the answers given for {} question(s) differ from their query's results: {}",
+                    s.changed.len(),
+                    s.changed.join(", ")
+                ));
+            }
+        }
+    } else if gold
+        .questions
+        .iter()
+        .any(|q| q.answers.is_none() && matches!(q.query, crate::model::Query::Sparql(_)))
+    {
+        kg_diagnostics.push(
+            "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".into(),
+        );
     }
     let runs: Vec<Run<'_>> = loaded
         .iter()
@@ -157,13 +247,15 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         path: &index_path,
         format_version: i.meta().format_version,
     });
-    let report = evaluate_with(
+    let mut report = evaluate_with(
         &gold,
         &args.gold.display().to_string(),
         &runs,
         options,
         index_ref,
     );
+    report.knowledge_graph = kg.map(|k| k.info);
+    report.diagnostics.extend(kg_diagnostics);
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Table => render::table(&report, args.per_question),

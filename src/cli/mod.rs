@@ -6,6 +6,7 @@ mod args;
 mod check;
 mod evaluate;
 mod index;
+mod refresh;
 mod render;
 mod serve;
 
@@ -45,6 +46,9 @@ pub enum Command {
     Types(index::TypesArgs),
     /// Serve the JSON API, stored experiments and the web page over HTTP.
     Serve(serve::ServeArgs),
+    /// Execute every gold query on a knowledge graph and write the benchmark
+    /// with the results as answers (QALD-JSON).
+    Refresh(refresh::RefreshArgs),
 }
 
 /// Writes a line to stdout, returning the error (a pipe closed early) instead of
@@ -79,6 +83,7 @@ pub fn run() -> ExitCode {
         Command::Labels(args) => index::run_labels(args),
         Command::Types(args) => index::run_types(args),
         Command::Serve(args) => serve::run_serve(args),
+        Command::Refresh(args) => refresh::run(args),
     };
     match result {
         Ok(code) => code,

@@ -11,7 +11,10 @@ mod lcquad;
 mod rubq;
 mod text2sparql;
 pub mod values;
+mod write;
 mod xml;
+
+pub use write::to_qald_json;
 
 use std::collections::HashSet;
 use std::io::Read;

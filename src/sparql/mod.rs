@@ -36,6 +36,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default row cap of one query (SCORING 10).
 pub const DEFAULT_MAX_ROWS: usize = 100_000;
 
+const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
 const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
 
@@ -101,6 +102,8 @@ pub struct Outcome {
     pub message: Option<String>,
     /// The answers, one per row, in the store's order (empty on failure).
     pub answers: AnswerSet,
+    /// Per row, the variable (index into `answers.vars`) of each of its terms.
+    pub columns: Vec<Vec<usize>>,
     /// Wall time in milliseconds.
     pub ms: f64,
 }
@@ -111,6 +114,7 @@ impl Outcome {
             status,
             message: Some(message),
             answers: AnswerSet::default(),
+            columns: Vec::new(),
             ms: started.elapsed().as_secs_f64() * 1000.0,
         }
     }
@@ -393,33 +397,93 @@ fn term(t: &OxTerm) -> Term {
     }
 }
 
-/// Rows collected from solutions: the answers, and whether the cap cut them.
-fn collect<'a, E: std::fmt::Display>(
+/// The casts to integer types that Virtuoso (the store the TEXT2SPARQL
+/// organisers used) accepts as functions and SPARQL 1.1 does not define; the
+/// embedded store executes them as Virtuoso does, as a cast to an integer.
+pub const VIRTUOSO_INTEGER_CASTS: [&str; 3] = ["int", "long", "short"];
+
+/// True when a query calls one of [`VIRTUOSO_INTEGER_CASTS`].
+pub fn uses_virtuoso_casts(query: &str) -> bool {
+    VIRTUOSO_INTEGER_CASTS.iter().any(|n| {
+        query.contains(&format!("xsd:{n}(")) || query.contains(&format!("XMLSchema#{n}>("))
+    })
+}
+
+/// `xsd:int(x)` and the like: an integer from a number or a number-shaped
+/// string (a fraction is cut toward zero), else unbound.
+fn integer_cast(args: &[OxTerm]) -> Option<OxTerm> {
+    let [OxTerm::Literal(l)] = args else {
+        return None;
+    };
+    let text = l.value().trim();
+    let n: i64 = match text.parse::<i64>() {
+        Ok(n) => n,
+        Err(_) => {
+            let f = text.parse::<f64>().ok().filter(|f| f.is_finite())?;
+            f.trunc() as i64
+        }
+    };
+    Some(OxTerm::Literal(oxigraph::model::Literal::new_typed_literal(
+        n.to_string(),
+        oxigraph::model::vocab::xsd::INTEGER,
+    )))
+}
+
+/// Rows collected from solutions: the answers, each term's variable, and
+/// whether the cap cut them.
+type Collected = (AnswerSet, Vec<Vec<usize>>, bool);
+
+fn collect<E: std::fmt::Display>(
     vars: Vec<String>,
-    rows: impl Iterator<Item = Result<Vec<Term>, E>>,
+    rows: impl Iterator<Item = Result<Vec<(usize, Term)>, E>>,
     max_rows: usize,
-) -> Result<(AnswerSet, bool), E> {
+) -> Result<Collected, E> {
     let mut set = AnswerSet {
         vars,
         ..AnswerSet::default()
     };
+    let mut columns = Vec::new();
     for row in rows {
-        let terms = row?;
+        let row = row?;
         if set.answers.len() == max_rows {
-            return Ok((set, true));
+            return Ok((set, columns, true));
         }
-        set.answers.push(Answer { terms });
+        columns.push(row.iter().map(|(c, _)| *c).collect());
+        set.answers.push(Answer {
+            terms: row.into_iter().map(|(_, t)| t).collect(),
+        });
     }
-    Ok((set, false))
+    Ok((set, columns, false))
+}
+
+/// The terms of one solution with the index of their variable.
+fn row<'a>(
+    vars: &[oxigraph::sparql::Variable],
+    solution: impl Iterator<Item = (&'a oxigraph::sparql::Variable, &'a OxTerm)>,
+) -> Vec<(usize, Term)> {
+    solution
+        .map(|(v, t)| (vars.iter().position(|x| x == v).unwrap_or(0), term(t)))
+        .collect()
+}
+
+fn boolean(b: bool) -> Collected {
+    (
+        AnswerSet {
+            answers: vec![Answer::single(Term::Boolean(b))],
+            ..AnswerSet::default()
+        },
+        vec![Vec::new()],
+        false,
+    )
 }
 
 fn finish(
-    result: Result<(AnswerSet, bool), (ExecStatus, String)>,
+    result: Result<Collected, (ExecStatus, String)>,
     max_rows: usize,
     started: Instant,
 ) -> Outcome {
     match result {
-        Ok((answers, truncated)) => Outcome {
+        Ok((answers, columns, truncated)) => Outcome {
             status: if truncated {
                 ExecStatus::Truncated
             } else {
@@ -429,6 +493,7 @@ fn finish(
                 format!("more than {max_rows} rows: the rest were dropped (raise --max-rows)")
             }),
             answers,
+            columns,
             ms: started.elapsed().as_secs_f64() * 1000.0,
         },
         Err((status, message)) => Outcome::failed(status, message, started),
@@ -474,9 +539,14 @@ fn evaluate(
     query: &str,
     token: CancellationToken,
     max_rows: usize,
-) -> Result<(AnswerSet, bool), (ExecStatus, String)> {
-    let prepared = SparqlEvaluator::new()
-        .with_cancellation_token(token)
+) -> Result<Collected, (ExecStatus, String)> {
+    let mut evaluator = SparqlEvaluator::new().with_cancellation_token(token);
+    for name in VIRTUOSO_INTEGER_CASTS {
+        if let Ok(iri) = oxigraph::model::NamedNode::new(format!("{XSD}{name}")) {
+            evaluator = evaluator.with_custom_function(iri, integer_cast);
+        }
+    }
+    let prepared = evaluator
         .parse_query(query)
         .map_err(|e| (ExecStatus::SyntaxError, e.to_string().replace('\n', " ")))?;
     let failed = |e: QueryEvaluationError| match e {
@@ -485,21 +555,12 @@ fn evaluate(
     };
     match prepared.on_store(store).execute().map_err(failed)? {
         QueryResults::Solutions(solutions) => {
-            let vars: Vec<String> = solutions
-                .variables()
-                .iter()
-                .map(|v| v.as_str().to_string())
-                .collect();
-            let rows = solutions.map(|s| s.map(|s| s.iter().map(|(_, t)| term(t)).collect()));
+            let variables = solutions.variables().to_vec();
+            let vars = variables.iter().map(|v| v.as_str().to_string()).collect();
+            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())));
             collect(vars, rows, max_rows).map_err(failed)
         }
-        QueryResults::Boolean(b) => Ok((
-            AnswerSet {
-                answers: vec![Answer::single(Term::Boolean(b))],
-                ..AnswerSet::default()
-            },
-            false,
-        )),
+        QueryResults::Boolean(b) => Ok(boolean(b)),
         QueryResults::Graph(_) => Err((
             ExecStatus::ExecutionError,
             "a CONSTRUCT or DESCRIBE query gives triples, not answers; write a SELECT or ASK query"
@@ -567,20 +628,11 @@ fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
     };
     let result = match parsed {
         Err(e) => Err(bad(&e)),
-        Ok(SliceQueryResultsParserOutput::Boolean(b)) => Ok((
-            AnswerSet {
-                answers: vec![Answer::single(Term::Boolean(b))],
-                ..AnswerSet::default()
-            },
-            false,
-        )),
+        Ok(SliceQueryResultsParserOutput::Boolean(b)) => Ok(boolean(b)),
         Ok(SliceQueryResultsParserOutput::Solutions(solutions)) => {
-            let vars: Vec<String> = solutions
-                .variables()
-                .iter()
-                .map(|v| v.as_str().to_string())
-                .collect();
-            let rows = solutions.map(|s| s.map(|s| s.iter().map(|(_, t)| term(t)).collect()));
+            let variables = solutions.variables().to_vec();
+            let vars = variables.iter().map(|v| v.as_str().to_string()).collect();
+            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())));
             collect(vars, rows, options.max_rows).map_err(|e| bad(&e))
         }
     };

@@ -29,6 +29,9 @@ pub struct RunSummary {
     pub changed: Vec<String>,
     /// Questions whose query failed, with why.
     pub failed: Vec<(String, String)>,
+    /// Per executed question, per row, the variable of each term (for writing
+    /// the results back as SPARQL JSON bindings).
+    pub columns: BTreeMap<String, Vec<Vec<usize>>>,
 }
 
 /// Executes the queries of `dataset` on `kg` and stores the results as the
@@ -73,6 +76,11 @@ pub fn execute_dataset(
                 execution.notes.extend(p.notes.iter().map(|n| {
                     format!("executed as standard SPARQL after reading it as the endpoints do: {n}")
                 }));
+                if super::uses_virtuoso_casts(query) {
+                    execution.notes.push(
+                        "xsd:int / xsd:long / xsd:short are not SPARQL 1.1 functions; executed as Virtuoso does, as casts to integer".into(),
+                    );
+                }
                 kg.execute(&p.text, options)
             }
             // the endpoint decides what it accepts
@@ -98,6 +106,9 @@ pub fn execute_dataset(
                     outcome.message.as_deref().unwrap_or("")
                 ),
             ));
+        }
+        if outcome.status.answered() {
+            summary.columns.insert(id.clone(), outcome.columns.clone());
         }
         match (&q.answers, outcome.status.answered()) {
             (Some(given), true) => {

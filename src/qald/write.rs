@@ -1,0 +1,171 @@
+//! Writing a dataset as QALD-JSON (what `qajudge refresh` outputs): per question
+//! its id, texts, query, flags and answers as a SPARQL results object, with every
+//! term's kind, datatype and language kept.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::model::{Dataset, Query, Term};
+
+/// The dataset as QALD-JSON. `columns` gives, per question id, the variable of
+/// each term of each row (a row whose terms do not all bind a variable of their
+/// own is written with its terms in the order of the variables).
+pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>>>) -> Value {
+    let questions: Vec<Value> = dataset
+        .questions
+        .iter()
+        .map(|q| {
+            let mut o = Map::new();
+            o.insert("id".into(), Value::String(q.id.0.clone()));
+            o.insert(
+                "question".into(),
+                q.texts
+                    .iter()
+                    .map(|(l, t)| json!({"language": l, "string": t}))
+                    .collect(),
+            );
+            match &q.query {
+                Query::Sparql(s) => {
+                    o.insert("query".into(), json!({"sparql": s}));
+                }
+                Query::Pseudo(s) => {
+                    o.insert("query".into(), json!({"pseudo": s}));
+                }
+                Query::None => {}
+            }
+            for (k, v) in &q.flags {
+                o.insert(k.clone(), Value::String(v.clone()));
+            }
+            if let Some(t) = &q.answertype {
+                o.insert("answertype".into(), Value::String(t.clone()));
+            }
+            if !q.tags.is_empty() {
+                o.insert("features".into(), json!(q.tags));
+            }
+            if let Some(set) = &q.answers {
+                let boolean = set.answers.iter().find_map(|a| match a.terms.as_slice() {
+                    [Term::Boolean(b)] => Some(*b),
+                    _ => None,
+                });
+                let answer = match boolean {
+                    Some(b) => json!({"head": {}, "boolean": b}),
+                    None => {
+                        let cols = columns.get(&q.id.0);
+                        let vars: Vec<String> = if set.vars.is_empty() {
+                            vec!["uri".to_string()]
+                        } else {
+                            set.vars.clone()
+                        };
+                        let bindings: Vec<Value> = set
+                            .answers
+                            .iter()
+                            .enumerate()
+                            .map(|(r, a)| {
+                                let mut row = Map::new();
+                                for (i, t) in a.terms.iter().enumerate() {
+                                    let var = cols
+                                        .and_then(|c| c.get(r))
+                                        .and_then(|c| c.get(i))
+                                        .copied()
+                                        .unwrap_or(i);
+                                    let name = vars
+                                        .get(var)
+                                        .cloned()
+                                        .unwrap_or_else(|| format!("v{var}"));
+                                    row.insert(name, binding(t));
+                                }
+                                Value::Object(row)
+                            })
+                            .collect();
+                        json!({"head": {"vars": vars}, "results": {"bindings": bindings}})
+                    }
+                };
+                o.insert("answers".into(), json!([answer]));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let mut top = Map::new();
+    if let Some(id) = &dataset.id {
+        top.insert("dataset".into(), json!({"id": id}));
+    }
+    top.insert("questions".into(), Value::Array(questions));
+    Value::Object(top)
+}
+
+fn binding(t: &Term) -> Value {
+    match t {
+        Term::Iri(i) => match i.strip_prefix("_:") {
+            Some(b) => json!({"type": "bnode", "value": b}),
+            None => json!({"type": "uri", "value": i}),
+        },
+        Term::Literal {
+            lexical,
+            datatype,
+            lang,
+        } => {
+            let mut o = Map::new();
+            o.insert("type".into(), json!("literal"));
+            o.insert("value".into(), json!(lexical));
+            if let Some(d) = datatype {
+                o.insert("datatype".into(), json!(d));
+            }
+            if let Some(l) = lang {
+                o.insert("xml:lang".into(), json!(l));
+            }
+            Value::Object(o)
+        }
+        Term::Boolean(b) => json!({"type": "literal", "value": b.to_string(), "datatype": "http://www.w3.org/2001/XMLSchema#boolean"}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Answer, AnswerSet, Format, Question, QuestionId};
+
+    #[test]
+    fn round_trips_through_the_reader() {
+        let set = AnswerSet {
+            answers: vec![
+                Answer {
+                    terms: vec![Term::Iri("http://e.org/a".into()), Term::plain("A")],
+                },
+                Answer {
+                    terms: vec![Term::Literal {
+                        lexical: "B".into(),
+                        datatype: None,
+                        lang: Some("en".into()),
+                    }],
+                },
+            ],
+            vars: vec!["x".into(), "l".into()],
+            ..AnswerSet::default()
+        };
+        let d = Dataset {
+            id: Some("ds".into()),
+            format: Format::QaldJson,
+            questions: vec![Question {
+                id: QuestionId("ck:1-en".into()),
+                texts: vec![("en".into(), "Who?".into())],
+                query: Query::Sparql("SELECT ?x ?l WHERE {}".into()),
+                answers: Some(set.clone()),
+                ..Question::default()
+            }],
+            diagnostics: Vec::new(),
+            calls: None,
+        };
+        // the second row binds only ?l
+        let cols = BTreeMap::from([("ck:1-en".to_string(), vec![vec![0, 1], vec![1]])]);
+        let v = to_qald_json(&d, &cols);
+        assert_eq!(
+            v["questions"][0]["answers"][0]["results"]["bindings"][1]["l"]["xml:lang"],
+            "en"
+        );
+        let back = crate::qald::parse(&serde_json::to_vec(&v).unwrap(), "x").unwrap();
+        let q = &back.questions[0];
+        assert_eq!(q.answers.as_ref().unwrap().answers, set.answers);
+        assert_eq!(q.text("en"), Some("Who?"));
+    }
+}
