@@ -413,7 +413,7 @@ fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
-        values.iter().sum::<f64>() / values.len() as f64
+        values.iter().fold(0.0, |a, b| a + b) / values.len() as f64
     }
 }
 

@@ -9,3 +9,4 @@ mod index;
 mod profiles;
 mod real_data;
 mod serve;
+mod text2sparql;
