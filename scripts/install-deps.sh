@@ -2,7 +2,8 @@
 # Installs the system packages the build needs, through apt-get, when missing:
 # a C/C++ compiler (RocksDB, mimalloc, zstd are C/C++) and libclang (the rocksdb
 # crate generates its bindings with bindgen). With `--browser` also Debian's
-# Chromium and ChromeDriver, for the test of the web page.
+# Chromium and ChromeDriver, for the test of the web page; with `--python`
+# Python's venv module (for the SPARQL server the tests run).
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -11,10 +12,18 @@ if command -v dpkg >/dev/null 2>&1; then
 elif ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
   missing+=(libclang-dev)
 fi
-if [ "${1:-}" = "--browser" ]; then
-  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --browser)
+      command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+      command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+      ;;
+    --python)
+      python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+      command -v python3 >/dev/null 2>&1 || missing+=(python3)
+      ;;
+  esac
+done
 if [ ${#missing[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "error: missing ${missing[*]} and no apt-get to install them; install them and run this again" >&2

@@ -5,6 +5,7 @@ mod annotate;
 mod browser;
 mod cli;
 mod data;
+mod endpoint;
 mod index;
 mod profiles;
 mod real_data;
