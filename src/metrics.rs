@@ -135,7 +135,9 @@ pub fn trec_set(relevant: usize, retrieved: usize, relevant_retrieved: usize) ->
 /// first; 0 when there is nothing relevant.
 pub fn trec_ndcg(ranked: &[bool], relevant: usize) -> f64 {
     let discount = |i: usize| ((i + 2) as f64).log2();
-    let ideal: f64 = (0..relevant).map(|i| 1.0 / discount(i)).fold(0.0, |a, b| a + b);
+    let ideal: f64 = (0..relevant)
+        .map(|i| 1.0 / discount(i))
+        .fold(0.0, |a, b| a + b);
     if ideal <= 0.0 {
         return 0.0;
     }
@@ -157,7 +159,9 @@ pub fn trec_ndcg(ranked: &[bool], relevant: usize) -> f64 {
 /// before it; any swap of two matched answers changes it.
 pub fn ordered_ndcg(gold: usize, run_ranks: &[Option<usize>]) -> f64 {
     let discount = |i: usize| ((i + 2) as f64).log2();
-    let ideal: f64 = (0..gold).map(|k| (gold - k) as f64 / discount(k)).fold(0.0, |a, b| a + b);
+    let ideal: f64 = (0..gold)
+        .map(|k| (gold - k) as f64 / discount(k))
+        .fold(0.0, |a, b| a + b);
     if ideal <= 0.0 {
         return if run_ranks.is_empty() { 1.0 } else { 0.0 };
     }

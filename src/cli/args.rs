@@ -74,15 +74,20 @@ impl KgArgs {
             if crate::live::host_of(url).is_none() {
                 anyhow::bail!("endpoint {url:?} is not an http(s) url; give one like http://localhost:7878/query");
             }
-            return Ok(Some(crate::sparql::KnowledgeGraph::endpoint(url, self.options())));
+            return Ok(Some(crate::sparql::KnowledgeGraph::endpoint(
+                url,
+                self.options(),
+            )));
         }
         if self.kg.is_empty() {
             return Ok(None);
         }
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("loading the knowledge graph {bar:30} {bytes}/{total_bytes}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "loading the knowledge graph {bar:30} {bytes}/{total_bytes}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         let kg = crate::sparql::KnowledgeGraph::load(&self.kg, self.options(), &|done, total| {
             bar.set_length(total);

@@ -179,7 +179,14 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if let Some(kg) = &kg {
         let options = args.kg.options();
         let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
-        let summary = execute_with_bar(kg, &mut gold, mode(args.refresh_gold), false, options, "gold");
+        let summary = execute_with_bar(
+            kg,
+            &mut gold,
+            mode(args.refresh_gold),
+            false,
+            options,
+            "gold",
+        );
         if args.refresh_gold && !summary.changed.is_empty() {
             kg_diagnostics.push(format!(
                 "gold: --refresh-gold changed the answers of {} question(s): {}",

@@ -277,8 +277,7 @@ pub fn evaluate_with(
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
                 has_iri,
                 has_literal,
-                ordered: q.order_flagged()
-                    || (profile.orders_by_query() && gold_query_orders(q)),
+                ordered: q.order_flagged() || (profile.orders_by_query() && gold_query_orders(q)),
             }
         })
         .collect();

@@ -305,7 +305,7 @@ pub fn challenge_score(
     let relevant_retrieved = run.keys().filter(|d| hit(d)).count();
     let score = crate::metrics::trec_set(relevant, run.len(), relevant_retrieved);
     let ndcg = ordered.then(|| {
-        let ranked: Vec<bool> = run.keys().rev().map(|d| hit(d)).collect();
+        let ranked: Vec<bool> = run.keys().rev().map(hit).collect();
         crate::metrics::trec_ndcg(&ranked, relevant)
     });
     (score, ndcg)

@@ -431,15 +431,23 @@ fn order_score(
     }
     let mut gold_order: Vec<usize> = gold_set.iter().map(|p| p.index).collect();
     gold_order.sort_unstable();
-    let rank_of_gold: HashMap<usize, usize> =
-        gold_order.iter().enumerate().map(|(k, g)| (*g, k)).collect();
+    let rank_of_gold: HashMap<usize, usize> = gold_order
+        .iter()
+        .enumerate()
+        .map(|(k, g)| (*g, k))
+        .collect();
     let gold_of_run: HashMap<usize, usize> =
         matching.pairs.iter().map(|p| (p.run, p.gold)).collect();
     let mut run_order: Vec<usize> = run_set.iter().map(|p| p.index).collect();
     run_order.sort_unstable();
     let ranks: Vec<Option<usize>> = run_order
         .iter()
-        .map(|r| gold_of_run.get(r).and_then(|g| rank_of_gold.get(g)).copied())
+        .map(|r| {
+            gold_of_run
+                .get(r)
+                .and_then(|g| rank_of_gold.get(g))
+                .copied()
+        })
         .collect();
     crate::metrics::ordered_ndcg(gold_order.len(), &ranks)
 }
@@ -501,7 +509,11 @@ fn challenge_aggregate(
     });
     let mut langs: BTreeMap<String, Vec<&(usize, Status, QuestionScore)>> = BTreeMap::new();
     for item in scored {
-        let lang = entries[item.0].question.language().unwrap_or("").to_string();
+        let lang = entries[item.0]
+            .question
+            .language()
+            .unwrap_or("")
+            .to_string();
         langs.entry(lang).or_default().push(item);
     }
     ChallengeAggregate {

@@ -25,7 +25,11 @@ pub struct EndpointReply {
 
 /// Sends `query` to the endpoint at `url`. An HTTP error status is a reply (its
 /// body says why), not an error; a transport failure or a timeout is.
-pub fn sparql_request(url: &str, query: &str, timeout: Duration) -> Result<EndpointReply, CallError> {
+pub fn sparql_request(
+    url: &str,
+    query: &str,
+    timeout: Duration,
+) -> Result<EndpointReply, CallError> {
     let agent = ureq::AgentBuilder::new().timeout(timeout).build();
     let accept = "application/sparql-results+json, application/json;q=0.9, */*;q=0.1";
     let encoded_len: usize = query

@@ -127,9 +127,8 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
         }
     }
     for (k, n) in unknown {
-        out.diagnostics.push(format!(
-            "unknown key {k:?} in {n} question(s): not read"
-        ));
+        out.diagnostics
+            .push(format!("unknown key {k:?} in {n} question(s): not read"));
     }
     Ok(out)
 }
@@ -227,14 +226,22 @@ mod tests {
         assert!(matches!(&q.query, Query::Sparql(s) if s.starts_with("SELECT")));
         assert!(q.answers.is_none());
         assert_eq!(q.language(), Some("es"));
-        assert!(d.diagnostics.iter().any(|m| m.contains("\"extra\"")), "{:?}", d.diagnostics);
+        assert!(
+            d.diagnostics.iter().any(|m| m.contains("\"extra\"")),
+            "{:?}",
+            d.diagnostics
+        );
     }
 
     #[test]
     fn yaml_errors_name_line_and_shape() {
-        let err = parse(b"questions:\n  - id: [1\n", "bad.yml").unwrap_err().to_string();
+        let err = parse(b"questions:\n  - id: [1\n", "bad.yml")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("bad.yml:"), "{err}");
-        let err = parse(b"questions: 5\n", "shape.yml").unwrap_err().to_string();
+        let err = parse(b"questions: 5\n", "shape.yml")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`questions` must be a list"), "{err}");
     }
 

@@ -69,10 +69,8 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
                                         .and_then(|c| c.get(i))
                                         .copied()
                                         .unwrap_or(i);
-                                    let name = vars
-                                        .get(var)
-                                        .cloned()
-                                        .unwrap_or_else(|| format!("v{var}"));
+                                    let name =
+                                        vars.get(var).cloned().unwrap_or_else(|| format!("v{var}"));
                                     row.insert(name, binding(t));
                                 }
                                 Value::Object(row)
@@ -116,7 +114,9 @@ fn binding(t: &Term) -> Value {
             }
             Value::Object(o)
         }
-        Term::Boolean(b) => json!({"type": "literal", "value": b.to_string(), "datatype": "http://www.w3.org/2001/XMLSchema#boolean"}),
+        Term::Boolean(b) => {
+            json!({"type": "literal", "value": b.to_string(), "datatype": "http://www.w3.org/2001/XMLSchema#boolean"})
+        }
     }
 }
 

@@ -222,12 +222,7 @@ impl KnowledgeGraph {
                 let Ok(node) = NamedNodeRef::new(iri) else {
                     return false;
                 };
-                let has = |s, p, o| {
-                    store
-                        .quads_for_pattern(s, p, o, None)
-                        .next()
-                        .is_some()
-                };
+                let has = |s, p, o| store.quads_for_pattern(s, p, o, None).next().is_some();
                 has(Some(node.into()), None, None)
                     || has(None, Some(node), None)
                     || has(None, None, Some(node.into()))
@@ -311,8 +306,8 @@ fn load_file(
         bytes: 0,
     }));
     let shared = SharedReader(hashing.clone());
-    let text = crate::indexer::decompressed_reader(&lower, BufReader::new(shared))
-        .map_err(read_err)?;
+    let text =
+        crate::indexer::decompressed_reader(&lower, BufReader::new(shared)).map_err(read_err)?;
     let mut statements = 0u64;
     let mut batch: Vec<Quad> = Vec::with_capacity(LOAD_BATCH);
     let flush = |batch: &mut Vec<Quad>| -> Result<(), KgError> {
@@ -392,7 +387,10 @@ fn term(t: &OxTerm) -> Term {
                 lang: l.language().map(str::to_string),
             }
         }
-        #[allow(unreachable_patterns, reason = "RDF 1.2 triple terms exist only with a feature")]
+        #[allow(
+            unreachable_patterns,
+            reason = "RDF 1.2 triple terms exist only with a feature"
+        )]
         _ => Term::plain(t.to_string()),
     }
 }
@@ -423,10 +421,12 @@ fn integer_cast(args: &[OxTerm]) -> Option<OxTerm> {
             f.trunc() as i64
         }
     };
-    Some(OxTerm::Literal(oxigraph::model::Literal::new_typed_literal(
-        n.to_string(),
-        oxigraph::model::vocab::xsd::INTEGER,
-    )))
+    Some(OxTerm::Literal(
+        oxigraph::model::Literal::new_typed_literal(
+            n.to_string(),
+            oxigraph::model::vocab::xsd::INTEGER,
+        ),
+    ))
 }
 
 /// Rows collected from solutions: the answers, each term's variable, and
@@ -576,7 +576,10 @@ fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
         Err(crate::live::CallError::Timeout(m)) => {
             return Outcome::failed(
                 ExecStatus::Timeout,
-                format!("the endpoint did not answer within {} ms ({m})", options.timeout.as_millis()),
+                format!(
+                    "the endpoint did not answer within {} ms ({m})",
+                    options.timeout.as_millis()
+                ),
                 started,
             )
         }

@@ -42,7 +42,10 @@ fn loads_and_executes_in_order_with_kinds_kept() {
             lang: Some("en".into())
         }
     );
-    let n = g.execute("SELECT ?n WHERE { ?x <http://e.org/n> ?n }", ExecOptions::default());
+    let n = g.execute(
+        "SELECT ?n WHERE { ?x <http://e.org/n> ?n }",
+        ExecOptions::default(),
+    );
     assert_eq!(
         n.answers.answers[0].terms,
         [Term::typed("3", "http://www.w3.org/2001/XMLSchema#integer")]
@@ -111,15 +114,28 @@ fn fills_questions_and_checks_iris() {
         id: None,
         format: Format::QaldJson,
         questions: vec![
-            q("1", "SELECT ?o WHERE { <http://e.org/a> <http://e.org/p> ?o }"),
+            q(
+                "1",
+                "SELECT ?o WHERE { <http://e.org/a> <http://e.org/p> ?o }",
+            ),
             // an undeclared predefined prefix: not SPARQL 1.1, executed as the endpoints read it
-            q("2", "SELECT ?o WHERE { ?s rdfs:label ?o . ?s <http://e.org/invented> ?o }"),
+            q(
+                "2",
+                "SELECT ?o WHERE { ?s rdfs:label ?o . ?s <http://e.org/invented> ?o }",
+            ),
             q("3", "SELECT ?o WHERE { ?o"),
         ],
         diagnostics: Vec::new(),
         calls: None,
     };
-    let s = execute_dataset(&g, &mut d, Mode::Missing, true, ExecOptions::default(), &|_, _| {});
+    let s = execute_dataset(
+        &g,
+        &mut d,
+        Mode::Missing,
+        true,
+        ExecOptions::default(),
+        &|_, _| {},
+    );
     assert_eq!(s.executed, 3);
     assert_eq!(s.by_status.get("ok"), Some(&2));
     assert_eq!(s.failed.len(), 1);
@@ -129,9 +145,17 @@ fn fills_questions_and_checks_iris() {
     let x2 = d.questions[1].execution.as_ref().unwrap();
     assert!(!x2.parses);
     assert_eq!(x2.status, ExecStatus::Ok);
-    assert!(x2.unknown_iris.contains(&"http://e.org/invented".to_string()));
-    assert!(x2.unknown_iris.iter().any(|i| i.ends_with("rdf-schema#label")));
-    assert_eq!(d.questions[2].execution.as_ref().unwrap().status, ExecStatus::SyntaxError);
+    assert!(x2
+        .unknown_iris
+        .contains(&"http://e.org/invented".to_string()));
+    assert!(x2
+        .unknown_iris
+        .iter()
+        .any(|i| i.ends_with("rdf-schema#label")));
+    assert_eq!(
+        d.questions[2].execution.as_ref().unwrap().status,
+        ExecStatus::SyntaxError
+    );
     assert!(d.questions[2].answers.as_ref().unwrap().is_empty());
     std::fs::remove_dir_all(dir).ok();
 }
@@ -139,7 +163,9 @@ fn fills_questions_and_checks_iris() {
 #[test]
 fn the_locked_oxigraph_version_is_the_reported_one() {
     let lock = include_str!("../../Cargo.lock");
-    let at = lock.find("name = \"oxigraph\"\nversion = \"").expect("oxigraph in Cargo.lock");
+    let at = lock
+        .find("name = \"oxigraph\"\nversion = \"")
+        .expect("oxigraph in Cargo.lock");
     let rest = &lock[at + "name = \"oxigraph\"\nversion = \"".len()..];
     assert_eq!(&rest[..rest.find('"').unwrap()], OXIGRAPH_LOCKED);
 }

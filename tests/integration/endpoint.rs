@@ -28,7 +28,10 @@ fn oxigraph_binary() -> Option<PathBuf> {
         "{} is missing: run bash scripts/install-servers.sh (the README's test command does)",
         bin.display()
     );
-    eprintln!("skipping: {} is missing (bash scripts/install-servers.sh)", bin.display());
+    eprintln!(
+        "skipping: {} is missing (bash scripts/install-servers.sh)",
+        bin.display()
+    );
     None
 }
 
@@ -46,9 +49,9 @@ impl Drop for Server {
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
-        .unwrap()
+        .expect("test input")
         .local_addr()
-        .unwrap()
+        .expect("test input")
         .port()
 }
 
@@ -67,14 +70,20 @@ fn start(bin: &Path, files: &[PathBuf]) -> Server {
         url: format!("{base}/query"),
     };
     let started = Instant::now();
-    while ureq::get(&format!("{base}/query?query=ASK%7B%7D")).call().is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "oxigraph did not start");
+    while ureq::get(&format!("{base}/query?query=ASK%7B%7D"))
+        .call()
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "oxigraph did not start"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     for f in files {
         ureq::post(&format!("{base}/store?default"))
             .set("Content-Type", "text/turtle")
-            .send_bytes(&std::fs::read(f).unwrap())
+            .send_bytes(&std::fs::read(f).expect("test input"))
             .expect("the graph loads");
     }
     server
@@ -106,7 +115,7 @@ fn an_oxigraph_endpoint_scores_as_the_embedded_store() {
     let files = vec![t.join("kg/prod-inst.ttl"), t.join("kg/prod-vocab.ttl")];
     let server = start(&bin, &files);
     let opts = ExecOptions::default();
-    let embedded = KnowledgeGraph::load(&files, opts, &|_, _| {}).unwrap();
+    let embedded = KnowledgeGraph::load(&files, opts, &|_, _| {}).expect("test input");
     let endpoint = KnowledgeGraph::endpoint(&server.url, opts);
     let run_with = |kg: &KnowledgeGraph| {
         let mut gold = load(&t.join("benchmark/questions_ck25.yml"));
@@ -117,17 +126,28 @@ fn an_oxigraph_endpoint_scores_as_the_embedded_store() {
     };
     let (a, _, run_a) = run_with(&embedded);
     let (b, gold_b, _) = run_with(&endpoint);
-    let qa = |r: &Report| r.runs[0].experiments.qa.clone().unwrap().questions;
+    let qa = |r: &Report| {
+        r.runs[0]
+            .experiments
+            .qa
+            .clone()
+            .expect("test input")
+            .questions
+    };
     let (qa_a, qa_b) = (qa(&a), qa(&b));
     let mut compared = 0;
     for (x, y) in qa_a.iter().zip(&qa_b) {
         assert_eq!(x.id, y.id);
-        let gold_x = gold_b.questions.iter().find(|q| q.id.0 == x.id).unwrap();
+        let gold_x = gold_b
+            .questions
+            .iter()
+            .find(|q| q.id.0 == x.id)
+            .expect("test input");
         let run_x = run_a.questions.iter().find(|q| q.id.0 == x.id);
         // xsd:int casts (gold 37, 42) run only on the embedded store, as Virtuoso
         // does; a run query with undeclared prefixes only where they are read as
         // the endpoints predefine them
-        let gold_ok = gold_x.execution.as_ref().unwrap().status == ExecStatus::Ok;
+        let gold_ok = gold_x.execution.as_ref().expect("test input").status == ExecStatus::Ok;
         let strict = run_x
             .and_then(|q| q.execution.as_ref())
             .is_none_or(|e| e.parses);
@@ -142,16 +162,28 @@ fn an_oxigraph_endpoint_scores_as_the_embedded_store() {
             x.id
         );
         assert_eq!(
-            x.execution.as_ref().map(|e| (e.status, e.rows, &e.unknown_iris)),
-            y.execution.as_ref().map(|e| (e.status, e.rows, &e.unknown_iris)),
+            x.execution
+                .as_ref()
+                .map(|e| (e.status, e.rows, &e.unknown_iris)),
+            y.execution
+                .as_ref()
+                .map(|e| (e.status, e.rows, &e.unknown_iris)),
             "{}",
             x.id
         );
     }
     assert!(compared >= 40, "{compared}");
     for id in ["ck25:37-en", "ck25:42-en"] {
-        let q = gold_b.questions.iter().find(|q| q.id.0 == id).unwrap();
-        assert_eq!(q.execution.as_ref().unwrap().status, ExecStatus::ExecutionError, "{id}");
+        let q = gold_b
+            .questions
+            .iter()
+            .find(|q| q.id.0 == id)
+            .expect("test input");
+        assert_eq!(
+            q.execution.as_ref().expect("test input").status,
+            ExecStatus::ExecutionError,
+            "{id}"
+        );
     }
     // a slow query stops at its timeout on the endpoint too
     let slow = endpoint.execute(
@@ -166,7 +198,10 @@ fn an_oxigraph_endpoint_scores_as_the_embedded_store() {
     let base = server.url.trim_end_matches("/query");
     let html = KnowledgeGraph::endpoint(&format!("{base}/"), opts).execute("ASK {}", opts);
     assert_eq!(html.status, ExecStatus::ExecutionError);
-    assert!(html.message.unwrap().contains("not SPARQL results"));
+    assert!(html
+        .message
+        .expect("test input")
+        .contains("not SPARQL results"));
     // a syntax error the server rejects, that is not SPARQL 1.1 either
     let bad = endpoint.execute("SELECT ?x WHERE { ?x", opts);
     assert_eq!(bad.status, ExecStatus::SyntaxError, "{bad:?}");
@@ -179,9 +214,23 @@ fn a_down_endpoint_is_an_error_per_question() {
     let url = format!("http://127.0.0.1:{}/query", free_port());
     let kg = KnowledgeGraph::endpoint(&url, ExecOptions::default());
     let mut gold = load(&t.join("benchmark/questions_ck25.yml"));
-    let s = execute_dataset(&kg, &mut gold, Mode::Missing, false, ExecOptions::default(), &|_, _| {});
+    let s = execute_dataset(
+        &kg,
+        &mut gold,
+        Mode::Missing,
+        false,
+        ExecOptions::default(),
+        &|_, _| {},
+    );
     assert_eq!(s.by_status.get("execution_error"), Some(&50));
     let q = &gold.questions[0];
-    assert!(q.execution.as_ref().unwrap().message.as_ref().unwrap().contains(&url));
-    assert!(q.answers.as_ref().unwrap().is_empty());
+    assert!(q
+        .execution
+        .as_ref()
+        .expect("test input")
+        .message
+        .as_ref()
+        .expect("test input")
+        .contains(&url));
+    assert!(q.answers.as_ref().expect("test input").is_empty());
 }

@@ -42,7 +42,14 @@ fn ck25(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
 }
 
 fn executed(dataset: &mut Dataset, kg: &KnowledgeGraph, check_iris: bool) {
-    execute_dataset(kg, dataset, Mode::Missing, check_iris, ExecOptions::default(), &|_, _| {});
+    execute_dataset(
+        kg,
+        dataset,
+        Mode::Missing,
+        check_iris,
+        ExecOptions::default(),
+        &|_, _| {},
+    );
 }
 
 /// The challenge's documents of an answer set (every value of every row).
@@ -74,9 +81,10 @@ fn executing_the_ck25_gold_reproduces_the_organisers_result_set() {
     assert_eq!(gold.questions.len(), 50);
     executed(&mut gold, &kg, false);
     let truth: BTreeMap<String, BTreeMap<String, u8>> = serde_json::from_slice(
-        &std::fs::read(dir.join("text2sparql/benchmark/ck25_true_result_set.json")).unwrap(),
+        &std::fs::read(dir.join("text2sparql/benchmark/ck25_true_result_set.json"))
+            .expect("test input"),
     )
-    .unwrap();
+    .expect("test input");
     let exceptions: BTreeSet<&str> = CK25_GOLD_EXCEPTIONS.iter().map(|(id, _)| *id).collect();
     let mut differ = BTreeSet::new();
     for q in &gold.questions {
@@ -87,12 +95,24 @@ fn executing_the_ck25_gold_reproduces_the_organisers_result_set() {
             differ.insert(q.id.0.as_str());
         }
     }
-    assert_eq!(differ, exceptions, "questions that differ from the organisers' results");
+    assert_eq!(
+        differ, exceptions,
+        "questions that differ from the organisers' results"
+    );
     // the two gold queries that cast with xsd:int (Virtuoso only) run as Virtuoso does
     for id in ["ck25:37-en", "ck25:42-en"] {
-        let q = gold.questions.iter().find(|q| q.id.0 == id).unwrap();
+        let q = gold
+            .questions
+            .iter()
+            .find(|q| q.id.0 == id)
+            .expect("test input");
         assert!(
-            q.execution.as_ref().unwrap().notes.iter().any(|n| n.contains("xsd:int")),
+            q.execution
+                .as_ref()
+                .expect("test input")
+                .notes
+                .iter()
+                .any(|n| n.contains("xsd:int")),
             "{id}"
         );
     }
@@ -100,7 +120,7 @@ fn executing_the_ck25_gold_reproduces_the_organisers_result_set() {
 
 fn systems_report(dir: &Path, profile: Profile, names: &[&str]) -> Report {
     let (yaml, files) = ck25(dir);
-    let kg = KnowledgeGraph::load(&files, ExecOptions::default(), &|_, _| {}).unwrap();
+    let kg = KnowledgeGraph::load(&files, ExecOptions::default(), &|_, _| {}).expect("test input");
     let mut gold = load(&yaml);
     executed(&mut gold, &kg, false);
     let mut runs: Vec<(String, Dataset)> = names
@@ -144,7 +164,11 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn ck25_systems_score_as_the_challenge_computes() {
     let dir = crate::require_data!();
-    let r = systems_report(&dir, Profile::Text2sparql, &["IIS-Q", "INFAI", "WSE", "AIFB"]);
+    let r = systems_report(
+        &dir,
+        Profile::Text2sparql,
+        &["IIS-Q", "INFAI", "WSE", "AIFB"],
+    );
     assert_eq!(r.profile, "text2sparql");
     // q16 (ASK, gold true): INFAI asks and scores 1; IIS-Q selects the supplier
     // IRI instead: one document, not `true`: 0
@@ -159,34 +183,55 @@ fn ck25_systems_score_as_the_challenge_computes() {
     for sys in ["IIS-Q", "INFAI"] {
         let q = question(&r, sys, "ck25:10-en");
         assert_eq!((q.score.tp, q.score.fp, q.score.fn_), (2, 2, 0), "{sys}");
-        assert!(close(q.score.precision, 0.5) && close(q.score.f1, 2.0 / 3.0), "{sys}");
+        assert!(
+            close(q.score.precision, 0.5) && close(q.score.f1, 2.0 / 3.0),
+            "{sys}"
+        );
     }
     // WSE filters departments by an rdfs:label that does not exist: empty, 0
     let q = question(&r, "WSE", "ck25:10-en");
-    assert_eq!((q.score.tp, q.score.fp, q.score.fn_, q.score.f1), (0, 0, 2, 0.0));
+    assert_eq!(
+        (q.score.tp, q.score.fp, q.score.fn_, q.score.f1),
+        (0, 0, 2, 0.0)
+    );
     // q27 is RESULT_ORDER_MATTERS: 177 gold documents; IIS-Q retrieves 108 of them
     // and nothing else, so trec_eval ranks 108 relevant documents first:
     // nDCG = sum_{i<108} 1/log2(i+2) / sum_{i<177} 1/log2(i+2)
     let q = question(&r, "IIS-Q", "ck25:27-en");
     assert_eq!((q.score.tp, q.score.fp, q.score.fn_), (108, 0, 69));
     let dcg = |n: usize| (0..n).map(|i| 1.0 / ((i + 2) as f64).log2()).sum::<f64>();
-    assert!(close(q.ndcg.unwrap(), dcg(108) / dcg(177)), "{:?}", q.ndcg);
-    assert!(close(question(&r, "INFAI", "ck25:27-en").ndcg.unwrap(), 1.0));
+    assert!(
+        close(q.ndcg.expect("test input"), dcg(108) / dcg(177)),
+        "{:?}",
+        q.ndcg
+    );
+    assert!(close(
+        question(&r, "INFAI", "ck25:27-en")
+            .ndcg
+            .expect("test input"),
+        1.0
+    ));
     // AIFB writes `:name` without declaring `:`: a syntax error, scored empty with why
     let q = question(&r, "AIFB", "ck25:1-en");
-    assert_eq!(q.execution.as_ref().unwrap().status, "syntax_error");
-    assert!(q.diagnostics.iter().any(|d| d.starts_with("run query syntax_error")));
+    assert_eq!(
+        q.execution.as_ref().expect("test input").status,
+        "syntax_error"
+    );
+    assert!(q
+        .diagnostics
+        .iter()
+        .any(|d| d.starts_with("run query syntax_error")));
     // run-level means: plain means of the per-question figures, and the combined
     // figure over every question's F (nDCG for the 2 ordered ones) plus the mean nDCG
     for run in &r.runs {
-        let qa = run.experiments.qa.as_ref().unwrap();
-        let c = qa.aggregate.challenge.as_ref().unwrap();
+        let qa = run.experiments.qa.as_ref().expect("test input");
+        let c = qa.aggregate.challenge.as_ref().expect("test input");
         let n = qa.questions.len() as f64;
         assert_eq!(qa.questions.len(), 50);
         let f = qa.questions.iter().map(|q| q.score.f1).sum::<f64>() / n;
         assert!(close(c.set_f, f), "{}", run.name);
         assert_eq!(c.ordered_questions, 2);
-        let ndcg = c.ndcg.unwrap();
+        let ndcg = c.ndcg.expect("test input");
         let combined = (qa
             .questions
             .iter()
@@ -194,11 +239,27 @@ fn ck25_systems_score_as_the_challenge_computes() {
             .sum::<f64>()
             + ndcg)
             / (n + 1.0);
-        assert!(close(c.set_f_ndcg.unwrap(), combined), "{}", run.name);
+        assert!(
+            close(c.set_f_ndcg.expect("test input"), combined),
+            "{}",
+            run.name
+        );
         assert_eq!(c.by_language["en"].questions, 50);
     }
-    let infai = &r.runs.iter().find(|x| x.name == "INFAI").unwrap();
-    let c = infai.experiments.qa.as_ref().unwrap().aggregate.challenge.clone().unwrap();
+    let infai = &r
+        .runs
+        .iter()
+        .find(|x| x.name == "INFAI")
+        .expect("test input");
+    let c = infai
+        .experiments
+        .qa
+        .as_ref()
+        .expect("test input")
+        .aggregate
+        .challenge
+        .clone()
+        .expect("test input");
     assert_eq!(
         (
             format!("{:.4}", c.set_p),
@@ -213,13 +274,13 @@ fn ck25_systems_score_as_the_challenge_computes() {
 fn ck25_under_judge_compares_typed_terms() {
     let dir = crate::require_data!();
     let r = systems_report(&dir, Profile::Judge, &["INFAI"]);
-    let qa = r.runs[0].experiments.qa.as_ref().unwrap();
+    let qa = r.runs[0].experiments.qa.as_ref().expect("test input");
     assert_eq!(qa.aggregate.evaluated, 50);
     // one answer per row: q10's rows (person, name) each match a gold name
     let q = question(&r, "INFAI", "ck25:10-en");
     assert_eq!((q.score.tp, q.score.fp, q.score.fn_), (2, 0, 0));
     // ordered questions carry the order score
     assert!(question(&r, "INFAI", "ck25:27-en").ndcg.is_some());
-    let ex = qa.aggregate.executions.as_ref().unwrap();
+    let ex = qa.aggregate.executions.as_ref().expect("test input");
     assert_eq!(ex.executed, 50);
 }
