@@ -407,3 +407,120 @@ fn breakdown_by_feature() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown feature"), "{}", stderr(&o));
 }
+
+#[test]
+fn evaluate_and_refresh_execute_queries_on_a_knowledge_graph() {
+    let dir = crate::require_data!();
+    let t = dir.join("text2sparql");
+    let p = |s: &str| t.join(s).display().to_string();
+    let (yaml, inst, vocab) = (
+        p("benchmark/questions_ck25.yml"),
+        p("kg/prod-inst.ttl"),
+        p("kg/prod-vocab.ttl"),
+    );
+    let out = qajudge(&[
+        "evaluate",
+        "--gold",
+        &yaml,
+        "--run",
+        &p("systems/INFAI/ck25_answers.json"),
+        "--kg",
+        &inst,
+        &vocab,
+        "--profile",
+        "text2sparql",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json report");
+    let kg = &report["knowledge_graph"];
+    assert_eq!(kg["triples"], 26_903);
+    assert_eq!(kg["files"].as_array().map(Vec::len), Some(2));
+    assert_eq!(kg["files"][0]["sha256"].as_str().map(str::len), Some(64));
+    assert_eq!(kg["timeout_ms"], 60_000);
+    let qa = &report["runs"][0]["experiments"]["qa"];
+    assert_eq!(qa["aggregate"]["executions"]["executed"], 50);
+    assert_eq!(qa["questions"][0]["execution"]["status"], "ok");
+    // the table shows it too
+    let out = qajudge(&[
+        "evaluate",
+        "--gold",
+        &yaml,
+        "--run",
+        &p("systems/AIFB/ck25_answers.json"),
+        "--kg",
+        &inst,
+        &vocab,
+        "--profile",
+        "text2sparql",
+        "--per-question",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // refresh writes a benchmark that evaluates against itself as 1.0 under judge
+    let tmp = std::env::temp_dir().join(format!("qajudge-refresh-{}.json", std::process::id()));
+    let out = qajudge(&[
+        "refresh",
+        "--gold",
+        &yaml,
+        "--kg",
+        &inst,
+        &vocab,
+        "--out",
+        &tmp.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("ok: 50"), "{}", stdout(&out));
+    let tmp_s = tmp.display().to_string();
+    let out = qajudge(&[
+        "evaluate", "--gold", &tmp_s, "--run", &tmp_s, "--format", "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json report");
+    assert_eq!(
+        report["runs"][0]["experiments"]["qa"]["aggregate"]["macro"]["f1"],
+        1.0
+    );
+    std::fs::remove_file(tmp).ok();
+}
+
+#[test]
+fn a_bad_knowledge_graph_or_yaml_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("qajudge-badkg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad_kg = dir.join("bad.ttl");
+    std::fs::write(&bad_kg, "<http://e.org/a> <http://e.org/p> <http://e.org/b> .\n<http://e.org/a> <http://e.org/p> \"x .\n").expect("write");
+    let yaml = dir.join("q.yml");
+    std::fs::write(&yaml, "dataset:\n  prefix: x\nquestions:\n  - id: 1\n    question: {en: Who?}\n    query: {sparql: 'SELECT ?x WHERE { ?x ?p ?o }'}\n").expect("write");
+    let out = qajudge(&[
+        "evaluate",
+        "--gold",
+        &yaml.display().to_string(),
+        "--run",
+        &yaml.display().to_string(),
+        "--kg",
+        &bad_kg.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.ttl:2:"), "{}", stderr(&out));
+    let shape = dir.join("shape.yml");
+    std::fs::write(&shape, "dataset:\n  prefix: x\nquestions: 3\n").expect("write");
+    let out = qajudge(&["check", &shape.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("shape.yml:1:1: not a TEXT2SPARQL benchmark: `questions` must be a list"),
+        "{}",
+        stdout(&out)
+    );
+    // without a knowledge graph the report says what to give
+    let out = qajudge(&[
+        "evaluate",
+        "--gold",
+        &yaml.display().to_string(),
+        "--run",
+        &yaml.display().to_string(),
+    ]);
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("--kg FILE"), "{}", stderr(&out));
+    std::fs::remove_dir_all(dir).ok();
+}
