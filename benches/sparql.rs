@@ -49,7 +49,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("execute 50 gold queries", |b| {
         b.iter(|| {
             let mut d = gold.clone();
-            black_box(execute_dataset(&kg, &mut d, Mode::Missing, false, opts, &|_, _| {}))
+            black_box(execute_dataset(
+                &kg,
+                &mut d,
+                Mode::Missing,
+                false,
+                opts,
+                &|_, _| {},
+            ))
         });
     });
     let run = load(&dir.join("systems/INFAI/ck25_answers.json"));

@@ -193,11 +193,21 @@ pub fn table(report: &Report, per_question: bool) -> String {
             for (run, e) in &runs {
                 let Some(e) = e else { continue };
                 let _ = writeln!(out, "\n{} per question: {run}", name.to_uppercase());
-                let mut rows = vec![["id", "status", "tp", "fp", "fn", "P", "R", "F1", "note"]
+                // executed queries add their status (and invented IRIs) and the order score
+                let executed = e
+                    .questions
+                    .iter()
+                    .any(|q| q.execution.is_some() || q.ndcg.is_some());
+                let mut header: Vec<String> = ["id", "status", "tp", "fp", "fn", "P", "R", "F1"]
                     .map(String::from)
-                    .to_vec()];
+                    .to_vec();
+                if executed {
+                    header.extend(["query".to_string(), "nDCG".to_string()]);
+                }
+                header.push("note".into());
+                let mut rows = vec![header];
                 for q in &e.questions {
-                    rows.push(vec![
+                    let mut row = vec![
                         q.id.clone(),
                         q.status.name().to_string(),
                         q.score.tp.to_string(),
@@ -206,8 +216,18 @@ pub fn table(report: &Report, per_question: bool) -> String {
                         f(q.score.precision),
                         f(q.score.recall),
                         f(q.score.f1),
-                        q.diagnostics.first().cloned().unwrap_or_default(),
-                    ]);
+                    ];
+                    if executed {
+                        row.push(q.execution.as_ref().map_or_else(String::new, |x| {
+                            match x.unknown_iris.len() {
+                                0 => x.status.to_string(),
+                                n => format!("{} ({n} unknown IRI)", x.status),
+                            }
+                        }));
+                        row.push(q.ndcg.map(f).unwrap_or_default());
+                    }
+                    row.push(q.diagnostics.first().cloned().unwrap_or_default());
+                    rows.push(row);
                 }
                 pad_table(&rows, &mut out);
             }
