@@ -25,12 +25,7 @@ use crate::index::format::{
 use closure::Closure;
 use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
-
-/// A lower-cased file name without its compression extension, and that
-/// extension (`gz`, `bz2`, `zst`).
-pub fn split_compression(name: &str) -> (&str, Option<&'static str>) {
-    decompress::split_compression(name)
-}
+pub use read::rdf_media_type;
 
 /// The decompressed text of a file whose lower-cased name is `name` (its
 /// `.gz`, `.bz2` or `.zst` extension chooses the decompressor).

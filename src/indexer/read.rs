@@ -24,6 +24,12 @@ pub fn is_rdf_file(path: &Path) -> bool {
     rdf_format(path).is_some()
 }
 
+/// The media type of the RDF format a file's name says (its extension, after
+/// any compression extension), for readers outside the indexer.
+pub fn rdf_media_type(path: &Path) -> Option<&'static str> {
+    rdf_format(path).map(RdfFormat::media_type)
+}
+
 fn rdf_format(path: &Path) -> Option<RdfFormat> {
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
     let (stem, _) = split_compression(&name);

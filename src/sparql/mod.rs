@@ -132,9 +132,6 @@ pub struct KnowledgeGraph {
     pub info: KnowledgeGraphInfo,
 }
 
-/// The oxigraph version this build executes with.
-pub const OXIGRAPH_VERSION: &str = "0.5";
-
 impl KnowledgeGraph {
     /// Loads RDF files into an in-memory store. `progress` is called with (bytes
     /// read, bytes in all) as the files are read.
@@ -166,7 +163,7 @@ impl KnowledgeGraph {
         Ok(KnowledgeGraph {
             backend: Backend::Store(store),
             info: KnowledgeGraphInfo {
-                store: format!("oxigraph {} (in memory, embedded)", oxigraph_version()),
+                store: format!("oxigraph {OXIGRAPH_LOCKED} (in memory, embedded)"),
                 endpoint: None,
                 files: infos,
                 triples: Some(triples as u64),
@@ -243,11 +240,6 @@ impl KnowledgeGraph {
     }
 }
 
-fn oxigraph_version() -> &'static str {
-    // the locked version of the oxigraph crate (Cargo.lock), kept in one place
-    OXIGRAPH_LOCKED
-}
-
 /// The oxigraph crate version in Cargo.lock (checked by a test).
 pub const OXIGRAPH_LOCKED: &str = "0.5.13";
 
@@ -286,18 +278,8 @@ fn load_file(
         .and_then(|n| n.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let (stem, _) = crate::indexer::split_compression(&lower);
-    let format = stem
-        .rsplit_once('.')
-        .and_then(|(_, ext)| match ext {
-            "nt" | "ntriples" => Some(RdfFormat::NTriples),
-            "nq" | "nquads" => Some(RdfFormat::NQuads),
-            "ttl" | "turtle" => Some(RdfFormat::Turtle),
-            "trig" => Some(RdfFormat::TriG),
-            "rdf" | "owl" | "xml" => Some(RdfFormat::RdfXml),
-            "n3" => Some(RdfFormat::N3),
-            _ => None,
-        })
+    let format = crate::indexer::rdf_media_type(path)
+        .and_then(RdfFormat::from_media_type)
         .ok_or_else(|| KgError::Format { path: name.clone() })?;
     let file = File::open(path).map_err(read_err)?;
     let hashing = std::sync::Arc::new(std::sync::Mutex::new(Hashing {
