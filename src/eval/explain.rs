@@ -106,7 +106,7 @@ fn explain_sets(
     run_set: &[Prepared],
     matching: &Matching,
 ) -> Explanation {
-    let markings = |p: &Prepared| p.keys.first().map(|k| format!("{k:?}")).unwrap_or_default();
+    let markings = |p: &Prepared| p.keys.first().map(ToString::to_string).unwrap_or_default();
     let text = |answers: Option<&[Answer]>, set: &[Prepared], index: usize| match answers {
         Some(a) => a.get(index).map(answer_text).unwrap_or_default(),
         None => set

@@ -42,6 +42,24 @@ pub enum Key {
     Exact(String),
 }
 
+/// How a key reads in explanations: an IRI in angle brackets, a string quoted,
+/// a number or date as its value (never Rust's debug text).
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Iri(i) => write!(f, "<{i}>"),
+            Key::Str(s) | Key::Exact(s) => write!(f, "{s:?}"),
+            Key::NumTyped(bits) | Key::NumLex(bits) => write!(f, "{}", f64::from_bits(*bits)),
+            Key::DateTyped(d) | Key::DateLex(d) => f.write_str(d),
+            Key::Bool(b) => write!(f, "{b}"),
+            Key::YearOfDate(y) | Key::GYear(y) => write!(f, "{y}"),
+            Key::Marking(m) => f.write_str(m),
+            Key::Class(c) => write!(f, "owl:sameAs class {}", c.id),
+            Key::Member(iri, _) => write!(f, "<{iri}>"),
+        }
+    }
+}
+
 impl Key {
     /// The keys this key finds in the other set: itself (unless it only finds its
     /// partner) and the partner of an asymmetric rule.
