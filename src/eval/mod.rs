@@ -266,6 +266,13 @@ pub fn evaluate_with(
             let terms = || qa.iter().flat_map(|a| a.iter()).flat_map(|a| &a.terms);
             let has_iri = terms().any(Term::is_iri);
             let has_literal = terms().any(|t| matches!(t, Term::Literal { .. }));
+            // the annotation already read the query; parse it only when there is none
+            let ordered = q.order_flagged()
+                || (profile.orders_by_query()
+                    && annotation.as_ref().map_or_else(
+                        || gold_query_orders(q),
+                        |a| a.modifiers.iter().any(|m| m == "ORDER BY"),
+                    ));
             GoldEntry {
                 question: q,
                 sets: ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true),
@@ -277,7 +284,7 @@ pub fn evaluate_with(
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
                 has_iri,
                 has_literal,
-                ordered: q.order_flagged() || (profile.orders_by_query() && gold_query_orders(q)),
+                ordered,
             }
         })
         .collect();
