@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use crate::annotate::FEATURES;
 use crate::eval::{Experiment, Profile};
-use crate::live::LiveOptions;
+use crate::live::{LiveOptions, Protocol};
 
 /// How live QA systems are called (`evaluate --system-url`, `serve`).
 #[derive(Debug, Clone, Args)]
@@ -21,6 +21,44 @@ pub struct LiveArgs {
     /// The share of failed calls that stops a live run.
     #[arg(long, default_value_t = 0.5)]
     pub max_error_rate: f64,
+    /// The API QA systems speak: gerbil (form POST `query`, `lang`; QALD-JSON
+    /// answer) or text2sparql (GET `?dataset=ID&question=TEXT`; the returned
+    /// query is executed on the knowledge graph).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Gerbil)]
+    pub protocol: ProtocolArg,
+    /// The dataset id sent to text2sparql systems (default: the gold benchmark's).
+    #[arg(long, value_name = "ID")]
+    pub dataset: Option<String>,
+    /// How often a call that failed transiently (connection refused, HTTP 5xx)
+    /// is tried again, with a backoff that doubles each time.
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// The wait before the first retry, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub retry_backoff_ms: u64,
+    /// Keep each answer of a live system in DIR and reuse it instead of asking
+    /// again (keyed by protocol, system URL, dataset, language and question), so
+    /// that an interrupted run resumes where it stopped.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<std::path::PathBuf>,
+}
+
+/// The APIs live systems speak, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ProtocolArg {
+    /// GERBIL QA's convention.
+    Gerbil,
+    /// The TEXT2SPARQL challenge's API.
+    Text2sparql,
+}
+
+impl From<ProtocolArg> for Protocol {
+    fn from(p: ProtocolArg) -> Protocol {
+        match p {
+            ProtocolArg::Gerbil => Protocol::Gerbil,
+            ProtocolArg::Text2sparql => Protocol::Text2sparql,
+        }
+    }
 }
 
 impl LiveArgs {
@@ -30,6 +68,11 @@ impl LiveArgs {
             timeout: Duration::from_millis(self.timeout_ms),
             concurrency: self.concurrency,
             max_error_rate: self.max_error_rate,
+            protocol: self.protocol.into(),
+            dataset: self.dataset.clone(),
+            retries: self.retries,
+            backoff: Duration::from_millis(self.retry_backoff_ms),
+            cache: self.cache.clone(),
             ..LiveOptions::default()
         }
     }

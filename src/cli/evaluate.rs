@@ -36,8 +36,8 @@ pub struct EvaluateArgs {
     /// A run to score; repeat for several runs.
     #[arg(long = "run", value_name = "FILE", required_unless_present = "systems")]
     pub runs: Vec<PathBuf>,
-    /// A live QA system to ask every gold question (form POST `query`, `lang`;
-    /// QALD-JSON answers); repeatable. Scored after the run files.
+    /// A live QA system to ask every gold question, in the API of --protocol;
+    /// repeatable. Scored after the run files.
     #[arg(long = "system-url", value_name = "URL")]
     pub systems: Vec<String>,
     /// How live QA systems are called.
@@ -138,6 +138,12 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
+    if !args.systems.is_empty()
+        && args.live.protocol == super::args::ProtocolArg::Text2sparql
+        && !args.kg.given()
+    {
+        bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
+    }
     let mut gold = super::load(&args.gold)?;
     let mut loaded: Vec<(String, String, crate::model::Dataset)> =
         Vec::with_capacity(args.runs.len());
@@ -154,6 +160,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         });
         loaded.push((name, path.display().to_string(), dataset));
     }
+    // a knowledge graph that does not load stops the run before any system is asked
+    let kg = args.kg.open()?;
     let live = LiveOptions {
         lang: args.lang.clone(),
         ..args.live.options()
@@ -174,7 +182,6 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| url.clone());
         loaded.push((name, url.clone(), run.dataset));
     }
-    let kg = args.kg.open()?;
     let mut kg_diagnostics = Vec::new();
     if let Some(kg) = &kg {
         let options = args.kg.options();

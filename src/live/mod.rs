@@ -1,21 +1,60 @@
 //! The client that asks a live QA system over HTTP (the one module that names
-//! ureq). It uses the convention QA systems implement for GERBIL QA: a form POST
-//! with `query` = the question text and `lang`, answered with QALD-JSON. Calls run
-//! with a per-call timeout and bounded concurrency; failed calls are counted (they
-//! score as empty answers), the runtime of successful calls is measured, and a run
-//! stops when its error rate passes a maximum. `endpoint` asks SPARQL endpoints
-//! through the same HTTP client.
+//! ureq). Two protocols: the convention QA systems implement for GERBIL QA (a
+//! form POST with `query` = the question text and `lang`, answered with
+//! QALD-JSON, whose query and eQALD annotations are kept) and the TEXT2SPARQL
+//! challenge's API (`GET URL?dataset=ID&question=TEXT`, answered with
+//! `{dataset, question, query}`: the query is executed later on the knowledge
+//! graph). Calls run with a per-call timeout and bounded concurrency; transient
+//! failures (connection refused, HTTP 5xx) are retried with exponential backoff;
+//! failed calls are counted (they score as empty answers), the runtime of
+//! successful calls is measured, and a run stops when its error rate passes a
+//! maximum. Answers can be kept in an on-disk cache (`cache`) so that an
+//! interrupted run resumes. `endpoint` asks SPARQL endpoints through the same
+//! HTTP client.
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::model::{AnswerSet, Calls, Dataset, Format, Question};
+use crate::model::{AnswerSet, Calls, Dataset, Format, Query, Question};
 
+mod cache;
 mod endpoint;
+pub use cache::{AnswerCache, CacheError, CacheKey, CACHE_FILE};
 pub use endpoint::{sparql_request, EndpointReply};
+
+/// The API a live system speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// GERBIL QA's: form POST `query`, `lang`; QALD-JSON (or SPARQL JSON) answer.
+    #[default]
+    Gerbil,
+    /// The TEXT2SPARQL challenge's: `GET ?dataset=ID&question=TEXT`; answer
+    /// `{dataset, question, query}`, whose query is executed.
+    Text2sparql,
+}
+
+impl Protocol {
+    /// The protocol's name (`gerbil`, `text2sparql`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Gerbil => "gerbil",
+            Protocol::Text2sparql => "text2sparql",
+        }
+    }
+
+    /// The protocol of a name.
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        match name {
+            "gerbil" => Some(Protocol::Gerbil),
+            "text2sparql" => Some(Protocol::Text2sparql),
+            _ => None,
+        }
+    }
+}
 
 /// How to call a live system.
 #[derive(Debug, Clone)]
@@ -32,6 +71,17 @@ pub struct LiveOptions {
     pub lang: String,
     /// Hosts the client may call; `None`: any.
     pub allowed_hosts: Option<Vec<String>>,
+    /// The API the system speaks.
+    pub protocol: Protocol,
+    /// The dataset id sent with TEXT2SPARQL questions (default: the gold
+    /// benchmark's id).
+    pub dataset: Option<String>,
+    /// How often a call that failed transiently is tried again.
+    pub retries: u32,
+    /// The wait before the first retry; it doubles for each further one.
+    pub backoff: Duration,
+    /// The directory of the on-disk answer cache; `None`: no cache.
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for LiveOptions {
@@ -43,6 +93,11 @@ impl Default for LiveOptions {
             min_calls: 10,
             lang: "en".to_string(),
             allowed_hosts: None,
+            protocol: Protocol::Gerbil,
+            dataset: None,
+            retries: 3,
+            backoff: Duration::from_millis(500),
+            cache: None,
         }
     }
 }
@@ -69,6 +124,15 @@ pub enum LiveError {
         /// The allowed hosts.
         allowed: String,
     },
+    /// TEXT2SPARQL needs a dataset id and none is known.
+    #[error("system {url:?} speaks text2sparql, which sends a dataset id with each question, and the gold benchmark has none; give one with --dataset ID")]
+    NoDataset {
+        /// The system URL.
+        url: String,
+    },
+    /// The answer cache cannot be opened.
+    #[error("{0}")]
+    Cache(String),
 }
 
 /// The answers of a live system to a benchmark.
@@ -82,6 +146,10 @@ pub struct LiveRun {
     pub runtimes_ms: Vec<f64>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<String>,
+    /// Answers read from the cache instead of a call.
+    pub cached: usize,
+    /// Calls made again after a transient failure.
+    pub retried: usize,
 }
 
 impl LiveRun {
@@ -133,6 +201,9 @@ pub enum CallError {
     /// The body is JSON of another shape.
     #[error("the answer is neither QALD-JSON nor a SPARQL result")]
     Shape,
+    /// A TEXT2SPARQL answer without a query.
+    #[error("the answer has no \"query\" string; the TEXT2SPARQL API answers {{dataset, question, query}}")]
+    NoQuery,
     /// The body is QALD-shaped but cannot be read.
     #[error("unreadable answer: {0}")]
     Unreadable(crate::qald::QaldError),
@@ -150,9 +221,11 @@ pub enum CallError {
     Transport(String),
 }
 
-/// Reads a system's answer body: a QALD-JSON document (its first question's
-/// answers) or a bare SPARQL-results object.
-fn read_answer(body: &[u8]) -> Result<AnswerSet, CallError> {
+/// Reads a GERBIL-protocol answer body: a QALD-JSON document (its first
+/// question: answers, query and eQALD annotations) or a bare SPARQL-results
+/// object. A question that gives a query and no answers keeps `answers: None`, so
+/// that its query is executed when a knowledge graph is given.
+fn read_qald_answer(body: &[u8]) -> Result<Question, CallError> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(CallError::NotJson)?;
     let doc = if value.get("questions").is_some() {
         value
@@ -163,16 +236,172 @@ fn read_answer(body: &[u8]) -> Result<AnswerSet, CallError> {
     };
     let bytes = serde_json::to_vec(&doc).map_err(CallError::NotJson)?;
     let dataset = crate::qald::parse(&bytes, "answer").map_err(CallError::Unreadable)?;
-    Ok(dataset
+    let mut q = dataset.questions.into_iter().next().unwrap_or_default();
+    if q.answers.is_none() && !matches!(q.query, Query::Sparql(_)) {
+        q.answers = Some(AnswerSet::default());
+    }
+    Ok(q)
+}
+
+/// Reads a TEXT2SPARQL answer body, `{dataset, question, query}`: a question
+/// whose query is to be executed.
+fn read_text2sparql_answer(body: &[u8]) -> Result<Question, CallError> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(CallError::NotJson)?;
+    match value.get("query").and_then(serde_json::Value::as_str) {
+        Some(query) if !query.trim().is_empty() => Ok(Question {
+            query: Query::Sparql(query.to_string()),
+            ..Question::default()
+        }),
+        _ => Err(CallError::NoQuery),
+    }
+}
+
+/// One question as it is sent.
+struct Ask {
+    /// The cache key (it holds the dataset, language and text sent).
+    key: CacheKey,
+}
+
+/// What one question's call gave.
+struct Answered {
+    /// The answer as a question (answers, or a query to execute, and annotations).
+    question: Question,
+    /// The runtime of the call in milliseconds.
+    ms: f64,
+    /// True when it came from the cache.
+    cached: bool,
+}
+
+/// The outcome of one question: its answer, or why it failed; and the calls made.
+type Outcome = (Result<Answered, CallError>, u32);
+
+/// Sends one question once; the body of a 2xx answer, or why not.
+fn call_once(
+    agent: &ureq::Agent,
+    url: &str,
+    protocol: Protocol,
+    key: &CacheKey,
+) -> Result<Vec<u8>, CallError> {
+    let sent = match protocol {
+        Protocol::Gerbil => agent
+            .post(url)
+            .set("Accept", "application/json")
+            .send_form(&[("query", &key.question), ("lang", &key.lang)]),
+        Protocol::Text2sparql => agent
+            .get(url)
+            .query("dataset", &key.dataset)
+            .query("question", &key.question)
+            .set("Accept", "application/json")
+            .call(),
+    };
+    match sent {
+        Ok(response) => {
+            let mut body = Vec::new();
+            response
+                .into_reader()
+                .take(64 << 20)
+                .read_to_end(&mut body)
+                .map_err(CallError::Read)?;
+            Ok(body)
+        }
+        Err(ureq::Error::Status(code, _)) => Err(CallError::Status(code)),
+        Err(e) => Err(describe(&e)),
+    }
+}
+
+/// Asks one question: from the cache, else by calling the system with retries
+/// and backoff on transient failures; a readable answer is added to the cache.
+fn ask_one(
+    agent: &ureq::Agent,
+    url: &str,
+    opts: &LiveOptions,
+    cache: Option<&AnswerCache>,
+    ask: &Ask,
+) -> Outcome {
+    let read = |body: &[u8]| match opts.protocol {
+        Protocol::Gerbil => read_qald_answer(body),
+        Protocol::Text2sparql => read_text2sparql_answer(body),
+    };
+    if let Some((body, ms)) = cache.and_then(|c| c.get(&ask.key)) {
+        if let Ok(question) = read(body.as_bytes()) {
+            return (
+                Ok(Answered {
+                    question,
+                    ms,
+                    cached: true,
+                }),
+                0,
+            );
+        }
+    }
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let started = Instant::now();
+        let result = call_once(agent, url, opts.protocol, &ask.key);
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        match result {
+            Err(e) if e.is_transient() && attempts <= opts.retries => {
+                std::thread::sleep(opts.backoff * 2u32.saturating_pow(attempts - 1));
+            }
+            Err(e) => return (Err(e), attempts),
+            Ok(body) => {
+                let outcome = read(&body).map(|question| {
+                    if let Some(cache) = cache {
+                        // a cache that cannot be written only costs a new call later
+                        let _ = cache.put(ask.key.clone(), &String::from_utf8_lossy(&body), ms);
+                    }
+                    Answered {
+                        question,
+                        ms,
+                        cached: false,
+                    }
+                });
+                return (outcome, attempts);
+            }
+        }
+    }
+}
+
+/// The dataset id sent with each question: `--dataset`, else the gold
+/// benchmark's id.
+fn dataset_id(gold: &Dataset, opts: &LiveOptions) -> Option<String> {
+    opts.dataset.clone().or_else(|| gold.id.clone())
+}
+
+/// What is sent for each gold question.
+fn asks(url: &str, gold: &Dataset, opts: &LiveOptions) -> Result<Vec<Ask>, LiveError> {
+    let dataset = dataset_id(gold, opts);
+    if opts.protocol == Protocol::Text2sparql && dataset.is_none() {
+        return Err(LiveError::NoDataset {
+            url: url.to_string(),
+        });
+    }
+    Ok(gold
         .questions
-        .into_iter()
-        .next()
-        .and_then(|q| q.answers)
-        .unwrap_or_default())
+        .iter()
+        .map(|q| {
+            // TEXT2SPARQL: one request per (question, language), in the question's
+            // own language; GERBIL: the language asked for
+            let lang = match opts.protocol {
+                Protocol::Text2sparql => q.language().unwrap_or(&opts.lang).to_string(),
+                Protocol::Gerbil => opts.lang.clone(),
+            };
+            Ask {
+                key: CacheKey {
+                    protocol: opts.protocol.name().to_string(),
+                    system: url.to_string(),
+                    dataset: dataset.clone().unwrap_or_default(),
+                    question: q.text(&lang).unwrap_or_default().to_string(),
+                    lang,
+                },
+            }
+        })
+        .collect())
 }
 
 /// Asks the system at `url` every question of `gold`. `progress` is called with
-/// (calls done, calls to make) after each call.
+/// (calls done, calls to make) after each question.
 pub fn ask_all(
     url: &str,
     gold: &Dataset,
@@ -180,6 +409,13 @@ pub fn ask_all(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<LiveRun, LiveError> {
     check_url(url, opts)?;
+    let asks = asks(url, gold, opts)?;
+    let cache = opts
+        .cache
+        .as_deref()
+        .map(AnswerCache::open)
+        .transpose()
+        .map_err(|e| LiveError::Cache(e.to_string()))?;
     let agent = ureq::AgentBuilder::new()
         .timeout(opts.timeout)
         .redirects(0)
@@ -189,7 +425,6 @@ pub fn ask_all(
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    // (index, outcome)
     let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(total));
     let stopped: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
@@ -199,27 +434,11 @@ pub fn ask_all(
                     return;
                 }
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(q) = gold.questions.get(i) else {
+                let Some(ask) = asks.get(i) else {
                     return;
                 };
-                let text = q.text(&opts.lang).unwrap_or_default();
-                let started = Instant::now();
-                let outcome = match agent
-                    .post(url)
-                    .send_form(&[("query", text), ("lang", opts.lang.as_str())])
-                {
-                    Ok(response) => {
-                        let mut body = Vec::new();
-                        match response.into_reader().take(64 << 20).read_to_end(&mut body) {
-                            Ok(_) => read_answer(&body)
-                                .map(|a| (a, started.elapsed().as_secs_f64() * 1000.0)),
-                            Err(e) => Err(CallError::Read(e)),
-                        }
-                    }
-                    Err(ureq::Error::Status(code, _)) => Err(CallError::Status(code)),
-                    Err(e) => Err(describe(&e)),
-                };
-                if outcome.is_err() {
+                let outcome = ask_one(&agent, url, opts, cache.as_ref(), ask);
+                if outcome.0.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }
                 let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -255,24 +474,35 @@ pub fn ask_all(
     let mut errors = BTreeMap::new();
     let mut runtimes_ms = Vec::new();
     let mut asked = vec![false; total];
-    for (i, outcome) in results {
+    let (mut cached, mut retried) = (0, 0);
+    for (i, (outcome, attempts)) in results {
         asked[i] = true;
+        retried += attempts.saturating_sub(1) as usize;
         let q = &gold.questions[i];
-        let mut run_q = Question {
-            id: q.id.clone(),
-            texts: q.texts.clone(),
-            ..Question::default()
-        };
         match outcome {
-            Ok((answers, ms)) => {
-                runtimes_ms.push(ms);
-                run_q.answers = Some(answers);
+            Ok(answered) => {
+                runtimes_ms.push(answered.ms);
+                cached += usize::from(answered.cached);
+                dataset.questions.push(Question {
+                    id: q.id.clone(),
+                    texts: q.texts.clone(),
+                    ..answered.question
+                });
             }
             Err(e) => {
-                errors.insert(q.id.0.clone(), e.to_string());
+                let why = if attempts > 1 {
+                    format!("{e} (after {attempts} attempts)")
+                } else {
+                    e.to_string()
+                };
+                errors.insert(q.id.0.clone(), why);
+                dataset.questions.push(Question {
+                    id: q.id.clone(),
+                    texts: q.texts.clone(),
+                    ..Question::default()
+                });
             }
         }
-        dataset.questions.push(run_q);
     }
     if let Some(why) = &stopped {
         for (i, q) in gold.questions.iter().enumerate() {
@@ -285,11 +515,33 @@ pub fn ask_all(
             }
         }
     }
+    if let Some(cache) = &cache {
+        if cached > 0 {
+            dataset.diagnostics.push(format!(
+                "{cached} answer(s) came from the cache {} instead of a call (leave out --cache to ask again)",
+                cache.path().display()
+            ));
+        }
+        if cache.skipped > 0 {
+            dataset.diagnostics.push(format!(
+                "{} unreadable line(s) of the cache {} were skipped (a run killed while writing)",
+                cache.skipped,
+                cache.path().display()
+            ));
+        }
+    }
+    if retried > 0 {
+        dataset.diagnostics.push(format!(
+            "{retried} call(s) were retried after a transient failure (connection refused or an HTTP 5xx status)"
+        ));
+    }
     let mut run = LiveRun {
         dataset,
         errors,
         runtimes_ms,
         stopped,
+        cached,
+        retried,
     };
     run.dataset.calls = Some(Calls {
         errors: run.errors.clone(),
@@ -299,9 +551,6 @@ pub fn ask_all(
     Ok(run)
 }
 
-/// What one call gave: the answers and the runtime in milliseconds, or why it failed.
-type Outcome = Result<(AnswerSet, f64), CallError>;
-
 /// A transport error (a timeout says so).
 fn describe(e: &ureq::Error) -> CallError {
     let text = e.to_string();
@@ -309,6 +558,18 @@ fn describe(e: &ureq::Error) -> CallError {
         CallError::Timeout(text)
     } else {
         CallError::Transport(text)
+    }
+}
+
+impl CallError {
+    /// True for failures that may pass when the call is made again: the
+    /// connection failed, or the system answered with a 5xx status.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            CallError::Transport(_) => true,
+            CallError::Status(code) => *code >= 500,
+            _ => false,
+        }
     }
 }
 
@@ -350,10 +611,49 @@ mod tests {
     #[test]
     fn answers_as_qald_json_or_sparql_results() {
         let qald = br#"{"questions":[{"id":"1","answers":[{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"uri","value":"http://e.org/a"}}]}}]}]}"#;
-        assert_eq!(read_answer(qald).unwrap().answers.len(), 1);
+        let answers = |b: &[u8]| read_qald_answer(b).unwrap().answers.unwrap();
+        assert_eq!(answers(qald).answers.len(), 1);
         let bare = br#"{"head":{},"boolean":true}"#;
-        assert_eq!(read_answer(bare).unwrap().answers.len(), 1);
-        assert!(read_answer(b"<html>").is_err());
-        assert!(read_answer(br#"{"x":1}"#).is_err());
+        assert_eq!(answers(bare).answers.len(), 1);
+        assert!(read_qald_answer(b"<html>").is_err());
+        assert!(read_qald_answer(br#"{"x":1}"#).is_err());
+    }
+
+    #[test]
+    fn a_gerbil_answer_keeps_its_query_and_annotations() {
+        let body = br#"{"questions":[{"id":"7","query":{"sparql":"SELECT ?x WHERE { ?x a <http://e.org/C> }"},"answers":[]}]}"#;
+        let q = read_qald_answer(body).unwrap();
+        assert!(matches!(q.query, Query::Sparql(ref s) if s.contains("http://e.org/C")));
+        assert_eq!(q.answers.map(|a| a.answers.len()), Some(0));
+        // a query without answers is left to be executed
+        let body = br#"{"questions":[{"id":"7","query":{"sparql":"ASK {}"}}]}"#;
+        assert_eq!(read_qald_answer(body).unwrap().answers, None);
+    }
+
+    #[test]
+    fn text2sparql_answers_carry_a_query() {
+        let q = read_text2sparql_answer(
+            br#"{"dataset":"https://e.org/ds/","question":"Who?","query":"SELECT * {?s ?p ?o}"}"#,
+        )
+        .unwrap();
+        assert_eq!(q.query, Query::Sparql("SELECT * {?s ?p ?o}".into()));
+        assert_eq!(q.answers, None);
+        for bad in [&br#"{"query":""}"#[..], br#"{"dataset":"x"}"#, b"[1]"] {
+            let err = read_text2sparql_answer(bad).unwrap_err();
+            assert!(err.to_string().contains("query"), "{err}");
+        }
+        assert!(matches!(
+            read_text2sparql_answer(b"<html>"),
+            Err(CallError::NotJson(_))
+        ));
+    }
+
+    #[test]
+    fn transient_failures_are_connection_and_5xx() {
+        assert!(CallError::Transport("refused".into()).is_transient());
+        assert!(CallError::Status(503).is_transient());
+        assert!(!CallError::Status(404).is_transient());
+        assert!(!CallError::Timeout("t".into()).is_transient());
+        assert!(!CallError::Shape.is_transient());
     }
 }

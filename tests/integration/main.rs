@@ -7,6 +7,7 @@ mod cli;
 mod data;
 mod endpoint;
 mod index;
+mod live_text2sparql;
 mod profiles;
 mod real_data;
 mod serve;

@@ -472,14 +472,14 @@ fn start_qa_system() -> String {
                 let uri = |v: &str| json!({"type": "uri", "value": v});
                 let answer = |bindings: Vec<Value>| json!({"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": bindings.into_iter().map(|b| json!({"x": b})).collect::<Vec<_>>()}}]}]});
                 let (status, body) = if query.contains("children of Ann Dunham") {
-                    (
-                        200,
-                        answer(vec![
-                            uri("http://dbpedia.org/resource/Barack_Obama"),
-                            uri("http://www.wikidata.org/entity/Q76"),
-                        ])
-                        .to_string(),
-                    )
+                    // the answers with the query that gave them: its IRIs are the
+                    // system's entity and property links (C2KB, P2KB)
+                    let mut a = answer(vec![
+                        uri("http://dbpedia.org/resource/Barack_Obama"),
+                        uri("http://www.wikidata.org/entity/Q76"),
+                    ]);
+                    a["questions"][0]["query"] = json!({"sparql": "SELECT ?uri WHERE { <http://dbpedia.org/resource/Ann_Dunham> <http://dbpedia.org/ontology/child> ?uri }"});
+                    (200, a.to_string())
                 } else if query.contains("spouse") {
                     (500, "internal error".to_string())
                 } else if query.contains("When was Barack Obama born") {
@@ -514,7 +514,7 @@ fn start_qa_system() -> String {
     format!("http://{addr}/qa")
 }
 
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -572,6 +572,16 @@ fn check_live(report: &Value) {
     // a wrong IRI
     assert_eq!(by_id("7")["f1"], 0.0);
     assert_eq!(by_id("7")["status"], "answered");
+    // the query a live system returned gives its entity and property links
+    for e in ["c2kb", "p2kb"] {
+        let q1 = report["runs"][0]["experiments"][e]["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .find(|q| q["id"] == "1")
+            .expect("question 1");
+        assert_eq!(q1["f1"], 1.0, "{e}: {q1}");
+    }
 }
 
 #[test]
@@ -584,7 +594,7 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
         &[
             ("benchmark", None, b"demo"),
             ("system_url", None, system.as_bytes()),
-            ("experiments", None, b"qa"),
+            ("experiments", None, b"qa,c2kb,p2kb"),
         ],
     );
     assert_eq!(status, 202, "{created}");
@@ -608,7 +618,7 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
             "--max-error-rate",
             "0.9",
             "--experiments",
-            "qa",
+            "qa,c2kb,p2kb",
             "--format",
             "json",
             "--index",
