@@ -3,7 +3,8 @@
 # a C/C++ compiler (RocksDB, mimalloc, zstd are C/C++) and libclang (the rocksdb
 # crate generates its bindings with bindgen). With `--browser` also Debian's
 # Chromium and ChromeDriver, for the test of the web page; with `--python`
-# Python's venv module (for the SPARQL server the tests run).
+# Python's venv module (for the SPARQL server the tests run); with `--virtuoso`
+# Debian's Virtuoso (the store the TEXT2SPARQL organisers used) and curl.
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -17,6 +18,10 @@ for arg in "$@"; do
     --browser)
       command -v chromium >/dev/null 2>&1 || missing+=(chromium)
       command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+      ;;
+    --virtuoso)
+      command -v virtuoso-t >/dev/null 2>&1 || missing+=(virtuoso-opensource-7)
+      command -v curl >/dev/null 2>&1 || missing+=(curl)
       ;;
     --python)
       python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)

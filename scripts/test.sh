@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs every test target
-# (unit tests, the integration binary, the benches once each in test mode) after
+# (unit tests, the integration binary with its real servers: oxigraph, Virtuoso,
+# Chromium, the benches once each in test mode) after
 # checking that the examples build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.89 or newer) and run this again" >&2
   exit 1
 fi
-bash scripts/install-deps.sh --browser --python
+bash scripts/install-deps.sh --browser --python --virtuoso
 bash scripts/install-servers.sh
 if [ ! -d ../shared/data ]; then
   echo "note: ../shared/data is missing: tests that read real benchmarks skip (they fail under CI=true)" >&2

@@ -14,7 +14,7 @@ use super::render;
 use crate::eval::{evaluate_with, Experiment, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
-use crate::sparql::{execute_dataset, KnowledgeGraph, Mode};
+use crate::sparql::{execute_experiment, unexecuted_gold, KnowledgeGraph, Plan};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -97,27 +97,32 @@ pub struct EvaluateArgs {
     pub execute_run: bool,
 }
 
-/// Executes a dataset's queries with a progress bar on stderr.
-pub(super) fn execute_with_bar(
-    kg: &KnowledgeGraph,
-    dataset: &mut crate::model::Dataset,
-    mode: Mode,
-    check_iris: bool,
-    options: crate::sparql::ExecOptions,
-    what: &str,
-) -> crate::sparql::RunSummary {
+/// The progress bar of query execution, on stderr (`msg`: what is executed).
+pub(super) fn query_bar() -> ProgressBar {
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("executing {msg} queries {bar:30} {pos}/{len}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar.set_message(what.to_string());
-    let summary = execute_dataset(kg, dataset, mode, check_iris, options, &|done, total| {
+    bar
+}
+
+/// Executes the queries of the gold and the runs with a progress bar on stderr.
+pub(super) fn execute_with_bar(
+    kg: &KnowledgeGraph,
+    gold: &mut crate::model::Dataset,
+    runs: &mut [(&str, &mut crate::model::Dataset)],
+    plan: Plan,
+    options: crate::sparql::ExecOptions,
+) -> Vec<String> {
+    let bar = query_bar();
+    let diagnostics = execute_experiment(kg, gold, runs, plan, options, &|what, done, total| {
+        bar.set_message(what.to_string());
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
     bar.finish_and_clear();
-    summary
+    diagnostics
 }
 
 fn stem(path: &Path) -> String {
@@ -182,56 +187,20 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| url.clone());
         loaded.push((name, url.clone(), run.dataset));
     }
-    let mut kg_diagnostics = Vec::new();
-    if let Some(kg) = &kg {
-        let options = args.kg.options();
-        let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
-        let summary = execute_with_bar(
-            kg,
-            &mut gold,
-            mode(args.refresh_gold),
-            false,
-            options,
-            "gold",
-        );
-        if args.refresh_gold && !summary.changed.is_empty() {
-            kg_diagnostics.push(format!(
-                "gold: --refresh-gold changed the answers of {} question(s): {}",
-                summary.changed.len(),
-                summary.changed.join(", ")
-            ));
+    let kg_diagnostics = match &kg {
+        Some(kg) => {
+            let mut runs: Vec<(&str, &mut crate::model::Dataset)> = loaded
+                .iter_mut()
+                .map(|(name, _, d)| (name.as_str(), d))
+                .collect();
+            let plan = Plan {
+                refresh_gold: args.refresh_gold,
+                execute_run: args.execute_run,
+            };
+            execute_with_bar(kg, &mut gold, &mut runs, plan, args.kg.options())
         }
-        if !summary.failed.is_empty() {
-            kg_diagnostics.push(format!(
-                "gold: {} gold query(ies) failed: {}",
-                summary.failed.len(),
-                summary
-                    .failed
-                    .iter()
-                    .map(|(id, why)| format!("{id} ({why})"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ));
-        }
-        for (name, _, dataset) in &mut loaded {
-            let s = execute_with_bar(kg, dataset, mode(args.execute_run), true, options, name);
-            if args.execute_run && !s.changed.is_empty() {
-                kg_diagnostics.push(format!(
-                    "run '{name}': the answers given for {} question(s) differ from their query's results: {}",
-                    s.changed.len(),
-                    s.changed.join(", ")
-                ));
-            }
-        }
-    } else if gold
-        .questions
-        .iter()
-        .any(|q| q.answers.is_none() && matches!(q.query, crate::model::Query::Sparql(_)))
-    {
-        kg_diagnostics.push(
-            "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".into(),
-        );
-    }
+        None => unexecuted_gold(&gold).into_iter().collect(),
+    };
     let runs: Vec<Run<'_>> = loaded
         .iter()
         .map(|(name, source, dataset)| Run {

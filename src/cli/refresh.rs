@@ -10,9 +10,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::args::KgArgs;
-use super::evaluate::execute_with_bar;
+use super::evaluate::query_bar;
 use super::outln;
-use crate::sparql::Mode;
+use crate::sparql::{execute_dataset, Mode};
 
 /// Arguments of `qajudge refresh`.
 #[derive(Debug, Args)]
@@ -37,7 +37,20 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
     let Some(kg) = args.kg.open()? else {
         bail!("no knowledge graph");
     };
-    let summary = execute_with_bar(&kg, &mut gold, Mode::All, false, args.kg.options(), "gold");
+    let bar = query_bar();
+    bar.set_message("gold");
+    let summary = execute_dataset(
+        &kg,
+        &mut gold,
+        Mode::All,
+        false,
+        args.kg.options(),
+        &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    );
+    bar.finish_and_clear();
     let doc = crate::qald::to_qald_json(&gold, &summary.columns);
     let text = serde_json::to_string_pretty(&doc)? + "\n";
     std::fs::write(&args.out, text)

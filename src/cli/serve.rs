@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::Args;
 
-use super::args::LiveArgs;
+use super::args::{KgArgs, LiveArgs};
 
 use crate::http::{run, ServeConfig};
 use crate::live::{LiveOptions, LOOPBACK};
@@ -32,6 +32,9 @@ pub struct ServeArgs {
     /// How live QA systems are called.
     #[command(flatten)]
     pub live: LiveArgs,
+    /// The knowledge graph experiments execute queries on (loaded once, at start).
+    #[command(flatten)]
+    pub kg: KgArgs,
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_body_bytes: usize,
@@ -69,6 +72,8 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             allowed_hosts: Some(allowed),
             ..args.live.options()
         },
+        knowledge_graph: args.kg.open()?.map(std::sync::Arc::new),
+        exec: args.kg.options(),
         max_body_bytes: args.max_body_bytes,
         workers: args.workers.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(2, std::num::NonZero::get)

@@ -14,6 +14,7 @@ use crate::eval::{evaluate_with, IndexRef, Options, Run};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::model::Dataset;
+use crate::sparql::{execute_experiment, unexecuted_gold, ExecOptions, KnowledgeGraph, Plan};
 
 /// One stored experiment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -32,6 +33,9 @@ pub struct Record {
     pub experiments: Vec<String>,
     /// The language of the questions sent to live systems.
     pub lang: String,
+    /// The API live systems were asked in (`gerbil`, `text2sparql`).
+    #[serde(default = "default_protocol")]
+    pub protocol: String,
     /// The gold benchmark: a registered name or an uploaded file name.
     pub gold: String,
     /// The runs: file names or system URLs.
@@ -42,6 +46,11 @@ pub struct Record {
     pub error: Option<String>,
     /// The report (SCORING 9) when done.
     pub report: Option<serde_json::Value>,
+}
+
+/// The protocol of records stored before there was a choice.
+fn default_protocol() -> String {
+    crate::live::Protocol::Gerbil.name().to_string()
 }
 
 /// Where an experiment is in its life.
@@ -115,7 +124,7 @@ pub enum RunSource {
 
 /// A submitted experiment waiting for the worker.
 pub struct Job {
-    /// Its id.
+    /// Its id (set by `submit`).
     pub id: String,
     /// The gold benchmark's name, for the report.
     pub gold_name: String,
@@ -127,6 +136,21 @@ pub struct Job {
     pub options: Options,
     /// Live-call options.
     pub live: LiveOptions,
+    /// Which queries are executed when the server has a knowledge graph.
+    pub plan: Plan,
+}
+
+/// What the worker evaluates with: the index and the knowledge graph the server
+/// was started with.
+pub struct Worker {
+    /// The index, if any.
+    pub index: Option<Arc<Index>>,
+    /// Its path, for the report.
+    pub index_path: String,
+    /// The knowledge graph, if any.
+    pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
+    /// The timeout and row cap of each query.
+    pub exec: ExecOptions,
 }
 
 /// The store of experiments and the queue of the worker.
@@ -202,7 +226,7 @@ impl ExperimentStore {
     }
 
     /// Starts the worker thread that evaluates queued experiments one at a time.
-    pub fn start_worker(self: &Arc<Self>, index: Option<Arc<Index>>, index_path: String) {
+    pub fn start_worker(self: &Arc<Self>, worker: Worker) {
         let (tx, rx) = channel::<Job>();
         if let Ok(mut q) = self.queue.lock() {
             *q = Some(tx);
@@ -210,7 +234,7 @@ impl ExperimentStore {
         let store = Arc::clone(self);
         std::thread::spawn(move || {
             for job in rx {
-                store.execute(job, index.as_deref(), &index_path);
+                store.execute(job, &worker);
             }
         });
     }
@@ -260,16 +284,9 @@ impl ExperimentStore {
         Ok(format!("{day}{:04}", last + 1))
     }
 
-    /// Stores a new experiment as queued and hands it to the worker; returns its record.
-    pub fn submit(
-        &self,
-        mut record: Record,
-        gold_name: String,
-        gold: Arc<Dataset>,
-        runs: Vec<RunSource>,
-        options: Options,
-        live: LiveOptions,
-    ) -> Result<Record, ExperimentError> {
+    /// Stores a new experiment as queued and hands it to the worker (the job's
+    /// id is the record's new id); returns its record.
+    pub fn submit(&self, mut record: Record, mut job: Job) -> Result<Record, ExperimentError> {
         {
             let _guard = self.ids.lock().map_err(|_| ExperimentError::Poisoned)?;
             record.id = self.next_id()?;
@@ -277,14 +294,7 @@ impl ExperimentStore {
             record.created = rfc3339(now_secs());
             self.put(&record)?;
         }
-        let job = Job {
-            id: record.id.clone(),
-            gold_name,
-            gold,
-            runs,
-            options,
-            live,
-        };
+        job.id.clone_from(&record.id);
         let queue = self.queue.lock().map_err(|_| ExperimentError::Poisoned)?;
         match queue.as_ref() {
             Some(tx) => tx.send(job).map_err(|_| ExperimentError::WorkerStopped)?,
@@ -302,7 +312,7 @@ impl ExperimentStore {
     }
 
     /// Evaluates one experiment and stores its report (or why it failed).
-    fn execute(&self, job: Job, index: Option<&Index>, index_path: &str) {
+    fn execute(&self, job: Job, worker: &Worker) {
         self.update(&job.id, |r| r.status = ExperimentStatus::Running);
         let total = job.gold.questions.len()
             * job
@@ -336,6 +346,24 @@ impl ExperimentStore {
                 }
             }
         }
+        let mut gold = Arc::clone(&job.gold);
+        let kg_diagnostics = match &worker.knowledge_graph {
+            Some(kg) => {
+                let mut runs: Vec<(&str, &mut Dataset)> = datasets
+                    .iter_mut()
+                    .map(|(name, _, d)| (name.as_str(), d))
+                    .collect();
+                execute_experiment(
+                    kg,
+                    Arc::make_mut(&mut gold),
+                    &mut runs,
+                    job.plan,
+                    worker.exec,
+                    &|_, _, _| {},
+                )
+            }
+            None => unexecuted_gold(&gold).into_iter().collect(),
+        };
         let runs: Vec<Run<'_>> = datasets
             .iter()
             .map(|(name, source, dataset)| Run {
@@ -344,17 +372,19 @@ impl ExperimentStore {
                 dataset,
             })
             .collect();
-        let report = evaluate_with(
-            &job.gold,
+        let mut report = evaluate_with(
+            &gold,
             &job.gold_name,
             &runs,
             job.options,
-            index.map(|i| IndexRef {
+            worker.index.as_deref().map(|i| IndexRef {
                 equivalence: i,
-                path: index_path,
+                path: &worker.index_path,
                 format_version: i.meta().format_version,
             }),
         );
+        report.knowledge_graph = worker.knowledge_graph.as_ref().map(|k| k.info.clone());
+        report.diagnostics.extend(kg_diagnostics);
         let value = serde_json::to_value(&report);
         self.update(&job.id, |r| {
             match value {

@@ -22,8 +22,9 @@ use actix_web::{web, App, HttpServer};
 use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
+use crate::sparql::{ExecOptions, KnowledgeGraph};
 pub use error::ApiError;
-pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record};
+pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker};
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -38,6 +39,11 @@ pub struct ServeConfig {
     pub benchmarks: Vec<(String, PathBuf)>,
     /// Live-system calls: timeout, concurrency, allowed hosts.
     pub live: LiveOptions,
+    /// The knowledge graph queries are executed on (gold queries without
+    /// answers, run queries, TEXT2SPARQL systems), if any.
+    pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
+    /// The timeout and row cap of each query.
+    pub exec: ExecOptions,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
     /// Server worker threads.
@@ -87,6 +93,7 @@ pub struct AppState {
     benchmarks: BTreeMap<String, Arc<Benchmark>>,
     store: Arc<ExperimentStore>,
     live: LiveOptions,
+    knowledge_graph: Option<Arc<KnowledgeGraph>>,
     max_body_bytes: usize,
 }
 
@@ -146,13 +153,19 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    store.start_worker(index.clone(), index_path.clone());
+    store.start_worker(Worker {
+        index: index.clone(),
+        index_path: index_path.clone(),
+        knowledge_graph: config.knowledge_graph.clone(),
+        exec: config.exec,
+    });
     let state = web::Data::new(AppState {
         index,
         index_path,
         benchmarks,
         store,
         live: config.live.clone(),
+        knowledge_graph: config.knowledge_graph.clone(),
         max_body_bytes: config.max_body_bytes,
     });
     let workers = config.workers.max(1);

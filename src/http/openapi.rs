@@ -86,12 +86,16 @@ pub fn document() -> Value {
                         "gold": {"type": "string", "format": "binary", "description": "a benchmark file (or give benchmark)"},
                         "benchmark": {"type": "string", "description": "the name of a registered benchmark"},
                         "run": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "run files"},
-                        "system_url": {"type": "array", "items": {"type": "string"}, "description": "QA systems to ask (form POST query, lang; QALD-JSON answers)"},
-                        "profile": {"type": "string", "enum": ["judge", "gerbil", "mqald"]},
+                        "system_url": {"type": "array", "items": {"type": "string"}, "description": "QA systems to ask, in the API of protocol"},
+                        "protocol": {"type": "string", "enum": ["gerbil", "text2sparql"], "description": "gerbil: form POST query, lang; QALD-JSON answers (default). text2sparql: GET ?dataset=&question=; the returned query is executed on the server's knowledge graph"},
+                        "dataset": {"type": "string", "description": "the dataset id sent to text2sparql systems (default: the gold benchmark's id)"},
+                        "profile": {"type": "string", "enum": ["judge", "gerbil", "mqald", "text2sparql"]},
                         "experiments": {"type": "string", "description": "comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb"},
-                        "lang": {"type": "string"}
+                        "lang": {"type": "string"},
+                        "refresh_gold": {"type": "boolean", "description": "execute every gold query on the server's knowledge graph, also where the gold gives answers"},
+                        "execute_run": {"type": "boolean", "description": "execute every run query on the server's knowledge graph, also where the run gives answers"}
                     }}}}},
-                    "responses": {"202": ok_json("accepted", json!({"type": "object", "properties": {"id": {"type": "string"}, "status": {"type": "string"}, "url": {"type": "string"}, "api": {"type": "string"}}})), "400": error_response("bad upload"), "404": error_response("unknown benchmark"), "413": error_response("body too large")}
+                    "responses": {"202": ok_json("accepted", json!({"type": "object", "properties": {"id": {"type": "string"}, "status": {"type": "string"}, "url": {"type": "string"}, "api": {"type": "string"}}})), "400": error_response("bad upload, or queries to execute and no knowledge graph"), "404": error_response("unknown benchmark"), "413": error_response("body too large")}
                 }
             },
             "/experiments/{id}": {"get": {

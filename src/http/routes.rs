@@ -10,15 +10,16 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::experiments::{ExperimentStatus, Record, RunSource};
+use super::experiments::{ExperimentStatus, Job, Record, RunSource};
 use super::{ApiError, AppState};
 use crate::annotate::annotate_question;
 use crate::eval::{match_lists, Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::{Equivalence, Index};
-use crate::live::check_url;
+use crate::live::{check_url, Protocol};
 use crate::matching::MatchOptions;
 use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
 use crate::qald::values::binding_term;
+use crate::sparql::Plan;
 
 /// The web page (no external assets).
 const PAGE: &str = include_str!("page.html");
@@ -113,6 +114,7 @@ async fn health(state: web::Data<AppState>) -> ApiResult {
             "counts": i.meta().counts,
         })),
         "benchmarks": state.benchmarks.len(),
+        "knowledge_graph": state.knowledge_graph.as_ref().map(|k| &k.info),
         "experiments": experiments,
     })))
 }
@@ -349,6 +351,10 @@ struct Form {
     profile: Option<String>,
     experiments: Option<String>,
     lang: Option<String>,
+    protocol: Option<String>,
+    dataset: Option<String>,
+    refresh_gold: bool,
+    execute_run: bool,
 }
 
 async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiError> {
@@ -390,15 +396,31 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             "profile" => form.profile = Some(text()),
             "experiments" => form.experiments = Some(text()),
             "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
+            "protocol" => form.protocol = Some(text()).filter(|t| !t.is_empty()),
+            "dataset" => form.dataset = Some(text()).filter(|t| !t.is_empty()),
+            "refresh_gold" => form.refresh_gold = flag(&name, &text())?,
+            "execute_run" => form.execute_run = flag(&name, &text())?,
             other => {
                 return Err(ApiError::bad(
                     "bad_field",
-                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, profile, experiments, lang"),
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run"),
                 ))
             }
         }
     }
     Ok(form)
+}
+
+/// A boolean form field: `true`/`on`/`1` or `false`/`off`/`0`/empty.
+fn flag(name: &str, value: &str) -> Result<bool, ApiError> {
+    match value {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" | "" => Ok(false),
+        other => Err(ApiError::bad(
+            "bad_field",
+            format!("field {name} is {other:?}; give true or false"),
+        )),
+    }
 }
 
 /// The stem of a file name, for run names.
@@ -456,6 +478,26 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
     if let Some(lang) = &form.lang {
         live.lang = lang.clone();
     }
+    if let Some(name) = &form.protocol {
+        live.protocol = Protocol::from_name(name).ok_or_else(|| {
+            ApiError::bad(
+                "bad_parameter",
+                format!("unknown protocol {name:?}; use gerbil or text2sparql"),
+            )
+        })?;
+    }
+    if form.dataset.is_some() {
+        live.dataset.clone_from(&form.dataset);
+    }
+    let executes = live.protocol == Protocol::Text2sparql && !form.systems.is_empty()
+        || form.refresh_gold
+        || form.execute_run;
+    if executes && state.knowledge_graph.is_none() {
+        return Err(ApiError::bad(
+            "no_knowledge_graph",
+            "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
+        ));
+    }
     let mut runs = Vec::new();
     let mut names = Vec::new();
     for (name, bytes) in &form.runs {
@@ -480,6 +522,7 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         profile: profile.name().to_string(),
         experiments: experiments.iter().map(|e| e.name().to_string()).collect(),
         lang: live.lang.clone(),
+        protocol: live.protocol.name().to_string(),
         gold: gold_name.clone(),
         runs: names,
         progress: None,
@@ -494,7 +537,20 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         ..Options::default()
     };
     let store = Arc::clone(&state.store);
-    let record = web::block(move || store.submit(record, gold_name, gold, runs, options, live))
+    let plan = Plan {
+        refresh_gold: form.refresh_gold,
+        execute_run: form.execute_run,
+    };
+    let job = Job {
+        id: String::new(),
+        gold_name,
+        gold,
+        runs,
+        options,
+        live,
+        plan,
+    };
+    let record = web::block(move || store.submit(record, job))
         .await
         .map_err(internal)?
         .map_err(internal)?;

@@ -26,7 +26,7 @@ use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, Sp
 use oxigraph::store::Store;
 use sha2::{Digest, Sha256};
 
-pub use run::{execute_dataset, Mode, RunSummary};
+pub use run::{execute_dataset, execute_experiment, unexecuted_gold, Mode, Plan, RunSummary};
 
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};
 use crate::model::{Answer, AnswerSet, ExecStatus, Term};
@@ -130,6 +130,14 @@ pub struct KnowledgeGraph {
     backend: Backend,
     /// What it is, for the report.
     pub info: KnowledgeGraphInfo,
+}
+
+impl std::fmt::Debug for KnowledgeGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnowledgeGraph")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
 }
 
 impl KnowledgeGraph {

@@ -133,6 +133,85 @@ pub fn execute_dataset(
     summary
 }
 
+/// Which queries of an experiment are executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Plan {
+    /// Execute every gold query (`--refresh-gold`), not only those without answers.
+    pub refresh_gold: bool,
+    /// Execute every run query (`--execute-run`), not only those without answers.
+    pub execute_run: bool,
+}
+
+/// Executes the queries of a gold benchmark and of its runs (named) on `kg` as
+/// `plan` says, and returns the diagnostics for the report: gold answers that
+/// changed, gold queries that failed, run answers that differ from their
+/// queries' results. `progress` gets (what: `gold` or the run's name, done, to do).
+pub fn execute_experiment(
+    kg: &KnowledgeGraph,
+    gold: &mut Dataset,
+    runs: &mut [(&str, &mut Dataset)],
+    plan: Plan,
+    options: ExecOptions,
+    progress: &dyn Fn(&str, usize, usize),
+) -> Vec<String> {
+    let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
+    let mut diagnostics = Vec::new();
+    let summary = execute_dataset(
+        kg,
+        gold,
+        mode(plan.refresh_gold),
+        false,
+        options,
+        &|d, t| progress("gold", d, t),
+    );
+    if plan.refresh_gold && !summary.changed.is_empty() {
+        diagnostics.push(format!(
+            "gold: --refresh-gold changed the answers of {} question(s): {}",
+            summary.changed.len(),
+            summary.changed.join(", ")
+        ));
+    }
+    if !summary.failed.is_empty() {
+        diagnostics.push(format!(
+            "gold: {} gold query(ies) failed: {}",
+            summary.failed.len(),
+            summary
+                .failed
+                .iter()
+                .map(|(id, why)| format!("{id} ({why})"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for (name, dataset) in runs.iter_mut() {
+        let s = execute_dataset(
+            kg,
+            dataset,
+            mode(plan.execute_run),
+            true,
+            options,
+            &|d, t| progress(name, d, t),
+        );
+        if plan.execute_run && !s.changed.is_empty() {
+            diagnostics.push(format!(
+                "run '{name}': the answers given for {} question(s) differ from their query's results: {}",
+                s.changed.len(),
+                s.changed.join(", ")
+            ));
+        }
+    }
+    diagnostics
+}
+
+/// The diagnostic for a gold benchmark whose questions have a query and no
+/// answers when no knowledge graph was given, if it has such questions.
+pub fn unexecuted_gold(gold: &Dataset) -> Option<String> {
+    gold.questions
+        .iter()
+        .any(|q| q.answers.is_none() && matches!(q.query, Query::Sparql(_)))
+        .then(|| "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".to_string())
+}
+
 /// True when two answer sets hold the same answers, in any order.
 fn same_answers(a: &AnswerSet, b: &AnswerSet) -> bool {
     let set = |s: &AnswerSet| -> HashSet<Vec<Term>> {

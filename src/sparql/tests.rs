@@ -89,13 +89,11 @@ fn a_bad_file_names_line_and_column() {
     let path = dir.join("bad.ttl");
     std::fs::write(&path, "<http://e.org/a> <http://e.org/p> <http://e.org/b> .\n<http://e.org/a> <http://e.org/p> \"x .\n").unwrap();
     let err = KnowledgeGraph::load(&[path], ExecOptions::default(), &|_, _| {})
-        .err()
-        .expect("error")
+        .expect_err("error")
         .to_string();
     assert!(err.contains("bad.ttl:2:"), "{err}");
     let err = KnowledgeGraph::load(&[dir.join("x.csv")], ExecOptions::default(), &|_, _| {})
-        .err()
-        .expect("error")
+        .expect_err("error")
         .to_string();
     assert!(err.contains("unknown rdf format"), "{err}");
     std::fs::remove_dir_all(dir).ok();

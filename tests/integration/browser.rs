@@ -277,3 +277,65 @@ fn the_web_page_runs_an_experiment_in_chromium() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
+    let dir = crate::require_data!();
+    let Some(d) = Driver::start() else { return };
+    let (url, _system) =
+        crate::live_text2sparql::start_system(crate::live_text2sparql::infai_queries(&dir));
+    let mut extra = crate::live_text2sparql::ck25_serve_args(&dir);
+    extra.extend(["--timeout-ms", "1000", "--retry-backoff-ms", "20"].map(String::from));
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let s = Server::start(&tmp("browser-t2s"), &extra);
+    d.go(&s.url("/"));
+    d.click(&d.wait_for("#benchmark option[value='ck25']"));
+    // the server has a knowledge graph: the execution choices are offered
+    let kg = d.text(&d.wait_for("#kg-name"));
+    assert!(kg.contains("26903 triples"), "{kg}");
+    d.type_in(&d.wait_for("#systems"), &url);
+    d.click(&d.wait_for("#protocol option[value='text2sparql']"));
+    d.click(&d.wait_for("#profile option[value='text2sparql']"));
+    d.click(&d.wait_for("#submit"));
+    let status = d.wait_for("#experiment-status");
+    let start = Instant::now();
+    while d.text(&status) != "done" {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "status {} {}",
+            d.text(&status),
+            d.text(&d.wait_for("#experiment-error"))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let meta = d.text(&d.wait_for("#report-meta"));
+    assert!(meta.contains("26903 triples"), "{meta}");
+    // the challenge's figures and the query checks beside the usual measures
+    let aggregate = d.text(&d.wait_for("table.aggregate[data-experiment='qa']"));
+    for row in ["set_F_ndcg", "queries executed 49", "queries failed 1"] {
+        assert!(aggregate.contains(row), "{row}: {aggregate}");
+    }
+    // per question: the query's execution status beside the scores
+    let table = "table.questions[data-experiment='qa']";
+    let head = d.text(&d.wait_for(&format!("{table} thead")));
+    assert!(head.contains("query"), "{head}");
+    let row = |id: &str| d.text(&d.wait_for(&format!("{table} tr[data-id='{id}']")));
+    assert!(
+        row("ck25:47-en").contains("syntax_error"),
+        "{}",
+        row("ck25:47-en")
+    );
+    assert!(row("ck25:48-en").contains("error"), "{}", row("ck25:48-en"));
+    assert!(row("ck25:1-en").contains("ok"), "{}", row("ck25:1-en"));
+    assert_eq!(
+        d.find_all(&format!("{table} td.exec-syntax_error")).len(),
+        1
+    );
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp
+        .parent()
+        .unwrap_or(tmp)
+        .join("qajudge-web-page-text2sparql.png");
+    std::fs::write(&out, d.screenshot())
+        .unwrap_or_else(|e| panic!("screenshot not written to {}: {e}", out.display()));
+}

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::serve::{percent_decode, root, tmp};
+use crate::serve::{get, percent_decode, post_form, root, tmp, wait, Server};
 
 const DATASET: &str = "https://text2sparql.aksw.org/2025/corporate/";
 
@@ -121,7 +121,7 @@ pub fn start_system(queries: BTreeMap<String, (String, String)>) -> (String, Arc
 }
 
 /// The INFAI system's CK25 queries by question text.
-fn infai_queries(dir: &Path) -> BTreeMap<String, (String, String)> {
+pub fn infai_queries(dir: &Path) -> BTreeMap<String, (String, String)> {
     let answers: Vec<Value> = serde_json::from_slice(
         &std::fs::read(dir.join("text2sparql/systems/INFAI/ck25_answers.json"))
             .expect("test input"),
@@ -294,4 +294,83 @@ fn text2sparql_systems_need_a_knowledge_graph() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--kg"), "{err}");
+}
+
+/// The CK25 knowledge graph's files as `serve --kg` arguments.
+pub fn ck25_serve_args(dir: &Path) -> Vec<String> {
+    let t = dir.join("text2sparql");
+    vec![
+        "--kg".into(),
+        t.join("kg/prod-inst.ttl").display().to_string(),
+        t.join("kg/prod-vocab.ttl").display().to_string(),
+        "--benchmark".into(),
+        format!("ck25={}", t.join("benchmark/questions_ck25.yml").display()),
+    ]
+}
+
+#[test]
+fn the_server_asks_a_text2sparql_system_and_executes_its_queries() {
+    let dir = crate::require_data!();
+    let (url, _system) = start_system(infai_queries(&dir));
+    // without a knowledge graph a text2sparql experiment is refused at once
+    let bare = Server::start(&tmp("t2s-bare"), &[]);
+    let (status, body) = post_form(
+        &bare,
+        &[
+            ("benchmark", None, b"demo"),
+            ("system_url", None, url.as_bytes()),
+            ("protocol", None, b"text2sparql"),
+        ],
+    );
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "no_knowledge_graph", "{body}");
+    drop(bare);
+
+    let mut extra = ck25_serve_args(&dir);
+    extra.extend(["--timeout-ms", "1000", "--retry-backoff-ms", "20"].map(String::from));
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let s = Server::start(&tmp("t2s-kg"), &extra);
+    let (_, health) = get(&s, "/api/v1/health");
+    assert_eq!(health["knowledge_graph"]["triples"], 26_903, "{health}");
+    let (status, created) = post_form(
+        &s,
+        &[
+            ("benchmark", None, b"ck25"),
+            ("system_url", None, url.as_bytes()),
+            ("protocol", None, b"text2sparql"),
+            ("profile", None, b"text2sparql"),
+            ("experiments", None, b"qa"),
+        ],
+    );
+    assert_eq!(status, 202, "{created}");
+    let done = wait(&s, created["id"].as_str().expect("id"));
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["protocol"], "text2sparql");
+    let report = &done["report"];
+    assert_eq!(report["knowledge_graph"]["triples"], 26_903);
+    let qs = questions(report);
+    assert_eq!(qs["ck25:47-en"]["execution"]["status"], "syntax_error");
+    assert_eq!(qs["ck25:48-en"]["status"], "error");
+    assert_eq!(qs["ck25:49-en"]["execution"]["status"], "ok");
+    assert_eq!(qs["ck25:1-en"]["execution"]["status"], "ok");
+    assert!(report["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"].is_object());
+
+    // an uploaded run of queries is executed on the server's graph too
+    let infai =
+        std::fs::read(dir.join("text2sparql/systems/INFAI/ck25_answers.json")).expect("test input");
+    let (status, created) = post_form(
+        &s,
+        &[
+            ("benchmark", None, b"ck25"),
+            ("run", Some("INFAI.json"), &infai),
+            ("profile", None, b"text2sparql"),
+            ("experiments", None, b"qa"),
+        ],
+    );
+    assert_eq!(status, 202, "{created}");
+    let done = wait(&s, created["id"].as_str().expect("id"));
+    let file_qs = questions(&done["report"]);
+    for id in ["ck25:1-en", "ck25:49-en"] {
+        assert_eq!(file_qs[id]["f1"], qs[id]["f1"], "{id}");
+    }
 }

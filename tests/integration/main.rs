@@ -12,3 +12,4 @@ mod profiles;
 mod real_data;
 mod serve;
 mod text2sparql;
+mod virtuoso;

@@ -106,7 +106,7 @@ fn read(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
     (status, body)
 }
 
-fn get(s: &Server, path: &str) -> (u16, Value) {
+pub fn get(s: &Server, path: &str) -> (u16, Value) {
     read(ureq::get(&s.url(path)).call())
 }
 
@@ -140,7 +140,7 @@ fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
     out
 }
 
-fn post_form(s: &Server, parts: &[(&str, Option<&str>, &[u8])]) -> (u16, Value) {
+pub fn post_form(s: &Server, parts: &[(&str, Option<&str>, &[u8])]) -> (u16, Value) {
     read(
         ureq::post(&s.url("/api/v1/experiments"))
             .set(
@@ -152,7 +152,7 @@ fn post_form(s: &Server, parts: &[(&str, Option<&str>, &[u8])]) -> (u16, Value) 
 }
 
 /// Polls an experiment until it is done or failed.
-fn wait(s: &Server, id: &str) -> Value {
+pub fn wait(s: &Server, id: &str) -> Value {
     let start = Instant::now();
     loop {
         let (status, r) = get(s, &format!("/api/v1/experiments/{id}"));
