@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job on the built-in example: a 13-question gold benchmark and one QA
-# system's run, scored per question and in aggregate, with a small index built
+# The main job on the built-in example: a 13-question gold benchmark and two QA
+# systems' runs, scored per question and in aggregate, with a small index built
 # from tests/data/demo/kg.ttl so that Wikidata, Wikipedia and Freebase IRIs and
-# labels match the DBpedia gold. No downloads.
+# labels match the DBpedia gold. The second system answers with SPARQL queries,
+# executed on the example's graph (kg.ttl + facts.ttl) in the embedded store. No
+# downloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null 2>&1; then
@@ -17,5 +19,7 @@ qajudge="$target_dir/debug/qajudge"
 "$qajudge" evaluate \
   --gold tests/data/demo/gold.json \
   --run tests/data/demo/example-system.json \
+  --run tests/data/demo/sparql-system.json \
+  --kg tests/data/demo/kg.ttl tests/data/demo/facts.ttl \
   --index "$target_dir/demo-index" \
   --per-question --explain "$@"

@@ -186,8 +186,32 @@ fn parser() -> Result<SparqlParser, SparqlError> {
 
 fn parse(query: &str) -> Result<Query, SparqlError> {
     parser()?.parse_query(query).map_err(|e| SparqlError {
-        message: e.to_string().replace('\n', " "),
+        message: readable(&e.to_string().replace('\n', " ")),
     })
+}
+
+/// The parser's message with its list of expected tokens kept to the quoted
+/// tokens: the character classes it also lists (`['A' ..= 'Z' | …]`, dozens of
+/// Unicode ranges) become "or a name".
+fn readable(message: &str) -> String {
+    const EXPECTED: &str = "expected one of ";
+    let Some(at) = message.find(EXPECTED) else {
+        return message.to_string();
+    };
+    let (head, list) = message.split_at(at + EXPECTED.len());
+    if !list.contains('[') {
+        return message.to_string();
+    }
+    // the quoted tokens before the first character class
+    let quoted: Vec<&str> = list
+        .split(", ")
+        .take_while(|item| item.starts_with('"'))
+        .collect();
+    if quoted.is_empty() {
+        format!("{}expected a name", &head[..at])
+    } else {
+        format!("{head}{} or a name", quoted.join(", "))
+    }
 }
 
 /// Parses a query (with the endpoints' predefined prefixes, and Virtuoso's dialect
@@ -675,5 +699,30 @@ fn literal(l: &spargebra::term::Literal) -> Term {
         datatype: (l.language().is_none() && datatype != "http://www.w3.org/2001/XMLSchema#string")
             .then(|| datatype.to_string()),
         lang: l.language().map(str::to_string),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_list_tokens_not_character_classes() {
+        let err = parse("SELECT ?s WHERE { ?s ?p ?o ")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("sparql syntax error: error at 1:"), "{err}");
+        assert!(
+            err.contains(r#""}""#) && err.ends_with("or a name"),
+            "{err}"
+        );
+        assert!(!err.contains("u{"), "{err}");
+        assert!(err.len() < 200, "{err}");
+        let plain = r#"error at 1:2: expected "}""#;
+        assert_eq!(readable(plain), plain);
+        assert_eq!(
+            readable("error at 1:2: expected one of ['a' ..= 'z'], ['_']"),
+            "error at 1:2: expected a name"
+        );
     }
 }

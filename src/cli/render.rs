@@ -194,15 +194,16 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 let Some(e) = e else { continue };
                 let _ = writeln!(out, "\n{} per question: {run}", name.to_uppercase());
                 // executed queries add their status (and invented IRIs) and the order score
-                let executed = e
-                    .questions
-                    .iter()
-                    .any(|q| q.execution.is_some() || q.ndcg.is_some());
+                let executed = e.questions.iter().any(|q| q.execution.is_some());
+                let ordered = e.questions.iter().any(|q| q.ndcg.is_some());
                 let mut header: Vec<String> = ["id", "status", "tp", "fp", "fn", "P", "R", "F1"]
                     .map(String::from)
                     .to_vec();
                 if executed {
-                    header.extend(["query".to_string(), "nDCG".to_string()]);
+                    header.push("query".to_string());
+                }
+                if ordered {
+                    header.push("nDCG".to_string());
                 }
                 header.push("note".into());
                 let mut rows = vec![header];
@@ -221,9 +222,12 @@ pub fn table(report: &Report, per_question: bool) -> String {
                         row.push(q.execution.as_ref().map_or_else(String::new, |x| {
                             match x.unknown_iris.len() {
                                 0 => x.status.to_string(),
-                                n => format!("{} ({n} unknown IRI)", x.status),
+                                1 => format!("{} (1 unknown IRI)", x.status),
+                                n => format!("{} ({n} unknown IRIs)", x.status),
                             }
                         }));
+                    }
+                    if ordered {
                         row.push(q.ndcg.map(f).unwrap_or_default());
                     }
                     row.push(q.diagnostics.first().cloned().unwrap_or_default());

@@ -524,3 +524,67 @@ fn a_bad_knowledge_graph_or_yaml_is_a_clear_error() {
     assert!(stderr(&out).contains("--kg FILE"), "{}", stderr(&out));
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn demo_sparql_system_is_executed_on_the_demo_graph() {
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        "tests/data/demo/sparql-system.json",
+        "--kg",
+        "tests/data/demo/kg.ttl",
+        "tests/data/demo/facts.ttl",
+        "--index",
+        &demo_index(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(
+        r["knowledge_graph"]["files"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let qa = &r["runs"][0]["experiments"]["qa"];
+    let a = &qa["aggregate"];
+    // 11 of 16 answers right, 11 of 15 gold answers found (hand-counted per question)
+    assert_eq!(a["micro"]["precision"], 11.0 / 16.0, "{a}");
+    assert_eq!(a["micro"]["recall"], 11.0 / 15.0, "{a}");
+    assert_eq!(a["executions"]["executed"], 13);
+    assert_eq!(a["executions"]["by_status"]["ok"], 12);
+    assert_eq!(a["executions"]["by_status"]["syntax_error"], 1);
+    assert_eq!(a["executions"]["unknown_iris"], 1);
+    let q = |id: &str| {
+        qa["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .find(|q| q["id"] == id)
+            .expect("question")
+            .clone()
+    };
+    // a property that does not exist; a query cut short; undeclared prefixes
+    assert_eq!(
+        q("6")["execution"]["unknown_iris"][0],
+        "http://dbpedia.org/ontology/wife"
+    );
+    let x8 = q("8")["execution"].clone();
+    assert_eq!(x8["status"], "syntax_error");
+    assert!(
+        x8["message"]
+            .as_str()
+            .is_some_and(|m| m.len() < 200 && m.contains("1:")),
+        "{x8}"
+    );
+    assert_eq!(q("9")["execution"]["parses"], false);
+    assert!(q("9")["diagnostics"].to_string().contains("dbo, dbr"));
+    assert_eq!(q("9")["f1"], 1.0);
+    // the queries are the system's entity and property links
+    let c2kb = &r["runs"][0]["experiments"]["c2kb"]["aggregate"];
+    assert!(
+        c2kb["macro"]["f1"].as_f64().is_some_and(|f| f > 0.8),
+        "{c2kb}"
+    );
+}
