@@ -1,7 +1,8 @@
 //! SPARQL execution on the CK25 knowledge graph of the TEXT2SPARQL challenge:
 //! loading the graph (the baseline: quote the others as ratios to it, this
-//! machine is shared), executing the 50 gold queries, and a whole evaluation of
-//! one system (INFAI) under `text2sparql`, graph load included.
+//! machine is shared), executing the 50 gold queries (on the default threads and
+//! on one), and a whole evaluation of one system (INFAI) under `text2sparql`,
+//! graph load included.
 //!
 //! Run with `cargo bench --bench sparql`; needs `../shared/data`.
 
@@ -13,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use qajudge::eval::{evaluate, Options, Profile, Run};
-use qajudge::sparql::{execute_dataset, ExecOptions, KnowledgeGraph, Mode};
+use qajudge::sparql::{
+    execute_dataset, execute_experiment, ExecOptions, KnowledgeGraph, Mode, Plan,
+};
 
 // the same allocator as the binary
 #[global_allocator]
@@ -59,14 +62,36 @@ fn bench(c: &mut Criterion) {
             ))
         });
     });
+    // the same on one thread: the figure the parallel execution is compared with
+    let one = ExecOptions { workers: 1, ..opts };
+    g.bench_function("execute 50 gold queries, 1 thread", |b| {
+        b.iter(|| {
+            let mut d = gold.clone();
+            black_box(execute_dataset(
+                &kg,
+                &mut d,
+                Mode::Missing,
+                false,
+                one,
+                &|_, _| {},
+            ))
+        });
+    });
     let run = load(&dir.join("systems/INFAI/ck25_answers.json"));
     g.bench_function("evaluate INFAI, load included", |b| {
         b.iter(|| {
             let kg = KnowledgeGraph::load(&files, opts, &|_, _| {}).expect("loads");
             let mut gd = gold.clone();
-            execute_dataset(&kg, &mut gd, Mode::Missing, false, opts, &|_, _| {});
             let mut rd = run.clone();
-            execute_dataset(&kg, &mut rd, Mode::Missing, true, opts, &|_, _| {});
+            // as `qajudge evaluate --kg` does: gold and run queries in one pool
+            execute_experiment(
+                &kg,
+                &mut gd,
+                &mut [("INFAI", &mut rd)],
+                Plan::default(),
+                opts,
+                &|_, _| {},
+            );
             black_box(evaluate(
                 &gd,
                 "gold",

@@ -102,6 +102,7 @@ impl KgArgs {
         crate::sparql::ExecOptions {
             timeout: Duration::from_millis(self.query_timeout_ms),
             max_rows: self.max_rows,
+            workers: 0,
         }
     }
 

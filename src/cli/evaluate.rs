@@ -116,8 +116,8 @@ pub(super) fn execute_with_bar(
     options: crate::sparql::ExecOptions,
 ) -> Vec<String> {
     let bar = query_bar();
-    let diagnostics = execute_experiment(kg, gold, runs, plan, options, &|what, done, total| {
-        bar.set_message(what.to_string());
+    bar.set_message("gold and run");
+    let diagnostics = execute_experiment(kg, gold, runs, plan, options, &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });

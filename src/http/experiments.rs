@@ -359,7 +359,7 @@ impl ExperimentStore {
                     &mut runs,
                     job.plan,
                     worker.exec,
-                    &|_, _, _| {},
+                    &|_, _| {},
                 )
             }
             None => unexecuted_gold(&gold).into_iter().collect(),

@@ -82,6 +82,8 @@ pub struct ExecOptions {
     pub timeout: Duration,
     /// The most rows kept of one result.
     pub max_rows: usize,
+    /// How many queries of a dataset run at once; 0: the cores, at most 4.
+    pub workers: usize,
 }
 
 impl Default for ExecOptions {
@@ -89,6 +91,7 @@ impl Default for ExecOptions {
         ExecOptions {
             timeout: DEFAULT_TIMEOUT,
             max_rows: DEFAULT_MAX_ROWS,
+            workers: 0,
         }
     }
 }

@@ -4,6 +4,8 @@
 //! what changed against answers the file already gave.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use super::{ExecOptions, KnowledgeGraph};
 use crate::model::{AnswerSet, Dataset, ExecStatus, Execution, Query, Term};
@@ -34,66 +36,155 @@ pub struct RunSummary {
     pub columns: BTreeMap<String, Vec<Vec<usize>>>,
 }
 
+/// How many queries run at once: as asked, else the cores, at most 4 (an
+/// endpoint is asked no harder than that).
+fn workers(options: ExecOptions) -> usize {
+    match options.workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+        n => n,
+    }
+}
+
+/// Executes one query and runs its checks; the answers are not applied yet.
+fn execute_one(
+    kg: &KnowledgeGraph,
+    query: &str,
+    check_iris: bool,
+    options: ExecOptions,
+) -> (Execution, super::Outcome) {
+    let prepared = crate::annotate::executable(query);
+    let mut execution = Execution {
+        parses: prepared.as_ref().is_ok_and(|p| p.strict),
+        ..Execution::default()
+    };
+    let outcome = match (&prepared, kg.is_embedded()) {
+        (Err(e), true) => super::Outcome::failed(
+            ExecStatus::SyntaxError,
+            e.to_string(),
+            std::time::Instant::now(),
+        ),
+        (Ok(p), true) => {
+            execution.notes.extend(p.notes.iter().map(|n| {
+                format!("executed as standard SPARQL after reading it as the endpoints do: {n}")
+            }));
+            if super::uses_virtuoso_casts(query) {
+                execution.notes.push(
+                    "xsd:int / xsd:long / xsd:short are not SPARQL 1.1 functions; executed as Virtuoso does, as casts to integer".into(),
+                );
+            }
+            kg.execute(&p.text, options)
+        }
+        // the endpoint decides what it accepts
+        (_, false) => kg.execute(query, options),
+    };
+    if let (Ok(p), true) = (&prepared, check_iris) {
+        execution.iris = p.iris.len();
+        execution.unknown_iris = kg.unknown_iris(&p.iris, options);
+    }
+    execution.status = outcome.status;
+    execution.message = outcome.message.clone();
+    execution.rows = outcome.answers.answers.len();
+    execution.ms = outcome.ms;
+    (execution, outcome)
+}
+
+/// One query to execute: which dataset and question it answers.
+struct Job {
+    dataset: usize,
+    question: usize,
+    query: String,
+    check_iris: bool,
+}
+
+/// The questions of `dataset` whose query is executed under `mode`.
+fn todo(dataset: &Dataset, mode: Mode) -> Vec<(usize, String)> {
+    dataset
+        .questions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, q)| match &q.query {
+            Query::Sparql(query) if mode == Mode::All || q.answers.is_none() => {
+                Some((i, query.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Executes every job on `options.workers` threads (one pool for all, so that
+/// the slow queries of several datasets overlap); returns the results in job
+/// order, whichever finished first.
+fn execute_jobs(
+    kg: &KnowledgeGraph,
+    jobs: &[Job],
+    options: ExecOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<(Execution, super::Outcome)> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Execution, super::Outcome)>> =
+        Mutex::new(Vec::with_capacity(jobs.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..workers(options).min(jobs.len()) {
+            scope.spawn(|| loop {
+                let n = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(n) else {
+                    return;
+                };
+                let (execution, outcome) = execute_one(kg, &job.query, job.check_iris, options);
+                if let Ok(mut r) = results.lock() {
+                    r.push((n, execution, outcome));
+                }
+                progress(done.fetch_add(1, Ordering::SeqCst) + 1, jobs.len());
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(n, ..)| *n);
+    results.into_iter().map(|(_, e, o)| (e, o)).collect()
+}
+
 /// Executes the queries of `dataset` on `kg` and stores the results as the
 /// questions' answers (a failed query is an empty answer, unless the file gave
 /// answers, which are then kept). `check_iris` also looks up every IRI of each
-/// query in the graph. `progress` gets (done, to do).
+/// query in the graph. Queries run on `options.workers` threads; the results
+/// are applied in question order, so the outcome does not depend on which
+/// finished first. `progress` gets (done, to do).
 pub fn execute_dataset(
     kg: &KnowledgeGraph,
     dataset: &mut Dataset,
     mode: Mode,
     check_iris: bool,
     options: ExecOptions,
-    progress: &dyn Fn(usize, usize),
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> RunSummary {
-    let todo: Vec<usize> = dataset
-        .questions
-        .iter()
-        .enumerate()
-        .filter(|(_, q)| {
-            matches!(q.query, Query::Sparql(_)) && (mode == Mode::All || q.answers.is_none())
+    let jobs: Vec<Job> = todo(dataset, mode)
+        .into_iter()
+        .map(|(question, query)| Job {
+            dataset: 0,
+            question,
+            query,
+            check_iris,
         })
-        .map(|(i, _)| i)
         .collect();
+    let results = execute_jobs(kg, &jobs, options, progress);
+    apply(
+        dataset,
+        jobs.iter()
+            .zip(results)
+            .map(|(j, (e, o))| (j.question, e, o)),
+    )
+}
+
+/// Stores executed queries' results as the answers of their questions (in the
+/// order given) and sums them up.
+fn apply(
+    dataset: &mut Dataset,
+    results: impl Iterator<Item = (usize, Execution, super::Outcome)>,
+) -> RunSummary {
     let mut summary = RunSummary::default();
-    for (n, &i) in todo.iter().enumerate() {
+    for (i, mut execution, outcome) in results {
         let q = &mut dataset.questions[i];
-        let Query::Sparql(query) = &q.query else {
-            continue;
-        };
-        let prepared = crate::annotate::executable(query);
-        let mut execution = Execution {
-            parses: prepared.as_ref().is_ok_and(|p| p.strict),
-            ..Execution::default()
-        };
-        let outcome = match (&prepared, kg.is_embedded()) {
-            (Err(e), true) => super::Outcome::failed(
-                ExecStatus::SyntaxError,
-                e.to_string(),
-                std::time::Instant::now(),
-            ),
-            (Ok(p), true) => {
-                execution.notes.extend(p.notes.iter().map(|n| {
-                    format!("executed as standard SPARQL after reading it as the endpoints do: {n}")
-                }));
-                if super::uses_virtuoso_casts(query) {
-                    execution.notes.push(
-                        "xsd:int / xsd:long / xsd:short are not SPARQL 1.1 functions; executed as Virtuoso does, as casts to integer".into(),
-                    );
-                }
-                kg.execute(&p.text, options)
-            }
-            // the endpoint decides what it accepts
-            (_, false) => kg.execute(query, options),
-        };
-        if let (Ok(p), true) = (&prepared, check_iris) {
-            execution.iris = p.iris.len();
-            execution.unknown_iris = kg.unknown_iris(&p.iris, options);
-        }
-        execution.status = outcome.status;
-        execution.message = outcome.message.clone();
-        execution.rows = outcome.answers.answers.len();
-        execution.ms = outcome.ms;
         summary.executed += 1;
         *summary.by_status.entry(outcome.status.name()).or_default() += 1;
         let id = q.id.0.clone();
@@ -128,7 +219,6 @@ pub fn execute_dataset(
             (None, _) => q.answers = Some(outcome.answers),
         }
         q.execution = Some(execution);
-        progress(n + 1, todo.len());
     }
     summary
 }
@@ -145,25 +235,45 @@ pub struct Plan {
 /// Executes the queries of a gold benchmark and of its runs (named) on `kg` as
 /// `plan` says, and returns the diagnostics for the report: gold answers that
 /// changed, gold queries that failed, run answers that differ from their
-/// queries' results. `progress` gets (what: `gold` or the run's name, done, to do).
+/// queries' results. The queries of all of them run in one pool of
+/// `options.workers` threads. `progress` gets (done, to do).
 pub fn execute_experiment(
     kg: &KnowledgeGraph,
     gold: &mut Dataset,
     runs: &mut [(&str, &mut Dataset)],
     plan: Plan,
     options: ExecOptions,
-    progress: &dyn Fn(&str, usize, usize),
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<String> {
     let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
+    // one pool for the gold and every run: dataset 0 is the gold
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut add = |dataset: usize, d: &Dataset, m: Mode, check_iris: bool| {
+        jobs.extend(todo(d, m).into_iter().map(|(question, query)| Job {
+            dataset,
+            question,
+            query,
+            check_iris,
+        }));
+    };
+    add(0, gold, mode(plan.refresh_gold), false);
+    for (k, (_, d)) in runs.iter().enumerate() {
+        add(k + 1, d, mode(plan.execute_run), true);
+    }
+    // interleaved (question 1 of each dataset, then question 2 …), so that one
+    // dataset's slow queries do not all wait at the end of the queue
+    jobs.sort_by_key(|j| (j.question, j.dataset));
+    let mut results: Vec<Vec<(usize, Execution, super::Outcome)>> =
+        (0..=runs.len()).map(|_| Vec::new()).collect();
+    for (job, (e, o)) in jobs.iter().zip(execute_jobs(kg, &jobs, options, progress)) {
+        results[job.dataset].push((job.question, e, o));
+    }
+    for r in &mut results {
+        r.sort_by_key(|(question, ..)| *question);
+    }
+    let mut results = results.into_iter();
     let mut diagnostics = Vec::new();
-    let summary = execute_dataset(
-        kg,
-        gold,
-        mode(plan.refresh_gold),
-        false,
-        options,
-        &|d, t| progress("gold", d, t),
-    );
+    let summary = apply(gold, results.next().unwrap_or_default().into_iter());
     if plan.refresh_gold && !summary.changed.is_empty() {
         diagnostics.push(format!(
             "gold: --refresh-gold changed the answers of {} question(s): {}",
@@ -183,15 +293,8 @@ pub fn execute_experiment(
                 .join("; ")
         ));
     }
-    for (name, dataset) in runs.iter_mut() {
-        let s = execute_dataset(
-            kg,
-            dataset,
-            mode(plan.execute_run),
-            true,
-            options,
-            &|d, t| progress(name, d, t),
-        );
+    for ((name, dataset), executed) in runs.iter_mut().zip(results) {
+        let s = apply(dataset, executed.into_iter());
         if plan.execute_run && !s.changed.is_empty() {
             diagnostics.push(format!(
                 "run '{name}': the answers given for {} question(s) differ from their query's results: {}",
