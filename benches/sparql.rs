@@ -49,34 +49,26 @@ fn bench(c: &mut Criterion) {
     });
     let kg = KnowledgeGraph::load(&files, opts, &|_, _| {}).expect("loads");
     let gold = load(&dir.join("benchmark/questions_ck25.yml"));
-    g.bench_function("execute 50 gold queries", |b| {
-        b.iter(|| {
-            let mut d = gold.clone();
-            black_box(execute_dataset(
-                &kg,
-                &mut d,
-                Mode::Missing,
-                false,
-                opts,
-                &|_, _| {},
-            ))
+    // on the default threads, and on one: the figure the pool is compared with
+    for (name, workers) in [
+        ("execute 50 gold queries", 0),
+        ("execute 50 gold queries, 1 thread", 1),
+    ] {
+        let options = ExecOptions { workers, ..opts };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut d = gold.clone();
+                black_box(execute_dataset(
+                    &kg,
+                    &mut d,
+                    Mode::Missing,
+                    false,
+                    options,
+                    &|_, _| {},
+                ))
+            });
         });
-    });
-    // the same on one thread: the figure the parallel execution is compared with
-    let one = ExecOptions { workers: 1, ..opts };
-    g.bench_function("execute 50 gold queries, 1 thread", |b| {
-        b.iter(|| {
-            let mut d = gold.clone();
-            black_box(execute_dataset(
-                &kg,
-                &mut d,
-                Mode::Missing,
-                false,
-                one,
-                &|_, _| {},
-            ))
-        });
-    });
+    }
     let run = load(&dir.join("systems/INFAI/ck25_answers.json"));
     g.bench_function("evaluate INFAI, load included", |b| {
         b.iter(|| {
