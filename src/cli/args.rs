@@ -30,8 +30,9 @@ pub struct LiveArgs {
     #[arg(long, value_name = "ID")]
     pub dataset: Option<String>,
     /// How often a call that failed transiently (connection refused, HTTP 5xx)
-    /// is tried again, with a backoff that doubles each time.
-    #[arg(long, default_value_t = 3)]
+    /// is tried again, with a backoff that doubles each time (default: never; a
+    /// failed call is an error of the system).
+    #[arg(long, default_value_t = 0)]
     pub retries: u32,
     /// The wait before the first retry, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 500)]

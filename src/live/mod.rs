@@ -4,8 +4,9 @@
 //! QALD-JSON, whose query and eQALD annotations are kept) and the TEXT2SPARQL
 //! challenge's API (`GET URL?dataset=ID&question=TEXT`, answered with
 //! `{dataset, question, query}`: the query is executed later on the knowledge
-//! graph). Calls run with a per-call timeout and bounded concurrency; transient
-//! failures (connection refused, HTTP 5xx) are retried with exponential backoff;
+//! graph). Calls run with a per-call timeout and bounded concurrency; when asked
+//! (`retries`, off by default) transient failures (connection refused, HTTP
+//! 5xx) are tried again with exponential backoff;
 //! failed calls are counted (they score as empty answers), the runtime of
 //! successful calls is measured, and a run stops when its error rate passes a
 //! maximum. Answers can be kept in an on-disk cache (`cache`) so that an
@@ -76,7 +77,8 @@ pub struct LiveOptions {
     /// The dataset id sent with TEXT2SPARQL questions (default: the gold
     /// benchmark's id).
     pub dataset: Option<String>,
-    /// How often a call that failed transiently is tried again.
+    /// How often a call that failed transiently is tried again (0 by default:
+    /// a system's failures count against it unless retries are asked for).
     pub retries: u32,
     /// The wait before the first retry; it doubles for each further one.
     pub backoff: Duration,
@@ -95,7 +97,7 @@ impl Default for LiveOptions {
             allowed_hosts: None,
             protocol: Protocol::Gerbil,
             dataset: None,
-            retries: 3,
+            retries: 0,
             backoff: Duration::from_millis(500),
             cache: None,
         }

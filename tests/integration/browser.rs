@@ -285,7 +285,17 @@ fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
     let (url, _system) =
         crate::live_text2sparql::start_system(crate::live_text2sparql::infai_queries(&dir));
     let mut extra = crate::live_text2sparql::ck25_serve_args(&dir);
-    extra.extend(["--timeout-ms", "1000", "--retry-backoff-ms", "20"].map(String::from));
+    extra.extend(
+        [
+            "--timeout-ms",
+            "1000",
+            "--retries",
+            "3",
+            "--retry-backoff-ms",
+            "20",
+        ]
+        .map(String::from),
+    );
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     let s = Server::start(&tmp("browser-t2s"), &extra);
     d.go(&s.url("/"));

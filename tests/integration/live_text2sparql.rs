@@ -183,7 +183,8 @@ fn a_live_text2sparql_system_is_asked_executed_retried_and_resumed() {
             .args(["--system-url", &url, "--protocol", "text2sparql", "--cache"])
             .arg(&cache)
             .args(["--concurrency", "1", "--timeout-ms", "1000"])
-            .args(["--retry-backoff-ms", "20", "--max-error-rate", "0.9"])
+            .args(["--retries", "3", "--retry-backoff-ms", "20"])
+            .args(["--max-error-rate", "0.9"])
             .args(extra);
         c
     };
@@ -267,7 +268,7 @@ fn a_live_text2sparql_system_is_asked_executed_retried_and_resumed() {
     }
 
     // a wrong dataset id is the system's 422, per question, not a crash
-    let o = live(&["--dataset", "https://e.org/other/", "--retries", "0"])
+    let o = live(&["--dataset", "https://e.org/other/"])
         .output()
         .expect("qajudge runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -327,7 +328,17 @@ fn the_server_asks_a_text2sparql_system_and_executes_its_queries() {
     drop(bare);
 
     let mut extra = ck25_serve_args(&dir);
-    extra.extend(["--timeout-ms", "1000", "--retry-backoff-ms", "20"].map(String::from));
+    extra.extend(
+        [
+            "--timeout-ms",
+            "1000",
+            "--retries",
+            "3",
+            "--retry-backoff-ms",
+            "20",
+        ]
+        .map(String::from),
+    );
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     let s = Server::start(&tmp("t2s-kg"), &extra);
     let (_, health) = get(&s, "/api/v1/health");

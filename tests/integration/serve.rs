@@ -557,6 +557,8 @@ fn check_live(report: &Value) {
         by_id("2")
     );
     assert!(by_id("6")["diagnostics"].to_string().contains("500"));
+    // retries are off unless asked for: one call, counted against the system
+    assert!(!by_id("6")["diagnostics"].to_string().contains("attempts"));
     // q1: Barack Obama twice (DBpedia and Wikidata: one answer), Maya missed
     assert_eq!(
         (
