@@ -284,20 +284,7 @@ fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
     let Some(d) = Driver::start() else { return };
     let (url, _system) =
         crate::live_text2sparql::start_system(crate::live_text2sparql::infai_queries(&dir));
-    let mut extra = crate::live_text2sparql::ck25_serve_args(&dir);
-    extra.extend(
-        [
-            "--timeout-ms",
-            "1000",
-            "--retries",
-            "3",
-            "--retry-backoff-ms",
-            "20",
-        ]
-        .map(String::from),
-    );
-    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-    let s = Server::start(&tmp("browser-t2s"), &extra);
+    let s = crate::live_text2sparql::ck25_server(&dir, "browser-t2s");
     d.go(&s.url("/"));
     d.click(&d.wait_for("#benchmark option[value='ck25']"));
     // the server has a knowledge graph: the execution choices are offered

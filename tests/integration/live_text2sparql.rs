@@ -297,16 +297,28 @@ fn text2sparql_systems_need_a_knowledge_graph() {
     assert!(err.contains("--kg"), "{err}");
 }
 
-/// The CK25 knowledge graph's files as `serve --kg` arguments.
-pub fn ck25_serve_args(dir: &Path) -> Vec<String> {
+/// A server with the CK25 graph (`--kg`), the CK25 benchmark registered as
+/// `ck25`, a 1 s call timeout and 3 quick retries.
+pub fn ck25_server(dir: &Path, name: &str) -> Server {
     let t = dir.join("text2sparql");
-    vec![
-        "--kg".into(),
-        t.join("kg/prod-inst.ttl").display().to_string(),
-        t.join("kg/prod-vocab.ttl").display().to_string(),
-        "--benchmark".into(),
-        format!("ck25={}", t.join("benchmark/questions_ck25.yml").display()),
-    ]
+    let (inst, vocab) = (t.join("kg/prod-inst.ttl"), t.join("kg/prod-vocab.ttl"));
+    let bench = format!("ck25={}", t.join("benchmark/questions_ck25.yml").display());
+    Server::start(
+        &tmp(name),
+        &[
+            "--kg",
+            &inst.display().to_string(),
+            &vocab.display().to_string(),
+            "--benchmark",
+            &bench,
+            "--timeout-ms",
+            "1000",
+            "--retries",
+            "3",
+            "--retry-backoff-ms",
+            "20",
+        ],
+    )
 }
 
 #[test]
@@ -327,20 +339,7 @@ fn the_server_asks_a_text2sparql_system_and_executes_its_queries() {
     assert_eq!(body["error"]["code"], "no_knowledge_graph", "{body}");
     drop(bare);
 
-    let mut extra = ck25_serve_args(&dir);
-    extra.extend(
-        [
-            "--timeout-ms",
-            "1000",
-            "--retries",
-            "3",
-            "--retry-backoff-ms",
-            "20",
-        ]
-        .map(String::from),
-    );
-    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-    let s = Server::start(&tmp("t2s-kg"), &extra);
+    let s = ck25_server(&dir, "t2s-kg");
     let (_, health) = get(&s, "/api/v1/health");
     assert_eq!(health["knowledge_graph"]["triples"], 26_903, "{health}");
     let (status, created) = post_form(
