@@ -218,6 +218,42 @@ pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
     }
 }
 
+/// The QALD-1/2 measures (SCORING 4; Lopez et al.): questions answered right
+/// (F1 = 1) and partially (0 < F1 < 1), and P/R/F1 over the answered questions
+/// only: the mean per-question P and R, and their harmonic mean.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Qald12 {
+    /// Questions with F1 = 1.
+    pub right: usize,
+    /// Questions with 0 < F1 < 1.
+    pub partial: usize,
+    /// Mean P and R over the answered questions, and their harmonic mean.
+    pub answered_only: Prf,
+}
+
+/// The QALD-1/2 measures of scored questions, each with whether the system
+/// answered it (a non-empty answer).
+pub fn qald12(scores: &[(bool, QuestionScore)]) -> Qald12 {
+    let right = scores.iter().filter(|(_, s)| s.f1 >= 1.0).count();
+    let partial = scores
+        .iter()
+        .filter(|(_, s)| s.f1 > 0.0 && s.f1 < 1.0)
+        .count();
+    let answered: Vec<&QuestionScore> = scores.iter().filter(|(a, _)| *a).map(|(_, s)| s).collect();
+    let n = answered.len();
+    let p = mean(answered.iter().map(|s| s.precision), n);
+    let r = mean(answered.iter().map(|s| s.recall), n);
+    Qald12 {
+        right,
+        partial,
+        answered_only: Prf {
+            precision: p,
+            recall: r,
+            f1: harmonic(p, r),
+        },
+    }
+}
+
 /// A two-sided confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Interval {

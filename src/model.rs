@@ -167,8 +167,20 @@ pub struct Question {
     pub entities: Vec<String>,
     /// Gold property IRIs or prefixed names declared by the file (RuBQ `question_props`).
     pub properties: Vec<String>,
+    /// Gold class IRIs or prefixed names declared by the file (eQALD `CLASS`
+    /// annotations, a component run's `classes`).
+    pub classes: Vec<String>,
+    /// Triples declared by a component run (`triples`), as (subject, predicate,
+    /// object) written as IRIs, prefixed names, `?variables` or literals.
+    pub triples: Vec<[String; 3]>,
     /// Declared answer item types (eQALD `answeritemtype`).
     pub item_types: Vec<String>,
+    /// Keywords per language, as (language, keywords), in file order.
+    pub keywords: Vec<(String, String)>,
+    /// The eQALD `schemaless` query, kept as written.
+    pub schemaless: Option<String>,
+    /// The confidence the system gave its answer (eQALD `confidence`).
+    pub confidence: Option<f64>,
     /// Problems found while reading this question; they never abort the load.
     pub diagnostics: Vec<String>,
     /// How its query was executed on a knowledge graph, when it was (SCORING 10).
@@ -293,6 +305,8 @@ pub enum Format {
     Text2SparqlYaml,
     /// The TEXT2SPARQL challenge's system answers (a JSON array of queries).
     Text2SparqlAnswers,
+    /// A component run in JSON Lines (entities, classes, properties, triples).
+    ComponentJsonl,
 }
 
 impl Format {
@@ -307,6 +321,7 @@ impl Format {
             Format::Rubq => "rubq",
             Format::Text2SparqlYaml => "text2sparql-yaml",
             Format::Text2SparqlAnswers => "text2sparql-answers",
+            Format::ComponentJsonl => "component-jsonl",
         }
     }
 }
@@ -324,6 +339,42 @@ pub struct Dataset {
     pub diagnostics: Vec<String>,
     /// For the answers of a live system: its failed calls and runtime.
     pub calls: Option<Calls>,
+    /// The dataset's own metadata (eQALD `dataset.metadata`: free text such as the
+    /// knowledge base version), kept for the report.
+    pub metadata: Option<String>,
+    /// Keys the reader does not know, with their count and one question that has
+    /// them, sorted by path (SCORING 1: nothing is read silently wrong).
+    pub unknown_keys: Vec<UnknownKey>,
+    /// Answer objects that hold data but yielded no answer, as "question ID: what";
+    /// `check` fails on them.
+    pub lost: Vec<String>,
+}
+
+impl Dataset {
+    /// An empty dataset of one format.
+    pub fn new(format: Format) -> Dataset {
+        Dataset {
+            id: None,
+            format,
+            questions: Vec::new(),
+            diagnostics: Vec::new(),
+            calls: None,
+            metadata: None,
+            unknown_keys: Vec::new(),
+            lost: Vec::new(),
+        }
+    }
+}
+
+/// A key the reader does not know, counted over one file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct UnknownKey {
+    /// Where it occurs (`questions[].answers[].foo`).
+    pub path: String,
+    /// How often.
+    pub count: usize,
+    /// The id of the first question that has it.
+    pub example: String,
 }
 
 /// What calling a live QA system gave beside its answers.

@@ -87,6 +87,8 @@ pub struct AnswerTypeMark {
 pub struct Markings {
     /// C2KB: entities and classes.
     pub resources: Option<Vec<String>>,
+    /// The classes among the resources (C2KB split into entities and classes).
+    pub classes: Option<Vec<String>>,
     /// P2KB: properties.
     pub properties: Option<Vec<String>>,
     /// RE2KB: normalised triples (`<s> <p> ?`, variables as `?`).
@@ -160,11 +162,12 @@ pub fn gerbil_markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions
     let judge = markings(q, walked, opts);
     let g = walked.map(|w| &w.gerbil);
     Markings {
-        resources: if q.entities.is_empty() {
-            g.map(|g| g.resources.clone())
-        } else {
+        resources: if explicit_resources(q) {
             judge.resources
+        } else {
+            g.map(|g| g.resources.clone())
         },
+        classes: judge.classes,
         properties: if q.properties.is_empty() {
             g.map(|g| g.properties.clone())
         } else {
@@ -182,20 +185,70 @@ pub fn gerbil_markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions
     }
 }
 
+/// True when the file declares the question's resources (entity or class annotations).
+fn explicit_resources(q: &Question) -> bool {
+    !q.entities.is_empty() || !q.classes.is_empty()
+}
+
+/// True when the file declares any marking for the question (annotations of any
+/// kind, triples): what it does not declare is then empty, not derived.
+fn annotated(q: &Question) -> bool {
+    explicit_resources(q) || !q.properties.is_empty() || !q.triples.is_empty()
+}
+
+/// One node of a declared triple: `?x` / `$x` / `_:b` a variable, an IRI (in
+/// angle brackets, absolute, or a prefixed name with a known prefix), else a
+/// literal.
+fn declared_node(text: &str) -> Node {
+    let t = text.trim();
+    if t.starts_with('?') || t.starts_with('$') || t.starts_with("_:") {
+        return Node::Var(t.to_string());
+    }
+    if let Some(iri) = t.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
+        return Node::Iri(iri.to_string());
+    }
+    let expanded = prefixes::expand(t);
+    if crate::model::looks_like_iri(&expanded) {
+        Node::Iri(expanded)
+    } else {
+        Node::Literal(Term::plain(t))
+    }
+}
+
 /// Computes the markings of a question from its annotations, its parsed query (if
 /// any) and its answers.
 pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Markings {
-    let resources = if !q.entities.is_empty() {
-        Some(q.entities.iter().map(|e| prefixes::expand(e)).collect())
+    let expand = |list: &[String]| -> Vec<String> { list.iter().map(|e| prefixes::expand(e)).collect() };
+    // a question with annotations of some kind and no query has empty markings of
+    // the other kinds (a component run that found nothing)
+    let none_declared = (walked.is_none() && annotated(q)).then(Vec::new);
+    let (resources, classes) = if explicit_resources(q) {
+        let mut all = expand(&q.entities);
+        all.extend(expand(&q.classes));
+        (Some(all), Some(expand(&q.classes)))
     } else {
-        walked.map(|w| w.resources.clone())
+        (
+            walked.map(|w| w.resources.clone()).or(none_declared.clone()),
+            walked.map(|w| w.classes.clone()).or(none_declared.clone()),
+        )
     };
     let properties = if !q.properties.is_empty() {
-        Some(q.properties.iter().map(|p| prefixes::expand(p)).collect())
+        Some(expand(&q.properties))
     } else {
-        walked.map(|w| w.properties.clone())
+        walked.map(|w| w.properties.clone()).or(none_declared.clone())
     };
-    let nodes = walked.map(|w| triple_nodes(&w.triples, opts));
+    let nodes = if q.triples.is_empty() {
+        walked
+            .map(|w| triple_nodes(&w.triples, opts))
+            .or(none_declared.map(|_| Vec::new()))
+    } else {
+        let declared: Vec<(Node, Node, Node)> = q
+            .triples
+            .iter()
+            .map(|[s, p, o]| (declared_node(s), declared_node(p), declared_node(o)))
+            .collect();
+        Some(triple_nodes(&declared, opts))
+    };
     let triples = nodes.as_ref().map(|n| n.iter().map(join_triple).collect());
     let declared = q.answertype.as_deref().and_then(AnswerType::parse);
     let answer_type = match declared {
@@ -234,6 +287,7 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
     };
     Markings {
         resources,
+        classes,
         properties,
         triples,
         triple_nodes: nodes,

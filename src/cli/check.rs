@@ -1,5 +1,7 @@
 //! `qajudge check FILE`: load a benchmark or run and report what it holds and what
-//! is wrong with it, with locations. Exit 1 when the file is unusable.
+//! is wrong with it, with locations: problems per question, keys the reader does
+//! not know, answer objects whose data yields no answer. Exit 1 when the file is
+//! unusable or answers would be lost.
 
 use super::outln;
 use std::path::PathBuf;
@@ -66,6 +68,26 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         qs.len() - sparql - pseudo
     )?;
     outln!("  languages: {}", langs.join(", "))?;
+    if let Some(m) = &dataset.metadata {
+        outln!("  dataset metadata: {m}")?;
+    }
+    let annotated = qs
+        .iter()
+        .filter(|q| !q.entities.is_empty() || !q.classes.is_empty() || !q.properties.is_empty())
+        .count();
+    if annotated > 0 {
+        outln!(
+            "  annotated: {annotated} ({} entities, {} classes, {} properties, {} triples)",
+            qs.iter().map(|q| q.entities.len()).sum::<usize>(),
+            qs.iter().map(|q| q.classes.len()).sum::<usize>(),
+            qs.iter().map(|q| q.properties.len()).sum::<usize>(),
+            qs.iter().map(|q| q.triples.len()).sum::<usize>()
+        )?;
+    }
+    outln!("  unknown keys: {}", dataset.unknown_keys.len())?;
+    for k in &dataset.unknown_keys {
+        outln!("    {} ({}×, e.g. question {})", k.path, k.count, k.example)?;
+    }
     let problems: Vec<&String> = dataset
         .diagnostics
         .iter()
@@ -74,6 +96,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     outln!("  problems: {}", problems.len())?;
     for p in problems {
         outln!("    {p}")?;
+    }
+    if !dataset.lost.is_empty() {
+        outln!(
+            "  answers lost: {} answer object(s) hold data that yields no answer; fix them before scoring",
+            dataset.lost.len()
+        )?;
+        return Ok(ExitCode::from(1));
     }
     if qs.is_empty() {
         outln!("  the file holds no question: it cannot be evaluated")?;

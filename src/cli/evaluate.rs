@@ -11,7 +11,9 @@ use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg}
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::render;
-use crate::eval::{evaluate_with, Experiment, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE};
+use crate::eval::{
+    evaluate_with, Experiment, GoldMarkings, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE,
+};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::sparql::{execute_experiment, unexecuted_gold, KnowledgeGraph, Plan};
@@ -25,6 +27,24 @@ pub enum OutputFormat {
     Json,
     /// One CSV row per run (or per question with --per-question).
     Csv,
+}
+
+/// Where the gold's markings come from, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum GoldMarkingsArg {
+    /// Annotations when the file has them, else the query (SCORING 5).
+    Auto,
+    /// The query only.
+    Query,
+}
+
+impl From<GoldMarkingsArg> for GoldMarkings {
+    fn from(g: GoldMarkingsArg) -> GoldMarkings {
+        match g {
+            GoldMarkingsArg::Auto => GoldMarkings::Auto,
+            GoldMarkingsArg::Query => GoldMarkings::Query,
+        }
+    }
 }
 
 /// Arguments of `qajudge evaluate`.
@@ -43,9 +63,11 @@ pub struct EvaluateArgs {
     /// How live QA systems are called.
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The language of the question texts sent to QA systems.
-    #[arg(long, default_value = "en")]
-    pub lang: String,
+    /// The language of the question texts sent to QA systems (default: en), and
+    /// the language a run question counts under for `--by language` when its run
+    /// file does not say.
+    #[arg(long)]
+    pub lang: Option<String>,
     /// A name for each run, in the order of --run (default: the file stem).
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
@@ -68,9 +90,15 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub confidence: bool,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
-    /// (default: all that have data).
+    /// (default: all that have data); c2kb brings c2kb_entities and c2kb_classes,
+    /// its split.
     #[arg(long, value_delimiter = ',', value_parser = parse_experiment)]
     pub experiments: Vec<Experiment>,
+    /// Where the gold's C2KB/P2KB/RE2KB/AIT2KB markings come from: auto (its
+    /// annotations when it has them, else its query) or query (its query only, to
+    /// score a file's own annotations, given as the run, against its queries).
+    #[arg(long, value_enum, default_value_t = GoldMarkingsArg::Auto)]
+    pub gold_markings: GoldMarkingsArg,
     /// Split every aggregate by a question feature (repeatable): answertype, form,
     /// modifier, triples, aggregation, onlydbo, hybrid, tags, qword, language.
     #[arg(long = "by", value_name = "FEATURE", value_parser = parse_feature)]
@@ -168,7 +196,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     // a knowledge graph that does not load stops the run before any system is asked
     let kg = args.kg.open()?;
     let live = LiveOptions {
-        lang: args.lang.clone(),
+        lang: args.lang.clone().unwrap_or_else(|| "en".to_string()),
         ..args.live.options()
     };
     for (i, url) in args.systems.iter().enumerate() {
@@ -218,6 +246,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         by: args.by.clone(),
         explain: args.explain,
         max_class_size: args.max_class_size,
+        gold_markings: args.gold_markings.into(),
+        lang: args.lang.clone(),
     };
     let index = args.index.as_deref().map(Index::open).transpose()?;
     let index_path = args

@@ -90,15 +90,41 @@ pub(super) fn explain(
     run_set: &[Prepared],
     matching: &Matching,
 ) -> Explanation {
-    let gold_answers = entry.qa.as_deref().filter(|_| e == Experiment::Qa);
-    let run_answers = run
-        .and_then(|r| r.qa.as_deref())
-        .filter(|_| e == Experiment::Qa);
-    explain_sets(gold_answers, run_answers, gold_set, run_set, matching)
+    let text = |answers: Option<&[Answer]>, texts: &[String], set: &[Prepared], i: usize| {
+        if e == Experiment::Qa {
+            answers
+                .and_then(|a| a.get(i))
+                .map(answer_text)
+                .unwrap_or_default()
+        } else {
+            // markings by their text: IRIs as IRIs, prefixed where the gold
+            // declares the prefix
+            texts
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| key_text(set, i))
+        }
+    };
+    let run_texts = run.map_or(&[][..], |r| &r.texts[e][..]);
+    explain_with(
+        |i| text(entry.qa.as_deref(), &entry.texts[e], gold_set, i),
+        |i| text(run.and_then(|r| r.qa.as_deref()), run_texts, run_set, i),
+        gold_set,
+        run_set,
+        matching,
+    )
 }
 
-/// Explains a matching; answers are named by their terms when given, else by
-/// their first key (markings).
+/// The first key of the prepared answer at `index`, as text.
+fn key_text(set: &[Prepared], index: usize) -> String {
+    set.iter()
+        .find(|p| p.index == index)
+        .and_then(|p| p.keys.first())
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+/// Explains a matching of answers given as lists (the `/match` route).
 fn explain_sets(
     gold_answers: Option<&[Answer]>,
     run_answers: Option<&[Answer]>,
@@ -106,23 +132,35 @@ fn explain_sets(
     run_set: &[Prepared],
     matching: &Matching,
 ) -> Explanation {
-    let markings = |p: &Prepared| p.keys.first().map(ToString::to_string).unwrap_or_default();
     let text = |answers: Option<&[Answer]>, set: &[Prepared], index: usize| match answers {
         Some(a) => a.get(index).map(answer_text).unwrap_or_default(),
-        None => set
-            .iter()
-            .find(|p| p.index == index)
-            .map(markings)
-            .unwrap_or_default(),
+        None => key_text(set, index),
     };
+    explain_with(
+        |i| text(gold_answers, gold_set, i),
+        |i| text(run_answers, run_set, i),
+        gold_set,
+        run_set,
+        matching,
+    )
+}
+
+/// Explains a matching, naming answers by index with `gold_text` and `run_text`.
+fn explain_with(
+    gold_text: impl Fn(usize) -> String,
+    run_text: impl Fn(usize) -> String,
+    gold_set: &[Prepared],
+    run_set: &[Prepared],
+    matching: &Matching,
+) -> Explanation {
     let matched_gold: HashSet<usize> = matching.pairs.iter().map(|p| p.gold).collect();
     let matched_run: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
     let pairs = matching
         .pairs
         .iter()
         .map(|p| {
-            let gold = text(gold_answers, gold_set, p.gold);
-            let run = text(run_answers, run_set, p.run);
+            let gold = gold_text(p.gold);
+            let run = run_text(p.run);
             let rule = match p.reason {
                 Reason::Iri if gold == run => "same_iri",
                 Reason::Iri => "canonical_iri",
@@ -144,12 +182,12 @@ fn explain_sets(
         unmatched_gold: gold_set
             .iter()
             .filter(|p| !matched_gold.contains(&p.index))
-            .map(|p| text(gold_answers, gold_set, p.index))
+            .map(|p| gold_text(p.index))
             .collect(),
         unmatched_run: run_set
             .iter()
             .filter(|p| !matched_run.contains(&p.index))
-            .map(|p| text(run_answers, run_set, p.index))
+            .map(|p| run_text(p.index))
             .collect(),
     }
 }

@@ -35,6 +35,11 @@ pub enum Experiment {
     Qa,
     /// Resources: entities and classes.
     C2kb,
+    /// C2KB on entities only (resources that are not classes): how a NED
+    /// component is judged.
+    C2kbEntities,
+    /// C2KB on classes only (objects of `rdf:type` / `wdt:P31`, `CLASS` annotations).
+    C2kbClasses,
     /// Properties.
     P2kb,
     /// Triples.
@@ -47,9 +52,11 @@ pub enum Experiment {
 
 impl Experiment {
     /// All sub-experiments, in report order.
-    pub const ALL: [Experiment; 6] = [
+    pub const ALL: [Experiment; 8] = [
         Experiment::Qa,
         Experiment::C2kb,
+        Experiment::C2kbEntities,
+        Experiment::C2kbClasses,
         Experiment::P2kb,
         Experiment::Re2kb,
         Experiment::At,
@@ -123,6 +130,21 @@ pub struct Options {
     pub explain: bool,
     /// Matches through a sameAs class larger than this are reported (`--max-class-size`).
     pub max_class_size: usize,
+    /// Where the gold's markings come from (`--gold-markings`).
+    pub gold_markings: GoldMarkings,
+    /// The language the runs were asked in (`--lang`), for `--by language`.
+    pub lang: Option<String>,
+}
+
+/// Where the gold's sub-experiment markings come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GoldMarkings {
+    /// SCORING 5: explicit annotations when the file has them, else the query.
+    #[default]
+    Auto,
+    /// The gold query only, even when the file has annotations (to score a file's
+    /// own annotations, given as the run, against its queries).
+    Query,
 }
 
 impl Default for Options {
@@ -136,6 +158,8 @@ impl Default for Options {
             by: Vec::new(),
             explain: false,
             max_class_size: DEFAULT_MAX_CLASS_SIZE,
+            gold_markings: GoldMarkings::Auto,
+            lang: None,
         }
     }
 }
@@ -167,7 +191,7 @@ pub struct Run<'a> {
 
 /// One value per sub-experiment, indexed by [`Experiment`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PerExperiment<T>([T; 6]);
+pub struct PerExperiment<T>([T; 8]);
 
 impl<T> PerExperiment<T> {
     /// A value for each sub-experiment, from `f`.
@@ -215,16 +239,22 @@ pub fn evaluate_with(
     let mut wanted = PerExperiment::from_fn(|_| options.experiments.is_empty());
     for e in &options.experiments {
         wanted[*e] = true;
+        // C2KB comes with its split into entities and classes
+        if *e == Experiment::C2kb {
+            wanted[Experiment::C2kbEntities] = true;
+            wanted[Experiment::C2kbClasses] = true;
+        }
     }
     let mut diagnostics: Vec<String> = gold
         .diagnostics
         .iter()
         .map(|d| format!("gold: {d}"))
         .collect();
+    diagnostics.extend(unknown_keys_note(gold).map(|n| format!("gold: {n}")));
     for e in Experiment::ALL {
         if wanted[e] && !profile.experiments(e) {
             wanted[e] = false;
-            if !options.experiments.is_empty() {
+            if options.experiments.contains(&e) {
                 diagnostics.push(format!(
                     "the {} profile does not score {}; left out",
                     profile.name(),
@@ -234,11 +264,22 @@ pub fn evaluate_with(
         }
     }
     let annotate = wanted.any_markings() || !options.by.is_empty();
+    let mut prefixes: Vec<(String, String)> = Vec::new();
+    for q in &gold.questions {
+        if let crate::model::Query::Sparql(text) = &q.query {
+            for p in crate::terms::prefixes::declared(text) {
+                if !prefixes.contains(&p) {
+                    prefixes.push(p);
+                }
+            }
+        }
+    }
     let ctx = Ctx {
         profile,
         resolver: &resolver,
         wanted,
         annotate,
+        prefixes,
     };
     for f in &options.by {
         if !crate::annotate::FEATURES.contains(&f.as_str()) {
@@ -260,8 +301,15 @@ pub fn evaluate_with(
         .iter()
         .filter(|q| seen.insert(q.id.0.as_str()))
         .map(|q| {
-            let annotation =
-                annotate.then(|| annotate_question_as(q, match_options, profile.marking_style()));
+            let annotation = annotate.then(|| {
+                let style = profile.marking_style();
+                match options.gold_markings {
+                    GoldMarkings::Auto => annotate_question_as(q, match_options, style),
+                    GoldMarkings::Query => {
+                        annotate_question_as(&without_annotations(q), match_options, style)
+                    }
+                }
+            });
             let qa = q.answers.as_ref().map(|a| profile.answers(a));
             let terms = || qa.iter().flat_map(|a| a.iter()).flat_map(|a| &a.terms);
             let has_iri = terms().any(Term::is_iri);
@@ -273,9 +321,11 @@ pub fn evaluate_with(
                         || gold_query_orders(q),
                         |a| a.modifiers.iter().any(|m| m == "ORDER BY"),
                     ));
+            let (sets, texts) = ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true);
             GoldEntry {
                 question: q,
-                sets: ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true),
+                sets,
+                texts,
                 qa,
                 features: annotation
                     .as_ref()
@@ -296,6 +346,7 @@ pub fn evaluate_with(
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
+        diagnostics.extend(unknown_keys_note(run.dataset).map(|n| format!("run '{}': {n}", run.name)));
         if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
             diagnostics.push(format!("run '{}': the live system {why}", run.name));
         }
@@ -324,6 +375,8 @@ pub fn evaluate_with(
             path: gold_path.to_string(),
             format: gold.format.name(),
             questions: entries.len(),
+            id: gold.id.clone(),
+            metadata: gold.metadata.clone(),
         },
         index: index.map(|i| IndexInfo {
             path: i.path.to_string(),
@@ -333,6 +386,35 @@ pub fn evaluate_with(
         runs: reports,
         comparisons,
         diagnostics,
+    }
+}
+
+/// One diagnostic listing the keys a file has that the reader does not know.
+fn unknown_keys_note(d: &Dataset) -> Option<String> {
+    if d.unknown_keys.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = d
+        .unknown_keys
+        .iter()
+        .map(|k| format!("{} ({}×, e.g. question {})", k.path, k.count, k.example))
+        .collect();
+    Some(format!(
+        "{} unknown key(s) were not read: {}",
+        d.unknown_keys.len(),
+        list.join("; ")
+    ))
+}
+
+/// The question without its declared markings, so that they come from its query.
+fn without_annotations(q: &crate::model::Question) -> crate::model::Question {
+    crate::model::Question {
+        entities: Vec::new(),
+        classes: Vec::new(),
+        properties: Vec::new(),
+        triples: Vec::new(),
+        item_types: Vec::new(),
+        ..q.clone()
     }
 }
 

@@ -9,9 +9,14 @@ use crate::annotate::markings::join_triple;
 use crate::annotate::{Annotation, Features};
 use crate::matching::{prepare_markings, MatchOptions, Prepared, Resolver, Side};
 use crate::model::{Answer, Question, Term};
+use crate::terms::prefixes::compact;
 
 /// The prepared sets of one question, per experiment (`None`: no usable source).
 pub(super) type Sets = PerExperiment<Option<Vec<Prepared>>>;
+
+/// The markings of one question as explanations print them, per experiment, by
+/// index (IRIs as IRIs, prefixed where the gold declares the prefix).
+pub(super) type Texts = PerExperiment<Vec<String>>;
 
 /// The QA answers of one question as the profile scores them.
 pub(super) type Scored<'a> = Option<Cow<'a, [Answer]>>;
@@ -22,6 +27,8 @@ pub(super) struct Ctx<'r, 'i> {
     pub(super) resolver: &'r Resolver<'i>,
     pub(super) wanted: PerExperiment<bool>,
     pub(super) annotate: bool,
+    /// The prefixes the gold's queries declare, as (prefix, namespace).
+    pub(super) prefixes: Vec<(String, String)>,
 }
 
 impl Ctx<'_, '_> {
@@ -29,7 +36,16 @@ impl Ctx<'_, '_> {
         self.resolver.options()
     }
 
-    /// Prepares the marking sets of one question for the chosen experiments.
+    /// Writes a marking node (`<iri>`, a literal, `?`) as explanations print it.
+    fn node_text(&self, node: &str) -> String {
+        match node.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
+            Some(iri) => compact(iri, &self.prefixes),
+            None => node.to_string(),
+        }
+    }
+
+    /// Prepares the marking sets of one question for the chosen experiments, and
+    /// their texts for explanations.
     pub(super) fn sets(
         &self,
         q: &Question,
@@ -37,14 +53,16 @@ impl Ctx<'_, '_> {
         annotation: Option<&Annotation>,
         side: Side,
         other_has_iris: bool,
-    ) -> Sets {
+    ) -> (Sets, Texts) {
         let r = self.resolver;
         let keep_duplicates = self.profile.keep_duplicate_markings();
-        let iris = |list: &Option<Vec<String>>| {
-            list.as_ref().map(|l| {
+        let mut texts: Texts = Default::default();
+        let mut iris = |e: Experiment, list: Option<Vec<String>>| {
+            list.map(|l| {
+                texts[e] = l.iter().map(|i| compact(i, &self.prefixes)).collect();
                 let answers: Vec<Answer> = l
-                    .iter()
-                    .map(|i| Answer::single(Term::Iri(i.clone())))
+                    .into_iter()
+                    .map(|i| Answer::single(Term::Iri(i)))
                     .collect();
                 if keep_duplicates {
                     r.prepare_list(&answers, side)
@@ -57,52 +75,79 @@ impl Ctx<'_, '_> {
         if self.wanted[Experiment::Qa] {
             out[Experiment::Qa] = qa.map(|a| r.prepare(a, side, other_has_iris));
         }
-        if let Some(m) = annotation.map(|a| &a.markings) {
-            if self.wanted[Experiment::C2kb] {
-                out[Experiment::C2kb] = iris(&m.resources);
-            }
-            if self.wanted[Experiment::P2kb] {
-                out[Experiment::P2kb] = iris(&m.properties);
-            }
-            if self.wanted[Experiment::Re2kb] {
-                out[Experiment::Re2kb] = match (&m.triple_nodes, r.has_index()) {
-                    // IRIs inside triples compare through the index's classes too
-                    (Some(nodes), true) => {
-                        let triples: Vec<String> = nodes
-                            .iter()
-                            .map(|n| {
-                                let n = n.clone().map(|node| {
-                                    match node
-                                        .strip_prefix('<')
-                                        .and_then(|x| x.strip_suffix('>'))
-                                        .and_then(|iri| r.class(iri))
-                                    {
-                                        Some(c) => format!("<sameas:{}>", c.id),
-                                        None => node,
-                                    }
-                                });
-                                join_triple(&n)
-                            })
-                            .collect();
-                        Some(prepare_markings(&triples, keep_duplicates))
-                    }
-                    _ => m
-                        .triples
-                        .as_ref()
-                        .map(|t| prepare_markings(t, keep_duplicates)),
-                };
-            }
-            if self.wanted[Experiment::At] {
-                out[Experiment::At] = m.answer_type.map(|t| {
-                    r.prepare(&[Answer::single(Term::plain(t.value.name()))], side, false)
-                });
-            }
-            if self.wanted[Experiment::Ait2kb] {
-                out[Experiment::Ait2kb] =
-                    iris(&m.item_types.clone().or_else(|| self.index_types(q)));
-            }
+        let Some(m) = annotation.map(|a| &a.markings) else {
+            return (out, texts);
+        };
+        if self.wanted[Experiment::C2kb] {
+            out[Experiment::C2kb] = iris(Experiment::C2kb, m.resources.clone());
         }
-        out
+        if self.wanted[Experiment::C2kbEntities] {
+            let entities = m.resources.as_ref().map(|all| {
+                let classes = m.classes.as_deref().unwrap_or_default();
+                all.iter()
+                    .filter(|i| !classes.contains(i))
+                    .cloned()
+                    .collect()
+            });
+            out[Experiment::C2kbEntities] = iris(Experiment::C2kbEntities, entities);
+        }
+        if self.wanted[Experiment::C2kbClasses] {
+            let classes = m.classes.clone().filter(|_| m.resources.is_some());
+            out[Experiment::C2kbClasses] = iris(Experiment::C2kbClasses, classes);
+        }
+        if self.wanted[Experiment::P2kb] {
+            out[Experiment::P2kb] = iris(Experiment::P2kb, m.properties.clone());
+        }
+        if self.wanted[Experiment::Ait2kb] {
+            let types = m.item_types.clone().or_else(|| self.index_types(q));
+            out[Experiment::Ait2kb] = iris(Experiment::Ait2kb, types);
+        }
+        if self.wanted[Experiment::Re2kb] {
+            if let Some(nodes) = &m.triple_nodes {
+                texts[Experiment::Re2kb] = nodes
+                    .iter()
+                    .map(|n| {
+                        n.iter()
+                            .map(|x| self.node_text(x))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+            }
+            out[Experiment::Re2kb] = match (&m.triple_nodes, r.has_index()) {
+                // IRIs inside triples compare through the index's classes too
+                (Some(nodes), true) => {
+                    let triples: Vec<String> = nodes
+                        .iter()
+                        .map(|n| {
+                            let n = n.clone().map(|node| {
+                                match node
+                                    .strip_prefix('<')
+                                    .and_then(|x| x.strip_suffix('>'))
+                                    .and_then(|iri| r.class(iri))
+                                {
+                                    Some(c) => format!("<sameas:{}>", c.id),
+                                    None => node,
+                                }
+                            });
+                            join_triple(&n)
+                        })
+                        .collect();
+                    Some(prepare_markings(&triples, keep_duplicates))
+                }
+                _ => m
+                    .triples
+                    .as_ref()
+                    .map(|t| prepare_markings(t, keep_duplicates)),
+            };
+        }
+        if self.wanted[Experiment::At] {
+            out[Experiment::At] = m.answer_type.map(|t| {
+                texts[Experiment::At] = vec![t.value.name().to_string()];
+                r.prepare(&[Answer::single(Term::plain(t.value.name()))], side, false)
+            });
+        }
+        (out, texts)
     }
 
     /// AIT2KB's last source: the types the index gives every answer resource.
@@ -132,6 +177,7 @@ pub(super) struct GoldEntry<'a> {
     pub(super) question: &'a Question,
     pub(super) qa: Scored<'a>,
     pub(super) sets: Sets,
+    pub(super) texts: Texts,
     pub(super) features: Features,
     pub(super) notes: Vec<String>,
     pub(super) has_iri: bool,
@@ -145,5 +191,8 @@ pub(super) struct RunEntry<'a> {
     pub(super) question: &'a Question,
     pub(super) qa: Scored<'a>,
     pub(super) sets: Sets,
+    pub(super) texts: Texts,
     pub(super) notes: Vec<String>,
+    /// The language the run answered the question in (`--by language`).
+    pub(super) language: Option<String>,
 }

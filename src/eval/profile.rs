@@ -219,7 +219,11 @@ impl Profile {
     pub fn experiments(self, e: Experiment) -> bool {
         match self {
             Profile::Judge => true,
-            Profile::Gerbil => e != Experiment::Ait2kb,
+            // GERBIL has neither AIT2KB nor the split of C2KB
+            Profile::Gerbil => !matches!(
+                e,
+                Experiment::Ait2kb | Experiment::C2kbEntities | Experiment::C2kbClasses
+            ),
             Profile::Mqald | Profile::Text2sparql => e == Experiment::Qa,
         }
     }

@@ -51,6 +51,13 @@ pub struct GoldInfo {
     pub format: &'static str,
     /// Number of (distinct) questions.
     pub questions: usize,
+    /// The dataset id the file declares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The dataset's own metadata (eQALD `dataset.metadata`, e.g. the knowledge
+    /// base version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
 }
 
 /// The index used for equivalence.
@@ -200,6 +207,10 @@ pub struct Experiments {
     pub qa: Option<ExperimentReport>,
     /// Resources: entities and classes.
     pub c2kb: Option<ExperimentReport>,
+    /// C2KB on entities only.
+    pub c2kb_entities: Option<ExperimentReport>,
+    /// C2KB on classes only.
+    pub c2kb_classes: Option<ExperimentReport>,
     /// Properties.
     pub p2kb: Option<ExperimentReport>,
     /// Triples.
@@ -212,7 +223,16 @@ pub struct Experiments {
 
 impl Experiments {
     /// The names of the sub-experiments, in report order.
-    pub const NAMES: [&'static str; 6] = ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"];
+    pub const NAMES: [&'static str; 8] = [
+        "qa",
+        "c2kb",
+        "c2kb_entities",
+        "c2kb_classes",
+        "p2kb",
+        "re2kb",
+        "at",
+        "ait2kb",
+    ];
 
     /// The report of one sub-experiment.
     pub fn get_mut(&mut self, e: super::Experiment) -> &mut Option<ExperimentReport> {
@@ -220,6 +240,8 @@ impl Experiments {
         match e {
             Experiment::Qa => &mut self.qa,
             Experiment::C2kb => &mut self.c2kb,
+            Experiment::C2kbEntities => &mut self.c2kb_entities,
+            Experiment::C2kbClasses => &mut self.c2kb_classes,
             Experiment::P2kb => &mut self.p2kb,
             Experiment::Re2kb => &mut self.re2kb,
             Experiment::At => &mut self.at,
@@ -228,10 +250,12 @@ impl Experiments {
     }
 
     /// Each sub-experiment with its name, in report order.
-    pub fn named(&self) -> [(&'static str, Option<&ExperimentReport>); 6] {
+    pub fn named(&self) -> [(&'static str, Option<&ExperimentReport>); 8] {
         [
             ("qa", self.qa.as_ref()),
             ("c2kb", self.c2kb.as_ref()),
+            ("c2kb_entities", self.c2kb_entities.as_ref()),
+            ("c2kb_classes", self.c2kb_classes.as_ref()),
             ("p2kb", self.p2kb.as_ref()),
             ("re2kb", self.re2kb.as_ref()),
             ("at", self.at.as_ref()),
@@ -282,6 +306,13 @@ pub struct AggregateReport {
     pub macro_: Prf,
     /// Macro under the QALD rule; `f1` is Macro F1 QALD.
     pub macro_qald: Prf,
+    /// QALD-1/2: evaluated questions with F1 = 1.
+    pub right: usize,
+    /// QALD-1/2: evaluated questions with 0 < F1 < 1.
+    pub partial: usize,
+    /// QALD-1/2: the mean per-question P and R over the answered questions only,
+    /// and their harmonic mean.
+    pub answered_only: Prf,
     /// 95% bootstrap confidence intervals, when asked for (`--confidence`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Confidence>,
@@ -338,6 +369,9 @@ pub struct QuestionReport {
     /// The order score (nDCG) of a question whose answer order is scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ndcg: Option<f64>,
+    /// The confidence the run gave its answer (eQALD `confidence`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// How the run's query was executed (QA only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub execution: Option<ExecutionReport>,

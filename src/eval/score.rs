@@ -13,7 +13,7 @@ use super::report::{
 use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
 use crate::matching::{match_answers, LabelRule, Matching, Prepared, Reason, Side};
-use crate::metrics::{aggregate, bootstrap, QuestionScore};
+use crate::metrics::{aggregate, bootstrap, qald12, QuestionScore};
 use crate::model::{looks_like_iri, Answer, Calls, Question, Term};
 
 pub(super) fn evaluate_run(
@@ -39,19 +39,22 @@ pub(super) fn evaluate_run(
         let annotation = (ctx.annotate && ctx.wanted.any_markings())
             .then(|| annotate_question_as(q, ctx.opts(), ctx.profile.marking_style()));
         let qa = q.answers.as_ref().map(|a| ctx.profile.answers(a));
+        let (sets, texts) = ctx.sets(
+            q,
+            qa.as_deref(),
+            annotation.as_ref(),
+            Side::Run,
+            gold.has_iri,
+        );
         by_id.insert(
             id,
             RunEntry {
                 question: q,
-                sets: ctx.sets(
-                    q,
-                    qa.as_deref(),
-                    annotation.as_ref(),
-                    Side::Run,
-                    gold.has_iri,
-                ),
+                sets,
+                texts,
                 qa,
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
+                language: run_language(gold.question, q, options.lang.as_deref()),
             },
         );
     }
@@ -252,6 +255,11 @@ fn score_experiment(
     if scored.is_empty() {
         return None;
     }
+    for report in &mut questions {
+        report.confidence = runs
+            .get(report.id.as_str())
+            .and_then(|r| r.question.confidence);
+    }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
     agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);
     let order_scores: Vec<f64> = ndcgs.iter().filter_map(|(_, n)| *n).collect();
@@ -276,7 +284,19 @@ fn score_experiment(
         for feature in &options.by {
             let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> = BTreeMap::new();
             for item in &scored {
-                let values = entries[item.0].features.get(feature.as_str());
+                let entry = &entries[item.0];
+                // a question counts under the language its run answered in
+                if feature == "language" {
+                    let lang = runs
+                        .get(entry.question.id.0.as_str())
+                        .and_then(|r| r.language.clone())
+                        .or_else(|| gold_language(entry.question, options.lang.as_deref()));
+                    if let Some(l) = lang {
+                        groups.entry(l).or_default().push(*item);
+                    }
+                    continue;
+                }
+                let values = entry.features.get(feature.as_str());
                 for v in values.into_iter().flatten() {
                     groups.entry(v.clone()).or_default().push(*item);
                 }
@@ -303,6 +323,43 @@ fn score_experiment(
         questions,
         breakdown,
     })
+}
+
+/// The language of a TEXT2SPARQL-style id (`ck25:1-en` → `en`).
+fn id_language(id: &str) -> Option<&str> {
+    id.rsplit_once('-')
+        .map(|(_, l)| l)
+        .filter(|l| (2..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// The language a run answered a question in: the language of a TEXT2SPARQL
+/// id; else the run question's only language; else `--lang` (when the run file
+/// has it among its languages, or has none); else the run's first language.
+pub(super) fn run_language(gold: &Question, run: &Question, lang: Option<&str>) -> Option<String> {
+    if let Some(l) = id_language(&gold.id.0) {
+        return Some(l.to_string());
+    }
+    let mut langs: Vec<&str> = run.texts.iter().map(|(l, _)| l.as_str()).collect();
+    langs.dedup();
+    match (langs.as_slice(), lang) {
+        ([only], _) => Some((*only).to_string()),
+        ([], Some(l)) => Some(l.to_string()),
+        (many, Some(l)) if many.contains(&l) => Some(l.to_string()),
+        ([first, ..], _) => Some((*first).to_string()),
+        ([], None) => None,
+    }
+}
+
+/// The language of a gold question the run does not have: `--lang`, else its
+/// id's, else its only language.
+fn gold_language(gold: &Question, lang: Option<&str>) -> Option<String> {
+    id_language(&gold.id.0)
+        .or(lang)
+        .or_else(|| match gold.texts.as_slice() {
+            [(only, _)] => Some(only.as_str()),
+            _ => None,
+        })
+        .map(str::to_string)
 }
 
 /// The aggregate of scored questions (index, status, score).
@@ -332,6 +389,14 @@ pub(super) fn aggregate_report(
     agg.micro = Some(measures.micro);
     agg.macro_ = measures.macro_;
     agg.macro_qald = measures.macro_qald;
+    let answered: Vec<(bool, QuestionScore)> = scored
+        .iter()
+        .map(|(_, status, s)| (*status == Status::Answered, *s))
+        .collect();
+    let q12 = qald12(&answered);
+    agg.right = q12.right;
+    agg.partial = q12.partial;
+    agg.answered_only = q12.answered_only;
     agg
 }
 
@@ -395,6 +460,7 @@ pub(super) fn question_report(
         status,
         score: score.unwrap_or_default(),
         ndcg: None,
+        confidence: None,
         execution: None,
         gold_execution: None,
         diagnostics,

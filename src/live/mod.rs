@@ -472,6 +472,9 @@ pub fn ask_all(
         questions: Vec::with_capacity(total),
         diagnostics: Vec::new(),
         calls: None,
+        metadata: None,
+        unknown_keys: Vec::new(),
+        lost: Vec::new(),
     };
     let mut errors = BTreeMap::new();
     let mut runtimes_ms = Vec::new();

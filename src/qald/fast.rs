@@ -18,6 +18,8 @@ pub struct FastFile<'a> {
     pub dataset: Option<Value>,
     /// The questions.
     pub questions: Vec<FastQuestion<'a>>,
+    /// Other top-level keys, in file order.
+    pub other_keys: Vec<String>,
 }
 
 /// One question: its fields as values, and its answers read fast.
@@ -28,8 +30,10 @@ pub struct FastQuestion<'a> {
     pub answers: Option<Vec<FastAnswer<'a>>>,
 }
 
-/// One answer object.
+/// One answer object. Any other key sends the file to the tolerant path, which
+/// reads and counts it.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FastAnswer<'a> {
     /// `head`.
     pub head: Option<Value>,
@@ -44,10 +48,17 @@ pub struct FastAnswer<'a> {
 
 /// The `results` object.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FastResults<'a> {
     /// `bindings`.
     #[serde(borrow)]
     pub bindings: Option<Vec<FastRow<'a>>>,
+    /// The old draft's `ordered` flag (see `keys::IGNORED`).
+    #[serde(default, rename = "ordered")]
+    _ordered: Option<IgnoredAny>,
+    /// The old draft's `distinct` flag (see `keys::IGNORED`).
+    #[serde(default, rename = "distinct")]
+    _distinct: Option<IgnoredAny>,
 }
 
 /// One binding row, in file order.
@@ -55,6 +66,7 @@ pub struct FastRow<'a>(pub Vec<(FastScalar<'a>, FastBinding<'a>)>);
 
 /// One binding.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FastBinding<'a> {
     /// `type`.
     #[serde(rename = "type", borrow)]
@@ -175,17 +187,23 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut dataset = None;
                 let mut questions = None;
+                let mut other_keys = Vec::new();
                 while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
                     match key.as_ref() {
                         "dataset" => dataset = Some(map.next_value::<Value>()?),
                         "questions" => questions = Some(map.next_value::<Questions<'a>>()?.0),
-                        _ => {
+                        other => {
+                            other_keys.push(other.to_string());
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
                 }
                 let questions = questions.ok_or_else(|| de::Error::missing_field("questions"))?;
-                Ok(FastFile { dataset, questions })
+                Ok(FastFile {
+                    dataset,
+                    questions,
+                    other_keys,
+                })
             }
         }
         d.deserialize_map(V(std::marker::PhantomData))

@@ -4,23 +4,30 @@
 
 use serde_json::{Map, Value};
 
+use super::keys::KeyScan;
 use super::values::id_of;
 use crate::model::{Dataset, Format, Question, QuestionId};
 
 /// Reads `items` into a dataset of `format`: each object's id is taken from
-/// `id_key`, and `read` fills in the rest of its question.
+/// `id_key`, and `read` fills in the rest of its question (and scans the keys of
+/// nested objects); top-level keys outside `known` are counted as unknown.
 pub fn parse_items(
     items: Vec<Value>,
     format: Format,
     id_key: &str,
-    mut read: impl FnMut(&Map<String, Value>, &mut Question),
+    known: &[&str],
+    mut read: impl FnMut(&Map<String, Value>, &mut Question, &mut KeyScan),
 ) -> Dataset {
+    let mut scan = KeyScan::default();
     let mut dataset = Dataset {
         id: None,
         format,
         questions: Vec::with_capacity(items.len()),
         diagnostics: Vec::new(),
         calls: None,
+        metadata: None,
+        unknown_keys: Vec::new(),
+        lost: Vec::new(),
     };
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {
@@ -35,8 +42,10 @@ pub fn parse_items(
                 .push(format!("question #{} has no `{id_key}`", i + 1));
             QuestionId(format!("#{}", i + 1))
         });
-        read(&o, &mut q);
+        scan.object(&o, "[]", known, &q.id.0);
+        read(&o, &mut q, &mut scan);
         dataset.questions.push(q);
     }
+    dataset.unknown_keys = scan.finish();
     dataset
 }

@@ -1,14 +1,20 @@
 //! QALD-JSON in all its real variants (string or integer ids, boolean or string
 //! flags, `body` for the question text, `query` as object, string or null), the
-//! QALD-7 extended-json shape (`question.language[].SPARQL`), and eQALD
-//! (`annotations`, `answeritemtype`, `confidence`). gAnswer's `sparql` and `status`
-//! fields are read too.
+//! QALD-7 extended-json shape (`question.language[].SPARQL`), and eQALD exactly as
+//! the GERBIL QA paper draws it (dataset `metadata`; a question `metadata` object;
+//! `keywords`; `annotations` of type ENTITY, CLASS or PROPERTY; a `query` object
+//! with its SPARQL key in any case and `schemaless`; `answers` as one object or a
+//! list, with `bindings` directly and `confidence`). gAnswer's `sparql`, `status`
+//! and `message` and QAnswer's `language[].SPARQL` / `confidence` are read too.
+//! Every key is either read, listed in [`super::keys::IGNORED`], or counted as
+//! unknown.
 
 use serde_json::{Map, Value};
 
 use std::borrow::Cow;
 
 use super::fast::{FastAnswer, FastFile, FastScalar};
+use super::keys::{self, holds_data, is_sparql_key, KeyScan};
 use super::values::{
     id_of, read_answer_head, read_answer_object, read_row, scalar_string, BindingParts,
 };
@@ -29,7 +35,8 @@ pub fn parse(mut map: Map<String, Value>) -> Dataset {
             other => Err(other),
         })
         .collect();
-    build(map.get("dataset"), questions)
+    let top: Vec<String> = map.keys().cloned().collect();
+    build(map.get("dataset"), &top, questions)
 }
 
 /// Builds the dataset from a file read by the fast path.
@@ -39,27 +46,40 @@ pub fn parse_fast(file: FastFile<'_>) -> Dataset {
         .into_iter()
         .map(|q| Ok((q.fields, q.answers)))
         .collect();
-    build(file.dataset.as_ref(), questions)
+    build(file.dataset.as_ref(), &file.other_keys, questions)
 }
 
 type RawQuestion<'a> = Result<(Map<String, Value>, Option<Vec<FastAnswer<'a>>>), Value>;
 
-fn build(dataset_field: Option<&Value>, questions: Vec<RawQuestion<'_>>) -> Dataset {
-    let id = dataset_field
-        .and_then(|d| d.get("id"))
-        .and_then(scalar_string);
+fn build(
+    dataset_field: Option<&Value>,
+    top_keys: &[String],
+    questions: Vec<RawQuestion<'_>>,
+) -> Dataset {
+    let mut scan = KeyScan::default();
+    for key in top_keys {
+        if !keys::TOP.contains(&key.as_str()) {
+            scan.unknown(key.clone(), "(file)");
+        }
+    }
+    let mut dataset = Dataset::new(Format::QaldJson);
+    if let Some(d) = dataset_field {
+        dataset.id = d.get("id").and_then(scalar_string);
+        dataset.metadata = d.get("metadata").and_then(|m| match m {
+            Value::Null => None,
+            Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+            other => Some(other.to_string()),
+        });
+        if let Value::Object(o) = d {
+            scan.object(o, "dataset", keys::DATASET, "(file)");
+        }
+    }
     let extended = questions.iter().any(|q| {
         q.as_ref()
             .is_ok_and(|(fields, _)| fields.get("question").is_some_and(Value::is_object))
     });
     let mut eqald = false;
-    let mut dataset = Dataset {
-        id,
-        format: Format::QaldJson,
-        questions: Vec::with_capacity(questions.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-    };
+    dataset.questions.reserve(questions.len());
     for (i, q) in questions.into_iter().enumerate() {
         let Ok((mut q, fast)) = q else {
             dataset
@@ -69,13 +89,40 @@ fn build(dataset_field: Option<&Value>, questions: Vec<RawQuestion<'_>>) -> Data
         };
         if extended {
             if let Some(Value::Object(inner)) = q.remove("question") {
+                let id = id_text(inner.get("id").or_else(|| q.get("id")), i);
+                scan.object(&inner, "questions[].question", keys::QUESTION, &id);
+                scan.objects(
+                    inner.get("language"),
+                    "questions[].question.language[]",
+                    keys::EXTENDED_LANGUAGE,
+                    &id,
+                );
                 q = flatten_extended(inner, q);
             }
         }
         eqald |= q.contains_key("annotations")
             || q.contains_key("answeritemtype")
-            || q.contains_key("confidence");
-        dataset.questions.push(question(q, fast, i));
+            || q.contains_key("confidence")
+            || q.get("metadata").is_some_and(Value::is_object)
+            || q.get("query")
+                .and_then(Value::as_object)
+                .is_some_and(|o| o.contains_key("schemaless"))
+            || q.get("answers").is_some_and(Value::is_object)
+            || q.get("question").and_then(Value::as_array).is_some_and(|t| {
+                t.iter()
+                    .any(|t| t.get("annotations").is_some() || t.get("keywords").is_some())
+            });
+        let id = id_text(q.get("id"), i);
+        scan_question(&q, fast.as_deref(), extended, &id, &mut scan);
+        let question = question(q, fast, i);
+        dataset.lost.extend(
+            question
+                .diagnostics
+                .iter()
+                .filter(|d| d.contains(LOST))
+                .cloned(),
+        );
+        dataset.questions.push(question);
     }
     dataset.format = if extended {
         Format::QaldExtendedJson
@@ -84,7 +131,77 @@ fn build(dataset_field: Option<&Value>, questions: Vec<RawQuestion<'_>>) -> Data
     } else {
         Format::QaldJson
     };
+    dataset.unknown_keys = scan.finish();
     dataset
+}
+
+/// The words that mark a diagnostic about data that yielded nothing.
+const LOST: &str = "holds data but yields no answer";
+
+/// The id of a question for messages.
+fn id_text(id: Option<&Value>, position: usize) -> String {
+    id_of(id).map_or_else(|| format!("#{}", position + 1), |id| id.0)
+}
+
+/// Counts the unknown keys of one question (extended questions are flattened).
+fn scan_question(
+    q: &Map<String, Value>,
+    fast: Option<&[FastAnswer<'_>]>,
+    extended: bool,
+    id: &str,
+    scan: &mut KeyScan,
+) {
+    let p = "questions[]";
+    scan.object(q, p, keys::QUESTION, id);
+    for key in ["question", "body"] {
+        if let Some(Value::Array(texts)) = q.get(key) {
+            for t in texts.iter().filter_map(Value::as_object) {
+                scan.object(t, &format!("{p}.{key}[]"), keys::TEXT, id);
+                scan.objects(
+                    t.get("annotations"),
+                    &format!("{p}.{key}[].annotations[]"),
+                    keys::ANNOTATION,
+                    id,
+                );
+            }
+        }
+    }
+    if !extended {
+        scan.objects(
+            q.get("language"),
+            &format!("{p}.language[]"),
+            keys::SYSTEM_LANGUAGE,
+            id,
+        );
+    }
+    scan.objects(
+        q.get("annotations"),
+        &format!("{p}.annotations[]"),
+        keys::ANNOTATION,
+        id,
+    );
+    if let Some(Value::Object(m)) = q.get("metadata") {
+        scan.object(m, &format!("{p}.metadata"), keys::METADATA, id);
+    }
+    if let Some(Value::Object(o)) = q.get("query") {
+        scan.object(o, &format!("{p}.query"), keys::QUERY, id);
+    }
+    match (fast, q.get("answers")) {
+        (Some(objects), _) => {
+            for o in objects {
+                if let Some(Value::Object(h)) = &o.head {
+                    scan.object(h, &format!("{p}.answers[].head"), keys::HEAD, id);
+                }
+            }
+        }
+        (None, Some(Value::Array(objects))) => {
+            for o in objects.iter().filter_map(Value::as_object) {
+                scan.answer(o, &format!("{p}.answers[]"), id);
+            }
+        }
+        (None, Some(Value::Object(o))) => scan.answer(o, &format!("{p}.answers"), id),
+        _ => {}
+    }
 }
 
 /// Rewrites a QALD-7 extended-json question into the QALD-JSON keys.
@@ -109,6 +226,9 @@ fn flatten_extended(
                     if let Some(s) = l.get("question") {
                         t.insert("string".into(), s.clone());
                     }
+                    if let Some(k) = l.get("keywords") {
+                        t.insert("keywords".into(), k.clone());
+                    }
                     texts.push(Value::Object(t));
                 }
                 outer.insert("question".into(), Value::Array(texts));
@@ -126,7 +246,8 @@ fn flatten_extended(
     outer
 }
 
-fn texts_of(value: &Value, out: &mut Vec<(String, String)>) {
+/// Reads the question texts and keywords of `question` / `body`.
+fn texts_of(value: &Value, q: &mut Question) {
     match value {
         Value::Array(items) => {
             for item in items {
@@ -136,13 +257,40 @@ fn texts_of(value: &Value, out: &mut Vec<(String, String)>) {
                     .unwrap_or("en")
                     .to_string();
                 if let Some(s) = item.get("string").and_then(Value::as_str) {
-                    out.push((lang, s.trim().to_string()));
+                    q.texts.push((lang.clone(), s.trim().to_string()));
+                }
+                if let Some(k) = item.get("keywords").and_then(keywords_text) {
+                    q.keywords.push((lang, k));
+                }
+                if let Some(a) = item.get("annotations") {
+                    annotations_of(a, q);
                 }
             }
         }
-        Value::String(s) => out.push(("en".into(), s.trim().to_string())),
+        Value::String(s) => q.texts.push(("en".into(), s.trim().to_string())),
         _ => {}
     }
+}
+
+/// Keywords as one comma-separated text (a string, or a list of strings).
+fn keywords_text(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::Array(items) => items
+            .iter()
+            .filter_map(scalar_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => scalar_string(other)?,
+    };
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The SPARQL text under a query object's SPARQL key, in any letter case.
+fn sparql_of(o: &Map<String, Value>) -> Option<&str> {
+    o.iter()
+        .find(|(k, _)| is_sparql_key(k))
+        .and_then(|(_, v)| v.as_str())
 }
 
 fn query_of(value: Option<&Value>) -> Query {
@@ -157,7 +305,7 @@ fn query_of(value: Option<&Value>) -> Query {
             .find_map(|v| v.as_str().and_then(text))
             .map_or(Query::None, Query::Sparql),
         Some(Value::Object(o)) => {
-            if let Some(s) = o.get("sparql").and_then(Value::as_str).and_then(text) {
+            if let Some(s) = sparql_of(o).and_then(text) {
                 Query::Sparql(s)
             } else if let Some(s) = o.get("pseudo").and_then(Value::as_str).and_then(text) {
                 Query::Pseudo(s)
@@ -169,20 +317,78 @@ fn query_of(value: Option<&Value>) -> Query {
     }
 }
 
+/// Reads eQALD annotations: ENTITY, CLASS and PROPERTY (any case); any other
+/// type, or none, is a diagnostic and counts nowhere.
 fn annotations_of(value: &Value, q: &mut Question) {
     for a in value.as_array().into_iter().flatten() {
         let Some(uri) = a
             .get("URI")
             .or_else(|| a.get("uri"))
             .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
         else {
+            q.diagnostics
+                .push(format!("annotation {a} has no `URI`; ignored"));
             continue;
         };
-        let kind = a.get("type").and_then(Value::as_str).unwrap_or("ENTITY");
-        if kind.eq_ignore_ascii_case("PROPERTY") {
+        let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind.eq_ignore_ascii_case("ENTITY") {
+            q.entities.push(uri.to_string());
+        } else if kind.eq_ignore_ascii_case("CLASS") {
+            q.classes.push(uri.to_string());
+        } else if kind.eq_ignore_ascii_case("PROPERTY") {
             q.properties.push(uri.to_string());
         } else {
-            q.entities.push(uri.to_string());
+            q.diagnostics.push(format!(
+                "annotation of {uri} has type {:?}, not ENTITY, CLASS or PROPERTY; it counts nowhere",
+                a.get("type").map_or("(none)".to_string(), ToString::to_string)
+            ));
+        }
+    }
+}
+
+/// Reads a confidence: a number, or a string that reads as one.
+fn confidence_of(value: &Value, q: &mut Question) {
+    let number = match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|c| c.is_finite()),
+        Value::Null => return,
+        _ => None,
+    };
+    match number {
+        Some(c) => q.confidence = Some(c),
+        None => q
+            .diagnostics
+            .push(format!("confidence {value} is not a number; ignored")),
+    }
+}
+
+/// QAnswer's question-level `language[]`: the system's query and confidence, and
+/// the question text when given.
+fn system_language(value: &Value, q: &mut Question) {
+    for entry in value.as_array().into_iter().flatten() {
+        let Some(o) = entry.as_object() else { continue };
+        if q.query == Query::None {
+            q.query = query_of(o.iter().find(|(k, _)| is_sparql_key(k)).map(|(_, v)| v));
+        }
+        if let Some(c) = o.get("confidence") {
+            confidence_of(c, q);
+        }
+        let lang = o
+            .get("language")
+            .and_then(Value::as_str)
+            .unwrap_or("en")
+            .to_string();
+        if let Some(t) = o
+            .get("question")
+            .or_else(|| o.get("string"))
+            .and_then(Value::as_str)
+        {
+            q.texts.push((lang.clone(), t.trim().to_string()));
+        }
+        if let Some(k) = o.get("keywords").and_then(keywords_text) {
+            q.keywords.push((lang, k));
         }
     }
 }
@@ -206,17 +412,34 @@ fn question(
             QuestionId(format!("#{}", position + 1))
         }
     };
-    if let Some(v) = map.get("question").or_else(|| map.get("body")) {
-        texts_of(v, &mut q.texts);
-        for item in v.as_array().into_iter().flatten() {
-            if let Some(a) = item.get("annotations") {
-                annotations_of(a, &mut q);
+    // eQALD's question `metadata` object holds what QALD-JSON has at the top
+    match map.remove("metadata") {
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                map.entry(k).or_insert(v);
             }
         }
+        Some(Value::Null) | None => {}
+        Some(other) => q.diagnostics.push(format!(
+            "question metadata {other} is not an object; ignored"
+        )),
+    }
+    if let Some(v) = map.get("question").or_else(|| map.get("body")) {
+        texts_of(v, &mut q);
     }
     q.query = query_of(map.get("query"));
     if q.query == Query::None {
         q.query = query_of(map.get("sparql"));
+    }
+    if let Some(Value::Object(o)) = map.get("query") {
+        q.schemaless = o
+            .get("schemaless")
+            .and_then(scalar_string)
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+    }
+    if let Some(l) = map.get("language") {
+        system_language(l, &mut q);
     }
     q.answertype = map
         .get("answertype")
@@ -230,6 +453,9 @@ fn question(
     if let Some(v) = map.get("status").and_then(scalar_string) {
         q.flags.insert("status".into(), v);
     }
+    if let Some(m) = map.get("message").and_then(scalar_string) {
+        q.diagnostics.push(format!("the system's message: {m}"));
+    }
     if let Some(Value::Array(mods)) = map.get("modifiers") {
         q.tags = mods.iter().filter_map(scalar_string).collect();
     }
@@ -240,8 +466,11 @@ fn question(
         Some(Value::Array(items)) => {
             q.item_types = items.iter().filter_map(scalar_string).collect();
         }
-        Some(Value::String(s)) => q.item_types = vec![s.clone()],
+        Some(Value::String(s)) if !s.trim().is_empty() => q.item_types = vec![s.trim().into()],
         _ => {}
+    }
+    if let Some(c) = map.get("confidence") {
+        confidence_of(c, &mut q);
     }
     q.answers = match (fast, map.remove("answers")) {
         (Some(objects), _) => {
@@ -262,12 +491,27 @@ fn question(
             };
             for object in objects {
                 match object {
-                    Value::Object(o) => read_answer_object(
-                        &o,
-                        q.answertype.as_deref(),
-                        &mut set,
-                        &mut q.diagnostics,
-                    ),
+                    Value::Object(o) => {
+                        let before = (set.answers.len(), q.diagnostics.len());
+                        read_answer_object(
+                            &o,
+                            q.answertype.as_deref(),
+                            &mut set,
+                            &mut q.diagnostics,
+                        );
+                        if let Some(c) = o.get("confidence") {
+                            confidence_of(c, &mut q);
+                        }
+                        if (set.answers.len(), q.diagnostics.len()) == before
+                            && holds_data(&Value::Object(o.clone()))
+                        {
+                            let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+                            q.diagnostics.push(format!(
+                                "the answer object with keys {} {LOST}: write its rows as `results.bindings` (or `bindings`) of SPARQL JSON results",
+                                keys.join(", ")
+                            ));
+                        }
+                    }
                     other => q.diagnostics.push(format!(
                         "answer object {other} is not a json object; ignored"
                     )),

@@ -5,12 +5,13 @@
 use serde_json::Value;
 
 use super::items::parse_items;
+use super::keys;
 use super::values::scalar_string;
 use crate::model::{Dataset, Format, Query};
 
 /// Parses LC-QuAD 1.0 items.
 pub fn parse(items: Vec<Value>) -> Dataset {
-    parse_items(items, Format::Lcquad, "_id", |o, q| {
+    parse_items(items, Format::Lcquad, "_id", keys::LCQUAD, |o, q, _| {
         let text = o
             .get("corrected_question")
             .and_then(Value::as_str)

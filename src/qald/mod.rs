@@ -7,6 +7,8 @@
 mod fast;
 mod items;
 mod json;
+mod jsonl;
+mod keys;
 mod lcquad;
 mod rubq;
 mod text2sparql;
@@ -90,6 +92,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
+        Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
         Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
             json::parse_fast(file)
         }
@@ -131,7 +134,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
     Ok(dataset)
 }
 
-fn strip_position(message: &str) -> &str {
+pub(crate) fn strip_position(message: &str) -> &str {
     message
         .rfind(" at line ")
         .map_or(message, |i| &message[..i])
@@ -165,6 +168,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                     questions: Vec::new(),
                     diagnostics: vec!["the file holds no question".into()],
                     calls: None,
+                    metadata: None,
+                    unknown_keys: Vec::new(),
+                    lost: Vec::new(),
                 }),
                 _ => Err(shape_error(
                     source,

@@ -5,12 +5,14 @@
 use serde_json::Value;
 
 use super::items::parse_items;
+use super::keys;
 use super::values::{binding_term, scalar_string};
 use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Term};
 
 /// Parses RuBQ items.
 pub fn parse(items: Vec<Value>) -> Dataset {
-    parse_items(items, Format::Rubq, "uid", |o, q| {
+    parse_items(items, Format::Rubq, "uid", keys::RUBQ, |o, q, scan| {
+        scan.objects(o.get("answers"), "[].answers[]", keys::RUBQ_ANSWER, &q.id.0);
         if let Some(t) = o.get("question_text").and_then(Value::as_str) {
             q.texts.push(("ru".into(), t.trim().to_string()));
         }
@@ -31,6 +33,9 @@ pub fn parse(items: Vec<Value>) -> Dataset {
         q.entities = list("question_uris");
         q.properties = list("question_props");
         q.tags = list("tags");
+        if let Some(v) = o.get("RuBQ_version").and_then(scalar_string) {
+            q.flags.insert("rubq_version".into(), v);
+        }
         let mut set = AnswerSet::default();
         for a in o
             .get("answers")

@@ -59,6 +59,9 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
         questions: Vec::with_capacity(items.len()),
         diagnostics: Vec::new(),
         calls: None,
+        metadata: None,
+        unknown_keys: Vec::new(),
+        lost: Vec::new(),
     };
     if prefix.is_none() {
         out.diagnostics.push(
@@ -171,7 +174,11 @@ pub fn parse_answers(items: Vec<Value>) -> Dataset {
         questions: Vec::with_capacity(items.len()),
         diagnostics: Vec::new(),
         calls: None,
+        metadata: None,
+        unknown_keys: Vec::new(),
+        lost: Vec::new(),
     };
+    let mut scan = super::keys::KeyScan::default();
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {
             out.diagnostics
@@ -179,6 +186,14 @@ pub fn parse_answers(items: Vec<Value>) -> Dataset {
             continue;
         };
         let mut q = Question::default();
+        scan.object(
+            &o,
+            "[]",
+            super::keys::TEXT2SPARQL_ANSWER,
+            &o.get("qname")
+                .and_then(scalar_string)
+                .unwrap_or_else(|| format!("#{}", i + 1)),
+        );
         match o.get("qname").and_then(scalar_string) {
             Some(id) => q.id = QuestionId(id),
             None => {
@@ -202,6 +217,7 @@ pub fn parse_answers(items: Vec<Value>) -> Dataset {
         }
         out.questions.push(q);
     }
+    out.unknown_keys = scan.finish();
     out
 }
 

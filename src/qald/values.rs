@@ -262,7 +262,8 @@ pub fn read_row<'a>(
     }
 }
 
-/// Reads one answer object (`head`/`results`/`boolean`, or QALD-5's `{"string": …}`)
+/// Reads one answer object (`head`/`results`/`boolean`, eQALD's `bindings` without
+/// `results`, or QALD-5's `{"string": …}`)
 /// into `set`; problems go to `diagnostics`.
 pub fn read_answer_object(
     object: &Map<String, Value>,
@@ -278,9 +279,10 @@ pub fn read_answer_object(
         set,
         diagnostics,
     );
+    // eQALD as the GERBIL QA paper draws it puts `bindings` in the answer object
     let bindings = match object.get("results") {
         Some(Value::Object(r)) => r.get("bindings"),
-        _ => None,
+        _ => object.get("bindings"),
     };
     let rows = match bindings {
         Some(Value::Array(rows)) => rows,

@@ -154,7 +154,7 @@ mod tests {
                 ..Question::default()
             }],
             diagnostics: Vec::new(),
-            calls: None,
+            ..Dataset::new(Format::QaldJson)
         };
         // the second row binds only ?l
         let cols = BTreeMap::from([("ck:1-en".to_string(), vec![vec![0, 1], vec![1]])]);

@@ -148,6 +148,9 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
         questions: Vec::new(),
         diagnostics: Vec::new(),
         calls: None,
+        metadata: None,
+        unknown_keys: Vec::new(),
+        lost: Vec::new(),
     };
     for (i, node) in root
         .children

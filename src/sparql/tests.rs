@@ -124,7 +124,7 @@ fn fills_questions_and_checks_iris() {
             q("3", "SELECT ?o WHERE { ?o"),
         ],
         diagnostics: Vec::new(),
-        calls: None,
+        ..Dataset::new(Format::QaldJson)
     };
     let s = execute_dataset(
         &g,

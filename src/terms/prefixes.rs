@@ -82,3 +82,81 @@ pub fn expand(name: &str) -> String {
         _ => name.to_string(),
     }
 }
+/// The prefixes a SPARQL query declares (`PREFIX dbo: <…>`), as (prefix,
+/// namespace), in order. Read from the text, so that a query that does not parse
+/// still names its prefixes.
+pub fn declared(query: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let lower = query.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("prefix") {
+        let start = from + i;
+        from = start + 6;
+        let before = lower[..start].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &query[from..];
+        let Some(colon) = rest.find(':') else { break };
+        let name = rest[..colon].trim();
+        if !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') {
+            continue;
+        }
+        let after = rest[colon + 1..].trim_start();
+        let Some(iri) = after.strip_prefix('<').and_then(|a| a.split_once('>')).map(|(i, _)| i)
+        else {
+            continue;
+        };
+        out.push((name.to_string(), iri.to_string()));
+    }
+    out
+}
+
+/// Writes an IRI as a prefixed name when one of `prefixes` (prefix, namespace)
+/// covers it and the rest is a plain local name, else as `<iri>`.
+pub fn compact(iri: &str, prefixes: &[(String, String)]) -> String {
+    let best = prefixes
+        .iter()
+        .filter(|(_, ns)| !ns.is_empty() && iri.starts_with(ns.as_str()))
+        .max_by_key(|(_, ns)| ns.len());
+    if let Some((prefix, ns)) = best {
+        let local = &iri[ns.len()..];
+        let plain = !local.is_empty()
+            && !local.ends_with('.')
+            && local
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if plain {
+            return format!("{prefix}:{local}");
+        }
+    }
+    format!("<{iri}>")
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_prefixes_and_compact_names() {
+        let q = "PREFIX dbo: <http://dbpedia.org/ontology/>\nprefix res:<http://dbpedia.org/resource/> SELECT ?x { ?x dbo:prefix res:A }";
+        let p = declared(q);
+        assert_eq!(
+            p,
+            vec![
+                ("dbo".to_string(), "http://dbpedia.org/ontology/".to_string()),
+                ("res".to_string(), "http://dbpedia.org/resource/".to_string())
+            ]
+        );
+        assert_eq!(
+            compact("http://dbpedia.org/resource/Ann_Dunham", &p),
+            "res:Ann_Dunham"
+        );
+        assert_eq!(
+            compact("http://dbpedia.org/resource/A_(b)", &p),
+            "<http://dbpedia.org/resource/A_(b)>"
+        );
+        assert_eq!(compact("http://x.org/a", &p), "<http://x.org/a>");
+    }
+}
