@@ -40,11 +40,13 @@ impl AnswerType {
         }
     }
 
-    /// Reads a declared answer type, with its aliases (`uri`, `list` → resource;
-    /// `literal`, `text` → string).
+    /// Reads a declared answer type in any case, with its aliases (`uri`, `list`,
+    /// eQALD's `ListOfResource` → resource; `literal`, `text` → string).
     pub fn parse(declared: &str) -> Option<AnswerType> {
         match declared.trim().to_ascii_lowercase().as_str() {
-            "resource" | "uri" | "list" | "resources" => Some(AnswerType::Resource),
+            "resource" | "uri" | "list" | "resources" | "listofresource" | "listofresources" => {
+                Some(AnswerType::Resource)
+            }
             "string" | "literal" | "text" => Some(AnswerType::String),
             "number" | "numeric" | "count" => Some(AnswerType::Number),
             "date" => Some(AnswerType::Date),
@@ -218,7 +220,8 @@ fn declared_node(text: &str) -> Node {
 /// Computes the markings of a question from its annotations, its parsed query (if
 /// any) and its answers.
 pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Markings {
-    let expand = |list: &[String]| -> Vec<String> { list.iter().map(|e| prefixes::expand(e)).collect() };
+    let expand =
+        |list: &[String]| -> Vec<String> { list.iter().map(|e| prefixes::expand(e)).collect() };
     // a question with annotations of some kind and no query has empty markings of
     // the other kinds (a component run that found nothing)
     let none_declared = (walked.is_none() && annotated(q)).then(Vec::new);
@@ -228,14 +231,18 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
         (Some(all), Some(expand(&q.classes)))
     } else {
         (
-            walked.map(|w| w.resources.clone()).or(none_declared.clone()),
+            walked
+                .map(|w| w.resources.clone())
+                .or(none_declared.clone()),
             walked.map(|w| w.classes.clone()).or(none_declared.clone()),
         )
     };
     let properties = if !q.properties.is_empty() {
         Some(expand(&q.properties))
     } else {
-        walked.map(|w| w.properties.clone()).or(none_declared.clone())
+        walked
+            .map(|w| w.properties.clone())
+            .or(none_declared.clone())
     };
     let nodes = if q.triples.is_empty() {
         walked

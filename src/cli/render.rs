@@ -127,6 +127,20 @@ pub fn table(report: &Report, per_question: bool) -> String {
         }
         pad_table(&rows, &mut out);
         for (run, e) in &runs {
+            let Some(a) = e.map(|e| &e.aggregate) else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "{run}: QALD-1/2 right {}, partial {}; answered only P {} R {} F1 {}",
+                a.right,
+                a.partial,
+                f(a.answered_only.precision),
+                f(a.answered_only.recall),
+                f(a.answered_only.f1)
+            );
+        }
+        for (run, e) in &runs {
             if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
                 let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
                 let _ = writeln!(
@@ -244,7 +258,17 @@ pub fn table(report: &Report, per_question: bool) -> String {
             let _ = writeln!(out, "\n{} explained: {run}", name.to_uppercase());
             for q in &e.questions {
                 let Some(x) = &q.explanation else { continue };
-                let _ = writeln!(out, "{} ({}, F1 {})", q.id, q.status.name(), f(q.score.f1));
+                let confidence = q
+                    .confidence
+                    .map(|c| format!(", confidence {c}"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{} ({}, F1 {}{confidence})",
+                    q.id,
+                    q.status.name(),
+                    f(q.score.f1)
+                );
                 for p in &x.pairs {
                     let size = p.class_size.map(|n| format!(" of {n}")).unwrap_or_default();
                     let _ = writeln!(out, "  = {}  ~  {}  [{}{size}]", p.gold, p.run, p.rule);
@@ -315,7 +339,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
             "run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
         );
     } else {
-        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1");
+        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
         if with_confidence {
             out.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
         }
@@ -346,7 +370,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                 let a = &e.aggregate;
                 let _ = write!(
                     out,
-                    "{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(run),
                     a.questions,
                     a.evaluated,
@@ -364,7 +388,12 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     a.macro_.f1,
                     a.macro_qald.precision,
                     a.macro_qald.recall,
-                    a.macro_qald.f1
+                    a.macro_qald.f1,
+                    a.right,
+                    a.partial,
+                    a.answered_only.precision,
+                    a.answered_only.recall,
+                    a.answered_only.f1
                 );
                 if let (true, Some(c)) = (with_confidence, &a.confidence) {
                     let _ = write!(

@@ -99,10 +99,7 @@ pub(super) fn explain(
         } else {
             // markings by their text: IRIs as IRIs, prefixed where the gold
             // declares the prefix
-            texts
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| key_text(set, i))
+            texts.get(i).cloned().unwrap_or_else(|| key_text(set, i))
         }
     };
     let run_texts = run.map_or(&[][..], |r| &r.texts[e][..]);

@@ -346,7 +346,8 @@ pub fn evaluate_with(
                 .iter()
                 .map(|d| format!("run '{}': {d}", run.name)),
         );
-        diagnostics.extend(unknown_keys_note(run.dataset).map(|n| format!("run '{}': {n}", run.name)));
+        diagnostics
+            .extend(unknown_keys_note(run.dataset).map(|n| format!("run '{}': {n}", run.name)));
         if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
             diagnostics.push(format!("run '{}': the live system {why}", run.name));
         }

@@ -108,10 +108,12 @@ fn build(
                 .and_then(Value::as_object)
                 .is_some_and(|o| o.contains_key("schemaless"))
             || q.get("answers").is_some_and(Value::is_object)
-            || q.get("question").and_then(Value::as_array).is_some_and(|t| {
-                t.iter()
-                    .any(|t| t.get("annotations").is_some() || t.get("keywords").is_some())
-            });
+            || q.get("question")
+                .and_then(Value::as_array)
+                .is_some_and(|t| {
+                    t.iter()
+                        .any(|t| t.get("annotations").is_some() || t.get("keywords").is_some())
+                });
         let id = id_text(q.get("id"), i);
         scan_question(&q, fast.as_deref(), extended, &id, &mut scan);
         let question = question(q, fast, i);
@@ -341,8 +343,9 @@ fn annotations_of(value: &Value, q: &mut Question) {
             q.properties.push(uri.to_string());
         } else {
             q.diagnostics.push(format!(
-                "annotation of {uri} has type {:?}, not ENTITY, CLASS or PROPERTY; it counts nowhere",
-                a.get("type").map_or("(none)".to_string(), ToString::to_string)
+                "annotation of {uri} has type {}, not ENTITY, CLASS or PROPERTY; it counts nowhere",
+                a.get("type")
+                    .map_or("(none)".to_string(), ToString::to_string)
             ));
         }
     }

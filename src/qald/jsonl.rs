@@ -195,11 +195,13 @@ fn triple(value: &Value, declared: &[(String, String)]) -> Option<[String; 3]> {
     };
     let node = |v: &Value| -> Option<String> {
         let t = v.as_str()?.trim();
-        Some(if t.starts_with('?') || t.starts_with('$') || t.starts_with("_:") {
-            t.to_string()
-        } else {
-            iri(t, declared).map_or_else(|| t.to_string(), |i| format!("<{i}>"))
-        })
+        Some(
+            if t.starts_with('?') || t.starts_with('$') || t.starts_with("_:") {
+                t.to_string()
+            } else {
+                iri(t, declared).map_or_else(|| t.to_string(), |i| format!("<{i}>"))
+            },
+        )
     };
     Some([node(s)?, node(p)?, node(o)?])
 }

@@ -75,7 +75,8 @@ pub const RUBQ: &[&str] = &[
 /// Keys of one RuBQ answer.
 pub const RUBQ_ANSWER: &[&str] = &["type", "value", "label", "xml:lang", "datatype"];
 /// Keys of one TEXT2SPARQL system answer.
-pub const TEXT2SPARQL_ANSWER: &[&str] = &["qname", "query", "dataset", "question", "uri", "endpoint"];
+pub const TEXT2SPARQL_ANSWER: &[&str] =
+    &["qname", "query", "dataset", "question", "uri", "endpoint"];
 
 /// Keys of a QALD-JSON question that are read.
 pub const QUESTION: &[&str] = &[
@@ -105,14 +106,27 @@ pub const QUESTION: &[&str] = &[
 pub const TEXT: &[&str] = &["language", "string", "keywords", "annotations"];
 /// Keys of one entry of QAnswer's question-level `language[]`.
 pub const SYSTEM_LANGUAGE: &[&str] = &[
-    "language", "question", "string", "keywords", "SPARQL", "sparql", "confidence",
+    "language",
+    "question",
+    "string",
+    "keywords",
+    "SPARQL",
+    "sparql",
+    "confidence",
 ];
 /// Keys of one entry of the QALD-7 extended shape's `question.language[]`.
 pub const EXTENDED_LANGUAGE: &[&str] = &["language", "question", "keywords", "SPARQL"];
 /// Keys of a query object (the SPARQL key in any case).
 pub const QUERY: &[&str] = &["sparql", "pseudo", "schemaless"];
 /// Keys of an answer object.
-pub const ANSWER: &[&str] = &["head", "results", "boolean", "string", "bindings", "confidence"];
+pub const ANSWER: &[&str] = &[
+    "head",
+    "results",
+    "boolean",
+    "string",
+    "bindings",
+    "confidence",
+];
 /// Keys of `head`.
 pub const HEAD: &[&str] = &["vars", "link"];
 /// Keys of `results`.
@@ -154,8 +168,7 @@ impl KeyScan {
     /// case-insensitively when `any_case`).
     pub fn object(&mut self, object: &Map<String, Value>, path: &str, known: &[&str], id: &str) {
         for key in object.keys() {
-            if !known.contains(&key.as_str()) && !(path.ends_with("query") && is_sparql_key(key))
-            {
+            if !known.contains(&key.as_str()) && !(path.ends_with("query") && is_sparql_key(key)) {
                 self.unknown(format!("{path}.{key}"), id);
             }
         }
@@ -250,13 +263,25 @@ mod tests {
         scan.answer(a.as_object().unwrap(), "questions[].answers[]", "8");
         let keys = scan.finish();
         assert_eq!(keys.len(), 2, "{keys:?}");
-        assert_eq!(keys[0].path, "questions[].answers[].results.bindings[].VAR.extra");
-        assert_eq!((keys[1].path.as_str(), keys[1].count, keys[1].example.as_str()), ("questions[].answers[].score", 2, "7"));
+        assert_eq!(
+            keys[0].path,
+            "questions[].answers[].results.bindings[].VAR.extra"
+        );
+        assert_eq!(
+            (
+                keys[1].path.as_str(),
+                keys[1].count,
+                keys[1].example.as_str()
+            ),
+            ("questions[].answers[].score", 2, "7")
+        );
     }
 
     #[test]
     fn data_is_told_from_structure() {
-        assert!(!holds_data(&json!({"head": {"vars": ["x"]}, "results": {"bindings": [{}]}})));
+        assert!(!holds_data(
+            &json!({"head": {"vars": ["x"]}, "results": {"bindings": [{}]}})
+        ));
         assert!(!holds_data(&json!({"confidence": "0.9", "bindings": []})));
         assert!(holds_data(&json!({"result": [{"x": "http://a.org"}]})));
     }

@@ -99,11 +99,17 @@ pub fn declared(query: &str) -> Vec<(String, String)> {
         let rest = &query[from..];
         let Some(colon) = rest.find(':') else { break };
         let name = rest[..colon].trim();
-        if !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') {
+        if !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+        {
             continue;
         }
         let after = rest[colon + 1..].trim_start();
-        let Some(iri) = after.strip_prefix('<').and_then(|a| a.split_once('>')).map(|(i, _)| i)
+        let Some(iri) = after
+            .strip_prefix('<')
+            .and_then(|a| a.split_once('>'))
+            .map(|(i, _)| i)
         else {
             continue;
         };
@@ -133,7 +139,6 @@ pub fn compact(iri: &str, prefixes: &[(String, String)]) -> String {
     format!("<{iri}>")
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,8 +150,14 @@ mod tests {
         assert_eq!(
             p,
             vec![
-                ("dbo".to_string(), "http://dbpedia.org/ontology/".to_string()),
-                ("res".to_string(), "http://dbpedia.org/resource/".to_string())
+                (
+                    "dbo".to_string(),
+                    "http://dbpedia.org/ontology/".to_string()
+                ),
+                (
+                    "res".to_string(),
+                    "http://dbpedia.org/resource/".to_string()
+                )
             ]
         );
         assert_eq!(

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn qajudge(args: &[&str]) -> Output {
+pub(crate) fn qajudge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_qajudge"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -11,10 +11,10 @@ fn qajudge(args: &[&str]) -> Output {
         .expect("the qajudge binary runs")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -30,7 +30,7 @@ fn tmp_file(name: &str, content: &[u8]) -> PathBuf {
 }
 
 /// The demo index, built once from `tests/data/demo/kg.ttl`.
-fn demo_index() -> String {
+pub(crate) fn demo_index() -> String {
     static BUILT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {

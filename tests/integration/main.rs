@@ -4,6 +4,7 @@
 mod annotate;
 mod browser;
 mod cli;
+mod components;
 mod data;
 mod endpoint;
 mod index;
