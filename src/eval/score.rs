@@ -353,12 +353,13 @@ pub(super) fn run_language(gold: &Question, run: &Question, lang: Option<&str>) 
 /// The language of a gold question the run does not have: `--lang`, else its
 /// id's, else its only language.
 fn gold_language(gold: &Question, lang: Option<&str>) -> Option<String> {
+    let only = match gold.texts.as_slice() {
+        [(only, _)] => Some(only.as_str()),
+        _ => None,
+    };
     id_language(&gold.id.0)
         .or(lang)
-        .or_else(|| match gold.texts.as_slice() {
-            [(only, _)] => Some(only.as_str()),
-            _ => None,
-        })
+        .or(only)
         .map(str::to_string)
 }
 

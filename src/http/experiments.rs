@@ -112,8 +112,8 @@ pub enum RunSource {
     File {
         /// Its name in the report.
         name: String,
-        /// Its questions.
-        dataset: Dataset,
+        /// Its questions (boxed: a dataset is large beside a URL).
+        dataset: Box<Dataset>,
     },
     /// A live QA system.
     System {
@@ -324,7 +324,9 @@ impl ExperimentStore {
         let mut datasets: Vec<(String, String, Dataset)> = Vec::new();
         for run in job.runs {
             match run {
-                RunSource::File { name, dataset } => datasets.push((name.clone(), name, dataset)),
+                RunSource::File { name, dataset } => {
+                    datasets.push((name.clone(), name, *dataset));
+                }
                 RunSource::System { url } => {
                     let progress = |_: usize, _: usize| {
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;

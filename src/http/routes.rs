@@ -506,7 +506,7 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         names.push(name.clone());
         runs.push(RunSource::File {
             name: stem(name),
-            dataset,
+            dataset: Box::new(dataset),
         });
     }
     for url in &form.systems {

@@ -164,11 +164,12 @@ impl KeyScan {
         e.0 += 1;
     }
 
-    /// Counts the keys of `object` at `path` that are not in `known` (compared
-    /// case-insensitively when `any_case`).
+    /// Counts the keys of `object` at `path` that are not in `known` (a query
+    /// object's SPARQL key in any case is known).
     pub fn object(&mut self, object: &Map<String, Value>, path: &str, known: &[&str], id: &str) {
         for key in object.keys() {
-            if !known.contains(&key.as_str()) && !(path.ends_with("query") && is_sparql_key(key)) {
+            let sparql_key = path.ends_with("query") && is_sparql_key(key);
+            if !(known.contains(&key.as_str()) || sparql_key) {
                 self.unknown(format!("{path}.{key}"), id);
             }
         }
