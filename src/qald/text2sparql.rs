@@ -6,8 +6,6 @@
 //! run question per `qname` with the system's query and no answers (they come
 //! from executing it). The one module that names the YAML crate.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 use serde_yaml_ng::Value as Yaml;
 
@@ -69,23 +67,28 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
                 .into(),
         );
     }
-    let mut unknown: BTreeMap<String, usize> = BTreeMap::new();
+    let mut scan = super::keys::KeyScan::default();
     for (i, item) in items.iter().enumerate() {
         let Yaml::Mapping(m) = item else {
             out.diagnostics
                 .push(format!("question #{} is not a mapping; skipped", i + 1));
             continue;
         };
+        let id = text(m.get("id")).unwrap_or_else(|| format!("#{}", i + 1));
         for k in m.keys() {
             let k = yaml_scalar(k).unwrap_or_default();
             if !matches!(
                 k.as_str(),
                 "id" | "question" | "query" | "features" | "classes" | "properties"
             ) {
-                *unknown.entry(k).or_default() += 1;
+                scan.unknown(format!("questions[].{k}"), &id);
             }
         }
-        let id = text(m.get("id")).unwrap_or_else(|| format!("#{}", i + 1));
+        if let Some(Yaml::Mapping(q)) = m.get("query") {
+            for k in q.keys().filter_map(yaml_scalar).filter(|k| k != "sparql") {
+                scan.unknown(format!("questions[].query.{k}"), &id);
+            }
+        }
         let mut base = Question::default();
         match m.get("query") {
             Some(Yaml::Mapping(q)) => match q.get("sparql").and_then(yaml_scalar) {
@@ -105,7 +108,7 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
                 })
                 .collect()
         };
-        base.entities = expand(list(m.get("classes")));
+        base.classes = expand(list(m.get("classes")));
         base.properties = expand(list(m.get("properties")));
         let texts: Vec<(String, String)> = match m.get("question") {
             Some(Yaml::Mapping(langs)) => langs
@@ -129,10 +132,7 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
             out.questions.push(q);
         }
     }
-    for (k, n) in unknown {
-        out.diagnostics
-            .push(format!("unknown key {k:?} in {n} question(s): not read"));
-    }
+    out.unknown_keys = scan.finish();
     Ok(out)
 }
 
@@ -237,7 +237,7 @@ mod tests {
         let q = &d.questions[1];
         assert_eq!(q.texts, vec![("es".to_string(), "¿Quién?".to_string())]);
         assert!(q.order_flagged());
-        assert_eq!(q.entities, ["http://e.org/v/Person"]);
+        assert_eq!(q.classes, ["http://e.org/v/Person"]);
         assert_eq!(q.properties, ["http://e.org/v/knows", "http://x.org/p"]);
         assert!(matches!(&q.query, Query::Sparql(s) if s.starts_with("SELECT")));
         assert!(q.answers.is_none());

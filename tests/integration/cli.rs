@@ -258,7 +258,7 @@ fn demo_table_and_csv() {
         "qa",
     ]);
     assert_eq!(stdout(&o).lines().count(), 14);
-    // all six experiments: one CSV row each
+    // all six experiments and the split of C2KB: one CSV row each
     let o = qajudge(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "csv"]);
     let out = stdout(&o);
     let experiments: Vec<&str> = out
@@ -266,7 +266,19 @@ fn demo_table_and_csv() {
         .skip(1)
         .map(|l| l.split(',').nth(1).unwrap_or(""))
         .collect();
-    assert_eq!(experiments, ["qa", "c2kb", "p2kb", "re2kb", "at", "ait2kb"]);
+    assert_eq!(
+        experiments,
+        [
+            "qa",
+            "c2kb",
+            "c2kb_entities",
+            "c2kb_classes",
+            "p2kb",
+            "re2kb",
+            "at",
+            "ait2kb"
+        ]
+    );
 }
 
 #[test]

@@ -69,6 +69,9 @@ fn every_benchmark_and_run_file_loads() {
                         .diagnostics
                         .iter()
                         .chain(d.questions.iter().flat_map(|q| &q.diagnostics))
+                        // gAnswer's own error messages (status 500) are kept as
+                        // diagnostics of their questions, not problems of the file
+                        .filter(|d| !d.contains("the system's message: "))
                         .collect();
                     assert!(problems.is_empty(), "{rel}: {problems:?}");
                     loaded += 1;
