@@ -242,10 +242,10 @@ mod tests {
         assert!(matches!(&q.query, Query::Sparql(s) if s.starts_with("SELECT")));
         assert!(q.answers.is_none());
         assert_eq!(q.language(), Some("es"));
-        assert!(
-            d.diagnostics.iter().any(|m| m.contains("\"extra\"")),
+        assert_eq!(
+            d.unknown_keys[0].path, "questions[].extra",
             "{:?}",
-            d.diagnostics
+            d.unknown_keys
         );
     }
 
