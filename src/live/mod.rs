@@ -466,16 +466,8 @@ pub fn ask_all(
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(i, _)| *i);
     let stopped = stopped.into_inner().unwrap_or_default();
-    let mut dataset = Dataset {
-        id: None,
-        format: Format::QaldJson,
-        questions: Vec::with_capacity(total),
-        diagnostics: Vec::new(),
-        calls: None,
-        metadata: None,
-        unknown_keys: Vec::new(),
-        lost: Vec::new(),
-    };
+    let mut dataset = Dataset::new(Format::QaldJson);
+    dataset.questions.reserve(total);
     let mut errors = BTreeMap::new();
     let mut runtimes_ms = Vec::new();
     let mut asked = vec![false; total];

@@ -19,16 +19,8 @@ pub fn parse_items(
     mut read: impl FnMut(&Map<String, Value>, &mut Question, &mut KeyScan),
 ) -> Dataset {
     let mut scan = KeyScan::default();
-    let mut dataset = Dataset {
-        id: None,
-        format,
-        questions: Vec::with_capacity(items.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-        metadata: None,
-        unknown_keys: Vec::new(),
-        lost: Vec::new(),
-    };
+    let mut dataset = Dataset::new(format);
+    dataset.questions.reserve(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {
             dataset

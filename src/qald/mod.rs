@@ -163,14 +163,8 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                 }
                 Some(o) if text2sparql::is_answers(o) => Ok(text2sparql::parse_answers(items)),
                 None if items.is_empty() => Ok(Dataset {
-                    id: None,
-                    format: Format::QaldJson,
-                    questions: Vec::new(),
                     diagnostics: vec!["the file holds no question".into()],
-                    calls: None,
-                    metadata: None,
-                    unknown_keys: Vec::new(),
-                    lost: Vec::new(),
+                    ..Dataset::new(Format::QaldJson)
                 }),
                 _ => Err(shape_error(
                     source,

@@ -51,16 +51,9 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
     let text = |v: Option<&Yaml>| v.and_then(yaml_scalar);
     let prefix = text(dataset.and_then(|d| d.get("prefix")));
     let namespace = text(dataset.and_then(|d| d.get("defaultNamespace")));
-    let mut out = Dataset {
-        id: text(dataset.and_then(|d| d.get("id"))),
-        format: Format::Text2SparqlYaml,
-        questions: Vec::with_capacity(items.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-        metadata: None,
-        unknown_keys: Vec::new(),
-        lost: Vec::new(),
-    };
+    let mut out = Dataset::new(Format::Text2SparqlYaml);
+    out.id = text(dataset.and_then(|d| d.get("id")));
+    out.questions.reserve(items.len());
     if prefix.is_none() {
         out.diagnostics.push(
             "the dataset has no `prefix`: question ids are written ID-LANG instead of PREFIX:ID-LANG"
@@ -168,16 +161,8 @@ pub fn is_answers(first: &serde_json::Map<String, Value>) -> bool {
 
 /// Parses the system answers: one run question per `qname`, its query to execute.
 pub fn parse_answers(items: Vec<Value>) -> Dataset {
-    let mut out = Dataset {
-        id: None,
-        format: Format::Text2SparqlAnswers,
-        questions: Vec::with_capacity(items.len()),
-        diagnostics: Vec::new(),
-        calls: None,
-        metadata: None,
-        unknown_keys: Vec::new(),
-        lost: Vec::new(),
-    };
+    let mut out = Dataset::new(Format::Text2SparqlAnswers);
+    out.questions.reserve(items.len());
     let mut scan = super::keys::KeyScan::default();
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {

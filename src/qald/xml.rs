@@ -142,16 +142,8 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
             message: "not QALD-XML: no <dataset> root element".into(),
         });
     }
-    let mut dataset = Dataset {
-        id: root.attr("id").map(str::to_string),
-        format: Format::QaldXml,
-        questions: Vec::new(),
-        diagnostics: Vec::new(),
-        calls: None,
-        metadata: None,
-        unknown_keys: Vec::new(),
-        lost: Vec::new(),
-    };
+    let mut dataset = Dataset::new(Format::QaldXml);
+    dataset.id = root.attr("id").map(str::to_string);
     for (i, node) in root
         .children
         .iter()
