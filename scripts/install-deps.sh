@@ -4,7 +4,9 @@
 # crate generates its bindings with bindgen). With `--browser` also Debian's
 # Chromium and ChromeDriver, for the test of the web page; with `--python`
 # Python's venv module (for the SPARQL server the tests run); with `--virtuoso`
-# Debian's Virtuoso (the store the TEXT2SPARQL organisers used) and curl.
+# Debian's Virtuoso (the store the TEXT2SPARQL organisers used) and curl; with
+# `--recipes` what the index recipes of indexes/ stream dumps with (curl, gzip,
+# bzip2, zstd, awk).
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -22,6 +24,12 @@ for arg in "$@"; do
     --virtuoso)
       command -v virtuoso-t >/dev/null 2>&1 || missing+=(virtuoso-opensource-7)
       command -v curl >/dev/null 2>&1 || missing+=(curl)
+      ;;
+    --recipes)
+      for tool in curl gzip bzip2 zstd; do
+        command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+      done
+      command -v awk >/dev/null 2>&1 || missing+=(mawk)
       ;;
     --python)
       python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)

@@ -63,6 +63,10 @@ pub struct BuildArgs {
     /// output's temporary directory); lower it to build large dumps in less memory.
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     pub buffer_mb: usize,
+    /// A JSON file saying where the inputs came from (dump names, versions,
+    /// checksums), kept in the index's `meta.json` as `provenance`.
+    #[arg(long, value_name = "FILE")]
+    pub provenance: Option<PathBuf>,
 }
 
 /// Arguments of `qajudge sameas`.
@@ -187,6 +191,9 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     if !args.labels.is_empty() {
         opts.labels = args.labels.iter().map(|p| expand(p)).collect();
     }
+    if let Some(path) = &args.provenance {
+        opts.provenance = Some(read_provenance(path)?);
+    }
     let started = Instant::now();
     let meta = build(&args.inputs, &args.out, &opts, &mut progress);
     progress.bar.finish_and_clear();
@@ -215,6 +222,35 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON object of a `--provenance` file, or an error naming the file and
+/// where its JSON is wrong.
+fn read_provenance(path: &Path) -> anyhow::Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read the provenance file: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: the provenance file is not JSON: {e}; give a JSON object",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    if !value.is_object() {
+        anyhow::bail!(
+            "{}: the provenance file holds a JSON {}, not an object; give a JSON object",
+            path.display(),
+            match value {
+                serde_json::Value::Array(_) => "array",
+                serde_json::Value::String(_) => "string",
+                serde_json::Value::Number(_) => "number",
+                serde_json::Value::Bool(_) => "boolean",
+                _ => "null",
+            }
+        );
+    }
+    Ok(value)
 }
 
 /// Runs `qajudge index …`.

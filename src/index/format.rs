@@ -217,6 +217,11 @@ pub struct IndexMeta {
     pub class_size_histogram: Vec<(String, u64)>,
     /// The largest classes, largest first.
     pub largest_classes: Vec<LargeClass>,
+    /// Where the inputs came from, as the builder was told (`index build
+    /// --provenance FILE`): the recipes of `indexes/` record the dumps' names,
+    /// versions, URLs and checksums here. Absent when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<serde_json::Value>,
 }
 
 /// The histogram bucket of a class size.

@@ -100,6 +100,8 @@ pub struct BuildOptions {
     /// Bytes of IRI text held in memory during the build before it is spilled to
     /// files in the output's temporary directory.
     pub buffer_bytes: usize,
+    /// Provenance of the inputs, kept as is in `meta.json`.
+    pub provenance: Option<serde_json::Value>,
 }
 
 /// The default of [`BuildOptions::buffer_bytes`]: 2 GiB.
@@ -116,6 +118,7 @@ impl Default for BuildOptions {
             exclude_hosts: Vec::new(),
             lenient: false,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
+            provenance: None,
         }
     }
 }
@@ -404,6 +407,7 @@ pub fn build(
             .into_iter()
             .map(|(size, id, sample)| LargeClass { id, size, sample })
             .collect(),
+        provenance: opts.provenance.clone(),
     };
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;
     std::fs::write(tmp.join(META_FILE), json).map_err(|e| out_err(&tmp, e))?;

@@ -11,6 +11,7 @@ mod index;
 mod live_text2sparql;
 mod profiles;
 mod real_data;
+mod recipes;
 mod serve;
 mod text2sparql;
 mod virtuoso;
