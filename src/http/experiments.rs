@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::store::{RecordStore, StoreError};
-use crate::eval::{evaluate_with, IndexRef, Options, Run};
+use crate::eval::{evaluate_with, IndexRef, Options, Report, Run};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::model::Dataset;
@@ -142,6 +142,7 @@ pub struct Job {
 
 /// What the worker evaluates with: the index and the knowledge graph the server
 /// was started with.
+#[derive(Clone)]
 pub struct Worker {
     /// The index, if any.
     pub index: Option<Arc<Index>>,
@@ -314,81 +315,17 @@ impl ExperimentStore {
     /// Evaluates one experiment and stores its report (or why it failed).
     fn execute(&self, job: Job, worker: &Worker) {
         self.update(&job.id, |r| r.status = ExperimentStatus::Running);
-        let total = job.gold.questions.len()
-            * job
-                .runs
-                .iter()
-                .filter(|r| matches!(r, RunSource::System { .. }))
-                .count();
-        let done = std::sync::atomic::AtomicUsize::new(0);
-        let mut datasets: Vec<(String, String, Dataset)> = Vec::new();
-        for run in job.runs {
-            match run {
-                RunSource::File { name, dataset } => {
-                    datasets.push((name.clone(), name, *dataset));
-                }
-                RunSource::System { url } => {
-                    let progress = |_: usize, _: usize| {
-                        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                        if n.is_multiple_of(10) || n == total {
-                            self.update(&job.id, |r| r.progress = Some((n, total)));
-                        }
-                    };
-                    match ask_all(&url, &job.gold, &job.live, &progress) {
-                        Ok(live) => datasets.push((url.clone(), url, live.dataset)),
-                        Err(e) => {
-                            self.update(&job.id, |r| {
-                                r.status = ExperimentStatus::Failed;
-                                r.error = Some(e.to_string());
-                                r.finished = Some(rfc3339(now_secs()));
-                            });
-                            return;
-                        }
-                    }
-                }
+        let id = job.id.clone();
+        let progress = |n: usize, total: usize| {
+            if n.is_multiple_of(10) || n == total {
+                self.update(&id, |r| r.progress = Some((n, total)));
             }
-        }
-        let mut gold = Arc::clone(&job.gold);
-        let kg_diagnostics = match &worker.knowledge_graph {
-            Some(kg) => {
-                let mut runs: Vec<(&str, &mut Dataset)> = datasets
-                    .iter_mut()
-                    .map(|(name, _, d)| (name.as_str(), d))
-                    .collect();
-                execute_experiment(
-                    kg,
-                    Arc::make_mut(&mut gold),
-                    &mut runs,
-                    job.plan,
-                    worker.exec,
-                    &|_, _| {},
-                )
-            }
-            None => unexecuted_gold(&gold).into_iter().collect(),
         };
-        let runs: Vec<Run<'_>> = datasets
-            .iter()
-            .map(|(name, source, dataset)| Run {
-                name,
-                source,
-                dataset,
-            })
-            .collect();
-        let mut report = evaluate_with(
-            &gold,
-            &job.gold_name,
-            &runs,
-            job.options,
-            worker.index.as_deref().map(|i| IndexRef {
-                equivalence: i,
-                path: &worker.index_path,
-                format_version: i.meta().format_version,
-            }),
-        );
-        report.knowledge_graph = worker.knowledge_graph.as_ref().map(|k| k.info.clone());
-        report.diagnostics.extend(kg_diagnostics);
-        let value = serde_json::to_value(&report);
-        self.update(&job.id, |r| {
+        let value = evaluate_job(job, worker, &progress).and_then(|report| {
+            serde_json::to_value(&report)
+                .map_err(|e| format!("the report could not be written: {e}"))
+        });
+        self.update(&id, |r| {
             match value {
                 Ok(v) => {
                     r.status = ExperimentStatus::Done;
@@ -396,12 +333,88 @@ impl ExperimentStore {
                 }
                 Err(e) => {
                     r.status = ExperimentStatus::Failed;
-                    r.error = Some(format!("the report could not be written: {e}"));
+                    r.error = Some(e);
                 }
             }
             r.finished = Some(rfc3339(now_secs()));
         });
     }
+}
+
+/// Evaluates a job: asks its live systems (calling `progress` with the
+/// questions asked so far and in all), executes the queries its plan asks for
+/// when the worker has a knowledge graph, and scores the runs. The one path of
+/// stored experiments and of the synchronous `POST /api/v1/evaluate`. The error
+/// says why there is no report (a live system that could not be asked).
+pub fn evaluate_job(
+    job: Job,
+    worker: &Worker,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Report, String> {
+    let total = job.gold.questions.len()
+        * job
+            .runs
+            .iter()
+            .filter(|r| matches!(r, RunSource::System { .. }))
+            .count();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut datasets: Vec<(String, String, Dataset)> = Vec::new();
+    for run in job.runs {
+        match run {
+            RunSource::File { name, dataset } => {
+                datasets.push((name.clone(), name, *dataset));
+            }
+            RunSource::System { url } => {
+                let asked = |_: usize, _: usize| {
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    progress(n, total);
+                };
+                let live =
+                    ask_all(&url, &job.gold, &job.live, &asked).map_err(|e| e.to_string())?;
+                datasets.push((url.clone(), url, live.dataset));
+            }
+        }
+    }
+    let mut gold = Arc::clone(&job.gold);
+    let kg_diagnostics = match &worker.knowledge_graph {
+        Some(kg) => {
+            let mut runs: Vec<(&str, &mut Dataset)> = datasets
+                .iter_mut()
+                .map(|(name, _, d)| (name.as_str(), d))
+                .collect();
+            execute_experiment(
+                kg,
+                Arc::make_mut(&mut gold),
+                &mut runs,
+                job.plan,
+                worker.exec,
+                &|_, _| {},
+            )
+        }
+        None => unexecuted_gold(&gold).into_iter().collect(),
+    };
+    let runs: Vec<Run<'_>> = datasets
+        .iter()
+        .map(|(name, source, dataset)| Run {
+            name,
+            source,
+            dataset,
+        })
+        .collect();
+    let mut report = evaluate_with(
+        &gold,
+        &job.gold_name,
+        &runs,
+        job.options,
+        worker.index.as_deref().map(|i| IndexRef {
+            equivalence: i,
+            path: &worker.index_path,
+            format_version: i.meta().format_version,
+        }),
+    );
+    report.knowledge_graph = worker.knowledge_graph.as_ref().map(|k| k.info.clone());
+    report.diagnostics.extend(kg_diagnostics);
+    Ok(report)
 }
 
 #[cfg(test)]

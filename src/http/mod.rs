@@ -6,7 +6,9 @@
 //! on the server's threads. Every request is logged (the `log` facade, at
 //! `info`; the CLI sets the level from `RUST_LOG`).
 
+mod batch;
 mod error;
+mod evaluate;
 mod experiments;
 mod openapi;
 mod routes;
@@ -95,6 +97,8 @@ pub struct AppState {
     live: LiveOptions,
     knowledge_graph: Option<Arc<KnowledgeGraph>>,
     max_body_bytes: usize,
+    /// What stored experiments are evaluated with, for synchronous evaluations.
+    worker: Worker,
 }
 
 /// Registers every route on an actix-web service configuration.
@@ -153,12 +157,13 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    store.start_worker(Worker {
+    let worker = Worker {
         index: index.clone(),
         index_path: index_path.clone(),
         knowledge_graph: config.knowledge_graph.clone(),
         exec: config.exec,
-    });
+    };
+    store.start_worker(worker.clone());
     let state = web::Data::new(AppState {
         index,
         index_path,
@@ -167,6 +172,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         live: config.live.clone(),
         knowledge_graph: config.knowledge_graph.clone(),
         max_body_bytes: config.max_body_bytes,
+        worker,
     });
     let workers = config.workers.max(1);
     actix_web::rt::System::new().block_on(async move {

@@ -13,13 +13,14 @@ use serde_json::{json, Value};
 use super::experiments::{ExperimentStatus, Job, Record, RunSource};
 use super::{ApiError, AppState};
 use crate::annotate::annotate_question;
-use crate::eval::{match_lists, Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
-use crate::index::{Equivalence, Index};
+use crate::eval::{Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
+use crate::index::{Index, SameAs};
 use crate::live::{check_url, Protocol};
 use crate::matching::MatchOptions;
 use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
 use crate::qald::values::binding_term;
 use crate::sparql::Plan;
+use crate::terms::canonical::canonical_iri;
 
 /// The web page (no external assets).
 const PAGE: &str = include_str!("page.html");
@@ -57,8 +58,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route("/sameas", web::get().to(sameas_get))
                 .route("/sameas", web::post().to(sameas_post))
                 .route("/labels", web::get().to(labels))
+                .route("/labels", web::post().to(super::batch::labels_post))
                 .route("/types", web::get().to(types))
-                .route("/match", web::post().to(match_route))
+                .route("/types", web::post().to(super::batch::types_post))
+                .route("/canonical", web::post().to(super::batch::canonical_post))
+                .route("/match", web::post().to(super::batch::match_route))
+                .route("/evaluate", web::post().to(super::evaluate::evaluate))
                 .route("/annotate", web::post().to(annotate))
                 .route("/benchmarks", web::get().to(benchmarks))
                 .route("/experiments", web::get().to(experiments_list))
@@ -87,7 +92,7 @@ async fn openapi() -> HttpResponse {
     HttpResponse::Ok().json(super::openapi::document())
 }
 
-fn index(state: &AppState) -> Result<&Index, ApiError> {
+pub(super) fn index(state: &AppState) -> Result<&Index, ApiError> {
     state.index.as_deref().ok_or_else(ApiError::no_index)
 }
 
@@ -99,7 +104,7 @@ fn required<'a>(value: &'a Option<String>, name: &str, what: &str) -> Result<&'a
         .ok_or_else(|| ApiError::bad("missing_parameter", format!("give the {what} as ?{name}=…")))
 }
 
-fn internal(e: impl std::error::Error) -> ApiError {
+pub(super) fn internal(e: impl std::error::Error) -> ApiError {
     ApiError::internal(crate::error_chain(&e))
 }
 
@@ -128,12 +133,25 @@ struct SameAsQuery {
 const DEFAULT_MEMBER_LIMIT: usize = 100;
 
 async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) -> ApiResult {
-    let index = index(&state)?;
     let iri = required(&q.iri, "iri", "IRI")?;
-    let found = index
-        .sameas(iri, q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT))
-        .map_err(internal)?;
+    let limit = q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
+    let found = match state.index.as_deref() {
+        Some(index) => index.sameas(iri, limit).map_err(internal)?,
+        None => class_of_one(iri),
+    };
     Ok(HttpResponse::Ok().json(found))
+}
+
+/// What `sameas` answers without an index: the IRI's canonical form, in a class
+/// of its own (SCORING 2a still makes its spellings equal).
+pub(super) fn class_of_one(iri: &str) -> SameAs {
+    SameAs {
+        iri: iri.to_string(),
+        canonical: canonical_iri(iri),
+        class: None,
+        class_size: 1,
+        members: vec![iri.to_string()],
+    }
 }
 
 #[derive(Deserialize)]
@@ -147,10 +165,9 @@ enum SameAsBody {
 }
 
 /// The most IRIs one batch may ask about.
-const MAX_BATCH: usize = 10_000;
+pub(super) const MAX_BATCH: usize = 10_000;
 
 async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) -> ApiResult {
-    let index = Arc::clone(state.index.as_ref().ok_or_else(ApiError::no_index)?);
     let (iris, limit) = match body.into_inner() {
         SameAsBody::List(iris) => (iris, None),
         SameAsBody::Object { iris, limit } => (iris, limit),
@@ -162,6 +179,11 @@ async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) ->
         ));
     }
     let limit = limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
+    let Some(index) = state.index.clone() else {
+        return Ok(
+            HttpResponse::Ok().json(iris.iter().map(|i| class_of_one(i)).collect::<Vec<_>>())
+        );
+    };
     // a batch reads the store for a while: off the async workers
     let out = web::block(move || {
         iris.iter()
@@ -209,20 +231,9 @@ async fn types(state: web::Data<AppState>, q: web::Query<TypesQuery>) -> ApiResu
     Ok(HttpResponse::Ok().json(json!({"iri": iri, "types": types})))
 }
 
-#[derive(Deserialize)]
-struct MatchBody {
-    gold: Vec<Value>,
-    run: Vec<Value>,
-    profile: Option<String>,
-    #[serde(default)]
-    strict_literals: bool,
-    #[serde(default)]
-    lenient_dates: bool,
-}
-
 /// Reads a list of answers: each a SPARQL-results term, a boolean, or an array of
 /// terms (alternative forms of one answer).
-fn answers(side: &str, values: &[Value]) -> Result<AnswerSet, ApiError> {
+pub(super) fn answers(side: &str, values: &[Value]) -> Result<AnswerSet, ApiError> {
     let term = |v: &Value, at: String| match v {
         Value::Bool(b) => Ok(Term::Boolean(*b)),
         other => binding_term(other).map_err(|e| {
@@ -247,31 +258,11 @@ fn answers(side: &str, values: &[Value]) -> Result<AnswerSet, ApiError> {
     Ok(set)
 }
 
-fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
+pub(super) fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     match name {
         None | Some("") => Ok(Profile::Judge),
         Some(n) => Profile::from_name(n).map_err(|e| ApiError::bad("bad_parameter", e.to_string())),
     }
-}
-
-async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>) -> ApiResult {
-    let body = body.into_inner();
-    let gold = answers("gold", &body.gold)?;
-    let run = answers("run", &body.run)?;
-    let options = Options {
-        profile: profile(body.profile.as_deref())?,
-        strict_literals: body.strict_literals,
-        lenient_dates: body.lenient_dates,
-        ..Options::default()
-    };
-    let state = state.clone();
-    let report = web::block(move || {
-        let index = state.index.as_deref().map(|i| i as &dyn Equivalence);
-        match_lists(&gold, &run, &options, index)
-    })
-    .await
-    .map_err(internal)?;
-    Ok(HttpResponse::Ok().json(report))
 }
 
 #[derive(Deserialize)]

@@ -28,7 +28,7 @@ pub fn tmp(name: &str) -> PathBuf {
 }
 
 /// The demo index, built once.
-fn demo_index() -> PathBuf {
+pub fn demo_index() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
@@ -54,12 +54,18 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path, extra: &[&str]) -> Server {
+        let index = demo_index();
+        let mut args = vec!["--index", index.to_str().expect("utf-8 path")];
+        args.extend_from_slice(extra);
+        Server::start_bare(data, &args)
+    }
+
+    /// A server on the demo benchmark, without an index unless `extra` gives one.
+    pub fn start_bare(data: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_qajudge"))
             .current_dir(root())
             .args(["serve", "--bind", "127.0.0.1:0", "--workers", "2", "--data"])
             .arg(data)
-            .arg("--index")
-            .arg(demo_index())
             .args(["--benchmark", &format!("demo={GOLD}")])
             .args(extra)
             .stderr(Stdio::piped())
@@ -110,7 +116,7 @@ pub fn get(s: &Server, path: &str) -> (u16, Value) {
     read(ureq::get(&s.url(path)).call())
 }
 
-fn post_json(s: &Server, path: &str, body: &str) -> (u16, Value) {
+pub fn post_json(s: &Server, path: &str, body: &str) -> (u16, Value) {
     read(
         ureq::post(&s.url(path))
             .set("Content-Type", "application/json")
@@ -169,7 +175,7 @@ pub fn wait(s: &Server, id: &str) -> Value {
     }
 }
 
-fn assert_error(status: u16, body: &Value, want_status: u16, want_code: &str) {
+pub fn assert_error(status: u16, body: &Value, want_status: u16, want_code: &str) {
     assert_eq!(status, want_status, "{body}");
     assert_eq!(body["error"]["code"], want_code, "{body}");
     assert!(

@@ -1,0 +1,235 @@
+//! `POST /api/v1/evaluate`: a synchronous evaluation. JSON in (the gold as a
+//! registered benchmark's name or an inline document, inline runs, the options
+//! of `qajudge evaluate`), the report of SCORING 9 out, in one call, through the
+//! same [`evaluate_job`] as stored experiments and so the same code as the CLI;
+//! with the body size limit of the server and a time limit per call.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::experiments::{evaluate_job, Job, RunSource};
+use super::routes::{internal, profile};
+use super::{ApiError, AppState};
+use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
+use crate::model::Dataset;
+use crate::sparql::Plan;
+
+/// The most runs one call may score.
+pub const MAX_RUNS: usize = 20;
+/// The time limit of a call unless the body asks for less.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+/// The longest time limit a body may ask for.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// A benchmark or run document given inline: a JSON document (QALD-JSON, eQALD,
+/// LC-QuAD, RuBQ, TEXT2SPARQL answers) as JSON, or any document (QALD-XML,
+/// TEXT2SPARQL YAML, JSON Lines) as text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Document {
+    /// Its name in the report (a run's name; a file name, whose extension helps
+    /// tell the format of a text).
+    name: Option<String>,
+    /// The document as JSON.
+    document: Option<Value>,
+    /// The document as text.
+    text: Option<String>,
+}
+
+/// The gold: a registered benchmark's name, or a document.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum GoldInput {
+    Benchmark(String),
+    Document(Document),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EvaluateBody {
+    gold: GoldInput,
+    runs: Vec<Document>,
+    profile: Option<String>,
+    /// Sub-experiments (`qa`, `c2kb`, …); empty or absent: the profile's.
+    #[serde(default)]
+    experiments: Vec<String>,
+    #[serde(default)]
+    explain: bool,
+    #[serde(default)]
+    strict_literals: bool,
+    #[serde(default)]
+    lenient_dates: bool,
+    max_class_size: Option<usize>,
+    /// `auto` (default) or `query`.
+    gold_markings: Option<String>,
+    lang: Option<String>,
+    #[serde(default)]
+    refresh_gold: bool,
+    #[serde(default)]
+    execute_run: bool,
+    timeout_ms: Option<u64>,
+}
+
+/// Parses an inline document, naming it (and where it is wrong) in the error.
+fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Dataset, ApiError> {
+    let name = doc.name.clone().unwrap_or_else(|| default_name.to_string());
+    let bytes = match (&doc.document, &doc.text) {
+        (Some(v), None) => serde_json::to_vec(v).map_err(internal)?,
+        (None, Some(t)) => t.clone().into_bytes(),
+        _ => {
+            return Err(ApiError::bad(
+                "bad_document",
+                format!("{what} {name:?}: give exactly one of document (JSON) or text"),
+            ))
+        }
+    };
+    let code = if what == "gold" {
+        "bad_gold"
+    } else {
+        "bad_run"
+    };
+    crate::qald::parse(&bytes, &name)
+        .map_err(|e| ApiError::bad(code, format!("{what} {name:?} is not readable: {e}")))
+}
+
+/// The name a run is reported under: its `name`, else `runN`.
+fn run_name(doc: &Document, n: usize) -> String {
+    doc.name
+        .as_deref()
+        .map(|name| {
+            let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+            base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("run{n}"))
+}
+
+/// `POST /api/v1/evaluate`.
+pub async fn evaluate(
+    state: web::Data<AppState>,
+    body: web::Json<EvaluateBodyJson>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner().0;
+    if body.runs.is_empty() {
+        return Err(ApiError::bad(
+            "missing_field",
+            "give at least one run in runs: [{\"name\": …, \"document\": …}]",
+        ));
+    }
+    if body.runs.len() > MAX_RUNS {
+        return Err(ApiError::bad(
+            "too_many_runs",
+            format!(
+                "{} runs in one call; send at most {MAX_RUNS}, or submit a stored experiment",
+                body.runs.len()
+            ),
+        ));
+    }
+    let timeout_ms = body.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
+        return Err(ApiError::bad(
+            "bad_parameter",
+            format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
+        ));
+    }
+    let (gold_name, gold) = match &body.gold {
+        GoldInput::Benchmark(name) => match state.benchmarks.get(name) {
+            Some(b) => (name.clone(), Arc::new(b.dataset.clone())),
+            None => {
+                return Err(ApiError::not_found(format!(
+                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or give the gold inline as {{\"document\": …}}"
+                )))
+            }
+        },
+        GoldInput::Document(doc) => {
+            let dataset = parse(doc, "gold", "gold")?;
+            if dataset.questions.is_empty() {
+                return Err(ApiError::bad(
+                    "bad_gold",
+                    "the gold document holds no question",
+                ));
+            }
+            (
+                doc.name.clone().unwrap_or_else(|| "gold".into()),
+                Arc::new(dataset),
+            )
+        }
+    };
+    let mut runs = Vec::with_capacity(body.runs.len());
+    for (i, doc) in body.runs.iter().enumerate() {
+        let name = run_name(doc, i + 1);
+        let dataset = parse(doc, "run", &name)?;
+        runs.push(RunSource::File {
+            name,
+            dataset: Box::new(dataset),
+        });
+    }
+    let experiments = Experiment::list_from_names(&body.experiments.join(","))
+        .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
+    let gold_markings = match body.gold_markings.as_deref() {
+        None | Some("auto") => GoldMarkings::Auto,
+        Some("query") => GoldMarkings::Query,
+        Some(other) => {
+            return Err(ApiError::bad(
+                "bad_parameter",
+                format!("gold_markings={other:?}; give auto or query"),
+            ))
+        }
+    };
+    if (body.refresh_gold || body.execute_run) && state.worker.knowledge_graph.is_none() {
+        return Err(ApiError::bad(
+            "no_knowledge_graph",
+            "refresh_gold and execute_run execute queries, and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
+        ));
+    }
+    let options = Options {
+        profile: profile(body.profile.as_deref())?,
+        experiments,
+        explain: body.explain,
+        strict_literals: body.strict_literals,
+        lenient_dates: body.lenient_dates,
+        max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
+        gold_markings,
+        lang: body.lang.clone(),
+        ..Options::default()
+    };
+    let job = Job {
+        id: String::new(),
+        gold_name,
+        gold,
+        runs,
+        options,
+        live: state.live.clone(),
+        plan: Plan {
+            refresh_gold: body.refresh_gold,
+            execute_run: body.execute_run,
+        },
+    };
+    let worker = state.worker.clone();
+    let work = web::block(move || evaluate_job(job, &worker, &|_, _| {}));
+    match actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), work).await {
+        Ok(done) => {
+            let report = done
+                .map_err(internal)?
+                .map_err(|e| ApiError::bad("evaluation_failed", e))?;
+            Ok(HttpResponse::Ok().json(report))
+        }
+        Err(_) => Err(ApiError {
+            status: 503,
+            code: "timeout",
+            message: format!(
+                "the evaluation took longer than timeout_ms={timeout_ms}; give a larger timeout_ms (at most {MAX_TIMEOUT_MS}) or submit it as a stored experiment (POST /api/v1/experiments)"
+            ),
+        }),
+    }
+}
+
+/// The body of `POST /api/v1/evaluate` (a newtype so that the route's signature
+/// does not expose the private fields).
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct EvaluateBodyJson(EvaluateBody);
