@@ -229,14 +229,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         }
         None => unexecuted_gold(&gold).into_iter().collect(),
     };
-    let runs: Vec<Run<'_>> = loaded
-        .iter()
-        .map(|(name, source, dataset)| Run {
-            name,
-            source,
-            dataset,
-        })
-        .collect();
+    let runs = Run::all(&loaded);
     let options = Options {
         profile: args.profile.into(),
         strict_literals: args.strict_literals,

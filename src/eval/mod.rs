@@ -189,6 +189,20 @@ pub struct Run<'a> {
     pub dataset: &'a Dataset,
 }
 
+impl<'a> Run<'a> {
+    /// The runs of loaded (name, source, dataset) triples, in order.
+    pub fn all(loaded: &'a [(String, String, Dataset)]) -> Vec<Run<'a>> {
+        loaded
+            .iter()
+            .map(|(name, source, dataset)| Run {
+                name,
+                source,
+                dataset,
+            })
+            .collect()
+    }
+}
+
 /// One value per sub-experiment, indexed by [`Experiment`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PerExperiment<T>([T; 8]);

@@ -393,14 +393,7 @@ pub fn evaluate_job(
         }
         None => unexecuted_gold(&gold).into_iter().collect(),
     };
-    let runs: Vec<Run<'_>> = datasets
-        .iter()
-        .map(|(name, source, dataset)| Run {
-            name,
-            source,
-            dataset,
-        })
-        .collect();
+    let runs = Run::all(&datasets);
     let mut report = evaluate_with(
         &gold,
         &job.gold_name,
