@@ -5,6 +5,7 @@
 
 pub mod annotate;
 pub mod cli;
+pub mod digest;
 pub mod eval;
 pub mod http;
 pub mod index;

@@ -54,6 +54,15 @@ impl ApiError {
         }
     }
 
+    /// A 401: a mutating route without the server's API token.
+    pub fn unauthorized() -> ApiError {
+        ApiError {
+            status: 401,
+            code: "unauthorized",
+            message: "this server asks for its API token on this route; send it as Authorization: Bearer TOKEN or X-Api-Token: TOKEN".into(),
+        }
+    }
+
     /// A 500.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {

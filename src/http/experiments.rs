@@ -46,6 +46,36 @@ pub struct Record {
     pub error: Option<String>,
     /// The report (SCORING 9) when done.
     pub report: Option<serde_json::Value>,
+    /// The SHA-256 of the gold benchmark's file, as provenance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_sha256: Option<String>,
+    /// The SHA-256 of the secret token returned at submission (never shown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_sha256: Option<String>,
+    /// Listed, in `/sparql` and visible without the token. Records stored
+    /// before experiments could be private were all public.
+    #[serde(default = "public_by_default")]
+    pub published: bool,
+}
+
+/// Records stored before there were private experiments were public.
+fn public_by_default() -> bool {
+    true
+}
+
+impl Record {
+    /// True when `token` is this experiment's secret token.
+    pub fn token_is(&self, token: &str) -> bool {
+        self.token_sha256
+            .as_deref()
+            .is_some_and(|hash| crate::digest::token_matches(token, hash))
+    }
+
+    /// The record as shown through the API: without the token's hash.
+    pub fn shown(mut self) -> Record {
+        self.token_sha256 = None;
+        self
+    }
 }
 
 /// The protocol of records stored before there was a choice.
@@ -159,7 +189,11 @@ pub struct ExperimentStore {
     records: RecordStore,
     ids: Mutex<()>,
     queue: Mutex<Option<Sender<Job>>>,
+    listener: Mutex<Option<Listener>>,
 }
+
+/// What is called with each record written after a change.
+type Listener = Box<dyn Fn(&Record) + Send + Sync>;
 
 /// Now as seconds since the Unix epoch.
 fn now_secs() -> u64 {
@@ -208,6 +242,7 @@ impl ExperimentStore {
             records,
             ids: Mutex::new(()),
             queue: Mutex::new(None),
+            listener: Mutex::new(None),
         };
         for mut r in store.list()? {
             if matches!(
@@ -308,7 +343,41 @@ impl ExperimentStore {
         if let Ok(Some(mut r)) = self.get(id) {
             f(&mut r);
             // a failed write leaves the previous record, which a restart marks failed
-            let _ = self.put(&r);
+            if self.put(&r).is_ok() {
+                self.notify(&r);
+            }
+        }
+    }
+
+    /// Makes an experiment public; returns its record, or `None` when there is
+    /// no such experiment.
+    pub fn publish(&self, id: &str) -> Result<Option<Record>, ExperimentError> {
+        let _guard = self.ids.lock().map_err(|_| ExperimentError::Poisoned)?;
+        let Some(mut r) = self.get(id)? else {
+            return Ok(None);
+        };
+        if !r.published {
+            r.published = true;
+            self.put(&r)?;
+            self.notify(&r);
+        }
+        Ok(Some(r))
+    }
+
+    /// Calls the listener (if any) with a record that was just written.
+    fn notify(&self, r: &Record) {
+        if let Ok(listener) = self.listener.lock() {
+            if let Some(f) = listener.as_ref() {
+                f(r);
+            }
+        }
+    }
+
+    /// Sets the function called with every record written after a change of
+    /// status or publication (the SPARQL endpoint's loader).
+    pub fn on_change(&self, f: impl Fn(&Record) + Send + Sync + 'static) {
+        if let Ok(mut listener) = self.listener.lock() {
+            *listener = Some(Box::new(f));
         }
     }
 

@@ -6,11 +6,14 @@
 //! on the server's threads. Every request is logged (the `log` facade, at
 //! `info`; the CLI sets the level from `RUST_LOG`).
 
+mod access;
 mod batch;
 mod error;
 mod evaluate;
 mod experiments;
+mod linked;
 mod openapi;
+mod published;
 mod routes;
 mod store;
 
@@ -24,7 +27,7 @@ use actix_web::{web, App, HttpServer};
 use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
-use crate::sparql::{ExecOptions, KnowledgeGraph};
+use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph};
 pub use error::ApiError;
 pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker};
 
@@ -50,6 +53,15 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// Server worker threads.
     pub workers: usize,
+    /// The token mutating routes ask for (`--api-token`), if any.
+    pub api_token: Option<String>,
+    /// The origins a web app may call the API from (`--cors-origin`); none:
+    /// CORS is off.
+    pub cors_origins: Vec<String>,
+    /// The base of experiment IRIs (default: `http://` and the bound address).
+    pub public_url: Option<String>,
+    /// The time one query of `/sparql` may take.
+    pub sparql_timeout: std::time::Duration,
 }
 
 /// What the service cannot start with.
@@ -86,6 +98,8 @@ pub struct Benchmark {
     pub path: PathBuf,
     /// Its questions.
     pub dataset: Dataset,
+    /// The SHA-256 of its file.
+    pub sha256: String,
 }
 
 /// The state shared by every handler.
@@ -99,6 +113,21 @@ pub struct AppState {
     max_body_bytes: usize,
     /// What stored experiments are evaluated with, for synchronous evaluations.
     worker: Worker,
+    /// The SHA-256 of `--api-token`, if any.
+    api_token_sha256: Option<String>,
+    /// The base of experiment IRIs, set once the address is bound.
+    base: std::sync::OnceLock<String>,
+    /// The published experiments as RDF, for `/sparql`.
+    published: Arc<PublishedGraph>,
+    /// The time one query of `/sparql` may take.
+    sparql_timeout: std::time::Duration,
+}
+
+impl AppState {
+    /// The base of experiment IRIs (the public URL, or the bound address).
+    fn base(&self) -> String {
+        self.base.get().cloned().unwrap_or_default()
+    }
 }
 
 /// Registers every route on an actix-web service configuration.
@@ -118,6 +147,32 @@ pub fn configure(cfg: &mut web::ServiceConfig, state: web::Data<AppState>) {
         .configure(routes::routes);
 }
 
+/// Says how many published experiments `/sparql` starts with.
+fn log_loaded(n: usize) {
+    if n > 0 {
+        eprintln!("qajudge: {n} published experiment(s) in /sparql");
+    }
+}
+
+/// The CORS middleware: off (no CORS headers, browsers refuse cross-origin
+/// calls) unless origins are given.
+fn cors(origins: &[String]) -> actix_web::middleware::Condition<actix_cors::Cors> {
+    let mut cors = actix_cors::Cors::default()
+        .allowed_methods(["GET", "POST"])
+        .allowed_headers([
+            actix_web::http::header::AUTHORIZATION,
+            actix_web::http::header::CONTENT_TYPE,
+            actix_web::http::header::ACCEPT,
+        ])
+        .allowed_header("x-api-token")
+        .expose_headers([actix_web::http::header::LOCATION])
+        .max_age(3600);
+    for origin in origins {
+        cors = cors.allowed_origin(origin);
+    }
+    actix_web::middleware::Condition::new(!origins.is_empty(), cors)
+}
+
 /// Opens the index, the benchmarks and the store, binds, calls `on_listening` with
 /// the bound address, and serves until stopped.
 pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
@@ -133,6 +188,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             name: name.clone(),
             message: format!("cannot read {}: {e}", path.display()),
         })?;
+        let sha256 = crate::digest::sha256_hex(&bytes);
         let dataset = crate::qald::parse(&bytes, &path.display().to_string()).map_err(|e| {
             ServeError::Benchmark {
                 name: name.clone(),
@@ -144,6 +200,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             Arc::new(Benchmark {
                 path: path.clone(),
                 dataset,
+                sha256,
             }),
         );
     }
@@ -173,21 +230,43 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         knowledge_graph: config.knowledge_graph.clone(),
         max_body_bytes: config.max_body_bytes,
         worker,
+        api_token_sha256: config
+            .api_token
+            .as_deref()
+            .map(|t| crate::digest::sha256_hex(t.as_bytes())),
+        base: std::sync::OnceLock::new(),
+        published: Arc::new(
+            PublishedGraph::new().map_err(|e| std::io::Error::other(e.to_string()))?,
+        ),
+        sparql_timeout: config.sparql_timeout,
     });
     let workers = config.workers.max(1);
     actix_web::rt::System::new().block_on(async move {
         let server = HttpServer::new({
             let state = state.clone();
+            let origins = config.cors_origins.clone();
             move || {
                 App::new()
+                    .wrap(cors(&origins))
                     .wrap(actix_web::middleware::Logger::new("%a \"%r\" %s %b %Dms"))
                     .configure(|cfg| configure(cfg, state.clone()))
             }
         })
         .workers(workers)
         .bind(&config.bind)?;
-        if let Some(addr) = server.addrs().first() {
-            on_listening(*addr);
+        let addr = server.addrs().first().copied();
+        let base = match (&config.public_url, addr) {
+            (Some(url), _) => url.trim_end_matches('/').to_string(),
+            (None, Some(a)) => format!("http://{a}"),
+            (None, None) => String::new(),
+        };
+        let _ = state.base.set(base.clone());
+        let loaded = published::load(&state.published, &state.store, &base).map_err(|e| {
+            std::io::Error::other(format!("cannot load the published experiments: {e}"))
+        })?;
+        log_loaded(loaded);
+        if let Some(addr) = addr {
+            on_listening(addr);
         }
         server.run().await
     })?;

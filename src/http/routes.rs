@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::experiments::{ExperimentStatus, Job, Record, RunSource};
-use super::{ApiError, AppState};
+use super::{access, ApiError, AppState};
 use crate::annotate::annotate_question;
 use crate::eval::{Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::{Index, SameAs};
@@ -51,7 +51,12 @@ pub fn json_error(e: JsonPayloadError) -> ApiError {
 /// Registers the routes.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(page))
-        .route("/experiments/{id}", web::get().to(page))
+        .route(
+            "/experiments/{id}",
+            web::get().to(super::published::experiment_page),
+        )
+        .route("/sparql", web::get().to(super::published::sparql_get))
+        .route("/sparql", web::post().to(super::published::sparql_post))
         .service(
             web::scope("/api/v1")
                 .route("/health", web::get().to(health))
@@ -69,12 +74,17 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route("/experiments", web::get().to(experiments_list))
                 .route("/experiments", web::post().to(experiments_post))
                 .route("/experiments/{id}", web::get().to(experiment_get))
+                .route(
+                    "/experiments/{id}/publish",
+                    web::post().to(experiment_publish),
+                )
                 .route("/openapi.json", web::get().to(openapi))
                 .default_service(web::to(unknown_route)),
         );
 }
 
-async fn page() -> HttpResponse {
+/// The web page.
+pub(super) async fn page() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .body(PAGE)
@@ -309,27 +319,67 @@ fn summary(r: &Record) -> Value {
         "gold": r.gold,
         "runs": r.runs,
         "error": r.error,
+        "published": r.published,
         "url": format!("/experiments/{}", r.id),
     })
 }
 
-async fn experiments_list(state: web::Data<AppState>) -> ApiResult {
+async fn experiments_list(state: web::Data<AppState>, req: HttpRequest) -> ApiResult {
+    let admin = access::is_admin(&state, &req);
     let mut list = state.store.list().map_err(internal)?;
+    list.retain(|r| r.published || admin);
     list.reverse();
     Ok(HttpResponse::Ok().json(list.iter().map(summary).collect::<Vec<_>>()))
 }
 
-async fn experiment_get(state: web::Data<AppState>, id: web::Path<String>) -> ApiResult {
-    let id = id.into_inner();
+/// A stored experiment the request may see, or the 404 of an unknown id.
+pub(super) fn visible_record(
+    state: &AppState,
+    req: &HttpRequest,
+    id: &str,
+) -> Result<Record, ApiError> {
     if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::not_found(format!(
             "no experiment {id:?}: ids are twelve digits (YYYYMMDDNNNN)"
         )));
     }
-    match state.store.get(&id).map_err(internal)? {
-        Some(r) => Ok(HttpResponse::Ok().json(r)),
-        None => Err(ApiError::not_found(format!("no experiment {id}"))),
+    match state.store.get(id).map_err(internal)? {
+        Some(r) if access::can_see(state, req, &r) => Ok(r),
+        _ => Err(access::no_experiment(id)),
     }
+}
+
+async fn experiment_get(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let record = visible_record(&state, &req, &id)?;
+    Ok(HttpResponse::Ok().json(record.shown()))
+}
+
+async fn experiment_publish(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let id = id.into_inner();
+    let record = visible_record(&state, &req, &id)?;
+    if !access::can_publish(&state, &req, &record) {
+        // published already and asked without its token: nothing to change
+        return Err(ApiError {
+            status: 403,
+            code: "forbidden",
+            message: format!("experiment {id} is public; only its token or the server's API token may publish it"),
+        });
+    }
+    let store = Arc::clone(&state.store);
+    let record = web::block(move || store.publish(&id))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?
+        .ok_or_else(|| access::no_experiment(&record.id))?;
+    Ok(HttpResponse::Ok().json(summary(&record)))
 }
 
 /// The fields of an experiment form, read from a multipart body.
@@ -346,6 +396,7 @@ struct Form {
     dataset: Option<String>,
     refresh_gold: bool,
     execute_run: bool,
+    publish: bool,
 }
 
 async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiError> {
@@ -391,10 +442,11 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             "dataset" => form.dataset = Some(text()).filter(|t| !t.is_empty()),
             "refresh_gold" => form.refresh_gold = flag(&name, &text())?,
             "execute_run" => form.execute_run = flag(&name, &text())?,
+            "publish" => form.publish = flag(&name, &text())?,
             other => {
                 return Err(ApiError::bad(
                     "bad_field",
-                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run"),
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, publish"),
                 ))
             }
         }
@@ -420,9 +472,14 @@ fn stem(name: &str) -> String {
     base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
 }
 
-async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> ApiResult {
+async fn experiments_post(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    payload: Multipart,
+) -> ApiResult {
+    access::require_api_token(&state, &req)?;
     let form = read_form(payload, state.max_body_bytes).await?;
-    let (gold_name, gold) = match (&form.gold, &form.benchmark) {
+    let (gold_name, gold, gold_sha256) = match (&form.gold, &form.benchmark) {
         (Some(_), Some(_)) => {
             return Err(ApiError::bad(
                 "bad_field",
@@ -439,10 +496,14 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
                     format!("the gold file {name} holds no question"),
                 ));
             }
-            (name.clone(), Arc::new(dataset))
+            (
+                name.clone(),
+                Arc::new(dataset),
+                crate::digest::sha256_hex(bytes),
+            )
         }
         (None, Some(name)) => match state.benchmarks.get(name) {
-            Some(b) => (name.clone(), Arc::new(b.dataset.clone())),
+            Some(b) => (name.clone(), Arc::new(b.dataset.clone()), b.sha256.clone()),
             None => {
                 return Err(ApiError::not_found(format!(
                     "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
@@ -489,6 +550,9 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
             "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
         ));
     }
+    let token = crate::digest::secret_token().map_err(|e| {
+        ApiError::internal(format!("cannot draw a secret token from /dev/urandom: {e}"))
+    })?;
     let mut runs = Vec::new();
     let mut names = Vec::new();
     for (name, bytes) in &form.runs {
@@ -519,6 +583,9 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         progress: None,
         error: None,
         report: None,
+        gold_sha256: Some(gold_sha256),
+        token_sha256: Some(crate::digest::sha256_hex(token.as_bytes())),
+        published: form.publish,
     };
     let options = Options {
         profile,
@@ -550,7 +617,9 @@ async fn experiments_post(state: web::Data<AppState>, payload: Multipart) -> Api
         .json(json!({
             "id": record.id,
             "status": record.status,
-            "url": format!("/experiments/{}", record.id),
+            "token": token,
+            "published": record.published,
+            "url": format!("/experiments/{}?token={token}", record.id),
             "api": format!("/api/v1/experiments/{}", record.id),
         })))
 }

@@ -41,6 +41,9 @@ fn rdf_format(path: &Path) -> Option<RdfFormat> {
         "trig" => Some(RdfFormat::TriG),
         "rdf" | "owl" | "xml" => Some(RdfFormat::RdfXml),
         "n3" => Some(RdfFormat::N3),
+        "jsonld" => Some(RdfFormat::JsonLd {
+            profile: oxrdfio::JsonLdProfileSet::empty(),
+        }),
         _ => None,
     }
 }
@@ -64,7 +67,7 @@ pub fn read_file<S: Sink>(
 ) -> Result<FileStats, IndexerError> {
     let format = rdf_format(path).ok_or_else(|| IndexerError::Input {
         path: path.display().to_string(),
-        message: "cannot tell the RDF format from the file name; use .nt, .nq, .ttl, .trig, .rdf, .owl or .n3, optionally with .gz, .bz2 or .zst".into(),
+        message: "cannot tell the RDF format from the file name; use .nt, .nq, .ttl, .trig, .rdf, .owl, .n3 or .jsonld, optionally with .gz, .bz2 or .zst".into(),
     })?;
     let io = |e: std::io::Error| IndexerError::Input {
         path: path.display().to_string(),

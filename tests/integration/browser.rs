@@ -267,7 +267,24 @@ fn the_web_page_runs_an_experiment_in_chromium() {
     let out = tmp.parent().unwrap_or(tmp).join("qajudge-web-page.png");
     std::fs::write(&out, png)
         .unwrap_or_else(|e| panic!("screenshot not written to {}: {e}", out.display()));
-    // each experiment has its own page
+    // private until published: the page says so and publishes it
+    let visibility = d.wait_for("#experiment-visibility");
+    assert!(
+        d.text(&visibility).starts_with("private"),
+        "{}",
+        d.text(&visibility)
+    );
+    d.click(&d.wait_for("#publish"));
+    let start = Instant::now();
+    while !d.text(&visibility).starts_with("public") {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{}",
+            d.text(&visibility)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // each experiment has its own page, without the token once public
     let id = d.text(&d.wait_for("#experiment-id"));
     d.go(&s.url(&format!("/experiments/{id}")));
     let status = d.wait_for("#experiment-status");

@@ -353,7 +353,7 @@ fn the_server_asks_a_text2sparql_system_and_executes_its_queries() {
         ],
     );
     assert_eq!(status, 202, "{created}");
-    let done = wait(&s, created["id"].as_str().expect("id"));
+    let done = wait(&s, &created);
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["protocol"], "text2sparql");
     let report = &done["report"];
@@ -378,7 +378,7 @@ fn the_server_asks_a_text2sparql_system_and_executes_its_queries() {
         ],
     );
     assert_eq!(status, 202, "{created}");
-    let done = wait(&s, created["id"].as_str().expect("id"));
+    let done = wait(&s, &created);
     let file_qs = questions(&done["report"]);
     for id in ["ck25:1-en", "ck25:49-en"] {
         assert_eq!(file_qs[id]["f1"], qs[id]["f1"], "{id}");

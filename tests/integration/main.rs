@@ -11,6 +11,7 @@ mod endpoint;
 mod index;
 mod live_text2sparql;
 mod profiles;
+mod published;
 mod real_data;
 mod recipes;
 mod serve;

@@ -157,11 +157,14 @@ pub fn post_form(s: &Server, parts: &[(&str, Option<&str>, &[u8])]) -> (u16, Val
     )
 }
 
-/// Polls an experiment until it is done or failed.
-pub fn wait(s: &Server, id: &str) -> Value {
+/// Polls an experiment, with the token of its submission (`created`), until it
+/// is done or failed.
+pub fn wait(s: &Server, created: &Value) -> Value {
+    let id = created["id"].as_str().expect("an experiment id");
+    let token = created["token"].as_str().expect("an experiment token");
     let start = Instant::now();
     loop {
-        let (status, r) = get(s, &format!("/api/v1/experiments/{id}"));
+        let (status, r) = get(s, &format!("/api/v1/experiments/{id}?token={token}"));
         assert_eq!(status, 200, "{r}");
         if r["status"] == "done" || r["status"] == "failed" {
             return r;
@@ -354,7 +357,7 @@ fn every_route_bad_inputs_and_a_restart() {
     let id = created["id"].as_str().expect("id").to_string();
     assert_eq!(id.len(), 12);
     assert!(id.bytes().all(|b| b.is_ascii_digit()));
-    let done = wait(&s, &id);
+    let done = wait(&s, &created);
     assert_eq!(done["status"], "done", "{done}");
     let report = &done["report"];
     assert_eq!(report["index"]["format_version"], 3);
@@ -380,7 +383,7 @@ fn every_route_bad_inputs_and_a_restart() {
     assert_eq!(status, 202, "{second}");
     let id2 = second["id"].as_str().expect("id").to_string();
     assert!(id2 > id);
-    assert_eq!(wait(&s, &id2)["report"]["profile"], "gerbil");
+    assert_eq!(wait(&s, &second)["report"]["profile"], "gerbil");
 
     // bad uploads
     let (status, e) = post_form(
@@ -421,15 +424,27 @@ fn every_route_bad_inputs_and_a_restart() {
     let (status, e) = get(&s, "/api/v1/experiments/abc");
     assert_error(status, &e, 404, "not_found");
 
+    // private until published: not listed
     let (status, list) = get(&s, "/api/v1/experiments");
     assert_eq!(status, 200);
+    assert_eq!(list.as_array().map(Vec::len), Some(0), "{list}");
+    for c in [&created, &second] {
+        let path = format!(
+            "/api/v1/experiments/{}/publish?token={}",
+            c["id"].as_str().expect("id"),
+            c["token"].as_str().expect("token")
+        );
+        let (status, p) = post_json(&s, &path, "");
+        assert_eq!(status, 200, "{p}");
+    }
+    let (_, list) = get(&s, "/api/v1/experiments");
     assert_eq!(list.as_array().map(Vec::len), Some(2));
     assert_eq!(list[0]["id"], id2.as_str(), "newest first");
 
     // a restart keeps the stored experiments, with the same ids and reports
     drop(s);
     let s = Server::start(&data, &[]);
-    let again = wait(&s, &id);
+    let again = wait(&s, &created);
     assert_eq!(again["report"], done["report"]);
     let (_, list) = get(&s, "/api/v1/experiments");
     assert_eq!(list.as_array().map(Vec::len), Some(2));
@@ -606,7 +621,7 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
         ],
     );
     assert_eq!(status, 202, "{created}");
-    let done = wait(&s, created["id"].as_str().expect("id"));
+    let done = wait(&s, &created);
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["runs"][0], system.as_str());
     check_live(&done["report"]);

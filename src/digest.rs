@@ -1,0 +1,87 @@
+//! Digests and secrets, the one module that names sha2: SHA-256 of files and
+//! documents (knowledge graph files, benchmarks, as provenance) and of the
+//! secret tokens of private experiments, and the tokens themselves, drawn from
+//! the operating system's random source.
+
+use std::io::Read;
+
+use sha2::{Digest, Sha256};
+
+/// A SHA-256 computed over data given in parts.
+#[derive(Clone, Default)]
+pub struct Sha256Hasher(Sha256);
+
+impl Sha256Hasher {
+    /// A new hasher.
+    pub fn new() -> Sha256Hasher {
+        Sha256Hasher(Sha256::new())
+    }
+
+    /// Adds bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest so far, as lowercase hex.
+    pub fn hex(&self) -> String {
+        hex(&self.0.clone().finalize())
+    }
+}
+
+/// The SHA-256 of `bytes`, as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A new secret token: 32 bytes of the operating system's random source, as
+/// 64 hex digits.
+pub fn secret_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(hex(&bytes))
+}
+
+/// True when `token`'s SHA-256 is `hash` (compared in time independent of
+/// where they differ).
+pub fn token_matches(token: &str, hash: &str) -> bool {
+    let got = sha256_hex(token.as_bytes());
+    got.len() == hash.len()
+        && got
+            .bytes()
+            .zip(hash.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_of_known_inputs() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let mut h = Sha256Hasher::new();
+        h.update(b"a");
+        h.update(b"bc");
+        assert_eq!(h.hex(), sha256_hex(b"abc"));
+    }
+
+    #[test]
+    fn tokens_are_fresh_and_match_only_their_hash() {
+        let a = secret_token().expect("a token");
+        let b = secret_token().expect("a token");
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, b);
+        let hash = sha256_hex(a.as_bytes());
+        assert!(token_matches(&a, &hash));
+        assert!(!token_matches(&b, &hash));
+        assert!(!token_matches("", &hash));
+    }
+}

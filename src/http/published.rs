@@ -1,0 +1,184 @@
+//! What is published: `/experiments/{id}` by content negotiation (the web page
+//! to a browser, Turtle, N-Triples, JSON-LD or RDF/XML to a client that asks
+//! for RDF), and the read-only SPARQL endpoint `/sparql` over every published
+//! experiment (SPARQL 1.1 protocol, GET and POST; loaded from the record store
+//! at start and updated as experiments finish or are published).
+
+use std::sync::Arc;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::experiments::{ExperimentStatus, ExperimentStore, Record};
+use super::routes::{internal, visible_record};
+use super::{linked, ApiError, AppState};
+use crate::sparql::{negotiate_syntax, PublishedGraph, QueryError};
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// True when a record belongs in the SPARQL endpoint: published and done.
+fn listed(r: &Record) -> bool {
+    r.published && r.status == ExperimentStatus::Done
+}
+
+/// Loads every published experiment into `graph` and keeps it up to date as
+/// records change. Returns how many were loaded.
+pub fn load(
+    graph: &Arc<PublishedGraph>,
+    store: &ExperimentStore,
+    base: &str,
+) -> Result<usize, String> {
+    let mut n = 0;
+    for r in store.list().map_err(|e| e.to_string())? {
+        if listed(&r) {
+            graph
+                .insert(&linked::statements(base, &r))
+                .map_err(|e| format!("experiment {}: {e}", r.id))?;
+            n += 1;
+        }
+    }
+    let (graph, base) = (Arc::clone(graph), base.to_string());
+    store.on_change(move |r| {
+        if listed(r) {
+            if let Err(e) = graph.insert(&linked::statements(&base, r)) {
+                eprintln!("qajudge: experiment {} not added to /sparql: {e}", r.id);
+            }
+        }
+    });
+    Ok(n)
+}
+
+/// The `Accept` header, empty when absent.
+fn accept(req: &HttpRequest) -> &str {
+    req.headers()
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+/// `/experiments/{id}`: the web page, or the experiment as RDF when the client
+/// asks for an RDF syntax and not for HTML.
+pub async fn experiment_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let accept = accept(&req).to_ascii_lowercase();
+    let wants_rdf = !accept.contains("text/html") && !accept.trim().is_empty() && {
+        let first = accept.split(',').next().unwrap_or("").trim();
+        !first.starts_with("*/*")
+    };
+    let syntax = if wants_rdf {
+        negotiate_syntax(&accept)
+    } else {
+        None
+    };
+    let Some(syntax) = syntax else {
+        return Ok(super::routes::page().await);
+    };
+    let record = visible_record(&state, &req, &id)?;
+    let base = state.base();
+    let statements = linked::statements(&base, &record);
+    let body = web::block(move || crate::sparql::serialize(&statements, syntax, &linked::PREFIXES))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+    Ok(HttpResponse::Ok()
+        .content_type(format!("{}; charset=utf-8", syntax.media_type()))
+        .insert_header(("Vary", "Accept"))
+        .body(body))
+}
+
+#[derive(Deserialize)]
+pub(super) struct SparqlParams {
+    query: Option<String>,
+    update: Option<String>,
+}
+
+/// Answers a query of the protocol (or refuses an update).
+async fn answer(state: &AppState, req: &HttpRequest, params: SparqlParams) -> ApiResult {
+    if params.update.is_some() {
+        return Err(refused(QueryError::Update));
+    }
+    let Some(query) = params.query.filter(|q| !q.trim().is_empty()) else {
+        return Err(ApiError::bad(
+            "missing_parameter",
+            "give the query as ?query=… (GET), as a form field query (POST, application/x-www-form-urlencoded) or as the body (POST, application/sparql-query)",
+        ));
+    };
+    let graph = Arc::clone(&state.published);
+    let (accept, timeout) = (accept(req).to_string(), state.sparql_timeout);
+    let (media, body) = web::block(move || graph.query(&query, &accept, timeout))
+        .await
+        .map_err(internal)?
+        .map_err(refused)?;
+    Ok(HttpResponse::Ok()
+        .content_type(media)
+        .insert_header(("Vary", "Accept"))
+        .body(body))
+}
+
+/// The API error of a query without an answer.
+fn refused(e: QueryError) -> ApiError {
+    let (status, code) = match &e {
+        QueryError::Syntax(_) => (400, "bad_query"),
+        QueryError::Update => (403, "read_only"),
+        QueryError::Timeout(_) => (503, "timeout"),
+        QueryError::NotAcceptable(_) => (406, "not_acceptable"),
+        QueryError::Failed(_) => (500, "query_failed"),
+    };
+    ApiError {
+        status,
+        code,
+        message: e.to_string(),
+    }
+}
+
+/// `GET /sparql?query=…`.
+pub async fn sparql_get(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    params: web::Query<SparqlParams>,
+) -> ApiResult {
+    answer(&state, &req, params.into_inner()).await
+}
+
+/// `POST /sparql`: a form (`query=…`), or the query as the body
+/// (`application/sparql-query`); `application/sparql-update` is refused.
+pub async fn sparql_post(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> ApiResult {
+    let content_type = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let text = || {
+        String::from_utf8(body.to_vec())
+            .map_err(|_| ApiError::bad("bad_query", "the query is not UTF-8"))
+    };
+    let params = match content_type.as_str() {
+        "application/sparql-query" => SparqlParams {
+            query: Some(text()?),
+            update: None,
+        },
+        "application/sparql-update" => return Err(refused(QueryError::Update)),
+        "application/x-www-form-urlencoded" => web::Query::<SparqlParams>::from_query(&text()?)
+            .map_err(|e| ApiError::bad("bad_query", format!("the form is malformed: {e}")))?
+            .into_inner(),
+        other => {
+            return Err(ApiError::bad(
+                "bad_content_type",
+                format!("content type {other:?}: send application/sparql-query or application/x-www-form-urlencoded"),
+            ))
+        }
+    };
+    answer(&state, &req, params).await
+}
