@@ -247,9 +247,55 @@ pub fn evaluate_with(
     options: Options,
     index: Option<IndexRef<'_>>,
 ) -> Report {
+    let prepared = prepare_gold(gold, &options, index.map(|i| i.equivalence));
+    evaluate_prepared(gold, &prepared, gold_path, runs, options, index)
+}
+
+/// A gold benchmark prepared once for many evaluations with the same options
+/// (annotated, its answers and markings resolved through the index), so that a
+/// service that scores many runs against one benchmark does that work once.
+pub struct PreparedGold {
+    /// The options it was prepared for (see [`PreparedGold::fits`]).
+    key: String,
+    /// The index it was resolved through (its address), if any.
+    index: Option<usize>,
+    /// The number of questions of the benchmark it was prepared from.
+    questions: usize,
+    entries: Vec<prepare::StoredEntry>,
+}
+
+impl PreparedGold {
+    /// True when it was prepared from a benchmark of this size with these
+    /// options and this index.
+    pub fn fits(&self, gold: &Dataset, options: &Options, index: Option<&dyn Equivalence>) -> bool {
+        self.key == gold_key(options)
+            && self.index == index_address(index)
+            && self.questions == gold.questions.len()
+    }
+}
+
+/// What of the options shapes the prepared gold.
+fn gold_key(o: &Options) -> String {
+    format!(
+        "{:?}",
+        (
+            o.profile,
+            o.strict_literals,
+            o.lenient_dates,
+            &o.experiments,
+            !o.by.is_empty(),
+            o.gold_markings
+        )
+    )
+}
+
+fn index_address(index: Option<&dyn Equivalence>) -> Option<usize> {
+    index.map(|i| std::ptr::from_ref(i).cast::<()>() as usize)
+}
+
+/// The sub-experiments scored, and why asked-for ones are left out.
+fn wanted(options: &Options) -> (PerExperiment<bool>, Vec<String>) {
     let profile = options.profile;
-    let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
-    let resolver = Resolver::new(match_options, index.map(|i| i.equivalence));
     let mut wanted = PerExperiment::from_fn(|_| options.experiments.is_empty());
     for e in &options.experiments {
         wanted[*e] = true;
@@ -259,17 +305,12 @@ pub fn evaluate_with(
             wanted[Experiment::C2kbClasses] = true;
         }
     }
-    let mut diagnostics: Vec<String> = gold
-        .diagnostics
-        .iter()
-        .map(|d| format!("gold: {d}"))
-        .collect();
-    diagnostics.extend(unknown_keys_note(gold).map(|n| format!("gold: {n}")));
+    let mut notes = Vec::new();
     for e in Experiment::ALL {
         if wanted[e] && !profile.experiments(e) {
             wanted[e] = false;
             if options.experiments.contains(&e) {
-                diagnostics.push(format!(
+                notes.push(format!(
                     "the {} profile does not score {}; left out",
                     profile.name(),
                     e.name()
@@ -277,7 +318,11 @@ pub fn evaluate_with(
             }
         }
     }
-    let annotate = wanted.any_markings() || !options.by.is_empty();
+    (wanted, notes)
+}
+
+/// The prefixes the gold's queries declare, in order of first declaration.
+fn gold_prefixes(gold: &Dataset) -> Vec<(String, String)> {
     let mut prefixes: Vec<(String, String)> = Vec::new();
     for q in &gold.questions {
         if let crate::model::Query::Sparql(text) = &q.query {
@@ -288,33 +333,34 @@ pub fn evaluate_with(
             }
         }
     }
+    prefixes
+}
+
+/// Prepares a gold benchmark for evaluations with `options` and `index`.
+pub fn prepare_gold(
+    gold: &Dataset,
+    options: &Options,
+    index: Option<&dyn Equivalence>,
+) -> PreparedGold {
+    let profile = options.profile;
+    let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
+    let resolver = Resolver::new(match_options, index);
+    let (wanted, _) = wanted(options);
+    let annotate = wanted.any_markings() || !options.by.is_empty();
     let ctx = Ctx {
         profile,
         resolver: &resolver,
         wanted,
         annotate,
-        prefixes,
+        prefixes: gold_prefixes(gold),
     };
-    for f in &options.by {
-        if !crate::annotate::FEATURES.contains(&f.as_str()) {
-            diagnostics.push(format!(
-                "unknown feature {f:?} for --by (known: {})",
-                crate::annotate::FEATURES.join(", ")
-            ));
-        }
-    }
-    if index.is_none() && !matches!(profile, Profile::Mqald | Profile::Text2sparql) {
-        diagnostics.push(
-            "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
-                .to_string(),
-        );
-    }
     let mut seen = HashSet::new();
-    let entries: Vec<GoldEntry<'_>> = gold
+    let entries = gold
         .questions
         .iter()
-        .filter(|q| seen.insert(q.id.0.as_str()))
-        .map(|q| {
+        .enumerate()
+        .filter(|(_, q)| seen.insert(q.id.0.as_str()))
+        .map(|(i, q)| {
             let annotation = annotate.then(|| {
                 let style = profile.marking_style();
                 match options.gold_markings {
@@ -336,11 +382,11 @@ pub fn evaluate_with(
                         |a| a.modifiers.iter().any(|m| m == "ORDER BY"),
                     ));
             let (sets, texts) = ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true);
-            GoldEntry {
-                question: q,
+            prepare::StoredEntry {
+                question: i,
+                qa: qa.map(std::borrow::Cow::into_owned),
                 sets,
                 texts,
-                qa,
                 features: annotation
                     .as_ref()
                     .map(|a| a.features.clone())
@@ -351,6 +397,71 @@ pub fn evaluate_with(
                 ordered,
             }
         })
+        .collect();
+    PreparedGold {
+        key: gold_key(options),
+        index: index_address(index),
+        questions: gold.questions.len(),
+        entries,
+    }
+}
+
+/// Evaluates every run against a gold benchmark prepared with
+/// [`prepare_gold`] (one that does not fit `gold`, `options` and `index` is
+/// prepared again), with an index when given.
+pub fn evaluate_prepared(
+    gold: &Dataset,
+    prepared: &PreparedGold,
+    gold_path: &str,
+    runs: &[Run<'_>],
+    options: Options,
+    index: Option<IndexRef<'_>>,
+) -> Report {
+    let equivalence = index.map(|i| i.equivalence);
+    let fresh;
+    let prepared = if prepared.fits(gold, &options, equivalence) {
+        prepared
+    } else {
+        fresh = prepare_gold(gold, &options, equivalence);
+        &fresh
+    };
+    let profile = options.profile;
+    let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
+    let resolver = Resolver::new(match_options, equivalence);
+    let (wanted, left_out) = wanted(&options);
+    let mut diagnostics: Vec<String> = gold
+        .diagnostics
+        .iter()
+        .map(|d| format!("gold: {d}"))
+        .collect();
+    diagnostics.extend(unknown_keys_note(gold).map(|n| format!("gold: {n}")));
+    diagnostics.extend(left_out);
+    let annotate = wanted.any_markings() || !options.by.is_empty();
+    let ctx = Ctx {
+        profile,
+        resolver: &resolver,
+        wanted,
+        annotate,
+        prefixes: gold_prefixes(gold),
+    };
+    for f in &options.by {
+        if !crate::annotate::FEATURES.contains(&f.as_str()) {
+            diagnostics.push(format!(
+                "unknown feature {f:?} for --by (known: {})",
+                crate::annotate::FEATURES.join(", ")
+            ));
+        }
+    }
+    if index.is_none() && !matches!(profile, Profile::Mqald | Profile::Text2sparql) {
+        diagnostics.push(
+            "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
+                .to_string(),
+        );
+    }
+    let entries: Vec<GoldEntry<'_>> = prepared
+        .entries
+        .iter()
+        .map(|e| e.view(&gold.questions[e.question]))
         .collect();
     let mut reports = Vec::with_capacity(runs.len());
     for run in runs {

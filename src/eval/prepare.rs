@@ -186,6 +186,38 @@ pub(super) struct GoldEntry<'a> {
     pub(super) ordered: bool,
 }
 
+/// A gold question prepared once for many evaluations: a [`GoldEntry`] that
+/// owns its answers and names its question by position.
+pub(super) struct StoredEntry {
+    /// The position of its question in the benchmark.
+    pub(super) question: usize,
+    pub(super) qa: Option<Vec<Answer>>,
+    pub(super) sets: Sets,
+    pub(super) texts: Texts,
+    pub(super) features: Features,
+    pub(super) notes: Vec<String>,
+    pub(super) has_iri: bool,
+    pub(super) has_literal: bool,
+    pub(super) ordered: bool,
+}
+
+impl StoredEntry {
+    /// The entry of one evaluation, for its question.
+    pub(super) fn view<'a>(&'a self, question: &'a Question) -> GoldEntry<'a> {
+        GoldEntry {
+            question,
+            qa: self.qa.as_deref().map(Cow::Borrowed),
+            sets: self.sets.clone(),
+            texts: self.texts.clone(),
+            features: self.features.clone(),
+            notes: self.notes.clone(),
+            has_iri: self.has_iri,
+            has_literal: self.has_literal,
+            ordered: self.ordered,
+        }
+    }
+}
+
 /// A run question prepared once for all experiments.
 pub(super) struct RunEntry<'a> {
     pub(super) question: &'a Question,

@@ -170,6 +170,33 @@ fn an_index_unifies_iris_in_every_sub_experiment() {
         }
     }
     assert!(e.re2kb.is_some() && e.p2kb.is_some() && e.ait2kb.is_some());
+    // a gold prepared once gives the same report, again and again; one
+    // prepared for other options or without the index is prepared afresh
+    let index = Some(IndexRef {
+        equivalence: &kg,
+        path: "memory",
+        format_version: 0,
+    });
+    let prepared = prepare_gold(&gold, &Options::default(), Some(&kg));
+    for _ in 0..2 {
+        let again = evaluate_prepared(&gold, &prepared, "g", &runs, Options::default(), index);
+        assert_eq!(again, with);
+    }
+    let unfit = prepare_gold(&gold, &Options::default(), None);
+    assert!(!unfit.fits(&gold, &Options::default(), Some(&kg)));
+    assert_eq!(
+        evaluate_prepared(&gold, &unfit, "g", &runs, Options::default(), index),
+        with
+    );
+    let gerbil = Options {
+        profile: Profile::Gerbil,
+        ..Options::default()
+    };
+    assert!(!prepared.fits(&gold, &gerbil, Some(&kg)));
+    assert_eq!(
+        evaluate_prepared(&gold, &prepared, "g", &runs, gerbil.clone(), index),
+        evaluate_with(&gold, "g", &runs, gerbil, index)
+    );
     let without = evaluate(&gold, "g", &runs, Options::default());
     let e = &without.runs[0].experiments;
     for x in [&e.qa, &e.c2kb, &e.p2kb, &e.re2kb, &e.ait2kb] {

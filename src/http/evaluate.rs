@@ -138,7 +138,7 @@ pub async fn evaluate(
     }
     let (gold_name, gold) = match &body.gold {
         GoldInput::Benchmark(name) => match state.benchmarks.get(name) {
-            Some(b) => (name.clone(), Arc::new(b.dataset.clone())),
+            Some(b) => (name.clone(), Arc::clone(&b.dataset)),
             None => {
                 return Err(ApiError::not_found(format!(
                     "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or give the gold inline as {{\"document\": …}}"
@@ -199,6 +199,7 @@ pub async fn evaluate(
     };
     let job = Job {
         id: String::new(),
+        benchmark: matches!(body.gold, GoldInput::Benchmark(_)).then(|| gold_name.clone()),
         gold_name,
         gold,
         runs,

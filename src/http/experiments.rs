@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::store::{RecordStore, StoreError};
-use crate::eval::{evaluate_with, IndexRef, Options, Report, Run};
+use crate::eval::{evaluate_prepared, prepare_gold, IndexRef, Options, PreparedGold, Report, Run};
 use crate::index::Index;
 use crate::live::{ask_all, LiveOptions};
 use crate::model::Dataset;
@@ -156,6 +156,9 @@ pub enum RunSource {
 pub struct Job {
     /// Its id (set by `submit`).
     pub id: String,
+    /// The registered benchmark's name when the gold is one (its prepared
+    /// form is kept for the next experiment).
+    pub benchmark: Option<String>,
     /// The gold benchmark's name, for the report.
     pub gold_name: String,
     /// The gold benchmark.
@@ -182,6 +185,50 @@ pub struct Worker {
     pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
     /// The timeout and row cap of each query.
     pub exec: ExecOptions,
+    /// Registered benchmarks prepared for the options experiments used.
+    pub golds: Arc<GoldCache>,
+}
+
+/// Prepared forms of registered benchmarks, per benchmark and options, so that
+/// the next experiment on a benchmark does not annotate and resolve it again.
+#[derive(Default)]
+pub struct GoldCache {
+    prepared: Mutex<std::collections::HashMap<String, Vec<Arc<PreparedGold>>>>,
+}
+
+/// Prepared forms kept per benchmark (the oldest is dropped first).
+const PREPARED_PER_BENCHMARK: usize = 8;
+
+impl GoldCache {
+    /// The prepared form of benchmark `name` for these options, prepared now
+    /// when there is none yet.
+    pub fn get(
+        &self,
+        name: &str,
+        gold: &Dataset,
+        options: &Options,
+        index: Option<&Index>,
+    ) -> Arc<PreparedGold> {
+        let index = index.map(|i| i as &dyn crate::index::Equivalence);
+        let found = self.prepared.lock().ok().and_then(|m| {
+            m.get(name)?
+                .iter()
+                .find(|p| p.fits(gold, options, index))
+                .cloned()
+        });
+        if let Some(p) = found {
+            return p;
+        }
+        let p = Arc::new(prepare_gold(gold, options, index));
+        if let Ok(mut m) = self.prepared.lock() {
+            let list = m.entry(name.to_string()).or_default();
+            if list.len() == PREPARED_PER_BENCHMARK {
+                list.remove(0);
+            }
+            list.push(Arc::clone(&p));
+        }
+        p
+    }
 }
 
 /// The store of experiments and the queue of the worker.
@@ -463,12 +510,24 @@ pub fn evaluate_job(
         None => unexecuted_gold(&gold).into_iter().collect(),
     };
     let runs = Run::all(&datasets);
-    let mut report = evaluate_with(
+    // a registered benchmark the knowledge graph left as it was is prepared once
+    let unchanged = Arc::ptr_eq(&gold, &job.gold);
+    let index = worker.index.as_deref();
+    let prepared = match &job.benchmark {
+        Some(name) if unchanged => worker.golds.get(name, &gold, &job.options, index),
+        _ => Arc::new(prepare_gold(
+            &gold,
+            &job.options,
+            index.map(|i| i as &dyn crate::index::Equivalence),
+        )),
+    };
+    let mut report = evaluate_prepared(
         &gold,
+        &prepared,
         &job.gold_name,
         &runs,
         job.options,
-        worker.index.as_deref().map(|i| IndexRef {
+        index.map(|i| IndexRef {
             equivalence: i,
             path: &worker.index_path,
             format_version: i.meta().format_version,

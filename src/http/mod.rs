@@ -29,7 +29,9 @@ use crate::live::LiveOptions;
 use crate::model::Dataset;
 use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph};
 pub use error::ApiError;
-pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker};
+pub use experiments::{
+    ExperimentError, ExperimentStatus, ExperimentStore, GoldCache, Record, Worker,
+};
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -96,8 +98,8 @@ pub enum ServeError {
 pub struct Benchmark {
     /// Its file.
     pub path: PathBuf,
-    /// Its questions.
-    pub dataset: Dataset,
+    /// Its questions (shared with the experiments that score against it).
+    pub dataset: Arc<Dataset>,
     /// The SHA-256 of its file.
     pub sha256: String,
 }
@@ -199,7 +201,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             name.clone(),
             Arc::new(Benchmark {
                 path: path.clone(),
-                dataset,
+                dataset: Arc::new(dataset),
                 sha256,
             }),
         );
@@ -219,6 +221,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         index_path: index_path.clone(),
         knowledge_graph: config.knowledge_graph.clone(),
         exec: config.exec,
+        golds: Arc::new(GoldCache::default()),
     };
     store.start_worker(worker.clone());
     let state = web::Data::new(AppState {

@@ -503,7 +503,7 @@ async fn experiments_post(
             )
         }
         (None, Some(name)) => match state.benchmarks.get(name) {
-            Some(b) => (name.clone(), Arc::new(b.dataset.clone()), b.sha256.clone()),
+            Some(b) => (name.clone(), Arc::clone(&b.dataset), b.sha256.clone()),
             None => {
                 return Err(ApiError::not_found(format!(
                     "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
@@ -601,6 +601,7 @@ async fn experiments_post(
     };
     let job = Job {
         id: String::new(),
+        benchmark: form.benchmark.clone(),
         gold_name,
         gold,
         runs,
