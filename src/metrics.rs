@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::rng::SplitMix64;
 
 /// Precision, recall and F1.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Prf {
     /// Precision.
     pub precision: f64,
@@ -27,7 +27,7 @@ pub fn harmonic(p: f64, r: f64) -> f64 {
 }
 
 /// The scores of one question.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct QuestionScore {
     /// Matched pairs.
     pub tp: usize,
@@ -174,7 +174,7 @@ pub fn ordered_ndcg(gold: usize, run_ranks: &[Option<usize>]) -> f64 {
 }
 
 /// The aggregate measures of a run over its evaluated questions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Aggregate {
     /// Micro: sums of TP, FP, FN, then the table.
     pub micro: Prf,
@@ -221,7 +221,7 @@ pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
 /// The QALD-1/2 measures (SCORING 4; Lopez et al.): questions answered right
 /// (F1 = 1) and partially (0 < F1 < 1), and P/R/F1 over the answered questions
 /// only: the mean per-question P and R, and their harmonic mean.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Qald12 {
     /// Questions with F1 = 1.
     pub right: usize,
@@ -255,7 +255,7 @@ pub fn qald12(scores: &[(bool, QuestionScore)]) -> Qald12 {
 }
 
 /// A two-sided confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Interval {
     /// Lower bound.
     pub low: f64,
@@ -264,7 +264,7 @@ pub struct Interval {
 }
 
 /// Confidence intervals of precision, recall and F1.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct PrfInterval {
     /// Precision.
     pub precision: Interval,
@@ -275,7 +275,7 @@ pub struct PrfInterval {
 }
 
 /// Bootstrap confidence intervals of every aggregate measure.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Confidence {
     /// The confidence level (0.95).
     pub level: f64,
@@ -351,7 +351,7 @@ pub fn bootstrap(scores: &[QuestionScore], resamples: usize, seed: u64) -> Confi
 pub type PairedScores = ([f64; 3], [f64; 3]);
 
 /// The outcome of a paired approximate-randomisation test (SCORING 7).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Significance {
     /// Questions compared.
     pub questions: usize,

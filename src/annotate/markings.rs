@@ -13,7 +13,7 @@ use crate::terms::literal::{is_date_datatype, is_numeric_datatype, parse_number}
 use crate::terms::prefixes;
 
 /// The five answer types of AT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AnswerType {
     /// IRIs.
@@ -75,7 +75,7 @@ impl AnswerType {
 }
 
 /// The answer type of a question and where it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct AnswerTypeMark {
     /// The type.
     #[serde(rename = "type")]
@@ -85,7 +85,7 @@ pub struct AnswerTypeMark {
 }
 
 /// The markings of one question; `None` where there is no usable source.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, utoipa::ToSchema)]
 pub struct Markings {
     /// C2KB: entities and classes.
     pub resources: Option<Vec<String>>,
@@ -98,6 +98,7 @@ pub struct Markings {
     /// The same triples as their three node markings (`<iri>`, a literal's value,
     /// `?`, `path(…)`), so that evaluation can put IRIs through an index.
     #[serde(skip)]
+    #[schema(ignore)]
     pub triple_nodes: Option<Vec<[String; 3]>>,
     /// AT: the answer type.
     pub answer_type: Option<AnswerTypeMark>,

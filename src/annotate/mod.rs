@@ -18,13 +18,14 @@ use crate::matching::MatchOptions;
 use crate::model::{Query, Question};
 
 /// Everything the annotator says about one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Annotation {
     /// The question id.
     pub id: String,
     /// The markings for the sub-experiments.
     pub markings: Markings,
     /// The question's features.
+    #[schema(value_type = std::collections::BTreeMap<String, Vec<String>>)]
     pub features: Features,
     /// The SPARQL modifiers found in the query (all of them, DISTINCT and ASK too).
     pub modifiers: Vec<String>,

@@ -13,7 +13,7 @@ use crate::model::{Answer, AnswerSet, Term};
 
 /// The outcome of matching two answer lists with the rules of a profile (the
 /// HTTP `/match` route): counts, measures and the explanation.
-#[derive(Debug, Clone, serde::Serialize, PartialEq)]
+#[derive(Debug, Clone, serde::Serialize, PartialEq, utoipa::ToSchema)]
 pub struct MatchReport {
     /// The profile whose rules were used.
     pub profile: &'static str,

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::metrics::{Confidence, Prf, QuestionScore};
 
 /// The whole evaluation report.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct Report {
     /// The qajudge version that produced it.
     pub version: &'static str,
@@ -29,7 +29,7 @@ pub struct Report {
 }
 
 /// A paired significance test between two runs on one sub-experiment.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct Comparison {
     /// The first run's name.
     pub run_a: String,
@@ -43,7 +43,7 @@ pub struct Comparison {
 }
 
 /// What the gold benchmark was.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct GoldInfo {
     /// Its path or name.
     pub path: String,
@@ -61,7 +61,7 @@ pub struct GoldInfo {
 }
 
 /// The index used for equivalence.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct IndexInfo {
     /// Its directory.
     pub path: String,
@@ -70,7 +70,7 @@ pub struct IndexInfo {
 }
 
 /// What queries were executed on (SCORING 10).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct KnowledgeGraphInfo {
     /// The store and its version (`oxigraph 0.5.13 (in memory, embedded)`), or
     /// `sparql endpoint`.
@@ -90,7 +90,7 @@ pub struct KnowledgeGraphInfo {
 }
 
 /// One file of the knowledge graph.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct KgFile {
     /// Its path.
     pub path: String,
@@ -101,7 +101,7 @@ pub struct KgFile {
 }
 
 /// How a question's query was executed (SCORING 10).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct ExecutionReport {
     /// `ok`, `syntax_error`, `execution_error`, `timeout` or `truncated`.
     pub status: &'static str,
@@ -136,7 +136,7 @@ impl ExecutionReport {
 }
 
 /// Executions of a run's queries, counted (SCORING 10).
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct ExecutionCounts {
     /// Queries executed.
     pub executed: usize,
@@ -154,7 +154,7 @@ pub struct ExecutionCounts {
 }
 
 /// The TEXT2SPARQL challenge's run-level figures (the `text2sparql` profile).
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct ChallengeAggregate {
     /// Mean set precision over questions (`set_P`).
     pub set_p: f64,
@@ -173,7 +173,7 @@ pub struct ChallengeAggregate {
 }
 
 /// The challenge's set measures for the questions of one language.
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct LanguageAggregate {
     /// Questions in that language.
     pub questions: usize,
@@ -186,7 +186,7 @@ pub struct LanguageAggregate {
 }
 
 /// The results of one run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct RunReport {
     /// The run's name (file stem or `--name`).
     pub name: String,
@@ -201,7 +201,7 @@ pub struct RunReport {
 }
 
 /// The sub-experiments of SCORING 5.
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct Experiments {
     /// Answer sets.
     pub qa: Option<ExperimentReport>,
@@ -265,7 +265,7 @@ impl Experiments {
 }
 
 /// One sub-experiment of one run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct ExperimentReport {
     /// The aggregate measures.
     pub aggregate: AggregateReport,
@@ -279,7 +279,7 @@ pub struct ExperimentReport {
 }
 
 /// Aggregate counts and measures (SCORING 4).
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct AggregateReport {
     /// Gold questions.
     pub questions: usize,
@@ -328,7 +328,7 @@ pub struct AggregateReport {
 }
 
 /// The status of a question in a run.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The run gave a non-empty answer.
@@ -357,7 +357,7 @@ impl Status {
 }
 
 /// One question of one experiment of one run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct QuestionReport {
     /// The question id, as a string.
     pub id: String,
@@ -386,7 +386,7 @@ pub struct QuestionReport {
 }
 
 /// Why a question scored what it did (`--explain`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct Explanation {
     /// Each true positive: which gold answer matched which run answer, and why.
     pub pairs: Vec<MatchedPair>,
@@ -397,7 +397,7 @@ pub struct Explanation {
 }
 
 /// One matched pair of answers.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct MatchedPair {
     /// The gold answer (terms, alternatives joined by ` | `).
     pub gold: String,

@@ -7,6 +7,7 @@ use actix_web::{web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::openapi::ErrorBody;
 use super::routes::{answers, index, internal, profile, MAX_BATCH};
 use super::{ApiError, AppState};
 use crate::eval::{match_lists, MatchReport, Options};
@@ -28,38 +29,82 @@ fn too_many(what: &str, n: usize, max: usize) -> ApiError {
 }
 
 /// One question of a batch match.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MatchQuestion {
+    /// The question's id (any JSON value; echoed back).
     id: Value,
+    /// The gold answers.
+    #[schema(value_type = Vec<AnswerValue>)]
     gold: Vec<Value>,
+    /// The run's answers.
+    #[schema(value_type = Vec<AnswerValue>)]
     run: Vec<Value>,
 }
 
+/// One answer: a SPARQL-results term (`{"type": "uri"|"literal"|"bnode",
+/// "value", "datatype"?, "xml:lang"?}`), a boolean, or an array of terms
+/// (alternative forms of one answer).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code, reason = "a schema only: answers are read as JSON values")]
+pub struct AnswerValue(Value);
+
 /// The body of `POST /match`: one question's answer lists, or many questions.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MatchBody {
+    /// One question's gold answers (with `run`).
+    #[schema(value_type = Option<Vec<AnswerValue>>)]
     gold: Option<Vec<Value>>,
+    /// One question's run answers (with `gold`).
+    #[schema(value_type = Option<Vec<AnswerValue>>)]
     run: Option<Vec<Value>>,
+    /// Many questions (at most 10,000), instead of `gold` and `run`.
     questions: Option<Vec<MatchQuestion>>,
+    /// The profile (default `judge`).
     profile: Option<String>,
+    /// `--strict-literals`.
     #[serde(default)]
     strict_literals: bool,
+    /// `--lenient-dates`.
     #[serde(default)]
     lenient_dates: bool,
 }
 
 /// One question's match in a batch.
-#[derive(Serialize)]
-struct QuestionMatch {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct QuestionMatch {
+    /// The question's id, as sent.
     id: Value,
+    /// The match.
     #[serde(flatten)]
     report: MatchReport,
 }
 
+/// The matches of a batch, in order.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct QuestionMatches {
+    /// One per question.
+    questions: Vec<QuestionMatch>,
+}
+
+/// The answer of `POST /match`: one report, or one per question.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code, reason = "a schema only: the handler answers either shape")]
+pub enum MatchAnswer {
+    /// For `{gold, run}`.
+    One(MatchReport),
+    /// For `{questions}`.
+    Many(QuestionMatches),
+}
+
 /// `POST /match`: `{gold, run}` gives one report, `{questions: [{id, gold, run}]}`
 /// one per question, in order.
+#[utoipa::path(post, path = "/api/v1/match", tag = "matching", request_body = MatchBody,
+    responses((status = 200, description = "the match of one question, or of each", body = MatchAnswer),
+        (status = 400, description = "a bad answer, neither shape, or more than 10,000 questions (batch_too_large)", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody)))]
 pub async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>) -> ApiResult {
     let body = body.into_inner();
     let options = Options {
@@ -104,7 +149,7 @@ pub async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>)
             })
             .await
             .map_err(internal)?;
-            Ok(HttpResponse::Ok().json(serde_json::json!({ "questions": out })))
+            Ok(HttpResponse::Ok().json(QuestionMatches { questions: out }))
         }
         _ => Err(ApiError::bad(
             "bad_body",
@@ -114,18 +159,21 @@ pub async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>)
 }
 
 /// One label query.
-#[derive(Deserialize, Serialize, Clone)]
+#[derive(Deserialize, Serialize, Clone, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LabelQuery {
+    /// The label.
     text: String,
+    /// Its language tag (none: any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lang: Option<String>,
+    /// Edits allowed: 0, 1 or 2.
     #[serde(default)]
     fuzzy: u32,
 }
 
 /// The body of `POST /labels`: a list of queries, or `{queries: [...]}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum LabelsBody {
     /// `[{text, lang?, fuzzy?}]`
@@ -137,14 +185,25 @@ pub enum LabelsBody {
     },
 }
 
-#[derive(Serialize)]
-struct LabelAnswer {
-    #[serde(flatten)]
-    query: LabelQuery,
+/// The IRIs of one label query.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct LabelAnswer {
+    /// The label asked for.
+    text: String,
+    /// The language asked for, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lang: Option<String>,
+    /// The edits allowed.
+    fuzzy: u32,
+    /// The IRIs carrying the label.
     hits: Vec<LabelHit>,
 }
 
 /// `POST /labels`: the IRIs carrying each label, in order.
+#[utoipa::path(post, path = "/api/v1/labels", tag = "lookups", request_body = LabelsBody,
+    responses((status = 200, description = "one answer per query, in order", body = Vec<LabelAnswer>),
+        (status = 400, description = "a bad query, or more than 1,000 (batch_too_large)", body = ErrorBody),
+        (status = 503, description = "the server has no index", body = ErrorBody)))]
 pub async fn labels_post(state: web::Data<AppState>, body: web::Json<LabelsBody>) -> ApiResult {
     index(&state)?;
     let queries = match body.into_inner() {
@@ -172,7 +231,12 @@ pub async fn labels_post(state: web::Data<AppState>, body: web::Json<LabelsBody>
                 let hits = index
                     .labels(&query.text, lang, query.fuzzy)
                     .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
-                Ok(LabelAnswer { query, hits })
+                Ok(LabelAnswer {
+                    text: query.text,
+                    lang: query.lang,
+                    fuzzy: query.fuzzy,
+                    hits,
+                })
             })
             .collect::<Result<Vec<_>, ApiError>>()
     })
@@ -182,7 +246,7 @@ pub async fn labels_post(state: web::Data<AppState>, body: web::Json<LabelsBody>
 }
 
 /// The body of `POST /types` and `POST /canonical`: a list of IRIs, or `{iris: [...]}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum IrisBody {
     /// `["…", …]`
@@ -206,13 +270,20 @@ impl IrisBody {
     }
 }
 
-#[derive(Serialize)]
-struct Types {
-    iri: String,
-    types: Vec<String>,
+/// The classes of one IRI.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Types {
+    /// The IRI.
+    pub(super) iri: String,
+    /// Its classes (`rdf:type`, `wdt:P31`).
+    pub(super) types: Vec<String>,
 }
 
 /// `POST /types`: the classes of each IRI, in order.
+#[utoipa::path(post, path = "/api/v1/types", tag = "lookups", request_body = IrisBody,
+    responses((status = 200, description = "the classes of each IRI, in order", body = Vec<Types>),
+        (status = 400, description = "malformed body, or more than 10,000 IRIs (batch_too_large)", body = ErrorBody),
+        (status = 503, description = "the server has no index", body = ErrorBody)))]
 pub async fn types_post(state: web::Data<AppState>, body: web::Json<IrisBody>) -> ApiResult {
     index(&state)?;
     let iris = body.into_inner().iris()?;
@@ -231,13 +302,19 @@ pub async fn types_post(state: web::Data<AppState>, body: web::Json<IrisBody>) -
     Ok(HttpResponse::Ok().json(out))
 }
 
-#[derive(Serialize)]
-struct Canonical {
+/// The canonical form of one IRI.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Canonical {
+    /// The IRI.
     iri: String,
+    /// Its canonical form (SCORING 2a).
     canonical: String,
 }
 
 /// `POST /canonical`: the canonical form of each IRI (SCORING 2a), no index needed.
+#[utoipa::path(post, path = "/api/v1/canonical", tag = "lookups", request_body = IrisBody,
+    responses((status = 200, description = "the canonical form of each IRI, in order", body = Vec<Canonical>),
+        (status = 400, description = "malformed body, or more than 10,000 IRIs (batch_too_large)", body = ErrorBody)))]
 pub async fn canonical_post(body: web::Json<IrisBody>) -> ApiResult {
     let iris = body.into_inner().iris()?;
     let out: Vec<Canonical> = iris

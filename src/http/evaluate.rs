@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::experiments::{evaluate_job, Job, RunSource};
+use super::openapi::ErrorBody;
 use super::routes::{internal, profile};
 use super::{ApiError, AppState};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
@@ -28,9 +29,9 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// A benchmark or run document given inline: a JSON document (QALD-JSON, eQALD,
 /// LC-QuAD, RuBQ, TEXT2SPARQL answers) as JSON, or any document (QALD-XML,
 /// TEXT2SPARQL YAML, JSON Lines) as text.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct Document {
+pub(super) struct Document {
     /// Its name in the report (a run's name; a file name, whose extension helps
     /// tell the format of a text).
     name: Option<String>,
@@ -41,36 +42,50 @@ struct Document {
 }
 
 /// The gold: a registered benchmark's name, or a document.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
-enum GoldInput {
+pub(super) enum GoldInput {
+    /// A registered benchmark's name.
     Benchmark(String),
+    /// A document.
     Document(Document),
 }
 
-#[derive(Deserialize)]
+/// The body of `POST /evaluate`.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct EvaluateBody {
+pub(super) struct EvaluateBody {
+    /// The gold benchmark.
     gold: GoldInput,
+    /// The runs (at most 20).
     runs: Vec<Document>,
+    /// The profile (default `judge`).
     profile: Option<String>,
     /// Sub-experiments (`qa`, `c2kb`, …); empty or absent: the profile's.
     #[serde(default)]
     experiments: Vec<String>,
+    /// Add the matched pairs and why, per question.
     #[serde(default)]
     explain: bool,
+    /// `--strict-literals`.
     #[serde(default)]
     strict_literals: bool,
+    /// `--lenient-dates`.
     #[serde(default)]
     lenient_dates: bool,
+    /// `--max-class-size` (default 1000).
     max_class_size: Option<usize>,
     /// `auto` (default) or `query`.
     gold_markings: Option<String>,
+    /// The language the runs were asked in.
     lang: Option<String>,
+    /// Execute the gold queries on the server's knowledge graph.
     #[serde(default)]
     refresh_gold: bool,
+    /// Execute the runs' queries on the server's knowledge graph.
     #[serde(default)]
     execute_run: bool,
+    /// The time limit of the call in ms (default 60,000, at most 600,000).
     timeout_ms: Option<u64>,
 }
 
@@ -108,7 +123,14 @@ fn run_name(doc: &Document, n: usize) -> String {
         .unwrap_or_else(|| format!("run{n}"))
 }
 
-/// `POST /api/v1/evaluate`.
+/// `POST /api/v1/evaluate`: the SCORING 9 report of runs against a gold
+/// benchmark, synchronously.
+#[utoipa::path(post, path = "/api/v1/evaluate", tag = "evaluation", request_body = EvaluateBody,
+    responses((status = 200, description = "the report", body = crate::eval::Report),
+        (status = 400, description = "a bad document or option, or more than 20 runs", body = ErrorBody),
+        (status = 404, description = "no such benchmark", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody),
+        (status = 503, description = "past the time limit (timeout)", body = ErrorBody)))]
 pub async fn evaluate(
     state: web::Data<AppState>,
     body: web::Json<EvaluateBodyJson>,

@@ -17,7 +17,7 @@ use crate::model::Dataset;
 use crate::sparql::{execute_experiment, unexecuted_gold, ExecOptions, KnowledgeGraph, Plan};
 
 /// One stored experiment.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct Record {
     /// The stable id, `YYYYMMDDNNNN`.
     pub id: String,
@@ -45,12 +45,14 @@ pub struct Record {
     /// Why it failed.
     pub error: Option<String>,
     /// The report (SCORING 9) when done.
+    #[schema(value_type = Option<crate::eval::Report>)]
     pub report: Option<serde_json::Value>,
     /// The SHA-256 of the gold benchmark's file, as provenance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_sha256: Option<String>,
     /// The SHA-256 of the secret token returned at submission (never shown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
     pub token_sha256: Option<String>,
     /// Listed, in `/sparql` and visible without the token. Records stored
     /// before experiments could be private were all public.
@@ -84,7 +86,7 @@ fn default_protocol() -> String {
 }
 
 /// Where an experiment is in its life.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ExperimentStatus {
     /// Stored, waiting for the worker.

@@ -186,11 +186,7 @@ fn provenance(g: &mut Graph, e: &str, r: &Record, report: Option<&Value>) {
     g.iri(e, RDF_TYPE, &format!("{PROV}Entity"));
     g.iri(e, &format!("{QB}structure"), &vocab("structure"));
     g.text(e, &format!("{DCT}identifier"), &r.id);
-    g.text(
-        e,
-        &format!("{RDFS_LABEL}"),
-        &format!("qajudge experiment {}", r.id),
-    );
+    g.text(e, RDFS_LABEL, &format!("qajudge experiment {}", r.id));
     g.typed(e, &format!("{DCT}created"), &r.created, "dateTime");
     if let Some(f) = &r.finished {
         g.typed(e, &format!("{PROV}generatedAtTime"), f, "dateTime");

@@ -10,6 +10,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::experiments::{ExperimentStatus, ExperimentStore, Record};
+use super::openapi::ErrorBody;
 use super::routes::{internal, visible_record};
 use super::{linked, ApiError, AppState};
 use crate::sparql::{negotiate_syntax, PublishedGraph, QueryError};
@@ -58,6 +59,12 @@ fn accept(req: &HttpRequest) -> &str {
 
 /// `/experiments/{id}`: the web page, or the experiment as RDF when the client
 /// asks for an RDF syntax and not for HTML.
+#[utoipa::path(get, path = "/experiments/{id}", tag = "linked data",
+    params(("id" = String, Path, description = "the experiment's id"),
+        ("token" = Option<String>, Query, description = "a private experiment's token")),
+    responses((status = 200, description = "the web page (text/html), or the experiment in the W3C Data Cube vocabulary",
+        content((String = "text/html"), (String = "text/turtle"), (String = "application/ld+json"), (String = "application/n-triples"), (String = "application/rdf+xml"))),
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
 pub async fn experiment_page(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -89,9 +96,13 @@ pub async fn experiment_page(
         .body(body))
 }
 
-#[derive(Deserialize)]
+/// The parameters of the SPARQL protocol.
+#[derive(Deserialize, utoipa::IntoParams, utoipa::ToSchema)]
+#[into_params(parameter_in = Query)]
 pub(super) struct SparqlParams {
+    /// A SELECT, ASK, CONSTRUCT or DESCRIBE query.
     query: Option<String>,
+    /// An update (always refused).
     update: Option<String>,
 }
 
@@ -135,6 +146,13 @@ fn refused(e: QueryError) -> ApiError {
 }
 
 /// `GET /sparql?query=…`.
+#[utoipa::path(get, path = "/sparql", tag = "linked data", params(SparqlParams),
+    responses((status = 200, description = "the results, in the format the Accept header asks for",
+        content((String = "application/sparql-results+json"), (String = "application/sparql-results+xml"), (String = "text/csv"), (String = "text/tab-separated-values"), (String = "text/turtle"), (String = "application/ld+json"))),
+        (status = 400, description = "no query, or one that does not parse", body = ErrorBody),
+        (status = 403, description = "an update (read_only)", body = ErrorBody),
+        (status = 406, description = "no acceptable format", body = ErrorBody),
+        (status = 503, description = "past the query timeout", body = ErrorBody)))]
 pub async fn sparql_get(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -145,6 +163,14 @@ pub async fn sparql_get(
 
 /// `POST /sparql`: a form (`query=…`), or the query as the body
 /// (`application/sparql-query`); `application/sparql-update` is refused.
+#[utoipa::path(post, path = "/sparql", tag = "linked data",
+    request_body(content((SparqlParams = "application/x-www-form-urlencoded"), (String = "application/sparql-query"))),
+    responses((status = 200, description = "the results, in the format the Accept header asks for",
+        content((String = "application/sparql-results+json"), (String = "application/sparql-results+xml"), (String = "text/csv"), (String = "text/tab-separated-values"), (String = "text/turtle"), (String = "application/ld+json"))),
+        (status = 400, description = "no query, one that does not parse, or another content type", body = ErrorBody),
+        (status = 403, description = "an update (read_only)", body = ErrorBody),
+        (status = 406, description = "no acceptable format", body = ErrorBody),
+        (status = 503, description = "past the query timeout", body = ErrorBody)))]
 pub async fn sparql_post(
     state: web::Data<AppState>,
     req: HttpRequest,

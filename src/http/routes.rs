@@ -7,14 +7,15 @@ use actix_multipart::Multipart;
 use actix_web::error::JsonPayloadError;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::experiments::{ExperimentStatus, Job, Record, RunSource};
+use super::openapi::ErrorBody;
 use super::{access, ApiError, AppState};
 use crate::annotate::annotate_question;
 use crate::eval::{Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
-use crate::index::{Index, SameAs};
+use crate::index::{Index, LabelHit, SameAs};
 use crate::live::{check_url, Protocol};
 use crate::matching::MatchOptions;
 use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
@@ -79,11 +80,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                     web::post().to(experiment_publish),
                 )
                 .route("/openapi.json", web::get().to(openapi))
+                .route("/docs", web::get().to(docs))
                 .default_service(web::to(unknown_route)),
         );
 }
 
 /// The web page.
+#[utoipa::path(get, path = "/", tag = "page",
+    responses((status = 200, description = "the web page: submit and browse experiments", content_type = "text/html")))]
 pub(super) async fn page() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
@@ -98,8 +102,20 @@ async fn unknown_route(req: HttpRequest) -> ApiResult {
     )))
 }
 
-async fn openapi() -> HttpResponse {
+/// This document.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "service",
+    responses((status = 200, description = "the OpenAPI 3.1 document of the API", body = Object)))]
+pub(super) async fn openapi() -> HttpResponse {
     HttpResponse::Ok().json(super::openapi::document())
+}
+
+/// The API reference, rendered from the OpenAPI document (no external assets).
+#[utoipa::path(get, path = "/api/v1/docs", tag = "service",
+    responses((status = 200, description = "the API reference as a web page", content_type = "text/html")))]
+pub(super) async fn docs() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(super::openapi::REFERENCE_PAGE)
 }
 
 pub(super) fn index(state: &AppState) -> Result<&Index, ApiError> {
@@ -118,31 +134,78 @@ pub(super) fn internal(e: impl std::error::Error) -> ApiError {
     ApiError::internal(crate::error_chain(&e))
 }
 
-async fn health(state: web::Data<AppState>) -> ApiResult {
-    let experiments = state.store.list().map_err(internal)?.len();
-    Ok(HttpResponse::Ok().json(json!({
-        "status": "ok",
-        "version": env!("CARGO_PKG_VERSION"),
-        "index": state.index.as_ref().map(|i| json!({
-            "path": state.index_path,
-            "format_version": i.meta().format_version,
-            "counts": i.meta().counts,
-        })),
-        "benchmarks": state.benchmarks.len(),
-        "knowledge_graph": state.knowledge_graph.as_ref().map(|k| &k.info),
-        "experiments": experiments,
-    })))
+/// What `GET /health` answers.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct Health {
+    /// Always `ok`.
+    status: &'static str,
+    /// The qajudge version.
+    version: &'static str,
+    /// The index, if the server has one.
+    index: Option<HealthIndex>,
+    /// The number of registered benchmarks.
+    benchmarks: usize,
+    /// The knowledge graph queries are executed on, if any.
+    knowledge_graph: Option<crate::eval::report::KnowledgeGraphInfo>,
+    /// The number of stored experiments.
+    experiments: usize,
+    /// The number of published experiments in `/sparql`'s statements.
+    published_statements: usize,
 }
 
-#[derive(Deserialize)]
-struct SameAsQuery {
+/// The index of `GET /health`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct HealthIndex {
+    /// Its directory.
+    path: String,
+    /// Its format version.
+    format_version: u32,
+    /// What it holds, by kind.
+    #[schema(value_type = Object)]
+    counts: Value,
+}
+
+/// Service status, index and counts.
+#[utoipa::path(get, path = "/api/v1/health", tag = "service",
+    responses((status = 200, description = "the service's status", body = Health)))]
+pub(super) async fn health(state: web::Data<AppState>) -> ApiResult {
+    let experiments = state.store.list().map_err(internal)?.len();
+    Ok(HttpResponse::Ok().json(Health {
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+        index: state.index.as_ref().map(|i| HealthIndex {
+            path: state.index_path.clone(),
+            format_version: i.meta().format_version,
+            counts: serde_json::to_value(&i.meta().counts).unwrap_or(Value::Null),
+        }),
+        benchmarks: state.benchmarks.len(),
+        knowledge_graph: state.knowledge_graph.as_ref().map(|k| k.info.clone()),
+        experiments,
+        published_statements: state.published.len(),
+    }))
+}
+
+/// The parameters of `GET /sameas`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct SameAsQuery {
+    /// The IRI.
     iri: Option<String>,
+    /// Members returned at most (default 100).
     limit: Option<usize>,
 }
 
 const DEFAULT_MEMBER_LIMIT: usize = 100;
 
-async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) -> ApiResult {
+/// The owl:sameAs class of an IRI (without an index: its canonical form, in a
+/// class of one).
+#[utoipa::path(get, path = "/api/v1/sameas", tag = "lookups", params(SameAsQuery),
+    responses((status = 200, description = "the class", body = SameAs),
+        (status = 400, description = "no iri", body = ErrorBody)))]
+pub(super) async fn sameas_get(
+    state: web::Data<AppState>,
+    q: web::Query<SameAsQuery>,
+) -> ApiResult {
     let iri = required(&q.iri, "iri", "IRI")?;
     let limit = q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
     let found = match state.index.as_deref() {
@@ -164,12 +227,17 @@ pub(super) fn class_of_one(iri: &str) -> SameAs {
     }
 }
 
-#[derive(Deserialize)]
+/// The body of `POST /sameas`: a list of IRIs, or `{iris, limit?}`.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
-enum SameAsBody {
+pub(super) enum SameAsBody {
+    /// The IRIs (at most 10,000).
     List(Vec<String>),
+    /// The IRIs (at most 10,000) and the members returned per class at most.
     Object {
+        /// The IRIs.
         iris: Vec<String>,
+        /// Members returned per class at most (default 100).
         limit: Option<usize>,
     },
 }
@@ -177,7 +245,15 @@ enum SameAsBody {
 /// The most IRIs one batch may ask about.
 pub(super) const MAX_BATCH: usize = 10_000;
 
-async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) -> ApiResult {
+/// The classes of a batch of IRIs, in order.
+#[utoipa::path(post, path = "/api/v1/sameas", tag = "lookups", request_body = SameAsBody,
+    responses((status = 200, description = "one class per IRI", body = Vec<SameAs>),
+        (status = 400, description = "malformed body, or more than 10,000 IRIs (batch_too_large)", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody)))]
+pub(super) async fn sameas_post(
+    state: web::Data<AppState>,
+    body: web::Json<SameAsBody>,
+) -> ApiResult {
     let (iris, limit) = match body.into_inner() {
         SameAsBody::List(iris) => (iris, None),
         SameAsBody::Object { iris, limit } => (iris, limit),
@@ -206,14 +282,24 @@ async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>) ->
     Ok(HttpResponse::Ok().json(out))
 }
 
-#[derive(Deserialize)]
-struct LabelsQuery {
+/// The parameters of `GET /labels`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct LabelsQuery {
+    /// The label.
     text: Option<String>,
+    /// Its language tag (none: any language).
     lang: Option<String>,
+    /// Edits allowed (0, 1 or 2; default 0).
     fuzzy: Option<u32>,
 }
 
-async fn labels(state: web::Data<AppState>, q: web::Query<LabelsQuery>) -> ApiResult {
+/// The IRIs carrying a label.
+#[utoipa::path(get, path = "/api/v1/labels", tag = "lookups", params(LabelsQuery),
+    responses((status = 200, description = "the IRIs with the label", body = Vec<LabelHit>),
+        (status = 400, description = "no text, or fuzzy above 2", body = ErrorBody),
+        (status = 503, description = "the server has no index", body = ErrorBody)))]
+pub(super) async fn labels(state: web::Data<AppState>, q: web::Query<LabelsQuery>) -> ApiResult {
     let index = index(&state)?;
     let text = required(&q.text, "text", "label")?;
     let fuzzy = q.fuzzy.unwrap_or(0);
@@ -229,16 +315,27 @@ async fn labels(state: web::Data<AppState>, q: web::Query<LabelsQuery>) -> ApiRe
     Ok(HttpResponse::Ok().json(hits))
 }
 
-#[derive(Deserialize)]
-struct TypesQuery {
+/// The parameters of `GET /types`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct TypesQuery {
+    /// The IRI.
     iri: Option<String>,
 }
 
-async fn types(state: web::Data<AppState>, q: web::Query<TypesQuery>) -> ApiResult {
+/// The classes of an IRI.
+#[utoipa::path(get, path = "/api/v1/types", tag = "lookups", params(TypesQuery),
+    responses((status = 200, description = "its classes", body = super::batch::Types),
+        (status = 400, description = "no iri", body = ErrorBody),
+        (status = 503, description = "the server has no index", body = ErrorBody)))]
+pub(super) async fn types(state: web::Data<AppState>, q: web::Query<TypesQuery>) -> ApiResult {
     let index = index(&state)?;
     let iri = required(&q.iri, "iri", "IRI")?;
     let types = index.types(iri).map_err(internal)?;
-    Ok(HttpResponse::Ok().json(json!({"iri": iri, "types": types})))
+    Ok(HttpResponse::Ok().json(super::batch::Types {
+        iri: iri.to_string(),
+        types,
+    }))
 }
 
 /// Reads a list of answers: each a SPARQL-results term, a boolean, or an array of
@@ -275,12 +372,18 @@ pub(super) fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     }
 }
 
-#[derive(Deserialize)]
-struct AnnotateBody {
+/// The body of `POST /annotate`.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(super) struct AnnotateBody {
+    /// A SPARQL query.
     sparql: String,
 }
 
-async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
+/// The sub-experiment markings and features SCORING 5 derives from a query.
+#[utoipa::path(post, path = "/api/v1/annotate", tag = "matching", request_body = AnnotateBody,
+    responses((status = 200, description = "the markings", body = crate::annotate::Annotation),
+        (status = 400, description = "malformed body", body = ErrorBody)))]
+pub(super) async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
     let q = Question {
         id: QuestionId("query".into()),
         query: Query::Sparql(body.sparql.clone()),
@@ -292,39 +395,84 @@ async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
     Ok(HttpResponse::Ok().json(a))
 }
 
-async fn benchmarks(state: web::Data<AppState>) -> ApiResult {
-    let list: Vec<Value> = state
+/// A registered benchmark.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct BenchmarkInfo {
+    /// Its name (the `benchmark` of an experiment, the `gold` of an evaluation).
+    name: String,
+    /// Its file.
+    path: String,
+    /// Its format.
+    format: &'static str,
+    /// Its number of questions.
+    questions: usize,
+    /// The SHA-256 of its file.
+    sha256: String,
+}
+
+/// The registered benchmarks.
+#[utoipa::path(get, path = "/api/v1/benchmarks", tag = "experiments",
+    responses((status = 200, description = "the benchmarks", body = Vec<BenchmarkInfo>)))]
+pub(super) async fn benchmarks(state: web::Data<AppState>) -> ApiResult {
+    let list: Vec<BenchmarkInfo> = state
         .benchmarks
         .iter()
-        .map(|(name, b)| {
-            json!({
-                "name": name,
-                "path": b.path.display().to_string(),
-                "format": b.dataset.format.name(),
-                "questions": b.dataset.questions.len(),
-            })
+        .map(|(name, b)| BenchmarkInfo {
+            name: name.clone(),
+            path: b.path.display().to_string(),
+            format: b.dataset.format.name(),
+            questions: b.dataset.questions.len(),
+            sha256: b.sha256.clone(),
         })
         .collect();
     Ok(HttpResponse::Ok().json(list))
 }
 
-/// A record without its report, for lists.
-fn summary(r: &Record) -> Value {
-    json!({
-        "id": r.id,
-        "status": r.status,
-        "created": r.created,
-        "finished": r.finished,
-        "profile": r.profile,
-        "gold": r.gold,
-        "runs": r.runs,
-        "error": r.error,
-        "published": r.published,
-        "url": format!("/experiments/{}", r.id),
-    })
+/// A stored experiment without its report, for lists.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct ExperimentSummary {
+    /// Its stable id.
+    id: String,
+    /// Where it is in its life.
+    status: ExperimentStatus,
+    /// When it was submitted.
+    created: String,
+    /// When it finished.
+    finished: Option<String>,
+    /// The profile.
+    profile: String,
+    /// The gold benchmark.
+    gold: String,
+    /// The runs.
+    runs: Vec<String>,
+    /// Why it failed.
+    error: Option<String>,
+    /// Public (listed, in `/sparql`).
+    published: bool,
+    /// Its page.
+    url: String,
 }
 
-async fn experiments_list(state: web::Data<AppState>, req: HttpRequest) -> ApiResult {
+/// A record without its report, for lists.
+fn summary(r: &Record) -> ExperimentSummary {
+    ExperimentSummary {
+        id: r.id.clone(),
+        status: r.status,
+        created: r.created.clone(),
+        finished: r.finished.clone(),
+        profile: r.profile.clone(),
+        gold: r.gold.clone(),
+        runs: r.runs.clone(),
+        error: r.error.clone(),
+        published: r.published,
+        url: format!("/experiments/{}", r.id),
+    }
+}
+
+/// The published experiments, newest first (with the API token: all).
+#[utoipa::path(get, path = "/api/v1/experiments", tag = "experiments",
+    responses((status = 200, description = "the experiments", body = Vec<ExperimentSummary>)))]
+pub(super) async fn experiments_list(state: web::Data<AppState>, req: HttpRequest) -> ApiResult {
     let admin = access::is_admin(&state, &req);
     let mut list = state.store.list().map_err(internal)?;
     list.retain(|r| r.published || admin);
@@ -349,7 +497,13 @@ pub(super) fn visible_record(
     }
 }
 
-async fn experiment_get(
+/// A stored experiment with its report (a private one needs its token).
+#[utoipa::path(get, path = "/api/v1/experiments/{id}", tag = "experiments",
+    params(("id" = String, Path, description = "the experiment's id, YYYYMMDDNNNN"),
+        ("token" = Option<String>, Query, description = "the experiment's secret token (or Authorization: Bearer)")),
+    responses((status = 200, description = "the experiment", body = Record),
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
+pub(super) async fn experiment_get(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -358,7 +512,14 @@ async fn experiment_get(
     Ok(HttpResponse::Ok().json(record.shown()))
 }
 
-async fn experiment_publish(
+/// Makes an experiment public: listed, in `/sparql`, visible without its token.
+#[utoipa::path(post, path = "/api/v1/experiments/{id}/publish", tag = "experiments",
+    params(("id" = String, Path, description = "the experiment's id"),
+        ("token" = Option<String>, Query, description = "the experiment's secret token (or Authorization: Bearer)")),
+    responses((status = 200, description = "published", body = ExperimentSummary),
+        (status = 403, description = "public already, and asked without its token", body = ErrorBody),
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
+pub(super) async fn experiment_publish(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -383,20 +544,52 @@ async fn experiment_publish(
 }
 
 /// The fields of an experiment form, read from a multipart body.
-#[derive(Default)]
-struct Form {
+#[derive(Default, utoipa::ToSchema)]
+pub(super) struct Form {
+    /// A gold benchmark file (or `benchmark`).
+    #[schema(value_type = Option<String>, format = Binary)]
     gold: Option<(String, Vec<u8>)>,
+    /// A registered benchmark's name (or `gold`).
     benchmark: Option<String>,
+    /// A run file (repeatable).
+    #[schema(rename = "run", value_type = Vec<String>, format = Binary)]
     runs: Vec<(String, Vec<u8>)>,
+    /// A live QA system's URL (repeatable).
+    #[schema(rename = "system_url")]
     systems: Vec<String>,
+    /// The profile (default `judge`).
     profile: Option<String>,
+    /// Sub-experiments, comma-separated (default: all the profile scores).
     experiments: Option<String>,
+    /// The language of the questions sent to live systems.
     lang: Option<String>,
+    /// The API of live systems: `gerbil` or `text2sparql`.
     protocol: Option<String>,
+    /// The TEXT2SPARQL dataset IRI sent to live systems.
     dataset: Option<String>,
+    /// Execute the gold queries on the knowledge graph (`true`/`false`).
     refresh_gold: bool,
+    /// Execute the runs' queries on the knowledge graph.
     execute_run: bool,
+    /// Public at once.
     publish: bool,
+}
+
+/// What `POST /experiments` answers.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct Created {
+    /// The stable id.
+    id: String,
+    /// `queued`.
+    status: ExperimentStatus,
+    /// The secret token that shows a private experiment (shown once).
+    token: String,
+    /// Public already (the form's `publish`).
+    published: bool,
+    /// Its page, with the token.
+    url: String,
+    /// Its API address.
+    api: String,
 }
 
 async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiError> {
@@ -472,7 +665,15 @@ fn stem(name: &str) -> String {
     base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
 }
 
-async fn experiments_post(
+/// Stores an experiment (private until published) and queues it.
+#[utoipa::path(post, path = "/api/v1/experiments", tag = "experiments",
+    request_body(content = Form, content_type = "multipart/form-data"),
+    responses((status = 202, description = "queued; poll its API address with its token", body = Created),
+        (status = 400, description = "a bad field or file", body = ErrorBody),
+        (status = 401, description = "the server asks for its API token", body = ErrorBody),
+        (status = 404, description = "no such benchmark", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody)))]
+pub(super) async fn experiments_post(
     state: web::Data<AppState>,
     req: HttpRequest,
     payload: Multipart,
@@ -615,12 +816,12 @@ async fn experiments_post(
         .map_err(internal)?;
     Ok(HttpResponse::Accepted()
         .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
-        .json(json!({
-            "id": record.id,
-            "status": record.status,
-            "token": token,
-            "published": record.published,
-            "url": format!("/experiments/{}?token={token}", record.id),
-            "api": format!("/api/v1/experiments/{}", record.id),
-        })))
+        .json(Created {
+            url: format!("/experiments/{}?token={token}", record.id),
+            api: format!("/api/v1/experiments/{}", record.id),
+            id: record.id,
+            status: record.status,
+            token,
+            published: record.published,
+        }))
 }

@@ -37,7 +37,7 @@ pub enum LabelError {
 }
 
 /// One label of an IRI.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, utoipa::ToSchema)]
 pub struct LabelHit {
     /// The IRI carrying the label.
     pub iri: String,

@@ -78,7 +78,7 @@ pub enum IndexError {
 }
 
 /// The equivalence class of one IRI.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct SameAs {
     /// The IRI asked about.
     pub iri: String,

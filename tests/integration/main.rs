@@ -12,6 +12,7 @@ mod index;
 mod live_text2sparql;
 mod profiles;
 mod published;
+mod python_client;
 mod real_data;
 mod recipes;
 mod serve;

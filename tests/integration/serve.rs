@@ -320,20 +320,27 @@ fn every_route_bad_inputs_and_a_restart() {
     assert_eq!(b[0]["questions"], 13);
     let (status, doc) = get(&s, "/api/v1/openapi.json");
     assert_eq!(status, 200);
-    assert_eq!(doc["openapi"], "3.0.3");
+    assert_eq!(doc["openapi"], "3.1.0");
     for path in [
-        "/sameas",
-        "/labels",
-        "/types",
-        "/match",
-        "/annotate",
-        "/experiments",
-        "/experiments/{id}",
-        "/benchmarks",
-        "/health",
+        "/api/v1/sameas",
+        "/api/v1/labels",
+        "/api/v1/types",
+        "/api/v1/match",
+        "/api/v1/annotate",
+        "/api/v1/experiments",
+        "/api/v1/experiments/{id}",
+        "/api/v1/benchmarks",
+        "/api/v1/health",
+        "/sparql",
     ] {
         assert!(doc["paths"][path].is_object(), "{path} documented");
     }
+    let reference = ureq::get(&s.url("/api/v1/docs"))
+        .call()
+        .expect("reference page")
+        .into_string()
+        .expect("html");
+    assert!(reference.contains("/api/v1/openapi.json"));
     let page = ureq::get(&s.url("/"))
         .call()
         .expect("page")
