@@ -408,5 +408,32 @@ mod tests {
         let ttl = crate::sparql::serialize(&st, crate::sparql::Syntax::Turtle, &PREFIXES)
             .expect("turtle");
         assert!(String::from_utf8_lossy(&ttl).contains("qb:Observation"));
+        // the example queries of docs/linked-data.md answer
+        let graph = crate::sparql::PublishedGraph::new().expect("store");
+        graph.insert(&st).expect("inserted");
+        let docs = include_str!("../../docs/linked-data.md");
+        let queries: Vec<&str> = docs
+            .split("```sparql\n")
+            .skip(1)
+            .filter_map(|b| b.split("```").next())
+            .collect();
+        assert_eq!(queries.len(), 3);
+        let ask = |q: &str| {
+            let (_, body) = graph
+                .query(q, "text/csv", std::time::Duration::from_secs(10))
+                .expect("answered");
+            String::from_utf8_lossy(&body).into_owned()
+        };
+        assert_eq!(
+            ask(queries[0]),
+            "benchmark,best\r\ndemo,0.6666666666666666\r\n"
+        );
+        let by_system = queries[1].replace("GANSWER2", "sys a");
+        assert!(ask(&by_system)
+            .contains("202611230001,2026-11-23T10:00:00Z,judge,demo,0.6666666666666666"));
+        assert_eq!(
+            ask(&queries[2].replace("GANSWER2", "sys a")),
+            "question,times\r\n"
+        );
     }
 }
