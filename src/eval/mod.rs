@@ -261,6 +261,8 @@ pub struct PreparedGold {
     index: Option<usize>,
     /// The number of questions of the benchmark it was prepared from.
     questions: usize,
+    /// The prefixes its queries declare.
+    prefixes: Vec<(String, String)>,
     entries: Vec<prepare::StoredEntry>,
 }
 
@@ -336,6 +338,25 @@ fn gold_prefixes(gold: &Dataset) -> Vec<(String, String)> {
     prefixes
 }
 
+/// The context one evaluation shares, and why asked-for sub-experiments are
+/// left out.
+fn context<'r, 'i>(
+    options: &Options,
+    resolver: &'r Resolver<'i>,
+    prefixes: Vec<(String, String)>,
+) -> (Ctx<'r, 'i>, Vec<String>) {
+    let (wanted, left_out) = wanted(options);
+    let annotate = wanted.any_markings() || !options.by.is_empty();
+    let ctx = Ctx {
+        profile: options.profile,
+        resolver,
+        wanted,
+        annotate,
+        prefixes,
+    };
+    (ctx, left_out)
+}
+
 /// Prepares a gold benchmark for evaluations with `options` and `index`.
 pub fn prepare_gold(
     gold: &Dataset,
@@ -345,15 +366,8 @@ pub fn prepare_gold(
     let profile = options.profile;
     let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
     let resolver = Resolver::new(match_options, index);
-    let (wanted, _) = wanted(options);
-    let annotate = wanted.any_markings() || !options.by.is_empty();
-    let ctx = Ctx {
-        profile,
-        resolver: &resolver,
-        wanted,
-        annotate,
-        prefixes: gold_prefixes(gold),
-    };
+    let (ctx, _) = context(options, &resolver, gold_prefixes(gold));
+    let annotate = ctx.annotate;
     let mut seen = HashSet::new();
     let entries = gold
         .questions
@@ -402,6 +416,7 @@ pub fn prepare_gold(
         key: gold_key(options),
         index: index_address(index),
         questions: gold.questions.len(),
+        prefixes: ctx.prefixes,
         entries,
     }
 }
@@ -428,7 +443,7 @@ pub fn evaluate_prepared(
     let profile = options.profile;
     let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
     let resolver = Resolver::new(match_options, equivalence);
-    let (wanted, left_out) = wanted(&options);
+    let (ctx, left_out) = context(&options, &resolver, prepared.prefixes.clone());
     let mut diagnostics: Vec<String> = gold
         .diagnostics
         .iter()
@@ -436,14 +451,6 @@ pub fn evaluate_prepared(
         .collect();
     diagnostics.extend(unknown_keys_note(gold).map(|n| format!("gold: {n}")));
     diagnostics.extend(left_out);
-    let annotate = wanted.any_markings() || !options.by.is_empty();
-    let ctx = Ctx {
-        profile,
-        resolver: &resolver,
-        wanted,
-        annotate,
-        prefixes: gold_prefixes(gold),
-    };
     for f in &options.by {
         if !crate::annotate::FEATURES.contains(&f.as_str()) {
             diagnostics.push(format!(

@@ -14,8 +14,9 @@ fn file_json(path: &str) -> Value {
     serde_json::from_str(&text).expect("JSON fixture")
 }
 
-/// The CLI's JSON report of the demo run, with the demo index.
-fn cli_report() -> Value {
+/// The CLI's JSON report of the demo run, with the demo index, as it printed
+/// it (serde_json's parser may move a float's last digit; the text keeps it).
+pub fn cli_report_text() -> String {
     let index = demo_index();
     let o = qajudge(&[
         "evaluate",
@@ -29,7 +30,12 @@ fn cli_report() -> Value {
         "json",
     ]);
     assert!(o.status.success());
-    serde_json::from_str(&stdout(&o)).expect("report")
+    stdout(&o)
+}
+
+/// The CLI's JSON report of the demo run, with the demo index.
+fn cli_report() -> Value {
+    serde_json::from_str(&cli_report_text()).expect("report")
 }
 
 /// Every aggregate of a report's runs, by run and sub-experiment.

@@ -15,11 +15,13 @@ use qajudge::sparql::{execute_dataset, ExecOptions, KnowledgeGraph, Mode};
 
 use crate::data::load;
 
-/// The oxigraph server binary of the venv, or `None` (a note) outside CI.
-fn oxigraph_binary() -> Option<PathBuf> {
+/// A program of a venv that `scripts/install-servers.sh` makes under the
+/// build directory (`venv-oxigraph/bin/oxigraph`, …), or `None` (a note)
+/// outside CI.
+pub fn venv_program(relative: &str) -> Option<PathBuf> {
     let exe = Path::new(env!("CARGO_BIN_EXE_qajudge"));
     let target = exe.parent()?.parent()?;
-    let bin = target.join("venv-oxigraph/bin/oxigraph");
+    let bin = target.join(relative);
     if bin.is_file() {
         return Some(bin);
     }
@@ -108,7 +110,7 @@ fn report(gold: &Dataset, run: &Dataset) -> Report {
 #[test]
 fn an_oxigraph_endpoint_scores_as_the_embedded_store() {
     let dir = crate::require_data!();
-    let Some(bin) = oxigraph_binary() else {
+    let Some(bin) = venv_program("venv-oxigraph/bin/oxigraph") else {
         return;
     };
     let t = dir.join("text2sparql");
