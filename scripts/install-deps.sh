@@ -6,7 +6,8 @@
 # Python's venv module (for the SPARQL server the tests run); with `--virtuoso`
 # Debian's Virtuoso (the store the TEXT2SPARQL organisers used) and curl; with
 # `--recipes` what the index recipes of indexes/ stream dumps with (curl, gzip,
-# bzip2, zstd, awk).
+# bzip2, zstd, awk); with `--java` a Java runtime (Debian's OpenJDK 17), which
+# Apache Spark runs on.
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -30,6 +31,9 @@ for arg in "$@"; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
       done
       command -v awk >/dev/null 2>&1 || missing+=(mawk)
+      ;;
+    --java)
+      command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
       ;;
     --python)
       python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)

@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::index::Index;
-use crate::indexer::{build, BuildOptions, Phase, Progress};
+use crate::indexer::{build, build_from_components, export_links, BuildOptions, Phase, Progress};
 use crate::terms::prefixes::expand;
 
 /// `qajudge index …`.
@@ -38,12 +38,25 @@ pub enum IndexCommand {
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     /// The index directory to write (replaced only when the build succeeds).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "export_links")]
+    pub out: Option<PathBuf>,
     /// RDF files or directories (read recursively): .nt, .nq, .ttl, .trig, .rdf,
     /// .owl, .n3, optionally .gz, .bz2, .zst.
-    #[arg(required = true, value_name = "FILE_OR_DIR")]
+    #[arg(
+        value_name = "FILE_OR_DIR",
+        required_unless_present = "from_components",
+        conflicts_with = "from_components"
+    )]
     pub inputs: Vec<PathBuf>,
+    /// Instead of an index, write the canonical equivalence links, labels and
+    /// types as Parquet (with a manifest) into DIR, for a closure on Apache
+    /// Spark (`scripts/spark/closure.py DIR`).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "from_components"])]
+    pub export_links: Option<PathBuf>,
+    /// Build the index from an export directory whose `components/` table
+    /// (IRI, component) `scripts/spark/closure.py` wrote.
+    #[arg(long, value_name = "DIR")]
+    pub from_components: Option<PathBuf>,
     /// A further equivalence predicate (IRI or prefixed name), repeatable:
     /// skos:exactMatch, dbo:wikiPageRedirects … (owl:sameAs, owl:equivalentClass
     /// and owl:equivalentProperty are always read).
@@ -163,7 +176,10 @@ impl Progress for Bar {
 }
 
 fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    let files = crate::indexer::input_files(&args.inputs)?;
+    let files = match &args.from_components {
+        Some(_) => Vec::new(),
+        None => crate::indexer::input_files(&args.inputs)?,
+    };
     let total: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
@@ -195,14 +211,41 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         opts.provenance = Some(read_provenance(path)?);
     }
     let started = Instant::now();
-    let meta = build(&args.inputs, &args.out, &opts, &mut progress);
+    if let Some(dir) = &args.export_links {
+        let manifest = export_links(&args.inputs, dir, &opts, &mut progress);
+        progress.bar.finish_and_clear();
+        let manifest = manifest?;
+        let secs = started.elapsed().as_secs_f64();
+        let c = &manifest.counts;
+        eprintln!(
+            "{}: {} statements from {} files in {:.1} s ({:.0}/s); {} skipped; {} links, {} labels, {} types exported; next: scripts/spark/closure.py {}",
+            dir.display(),
+            c.statements,
+            manifest.inputs.len(),
+            secs,
+            c.statements as f64 / secs.max(1e-9),
+            c.skipped,
+            manifest.rows.links,
+            manifest.rows.labels,
+            manifest.rows.types,
+            dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(out) = &args.out else {
+        anyhow::bail!("no --out directory; give the index directory to write");
+    };
+    let meta = match &args.from_components {
+        Some(dir) => build_from_components(dir, out, &opts, &mut progress),
+        None => build(&args.inputs, out, &opts, &mut progress),
+    };
     progress.bar.finish_and_clear();
     let meta = meta?;
     let secs = started.elapsed().as_secs_f64();
     let c = &meta.counts;
     eprintln!(
         "{}: {} statements from {} files in {:.1} s ({:.0}/s); {} skipped; {} equivalence links, {} classes over {} IRIs; {} labels; {} typed IRIs",
-        args.out.display(),
+        out.display(),
         c.statements,
         meta.inputs.len(),
         secs,

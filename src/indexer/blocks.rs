@@ -87,6 +87,50 @@ pub(super) fn convert(q: &oxrdf::Quad) -> Stmt<'_> {
     }
 }
 
+/// Reads one N-Triples line (N-Quads with `quads`; without its line break) with
+/// the fast line reader and with the reference parser (oxrdfio) and says how they
+/// differ, or `None` when they agree: whatever the fast reader accepts, the
+/// reference parser reads as the same statement (language tags compared in lower
+/// case, as oxrdfio gives them), and what it leaves to the reference parser is
+/// read by that alone. The invariant the line reader's fuzz target checks.
+pub fn line_reader_disagreement(line: &str, quads: bool) -> Option<String> {
+    let format = if quads {
+        RdfFormat::NQuads
+    } else {
+        RdfFormat::NTriples
+    };
+    let mut reader = LineReader::default();
+    let Ok(fast) = parse_line(line, quads, &mut reader) else {
+        return None;
+    };
+    let mut reference = Vec::new();
+    for quad in RdfParser::from_format(format).for_slice(line.as_bytes()) {
+        match quad {
+            Ok(q) => reference.push(format!("{:?}", lowercase_lang(convert(&q)))),
+            Err(e) => {
+                return Some(format!(
+                    "the fast reader read {fast:?}, the reference parser fails: {e}"
+                ))
+            }
+        }
+    }
+    let fast: Vec<String> = fast
+        .into_iter()
+        .map(|s| format!("{:?}", lowercase_lang(s)))
+        .collect();
+    (fast != reference)
+        .then(|| format!("the fast reader read {fast:?}, the reference parser {reference:?}"))
+}
+
+/// A statement with its language tag in lower case (for comparing the readers).
+fn lowercase_lang(s: Stmt<'_>) -> (Option<&str>, &str, String) {
+    let object = match s.object {
+        Obj::Literal(v, Some(l)) => format!("{v:?}@{}", l.to_ascii_lowercase()),
+        o => format!("{o:?}"),
+    };
+    (s.subject, s.predicate, object)
+}
+
 /// Reads one block of lines into a batch.
 fn read_block<S: Sink>(
     block: &Block,
@@ -343,4 +387,26 @@ pub(super) fn read_lines<S: Sink>(
     }
     (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_reader_disagreement;
+
+    #[test]
+    fn the_readers_agree_on_lines_either_reads() {
+        for line in [
+            "<http://a.org/1> <http://www.w3.org/2002/07/owl#sameAs> <http://b.org/1> .",
+            "<http://a.org/2> <http://p.org/p> \"caf\\u00e9\"@DE-ch .",
+            "_:b <http://p.org/p> \"x\"^^<http://www.w3.org/2001/XMLSchema#int> .",
+            "# a comment",
+            "",
+            "<http://a.org/3> <http://p.org/p> \"open .",
+            "<http://a.org/4> <http://p.org/p> <http://b.org/has space> .",
+        ] {
+            assert_eq!(line_reader_disagreement(line, false), None, "{line}");
+        }
+        let quad = "<http://a.org/5> <http://p.org/p> <http://b.org/5> <http://g.org/g> .";
+        assert_eq!(line_reader_disagreement(quad, true), None);
+    }
 }

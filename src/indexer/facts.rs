@@ -84,9 +84,51 @@ pub struct Batch {
     /// row): its canonical form and key are not worked out again.
     last_subject: Option<End>,
     labels: Postings,
-    /// (key of the subject's canonical IRI, canonical class IRI)
-    types: Vec<(u64, String)>,
+    /// (key of the subject's canonical IRI, canonical class IRI, where the
+    /// subject's canonical IRI is in `text` and its length)
+    types: Vec<(u64, String, u32, u32)>,
     excluded_links: u64,
+}
+
+/// One end of a link as [`Batch::links`] hands it out.
+pub(super) struct LinkEnd<'t> {
+    /// The IRI as written.
+    pub(super) written: &'t str,
+    /// Whether `written` is its canonical form.
+    pub(super) canonical: bool,
+}
+
+impl Batch {
+    /// The batch's equivalence links, in the order of their statements.
+    pub(super) fn links(&self) -> impl Iterator<Item = [LinkEnd<'_>; 2]> {
+        let text = self.text.as_str();
+        self.links.iter().map(move |ends| {
+            ends.map(|e| LinkEnd {
+                written: e.written(text),
+                canonical: e.canonical,
+            })
+        })
+    }
+
+    /// The batch's labels.
+    pub(super) fn labels(&self) -> &Postings {
+        &self.labels
+    }
+
+    /// The batch's types: (canonical subject IRI, canonical class IRI).
+    pub(super) fn types(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.types.iter().map(|(_, class, at, len)| {
+            (
+                &self.text[*at as usize..(*at + *len) as usize],
+                class.as_str(),
+            )
+        })
+    }
+
+    /// Equivalence links dropped by `--exclude-host`.
+    pub(super) fn excluded_links(&self) -> u64 {
+        self.excluded_links
+    }
 }
 
 /// Sorts statements into facts (runs on the reading threads).
@@ -138,8 +180,13 @@ impl Sink for Classifier<'_> {
                     // Wikidata sitelink: <https://xx.wikipedia.org/wiki/T> schema:about wd:Q
                     self.link(subject, o, batch);
                 } else if p == RDF_TYPE || p == WDT_P31 {
-                    let (key, _) = iri_key_and_check(&canonical_form(subject));
-                    batch.types.push((key, canonical_iri(o)));
+                    let subject = canonical_form(subject);
+                    let (key, _) = iri_key_and_check(&subject);
+                    let at = batch.text.len() as u32;
+                    batch.text.push_str(&subject);
+                    batch
+                        .types
+                        .push((key, canonical_iri(o), at, subject.len() as u32));
                 }
             }
             Obj::Literal(value, lang) => {
@@ -193,19 +240,24 @@ impl Collector {
         self.links += batch.links.len() as u64;
         self.excluded_links += batch.excluded_links;
         self.labels.append(&mut batch.labels);
-        for (key, class) in batch.types.drain(..) {
-            let id = match self.type_ids.get(&class) {
-                Some(&id) => id,
-                None => {
-                    let id = self.type_names.len() as u32;
-                    self.type_names.push(class.clone());
-                    self.type_ids.insert(class, id);
-                    id
-                }
-            };
-            self.types.push((key, id));
+        for (key, class, _, _) in batch.types.drain(..) {
+            self.add_type(key, class);
         }
         Ok(())
+    }
+
+    /// Adds that the IRI with key `key` has the class `class`.
+    pub(super) fn add_type(&mut self, key: u64, class: String) {
+        let id = match self.type_ids.get(&class) {
+            Some(&id) => id,
+            None => {
+                let id = self.type_names.len() as u32;
+                self.type_names.push(class.clone());
+                self.type_ids.insert(class, id);
+                id
+            }
+        };
+        self.types.push((key, id));
     }
 }
 

@@ -7,6 +7,8 @@
 mod blocks;
 mod closure;
 mod decompress;
+mod exchange;
+mod export;
 mod facts;
 mod ntriples;
 mod progress;
@@ -22,7 +24,9 @@ use crate::index::format::{
     class_key_bytes, encode_class, encode_list, iri_key_bytes, size_bucket, Counts, IndexMeta,
     InputFile, LargeClass, CF_IRI, CF_MEMBERS, FORMAT_VERSION, KV_DIR, META_FILE,
 };
+pub use blocks::line_reader_disagreement;
 use closure::Closure;
+pub use export::{build_from_components, export_links, read_manifest, Manifest};
 use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
 pub use read::rdf_media_type;
@@ -190,14 +194,18 @@ fn write_types_and_labels(
     Ok((types_file, typed_iris, labels))
 }
 
-/// Builds an index at `out` from the inputs. The index is written into a
-/// temporary directory beside `out` and renamed into place when complete.
-pub fn build(
-    inputs: &[PathBuf],
-    out: &Path,
-    opts: &BuildOptions,
-    progress: &mut dyn Progress,
-) -> Result<IndexMeta, IndexerError> {
+/// What a build writes into `meta.json` besides what it computes: the inputs
+/// and the options they were read with.
+pub(crate) struct Provenance {
+    inputs: Vec<InputFile>,
+    equivalence: Vec<String>,
+    labels: Vec<String>,
+    exclude_hosts: Vec<String>,
+    provenance: Option<serde_json::Value>,
+}
+
+/// The files of `inputs`, or an error when there is none.
+fn rdf_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, IndexerError> {
     let files = input_files(inputs)?;
     if files.is_empty() {
         return Err(IndexerError::Input {
@@ -209,11 +217,30 @@ pub fn build(
             message: "no RDF file to read (.nt, .nq, .ttl, .trig, .rdf, .owl, .n3, optionally .gz, .bz2, .zst)".into(),
         });
     }
-    let mut equivalence: Vec<&str> =
-        vec![OWL_SAME_AS, OWL_EQUIVALENT_CLASS, OWL_EQUIVALENT_PROPERTY];
-    equivalence.extend(opts.equivalence.iter().map(String::as_str));
+    Ok(files)
+}
+
+/// The equivalence predicates a build reads with `opts`.
+fn equivalence_predicates(opts: &BuildOptions) -> Vec<String> {
+    let mut equivalence: Vec<String> = [OWL_SAME_AS, OWL_EQUIVALENT_CLASS, OWL_EQUIVALENT_PROPERTY]
+        .map(String::from)
+        .to_vec();
+    equivalence.extend(opts.equivalence.iter().cloned());
+    equivalence
+}
+
+/// Reads every file, handing each batch of facts to `on_batch` with the bytes
+/// read so far of all files and their total; returns what was read, per file and
+/// in all (statements and skipped; equivalence links are the caller's to count).
+fn read_all(
+    files: &[PathBuf],
+    opts: &BuildOptions,
+    equivalence: &[String],
+    progress: &mut dyn Progress,
+    on_batch: &mut dyn FnMut(&mut facts::Batch, u64, u64) -> Result<(), IndexerError>,
+) -> Result<(Vec<InputFile>, Counts), IndexerError> {
     let classifier = Classifier {
-        equivalence: equivalence.clone(),
+        equivalence: equivalence.iter().map(String::as_str).collect(),
         labels: &opts.labels,
         exclude_hosts: opts
             .exclude_hosts
@@ -221,24 +248,12 @@ pub fn build(
             .map(|h| h.to_ascii_lowercase())
             .collect(),
     };
-    let stage = Stage::begin(out)?;
-    let tmp = stage.dir().to_path_buf();
-
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    let mut c = Collector {
-        closure: Closure::new(opts.buffer_bytes, Some(tmp.join("spill"))),
-        labels: Postings::default(),
-        types: Vec::new(),
-        type_ids: Default::default(),
-        type_names: Vec::new(),
-        links: 0,
-        excluded_links: 0,
-    };
     let mut inputs_meta = Vec::with_capacity(files.len());
     let mut counts = Counts::default();
     // compressed files are decompressed in order by two threads, the next one
     // while the one before it still is
-    let mut decompressing = decompress::Decompressing::start(&files, 2);
+    let mut decompressing = decompress::Decompressing::start(files, 2);
     let sizes: Vec<u64> = files
         .iter()
         .map(|path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -255,8 +270,7 @@ pub fn build(
             threads,
             &classifier,
             &mut |batch, bytes, statements| {
-                c.add(batch).map_err(|e| out_err(&tmp, e))?;
-                c.closure.read_so_far(done_before + bytes.min(size), total);
+                on_batch(batch, done_before + bytes.min(size), total)?;
                 progress.advance(bytes.saturating_sub(reported), statements);
                 reported = reported.max(bytes);
                 Ok(())
@@ -276,9 +290,68 @@ pub fn build(
             warnings: stats.warnings.clone(),
         });
     }
+    Ok((inputs_meta, counts))
+}
+
+/// A collector with an empty closure that spills into `tmp`.
+fn collector(opts: &BuildOptions, tmp: &Path) -> Collector {
+    Collector {
+        closure: Closure::new(opts.buffer_bytes, Some(tmp.join("spill"))),
+        labels: Postings::default(),
+        types: Vec::new(),
+        type_ids: Default::default(),
+        type_names: Vec::new(),
+        links: 0,
+        excluded_links: 0,
+    }
+}
+
+/// Builds an index at `out` from the inputs. The index is written into a
+/// temporary directory beside `out` and renamed into place when complete.
+pub fn build(
+    inputs: &[PathBuf],
+    out: &Path,
+    opts: &BuildOptions,
+    progress: &mut dyn Progress,
+) -> Result<IndexMeta, IndexerError> {
+    let files = rdf_files(inputs)?;
+    let equivalence = equivalence_predicates(opts);
+    let stage = Stage::begin(out)?;
+    let tmp = stage.dir().to_path_buf();
+    let mut c = collector(opts, &tmp);
+    let (inputs_meta, mut counts) = read_all(
+        &files,
+        opts,
+        &equivalence,
+        progress,
+        &mut |batch, done, total| {
+            c.add(batch).map_err(|e| out_err(&tmp, e))?;
+            c.closure.read_so_far(done, total);
+            Ok(())
+        },
+    )?;
     counts.equivalence_links = c.links;
     counts.excluded_links = c.excluded_links;
+    let given = Provenance {
+        inputs: inputs_meta,
+        equivalence,
+        labels: opts.labels.clone(),
+        exclude_hosts: opts.exclude_hosts.clone(),
+        provenance: opts.provenance.clone(),
+    };
+    finish_index(stage, c, counts, given, progress)
+}
 
+/// Writes the index of what `c` collected into the stage, with its metadata, and
+/// renames it into place.
+fn finish_index(
+    stage: Stage,
+    mut c: Collector,
+    mut counts: Counts,
+    given: Provenance,
+    progress: &mut dyn Progress,
+) -> Result<IndexMeta, IndexerError> {
+    let tmp = stage.dir().to_path_buf();
     progress.phase(Phase::Closure);
     let store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
@@ -394,20 +467,17 @@ pub fn build(
         built_at: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
-        inputs: inputs_meta,
-        equivalence_predicates: equivalence
-            .iter()
-            .map(std::string::ToString::to_string)
-            .collect(),
-        label_predicates: opts.labels.clone(),
-        excluded_hosts: opts.exclude_hosts.clone(),
+        inputs: given.inputs,
+        equivalence_predicates: given.equivalence,
+        label_predicates: given.labels,
+        excluded_hosts: given.exclude_hosts,
         counts,
         class_size_histogram: buckets,
         largest_classes: largest
             .into_iter()
             .map(|(size, id, sample)| LargeClass { id, size, sample })
             .collect(),
-        provenance: opts.provenance.clone(),
+        provenance: given.provenance,
     };
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;
     std::fs::write(tmp.join(META_FILE), json).map_err(|e| out_err(&tmp, e))?;

@@ -304,6 +304,11 @@ impl Postings {
         other.clear();
     }
 
+    /// Every posting's fields: normalised label, language, IRI, label as written.
+    pub fn iter(&self) -> impl Iterator<Item = [&str; 4]> {
+        self.entries.iter().map(|e| self.fields(e))
+    }
+
     /// Removes every posting, keeping the buffers.
     pub fn clear(&mut self) {
         self.text.clear();
