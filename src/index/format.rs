@@ -40,6 +40,46 @@ pub const CF_TYPES: &str = "types";
 /// Every column family of the store.
 pub const COLUMN_FAMILIES: [&str; 3] = [CF_IRI, CF_MEMBERS, CF_TYPES];
 
+/// What a build leaves beside the index `NAME` while it runs: its temporary
+/// directory (`.NAME.tmp-PID`) and, between its two renames, the previous index
+/// moved aside (`.NAME.old-PID`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BuildLeftover {
+    /// `.NAME.tmp-PID`: the index being written.
+    Temporary(u32),
+    /// `.NAME.old-PID`: the previous index, moved aside.
+    SetAside(u32),
+}
+
+impl BuildLeftover {
+    /// The name of build `pid`'s leftover of this kind for the index `name`.
+    pub fn file_name(self, name: &str) -> String {
+        match self {
+            BuildLeftover::Temporary(pid) => format!(".{name}.tmp-{pid}"),
+            BuildLeftover::SetAside(pid) => format!(".{name}.old-{pid}"),
+        }
+    }
+
+    /// Which leftover of the index `name` `file_name` is, if it is one.
+    pub fn parse(file_name: &str, name: &str) -> Option<BuildLeftover> {
+        let rest = file_name.strip_prefix('.')?.strip_prefix(name)?;
+        if let Some(pid) = rest.strip_prefix(".tmp-") {
+            return pid.parse().ok().map(BuildLeftover::Temporary);
+        }
+        rest.strip_prefix(".old-")?
+            .parse()
+            .ok()
+            .map(BuildLeftover::SetAside)
+    }
+
+    /// The process that left it.
+    pub fn pid(self) -> u32 {
+        match self {
+            BuildLeftover::Temporary(pid) | BuildLeftover::SetAside(pid) => pid,
+        }
+    }
+}
+
 /// The stored key of a canonical IRI's hash (`iri` and `types`).
 pub fn iri_key_bytes(key: u64) -> [u8; 8] {
     key.to_be_bytes()
@@ -239,6 +279,17 @@ pub fn size_bucket(size: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_leftovers_are_named_and_recognised() {
+        for leftover in [BuildLeftover::Temporary(42), BuildLeftover::SetAside(7)] {
+            let name = leftover.file_name("idx.v2");
+            assert_eq!(BuildLeftover::parse(&name, "idx.v2"), Some(leftover));
+            assert_eq!(BuildLeftover::parse(&name, "idx"), None);
+        }
+        assert_eq!(BuildLeftover::parse(".idx.old-x", "idx"), None);
+        assert_eq!(BuildLeftover::parse("idx.old-1", "idx"), None);
+    }
 
     #[test]
     fn class_values_round_trip() {

@@ -16,8 +16,8 @@ use serde::Serialize;
 use crate::terms::canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{
-    class_key_bytes, decode_class, decode_list, iri_key_bytes, IndexMeta, CF_IRI, CF_MEMBERS,
-    CF_TYPES, FORMAT_VERSION, KV_DIR, META_FILE,
+    class_key_bytes, decode_class, decode_list, iri_key_bytes, BuildLeftover, IndexMeta, CF_IRI,
+    CF_MEMBERS, CF_TYPES, FORMAT_VERSION, KV_DIR, META_FILE,
 };
 use hash::iri_key;
 use kv::Store;
@@ -92,6 +92,52 @@ pub struct SameAs {
     pub members: Vec<String>,
 }
 
+/// The leftovers of builds of the index `dir` (see [`BuildLeftover`]) whose
+/// process is no longer running, as paths beside `dir`.
+pub fn dead_build_leftovers(dir: &Path) -> Vec<(PathBuf, BuildLeftover)> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
+    else {
+        return Vec::new();
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    // without /proc no process can be seen, so none is taken for dead
+    let can_see = Path::new("/proc/self").exists();
+    let mut found: Vec<(PathBuf, BuildLeftover)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let leftover = BuildLeftover::parse(entry.file_name().to_str()?, name)?;
+            let pid = leftover.pid();
+            let running = pid == std::process::id()
+                || !can_see
+                || Path::new(&format!("/proc/{pid}")).exists();
+            (!running).then(|| (entry.path(), leftover))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Puts back the previous index that a build killed between its two renames
+/// had moved aside (`.NAME.old-PID`), when `dir` is missing; returns whether it
+/// did. Opening an index and starting a build both call it, so a kill at any
+/// point leaves the previous index usable.
+pub fn restore_set_aside(dir: &Path) -> bool {
+    if dir.exists() {
+        return false;
+    }
+    dead_build_leftovers(dir)
+        .into_iter()
+        .filter(|(_, leftover)| matches!(leftover, BuildLeftover::SetAside(_)))
+        .any(|(path, _)| std::fs::rename(path, dir).is_ok())
+}
+
 /// An opened index.
 pub struct Index {
     dir: PathBuf,
@@ -103,6 +149,9 @@ pub struct Index {
 impl Index {
     /// Opens an index directory, checking its format version.
     pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        if !dir.exists() {
+            restore_set_aside(dir);
+        }
         let meta_path = dir.join(META_FILE);
         let text = std::fs::read_to_string(&meta_path).map_err(|source| IndexError::NoMeta {
             path: meta_path.clone(),

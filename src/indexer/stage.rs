@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{out_err, IndexerError};
+use crate::index::format::BuildLeftover;
 
 /// A build's temporary directory; dropped before [`Stage::commit`], it is removed.
 pub(super) struct Stage {
@@ -28,8 +29,8 @@ impl Stage {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "index".into());
-        remove_stale_builds(parent, &name);
-        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        remove_stale_builds(out);
+        let tmp = parent.join(BuildLeftover::Temporary(std::process::id()).file_name(&name));
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp).map_err(|e| out_err(&tmp, e))?;
         }
@@ -53,7 +54,7 @@ impl Stage {
         let (out, tmp) = (&self.out, &self.tmp);
         let old = self
             .parent
-            .join(format!(".{}.old-{}", self.name, std::process::id()));
+            .join(BuildLeftover::SetAside(std::process::id()).file_name(&self.name));
         if out.exists() {
             std::fs::rename(out, &old).map_err(|e| out_err(out, e))?;
         }
@@ -80,28 +81,73 @@ impl Drop for Stage {
     }
 }
 
-/// Removes what interrupted builds of `name` left beside it (`.NAME.tmp-PID` and
-/// `.NAME.old-PID` of processes no longer running), with their spill files.
-fn remove_stale_builds(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        let pid = [".tmp-", ".old-"].iter().find_map(|kind| {
-            file_name
-                .strip_prefix(&format!(".{name}{kind}"))
-                .and_then(|p| p.parse::<u32>().ok())
-        });
-        let Some(pid) = pid else { continue };
-        let running = pid == std::process::id()
-            || Path::new(&format!("/proc/{pid}")).exists()
-            || !Path::new("/proc/self").exists();
-        if !running {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+/// Puts back the previous index when a build was killed between its two
+/// renames, then removes what interrupted builds of `out` left beside it
+/// (temporary directories with their spill files, set-aside old indexes).
+fn remove_stale_builds(out: &Path) {
+    crate::index::restore_set_aside(out);
+    for (path, _) in crate::index::dead_build_leftovers(out) {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process id no process has (above Linux's pid_max).
+    const DEAD: u32 = 4_294_967_290;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("qajudge-stage-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        dir
+    }
+
+    #[test]
+    fn a_build_killed_between_its_renames_gets_the_old_index_back() {
+        let dir = scratch("between");
+        let out = dir.join("idx");
+        let aside = dir.join(BuildLeftover::SetAside(DEAD).file_name("idx"));
+        std::fs::create_dir_all(&aside).expect("set-aside dir");
+        std::fs::write(aside.join("meta.json"), b"old").expect("old meta");
+        let tmp = dir.join(BuildLeftover::Temporary(DEAD).file_name("idx"));
+        std::fs::create_dir_all(&tmp).expect("tmp dir");
+
+        let stage = Stage::begin(&out).expect("begin");
+        assert_eq!(
+            std::fs::read(out.join("meta.json")).expect("restored"),
+            b"old"
+        );
+        assert!(!aside.exists() && !tmp.exists(), "leftovers are gone");
+        drop(stage);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_set_aside_index_is_removed_when_the_new_one_is_in_place() {
+        let dir = scratch("after");
+        let out = dir.join("idx");
+        std::fs::create_dir_all(&out).expect("new index");
+        std::fs::write(out.join("meta.json"), b"new").expect("new meta");
+        let aside = dir.join(BuildLeftover::SetAside(DEAD).file_name("idx"));
+        std::fs::create_dir_all(&aside).expect("set-aside dir");
+
+        let stage = Stage::begin(&out).expect("begin");
+        assert_eq!(std::fs::read(out.join("meta.json")).expect("kept"), b"new");
+        assert!(!aside.exists(), "the old index is removed");
+        std::fs::write(stage.dir().join("meta.json"), b"newer").expect("stage meta");
+        stage.commit().expect("commit");
+        assert_eq!(
+            std::fs::read(out.join("meta.json")).expect("swapped"),
+            b"newer"
+        );
+        assert_eq!(
+            std::fs::read_dir(&dir).expect("dir").count(),
+            1,
+            "nothing beside it"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
