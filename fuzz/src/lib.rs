@@ -1,0 +1,113 @@
+//! The checks the fuzz targets run on whatever bytes AFL++ hands them: beside
+//! "no panic", the invariants each parser promises. Each target is a thin
+//! `afl::fuzz!` around one of these; the regression tests of the main package
+//! keep every input a run found.
+
+use std::collections::BTreeMap;
+
+use qajudge::model::{Dataset, Format, Question};
+
+/// A benchmark or run in any format (`qald::parse` detects it): the fast and the
+/// tolerant QALD-JSON paths agree, and what was read, written as QALD-JSON and
+/// read again, keeps its ids, queries and answers.
+pub fn check_benchmark(bytes: &[u8]) {
+    let fast = qajudge::qald::parse(bytes, "fuzz");
+    let tolerant = qajudge::qald::parse_tolerant(bytes, "fuzz");
+    match (&fast, &tolerant) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.questions, b.questions, "the fast and tolerant paths differ");
+            assert_eq!(
+                (a.format, &a.id, &a.diagnostics, &a.unknown_keys, &a.lost),
+                (b.format, &b.id, &b.diagnostics, &b.unknown_keys, &b.lost),
+                "the fast and tolerant paths differ"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!("one path fails: fast {a:?}, tolerant {b:?}"),
+    }
+    if let Ok(dataset) = fast {
+        check_round_trip(&dataset);
+    }
+}
+
+/// Written as QALD-JSON and read again, a dataset keeps every question's id,
+/// query and answers.
+fn check_round_trip(dataset: &Dataset) {
+    let written = qajudge::qald::to_qald_json(dataset, &BTreeMap::new()).to_string();
+    let again = qajudge::qald::parse(written.as_bytes(), "written")
+        .unwrap_or_else(|e| panic!("the written dataset does not read: {e}\n{written}"));
+    assert_eq!(again.format, Format::QaldJson);
+    assert_eq!(again.questions.len(), dataset.questions.len(), "{written}");
+    for (a, b) in dataset.questions.iter().zip(&again.questions) {
+        assert_eq!(a.id, b.id, "{written}");
+        assert_eq!(a.query, b.query, "{written}");
+        let terms = |q: &Question| {
+            q.answers
+                .as_ref()
+                .map(|s| s.answers.iter().map(|a| a.terms.clone()).collect::<Vec<_>>())
+        };
+        assert_eq!(terms(a), terms(b), "question {}: {written}", a.id);
+    }
+}
+
+/// Every line of the input (split at LF and CR, as the indexer splits them),
+/// as N-Triples and as N-Quads: what the fast line reader accepts, the reference
+/// parser reads as the same statement.
+pub fn check_ntriples(bytes: &[u8]) {
+    for line in bytes.split(|&b| b == b'\n' || b == b'\r') {
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        for quads in [false, true] {
+            if let Some(diff) = qajudge::indexer::line_reader_disagreement(line, quads) {
+                panic!("{line:?} (quads: {quads}): {diff}");
+            }
+        }
+    }
+}
+
+/// A query: walking, annotating and making it executable never panic, and a
+/// query made executable (Virtuoso syntax rewritten, predefined prefixes
+/// expanded) is standard SPARQL 1.1 with the same IRIs.
+pub fn check_sparql(bytes: &[u8]) {
+    let Ok(query) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let question = Question {
+        query: qajudge::model::Query::Sparql(query.to_string()),
+        ..Question::default()
+    };
+    let _ = qajudge::annotate::annotate_question(&question, Default::default());
+    let _ = qajudge::annotate::annotate_question_as(
+        &question,
+        Default::default(),
+        qajudge::annotate::MarkingStyle::Gerbil,
+    );
+    let _ = qajudge::annotate::dialect::rewrite(query, &[]);
+    if let Ok(made) = qajudge::annotate::executable(query) {
+        if !made.strict {
+            let again = qajudge::annotate::executable(&made.text)
+                .unwrap_or_else(|e| panic!("the executable text does not parse: {e}\n{}", made.text));
+            assert!(again.strict, "the executable text is not SPARQL 1.1:\n{}", made.text);
+            assert_eq!(again.iris, made.iris, "{}", made.text);
+        }
+    }
+}
+
+/// An IRI (any text): its canonical form is canonical (idempotent), and the
+/// other forms never panic.
+pub fn check_canonical(bytes: &[u8]) {
+    let Ok(iri) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let once = qajudge::terms::canonical::canonical_iri(iri);
+    let twice = qajudge::terms::canonical::canonical_iri(&once);
+    assert_eq!(once, twice, "canonical form of {iri:?} is not idempotent");
+    assert_eq!(
+        qajudge::terms::canonical::canonical_form(iri),
+        once.as_str(),
+        "{iri:?}"
+    );
+    let _ = qajudge::terms::canonical::gerbil_iri(iri);
+    let _ = qajudge::terms::canonical::freebase_literal_iri(iri);
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Soak of `qajudge serve` (not a test): mixed routes on loopback for MINUTES
+# (default 10) in rounds of 30 s with wrk, 2 threads and 16 connections:
+# GET /sameas, POST /sameas (batch), GET /labels, GET /types, POST /match,
+# POST /canonical, POST /annotate, POST /evaluate (the demo benchmark), GET
+# /health, GET /benchmarks, with the index of N million statements (default 20;
+# scripts/bench-index.sh builds it when missing). After each round it reads the
+# server's resident memory (VmRSS); the first round is the warm-up. Fails when
+# any response was not 2xx, any socket error happened, the server died, or RSS
+# at the end is more than 10 % above RSS after the warm-up.
+# Usage: bash scripts/soak.sh [MINUTES] [MILLIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+command -v wrk >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+minutes="${1:-10}"
+millions="${2:-20}"
+round=30
+rounds=$(( minutes * 60 / round ))
+[ "$rounds" -ge 2 ] || { echo "error: $minutes minutes is too short; give at least 1" >&2; exit 2; }
+target="${CARGO_TARGET_DIR:-target}"
+index="$target/bench-index/idx-${millions}m"
+[ -d "$index" ] || bash scripts/bench-index.sh "$millions"
+cargo build --release --bin qajudge
+data="$(mktemp -d)"
+"$target/release/qajudge" serve --index "$index" --data "$data" --bind 127.0.0.1:0 \
+  --workers 2 --benchmark "demo=tests/data/demo/gold.json" 2> "$data/server.log" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
+url=""
+for _ in $(seq 1 300); do
+  url=$(grep -o "http://127.0.0.1:[0-9]*" "$data/server.log" | head -1 || true)
+  [ -n "$url" ] && break
+  sleep 0.2
+done
+[ -n "$url" ] || { cat "$data/server.log" >&2; exit 1; }
+run_doc=$(cat tests/data/demo/example-system.json)
+cat > "$data/mixed.lua" <<LUA
+-- one request in twenty of each kind, by a counter per thread
+local n = 0
+local json = "application/json"
+local run = [==[$run_doc]==]
+local function q(i) return "http%3A%2F%2Fwww.wikidata.org%2Fentity%2FQ" .. ((i % 100000) * 7 + 3) end
+local batch = {}
+for i = 1, 100 do batch[#batch + 1] = '"http://www.wikidata.org/entity/Q' .. (i * 7 + 3) .. '"' end
+local batch_body = '{"iris": [' .. table.concat(batch, ",") .. ']}'
+request = function()
+  n = n + 1
+  local k = n % 20
+  local post = function(path, body)
+    return wrk.format("POST", path, {["Content-Type"] = json}, body)
+  end
+  if k < 8 then return wrk.format("GET", "/api/v1/sameas?limit=10&iri=" .. q(n))
+  elseif k < 10 then return wrk.format("GET", "/api/v1/sameas?iri=http%3A%2F%2Fexample.org%2Fnone%2F" .. n)
+  elseif k == 10 then return post("/api/v1/sameas", batch_body)
+  elseif k == 11 then return wrk.format("GET", "/api/v1/labels?text=thing%20" .. (n % 1000))
+  elseif k == 12 then return wrk.format("GET", "/api/v1/types?iri=" .. q(n))
+  elseif k == 13 then return post("/api/v1/match", '{"gold": [{"type":"uri","value":"http://www.wikidata.org/entity/Q10"}, {"type":"literal","value":"1961-08-04","datatype":"http://www.w3.org/2001/XMLSchema#date"}], "run": [{"type":"uri","value":"http://www.wikidata.org/entity/Q10"}, {"type":"literal","value":"1961-08-04T00:00:00Z"}]}')
+  elseif k == 14 then return post("/api/v1/canonical", '{"iris": ["https://en.wikipedia.org/wiki/Douglas_Adams", "http://dbpedia.org/resource/Caf%C3%A9_' .. n .. '"]}')
+  elseif k == 15 then return post("/api/v1/annotate", '{"sparql": "SELECT ?x WHERE { ?x <http://dbpedia.org/ontology/birthPlace> <http://dbpedia.org/resource/Q' .. n .. '> } LIMIT 5"}')
+  elseif k == 16 then return post("/api/v1/evaluate", '{"gold": "demo", "runs": [{"name": "r' .. n .. '", "document": ' .. run .. '}]}')
+  elseif k == 17 then return wrk.format("GET", "/api/v1/benchmarks")
+  else return wrk.format("GET", "/api/v1/health") end
+end
+LUA
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
+echo "== soak of $url: $rounds rounds of ${round}s, mixed routes, index of ${millions} M statements"
+warm=""
+total=0
+for i in $(seq 1 "$rounds"); do
+  out=$(wrk -t2 -c16 -d"${round}s" -s "$data/mixed.lua" "$url")
+  kill -0 "$server" 2>/dev/null || { echo "error: the server died in round $i" >&2; tail "$data/server.log" >&2; exit 1; }
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  rate=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  bad=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+  sock=$(grep -o "Socket errors.*" <<<"$out" || true)
+  total=$(( total + requests ))
+  now=$(rss)
+  [ -n "$warm" ] || warm=$now
+  printf 'round %2d: %8d requests (%s/s), RSS %d MiB\n' "$i" "$requests" "$rate" $(( now / 1024 ))
+  if [ -n "$bad" ] || [ -n "$sock" ]; then
+    echo "error: round $i: ${bad:-0} non-2xx responses; ${sock:-no socket errors}" >&2
+    exit 1
+  fi
+done
+end=$(rss)
+growth=$(awk -v a="$warm" -v b="$end" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')
+echo "$total requests, no errors; RSS after warm-up $(( warm / 1024 )) MiB, at the end $(( end / 1024 )) MiB ($growth %)"
+awk -v g="$growth" 'BEGIN {exit !(g <= 10)}' || { echo "error: RSS grew by $growth % (more than 10 %)" >&2; exit 1; }
