@@ -234,6 +234,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Questions<'a> {
 
 /// Reads a QALD-JSON file the fast way, or `None` when it is not of the expected
 /// shape (the caller then uses the tolerant path, which also reports syntax errors).
+/// The bytes are checked to be UTF-8 first: `serde_json` skips the values this
+/// path ignores (an unknown top-level key) without checking their strings.
 pub fn parse(bytes: &[u8]) -> Option<FastFile<'_>> {
-    serde_json::from_slice(bytes).ok()
+    serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
 }

@@ -211,6 +211,19 @@ fn flag_duplicate_ids(dataset: &mut Dataset) {
 mod tests {
     use super::*;
 
+    /// Found by the `qald_json` fuzz target: a byte that is not UTF-8 in a value
+    /// the fast path skips (an unknown top-level key) made it accept a file the
+    /// tolerant path rejects.
+    #[test]
+    fn invalid_utf8_in_a_skipped_value_is_an_error_on_both_paths() {
+        let bytes = b"{\"dbtaset\": {\"id\": \"a\x8ab\"}, \"questions\": [{\"id\": \"1\"}]}";
+        for result in [parse(bytes, "f.json"), parse_tolerant(bytes, "f.json")] {
+            let err = result.unwrap_err().to_string();
+            assert!(err.starts_with("f.json:1:"), "{err}");
+            assert!(err.contains("invalid unicode code point"), "{err}");
+        }
+    }
+
     #[test]
     fn errors_name_line_and_column() {
         let err = parse(b"{\n  \"questions\": [\n  }", "x.json").unwrap_err();

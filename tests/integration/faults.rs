@@ -4,7 +4,7 @@
 //! server killed in the middle of an experiment and started again keeps every
 //! finished experiment and marks the interrupted one as failed.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,7 +14,7 @@ use qajudge::index::Index;
 use qajudge::rng::SplitMix64;
 use serde_json::Value;
 
-use crate::serve::{get, post_form, tmp, wait, Server, RUN};
+use crate::serve::{get, post_form, read_request_body, tmp, wait, Server, RUN};
 
 const SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
 
@@ -131,23 +131,7 @@ fn start_slow_qa_system(delay: Duration) -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end().to_ascii_lowercase();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
+                if read_request_body(&stream).is_none() {
                     return;
                 }
                 std::thread::sleep(delay);

@@ -463,6 +463,29 @@ fn every_route_bad_inputs_and_a_restart() {
     assert!(third["id"].as_str().expect("id") > id2.as_str());
 }
 
+/// Reads one HTTP request from a connection of a test server and gives its
+/// body; `None` when the connection ends first.
+pub fn read_request_body(stream: &std::net::TcpStream) -> Option<Vec<u8>> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
 /// A QA system for the test: it answers by question text, some right, some wrong,
 /// one slowly past the timeout, one with an HTTP error, one with garbage.
 fn start_qa_system() -> String {
@@ -472,25 +495,9 @@ fn start_qa_system() -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
+                let Some(body) = read_request_body(&stream) else {
                     return;
-                }
+                };
                 let form = String::from_utf8_lossy(&body).replace('+', " ");
                 let query = form
                     .split('&')
