@@ -2,7 +2,8 @@
 //! straight into borrowed structs instead of a `serde_json::Value` tree (most of a
 //! run file is its bindings). Anything this path does not expect (a non-string
 //! binding value of another shape, `results` that is not an object, a single
-//! answer object …) makes it give up, and the tolerant `Value` path reads the file
+//! answer object, a key repeated in a binding row or at the top level …) makes
+//! it give up, and the tolerant `Value` path reads the file
 //! instead, with the same result.
 
 use std::borrow::Cow;
@@ -137,6 +138,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastRow<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut row = Vec::with_capacity(map.size_hint().unwrap_or(1));
                 while let Some(key) = map.next_key::<FastScalar<'a>>()? {
+                    // a repeated key: the tolerant path keeps its last value
+                    if row.iter().any(|(k, _): &(FastScalar<'_>, _)| k.0 == key.0) {
+                        return Err(de::Error::custom("repeated binding key"));
+                    }
                     let binding = map.next_value::<FastBinding<'a>>()?;
                     row.push((key, binding));
                 }
@@ -188,7 +193,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
                 let mut dataset = None;
                 let mut questions = None;
                 let mut other_keys = Vec::new();
+                let mut seen: Vec<Cow<'a, str>> = Vec::new();
                 while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
+                    // a repeated top-level key: the tolerant path keeps its last value
+                    // and counts the key once
+                    if seen.contains(&key) {
+                        return Err(de::Error::custom("repeated top-level key"));
+                    }
+                    seen.push(key.clone());
                     match key.as_ref() {
                         "dataset" => dataset = Some(map.next_value::<Value>()?),
                         "questions" => questions = Some(map.next_value::<Questions<'a>>()?.0),

@@ -210,6 +210,7 @@ fn flag_duplicate_ids(dataset: &mut Dataset) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Term;
 
     /// Found by the `qald_json` fuzz target: a byte that is not UTF-8 in a value
     /// the fast path skips (an unknown top-level key) made it accept a file the
@@ -222,6 +223,44 @@ mod tests {
             assert!(err.starts_with("f.json:1:"), "{err}");
             assert!(err.contains("invalid unicode code point"), "{err}");
         }
+    }
+
+    /// Found by the `qald_json` fuzz target: the two paths disagreed on the order
+    /// of variables the head does not declare (file order against name order), on
+    /// a key repeated inside a binding row (both values against the last) and on a
+    /// top-level key repeated (counted twice against once).
+    #[test]
+    fn key_order_and_repeated_keys_read_alike_on_both_paths() {
+        let undeclared = br#"{"questions": [{"id": "84", "answers": [{"head": {"varx": ["uri"]},
+            "results": {"bindings": [{"uri": {"type": "uri", "value": "http://a.org/J"},
+            "anuri": {"type": "uri", "value": "http://a.org/N"}}]}}]}]}"#;
+        let repeated_binding = br#"{"questions": [{"id": "11", "answers": [{"head": {"vars": ["s", "d"]},
+            "results": {"bindings": [{"s": {"type": "uri", "value": "http://a.org/B"},
+            "d": {"type": "literal", "value": "1.9"}, "d": {"type": "literal", "value": "1.85"}}]}}]}]}"#;
+        let repeated_top = br#"{"questions": [{"id": "1"}], "string": "a", "string": "b"}"#;
+        for bytes in [&undeclared[..], repeated_binding, repeated_top] {
+            let (fast, tolerant) = (parse(bytes, "f.json"), parse_tolerant(bytes, "f.json"));
+            let (fast, tolerant) = (fast.unwrap(), tolerant.unwrap());
+            assert_eq!(fast.questions, tolerant.questions);
+            assert_eq!(fast.unknown_keys, tolerant.unknown_keys);
+        }
+        let d = parse(undeclared, "f.json").unwrap();
+        let set = d.questions[0].answers.as_ref().unwrap();
+        assert_eq!(set.vars, ["anuri", "uri"]);
+        assert_eq!(
+            set.answers[0].terms,
+            [
+                Term::Iri("http://a.org/N".into()),
+                Term::Iri("http://a.org/J".into())
+            ]
+        );
+        let d = parse(repeated_binding, "f.json").unwrap();
+        let terms = &d.questions[0].answers.as_ref().unwrap().answers[0].terms;
+        assert_eq!(terms.len(), 2, "{terms:?}");
+        assert_eq!(terms[1], Term::plain("1.85"));
+        let d = parse(repeated_top, "f.json").unwrap();
+        let string = d.unknown_keys.iter().find(|k| k.path == "string").unwrap();
+        assert_eq!(string.count, 1);
     }
 
     #[test]

@@ -224,11 +224,22 @@ pub fn read_row<'a>(
     set: &mut AnswerSet,
     diagnostics: &mut Vec<String>,
 ) {
+    let row: Vec<_> = row.into_iter().collect();
+    // variables the head did not declare are added in name order, not in the
+    // file's key order: a JSON object's key order carries no meaning (and the
+    // tolerant reader's maps do not keep it), so both readers give one order
+    let mut new: Vec<String> = row
+        .iter()
+        .map(|(key, _)| var_name(key))
+        .filter(|name| !set.vars.contains(name))
+        .collect();
+    new.sort_unstable();
+    new.dedup();
+    set.vars.extend(new);
     // terms in the order of the variables (head first), whatever the file's key order
     // (position, term, the value as written when the reader reinterpreted it)
     let mut terms: Vec<(usize, Term, Option<String>)> = Vec::new();
     for (key, parts) in row {
-        push_var(set, key);
         let name = var_name(key);
         let position = set
             .vars
