@@ -135,16 +135,7 @@ pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, BindingError> {
     let kind = parts.kind.unwrap_or("literal");
     let datatype = parts.datatype;
     match kind {
-        "uri" | "iri" | "resource" => {
-            let v = value.trim();
-            if v.contains(':') {
-                Ok(Term::Iri(v.to_string()))
-            } else {
-                // real gold files write numbers, dates and booleans as "uri" bindings
-                // (QALD-7 train q14: "50035"); an IRI always has a scheme
-                Ok(Term::plain(v))
-            }
-        }
+        "uri" | "iri" | "resource" => Ok(uri_term(&value)),
         "bnode" => Ok(Term::Iri(format!("_:{}", value.trim()))),
         "literal" | "typed-literal" | "list" | "text" | "string" | "number"
             if datatype.is_none() && split_inline_datatype(&value).is_some() =>
@@ -177,6 +168,18 @@ fn boolean_of(value: &Value) -> Option<bool> {
         Value::String(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
         Value::String(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
         _ => None,
+    }
+}
+
+/// The term of a value given as an IRI (a `uri` binding, QALD-XML's `<uri>`): an
+/// IRI when it has a scheme, else a plain literal (real gold files write numbers,
+/// dates and booleans as `uri` bindings, QALD-7 train q14: "50035").
+pub fn uri_term(value: &str) -> Term {
+    let v = value.trim();
+    if v.contains(':') {
+        Term::Iri(v.to_string())
+    } else {
+        Term::plain(v)
     }
 }
 

@@ -6,7 +6,7 @@
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
-use super::values::untyped_term;
+use super::values::{untyped_term, uri_term};
 use super::QaldError;
 use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Question, QuestionId, Term};
 
@@ -222,7 +222,7 @@ fn answer(node: &Node, answertype: Option<&str>) -> Option<Answer> {
             continue;
         }
         match child.name.as_str() {
-            "uri" => answer.terms.insert(0, Term::Iri(text.to_string())),
+            "uri" => answer.terms.insert(0, uri_term(text)),
             "number" => answer
                 .terms
                 .push(Term::typed(text, format!("{XSD}decimal"))),
@@ -265,6 +265,30 @@ mod tests {
             ]
         );
         assert_eq!(a[2].terms, vec![Term::Boolean(true)]);
+    }
+
+    /// Found by the `qald_xml` fuzz target: a `<uri>` without a scheme was an IRI
+    /// here but a literal once written as QALD-JSON and read again; both readers
+    /// now read it as the JSON reader reads a `uri` binding.
+    #[test]
+    fn a_uri_without_a_scheme_reads_as_in_qald_json() {
+        let d = parse(
+            b"<dataset id=\"d\"><question id=\"2\"><answers><answer><uri>httpZ//es.dbpedia.org/resource/X</uri></answer><answer><uri> http://a.org/Y </uri><string>Y</string></answer></answers></question></dataset>",
+            "q.xml",
+        )
+        .unwrap();
+        let written = crate::qald::to_qald_json(&d, &Default::default()).to_string();
+        let again = parse(written.as_bytes(), "q.json").unwrap();
+        let answers = |d: &crate::model::Dataset| d.questions[0].answers.clone().unwrap().answers;
+        assert_eq!(answers(&d), answers(&again));
+        assert_eq!(
+            answers(&d)[0].terms,
+            [Term::plain("httpZ//es.dbpedia.org/resource/X")]
+        );
+        assert_eq!(
+            answers(&d)[1].terms,
+            [Term::Iri("http://a.org/Y".into()), Term::plain("Y")]
+        );
     }
 
     #[test]
