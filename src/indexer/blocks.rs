@@ -408,5 +408,16 @@ mod tests {
         }
         let quad = "<http://a.org/5> <http://p.org/p> <http://b.org/5> <http://g.org/g> .";
         assert_eq!(line_reader_disagreement(quad, true), None);
+        // found by the `ntriples` fuzz target (the fast reader accepted them)
+        for line in [
+            "<> <http://www.w3.org/2002/07/owl#sameAs> <http://d-nb.info/gnd/16203353-9> .",
+            "<http://dbpedia.org/resource/X> <> <http://www.w3.org/2002/07/owl#sameAs> <http://d-nb.info/gnd/1> .",
+            "<http://dbpedia.org/resource/Y> <http://www.w3.org/2002/07/owl#sameAs> <http://d-:::::::::::::::::::::> .",
+            "<http://dbpedia.org/resource/Z> <http://www.w3.org/2002/07/owl#sameAs> <http://d-nb.info::::::::/gnd/4781009-9> .",
+        ] {
+            for quads in [false, true] {
+                assert_eq!(line_reader_disagreement(line, quads), None, "{line}");
+            }
+        }
     }
 }

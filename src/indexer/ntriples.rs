@@ -228,6 +228,9 @@ fn check_authority(rest: &[u8]) -> R<()> {
                 ats += 1;
                 port = false;
             }
+            // a second `:` (a port of colons, an IPv6 host, a userinfo with a
+            // colon): the reference parser decides
+            b':' if port => return Err(Unsure),
             b':' => port = true,
             b'0'..=b'9' => {}
             _ if port => return Err(Unsure),
@@ -250,7 +253,8 @@ fn iri<'a>(line: &'a str, i: usize, last: Option<&mut Vec<u8>>) -> R<(&'a str, u
     let end = memchr::memchr(b'>', &b[i + 1..]).ok_or(Unsure)? + i + 1;
     let text = &b[i + 1..end];
     match last {
-        Some(last) if last.as_slice() == text => {}
+        // (an empty `last` is no IRI checked before: `<>` is checked, and fails)
+        Some(last) if !text.is_empty() && last.as_slice() == text => {}
         Some(last) => {
             check_iri(text)?;
             last.clear();
@@ -553,6 +557,13 @@ mod tests {
             "<http://a> <http://p> \"x\"@ .",
             "<http://a> <http://p> <http://b> . extra",
             "<http://[::1/> <http://p> <http://b> .",
+            // found by the `ntriples` fuzz target: an empty IRI matched the empty
+            // "last IRI checked" of a new reader, and a port of colons passed
+            "<> <http://p> <http://b> .",
+            "<http://a> <> <http://b> .",
+            "<http://a> <http://p> <> .",
+            "<http://d-:::::::::> <http://p> <http://b> .",
+            "<http://a> <http://p> <http://d-nb.info::::/gnd/1> .",
         ] {
             assert_eq!(p(line), Err(Unsure), "{line}");
         }
