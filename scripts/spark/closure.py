@@ -82,6 +82,11 @@ def main():
         help="reliable checkpoints between rounds (on a cluster: a shared file system); "
         "default: local checkpoints",
     )
+    parser.add_argument(
+        "--driver-memory",
+        help="heap of the driver JVM, which is also the executor in local mode "
+        "(default: half of this machine's memory in local mode, else spark-submit's)",
+    )
     parser.add_argument("--max-rounds", type=int, default=100)
     args = parser.parse_args()
 
@@ -104,6 +109,13 @@ def main():
         builder = builder.master(args.master)
     elif "SPARK_ENV_LOADED" not in os.environ and "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master("local[*]")
+        # Spark's default driver heap (1 GB) makes a local run of a few million
+        # links spill and collect garbage most of the time
+        if args.driver_memory is None:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            args.driver_memory = f"{max(1, total // 2 // (1 << 30))}g"
+    if args.driver_memory:
+        builder = builder.config("spark.driver.memory", args.driver_memory)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     master = spark.sparkContext.master
