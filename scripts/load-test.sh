@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Load test of `qajudge serve` with wrk (Debian's package): GET /api/v1/sameas
-# with varied IRIs (half known to the index, half unknown) and POST /api/v1/match,
+# with varied IRIs (half known to the index, half unknown), batch POST
+# /api/v1/sameas of 1,000 IRIs (half known; IRIs per second = requests per
+# second × 1,000) and POST /api/v1/match,
 # against an index of N million statements (default 20; built by
 # scripts/bench-index.sh when missing). Prints requests per second and latency
 # percentiles (p50, p90, p99). Usage: bash scripts/load-test.sh [MILLIONS] [SECONDS]
@@ -51,6 +53,18 @@ wrk.body = [[{"gold": [{"type":"uri","value":"http://dbpedia.org/resource/Barack
 LUA
 echo "== GET /api/v1/sameas ($millions M statements, ${seconds}s, 2 threads, 64 connections)"
 wrk -t2 -c64 -d"${seconds}s" --latency -s "$data/sameas.lua" http://127.0.0.1:18080
+# a batch of 1,000 IRIs in the same shapes, half known
+python3 - "$data/batch.lua" <<'PY'
+import json, sys
+iris = [f"http://www.wikidata.org/entity/Q{e * 7 + 3}" if e % 2 == 0 else f"http://example.org/none/{e}"
+        for e in range(1, 1001)]
+body = json.dumps({"iris": iris, "limit": 10})
+with open(sys.argv[1], "w") as f:
+    f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
+    f.write("wrk.body = " + json.dumps(body) + "\n")
+PY
+echo "== POST /api/v1/sameas, 1,000 IRIs a request"
+wrk -t2 -c8 -d"${seconds}s" --latency -s "$data/batch.lua" http://127.0.0.1:18080/api/v1/sameas
 echo "== POST /api/v1/match"
 wrk -t2 -c64 -d"${seconds}s" --latency -s "$data/match.lua" http://127.0.0.1:18080/api/v1/match
 echo "== baseline: GET /api/v1/health"

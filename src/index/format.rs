@@ -6,11 +6,22 @@
 //! ```text
 //! DIR/meta.json    IndexMeta: version, inputs with sizes and checksums, counts,
 //!                  class-size histogram, largest classes, predicates used
-//! DIR/kv/          RocksDB: column families `iri` (key of a canonical IRI: the
-//!                  low 64 bits of its XXH3-128, u64 big endian → class id and
-//!                  class size, two u32 big endian),
-//!                  `members` (class id → member IRIs as written), `types`
-//!                  (key of a canonical IRI → classes)
+//! DIR/sameas.dir   the key table's directory: u32 bucket bits, then per bucket
+//!                  of the key's top bits the number of the bucket's first
+//!                  record (u32), and the number of records (little endian)
+//! DIR/sameas-0.keys, DIR/sameas-1.keys
+//!                  the key table, one file per half of the key space: records
+//!                  (key of a canonical IRI: the low 64 bits of its XXH3-128,
+//!                  class id, class size, offset of the class in
+//!                  sameas.members) in increasing key order, 24 bytes each
+//! DIR/sameas.members
+//!                  per class, in class-id order: a u32 byte length, then the
+//!                  member IRIs as written, sorted, `\n`-separated
+//! DIR/sameas.classes
+//!                  per class id its offset in sameas.members (u64), then the
+//!                  file's end
+//! DIR/kv/          RocksDB: column family `types` (key of a canonical IRI,
+//!                  u64 big endian → classes)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
 //! DIR/labels.dat   postings: per label, a u32 count, then per posting
 //!                  (language, IRI, label as written), each a u32 length and
@@ -20,7 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the on-disk format; an index of another version must be rebuilt.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The metadata file's name.
 pub const META_FILE: &str = "meta.json";
@@ -31,14 +42,85 @@ pub const LABELS_FST: &str = "labels.fst";
 /// The label postings' file name.
 pub const LABELS_DAT: &str = "labels.dat";
 
-/// Column family: key of a canonical IRI → class id and class size.
-pub const CF_IRI: &str = "iri";
-/// Column family: class id → member IRIs as written, `\n`-separated.
-pub const CF_MEMBERS: &str = "members";
-/// Column family: key of a canonical IRI (as in `iri`) → classes, `\n`-separated.
+/// Column family: key of a canonical IRI (as in the key table) → classes,
+/// `\n`-separated.
 pub const CF_TYPES: &str = "types";
 /// Every column family of the store.
-pub const COLUMN_FAMILIES: [&str; 3] = [CF_IRI, CF_MEMBERS, CF_TYPES];
+pub const COLUMN_FAMILIES: [&str; 1] = [CF_TYPES];
+
+/// The key table's directory file.
+pub const SAMEAS_DIRECTORY: &str = "sameas.dir";
+/// The key table's files, one per half of the key space (the key's top bit).
+pub const SAMEAS_KEYS: [&str; 2] = ["sameas-0.keys", "sameas-1.keys"];
+/// The classes' members.
+pub const SAMEAS_MEMBERS: &str = "sameas.members";
+/// The offset of each class in [`SAMEAS_MEMBERS`].
+pub const SAMEAS_CLASSES: &str = "sameas.classes";
+/// Bytes of one record of the key table.
+pub const KEY_RECORD: usize = 24;
+/// Records per bucket of the key table's directory, on average: a lookup reads
+/// one bucket (about 800 bytes) with one positioned read.
+pub const RECORDS_PER_BUCKET: u64 = 32;
+/// The most bucket bits (a directory of 2²⁸ buckets, 1 GiB, for 8 G keys).
+pub const MAX_BUCKET_BITS: u32 = 28;
+
+/// One record of the key table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// The key of a canonical IRI.
+    pub key: u64,
+    /// Its class id.
+    pub class: u32,
+    /// The number of IRIs in the class.
+    pub size: u32,
+    /// Where the class's members start in [`SAMEAS_MEMBERS`].
+    pub members_at: u64,
+}
+
+impl KeyRecord {
+    /// The record's bytes (little endian).
+    pub fn encode(&self) -> [u8; KEY_RECORD] {
+        let mut b = [0u8; KEY_RECORD];
+        b[..8].copy_from_slice(&self.key.to_le_bytes());
+        b[8..12].copy_from_slice(&self.class.to_le_bytes());
+        b[12..16].copy_from_slice(&self.size.to_le_bytes());
+        b[16..].copy_from_slice(&self.members_at.to_le_bytes());
+        b
+    }
+
+    /// The key of the record starting at `b` (at least 8 bytes).
+    pub fn key_of(b: &[u8]) -> u64 {
+        let mut k = [0u8; 8];
+        k.copy_from_slice(&b[..8]);
+        u64::from_le_bytes(k)
+    }
+
+    /// Reads a record written by [`KeyRecord::encode`]; `None` when `b` is short.
+    pub fn decode(b: &[u8]) -> Option<KeyRecord> {
+        let b = b.get(..KEY_RECORD)?;
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let mut at = [0u8; 8];
+        at.copy_from_slice(&b[16..24]);
+        Some(KeyRecord {
+            key: Self::key_of(b),
+            class: u32_at(8),
+            size: u32_at(12),
+            members_at: u64::from_le_bytes(at),
+        })
+    }
+}
+
+/// The bucket bits of a key table of at most `keys` keys: about
+/// [`RECORDS_PER_BUCKET`] records a bucket, at least 1 bit (the halves).
+pub fn bucket_bits(keys: u64) -> u32 {
+    let buckets = (keys / RECORDS_PER_BUCKET).max(2);
+    (64 - (buckets - 1).leading_zeros()).clamp(1, MAX_BUCKET_BITS)
+}
+
+/// The bucket of a key under `bits` bucket bits: its top bits.
+pub fn bucket_of(key: u64, bits: u32) -> usize {
+    (key >> (64 - bits)) as usize
+}
 
 /// What a build leaves beside the index `NAME` while it runs: its temporary
 /// directory (`.NAME.tmp-PID`) and, between its two renames, the previous index
@@ -80,34 +162,12 @@ impl BuildLeftover {
     }
 }
 
-/// The stored key of a canonical IRI's hash (`iri` and `types`).
+/// The stored key of a canonical IRI's hash in `types`.
 pub fn iri_key_bytes(key: u64) -> [u8; 8] {
     key.to_be_bytes()
 }
 
-/// The stored key of a class (`members`).
-pub fn class_key_bytes(class: u32) -> [u8; 4] {
-    class.to_be_bytes()
-}
-
-/// The stored value of an IRI in `iri`: its class id and the class size.
-pub fn encode_class(id: u32, size: u32) -> [u8; 8] {
-    let mut value = [0u8; 8];
-    value[..4].copy_from_slice(&id.to_be_bytes());
-    value[4..].copy_from_slice(&size.to_be_bytes());
-    value
-}
-
-/// Reads a value written by [`encode_class`]: (class id, class size).
-pub fn decode_class(value: &[u8]) -> Option<(u32, u32)> {
-    let b = value.get(..8)?;
-    Some((
-        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-        u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
-    ))
-}
-
-/// Appends a list value (`members`, `types`): the items `\n`-separated.
+/// Appends a list value (members, `types`): the items `\n`-separated.
 pub fn encode_list<'a>(items: impl IntoIterator<Item = &'a str>, out: &mut String) {
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
@@ -292,13 +352,28 @@ mod tests {
     }
 
     #[test]
-    fn class_values_round_trip() {
-        for (id, size) in [(0, 2), (7, 3), (u32::MAX, u32::MAX)] {
-            assert_eq!(decode_class(&encode_class(id, size)), Some((id, size)));
-        }
-        assert_eq!(decode_class(&[0, 1, 2]), None);
+    fn key_records_round_trip_and_buckets_follow_the_top_bits() {
+        let r = KeyRecord {
+            key: u64::MAX - 1,
+            class: 7,
+            size: u32::MAX,
+            members_at: 1 << 40,
+        };
+        let b = r.encode();
+        assert_eq!(KeyRecord::decode(&b), Some(r));
+        assert_eq!(KeyRecord::key_of(&b), r.key);
+        assert_eq!(KeyRecord::decode(&b[..23]), None);
         assert_eq!(iri_key_bytes(1), [0, 0, 0, 0, 0, 0, 0, 1]);
-        assert_eq!(class_key_bytes(258), [0, 0, 1, 2]);
+        // about 32 records a bucket, and never fewer than the two halves
+        assert_eq!(bucket_bits(0), 1);
+        assert_eq!(bucket_bits(64), 1);
+        assert_eq!(bucket_bits(95), 1);
+        assert_eq!(bucket_bits(96), 2);
+        assert_eq!(bucket_bits(18_000_000), 20);
+        assert_eq!(bucket_bits(u64::MAX), MAX_BUCKET_BITS);
+        assert_eq!(bucket_of(1 << 63, 1), 1);
+        assert_eq!(bucket_of((1 << 63) - 1, 1), 0);
+        assert_eq!(bucket_of(u64::MAX, 20), (1 << 20) - 1);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The hashes of the index (the one module that names xxhash-rust): the 64-bit
-//! key of a canonical IRI in the `iri` column family, and the streaming checksum
+//! key of a canonical IRI in the sameAs key table and the `types` column family, and the streaming checksum
 //! of input files recorded in the build metadata.
 
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};

@@ -1,6 +1,6 @@
 //! The read side of the knowledge-graph index: an index directory built by the
-//! indexer — the owl:sameAs closure and types (`kv`, RocksDB) and labels
-//! (`labels`, fst) — opened read-only with its format version checked, and the
+//! indexer — the owl:sameAs closure (`sameas`, a key table of its own), types
+//! (`kv`, RocksDB) and labels (`labels`, fst) — opened read-only with its format version checked, and the
 //! [`Equivalence`] lookups evaluation asks of it.
 
 pub mod equivalence;
@@ -8,6 +8,7 @@ pub mod format;
 pub mod hash;
 pub mod kv;
 pub mod labels;
+pub mod sameas;
 
 use std::path::{Path, PathBuf};
 
@@ -16,13 +17,14 @@ use serde::Serialize;
 use crate::terms::canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{
-    class_key_bytes, decode_class, decode_list, iri_key_bytes, BuildLeftover, IndexMeta, CF_IRI,
-    CF_MEMBERS, CF_TYPES, FORMAT_VERSION, KV_DIR, META_FILE,
+    decode_list, iri_key_bytes, BuildLeftover, IndexMeta, CF_TYPES, FORMAT_VERSION, KV_DIR,
+    META_FILE,
 };
 use hash::iri_key;
 use kv::Store;
 pub use labels::LabelHit;
 use labels::Labels;
+use sameas::SameAsTable;
 
 /// An index that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +57,15 @@ pub enum IndexError {
         /// Why.
         #[source]
         source: kv::KvError,
+    },
+    /// The sameAs files cannot be opened or read.
+    #[error("{path}: cannot read the sameAs table: {source}; rebuild the index")]
+    SameAs {
+        /// The index directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// The label files cannot be opened or searched.
     #[error("{path}: cannot read the label index; rebuild the index")]
@@ -143,6 +154,7 @@ pub struct Index {
     dir: PathBuf,
     meta: IndexMeta,
     store: Store,
+    sameas: SameAsTable,
     labels: Labels,
 }
 
@@ -176,6 +188,10 @@ impl Index {
             path: dir.join(KV_DIR),
             source,
         })?;
+        let sameas = SameAsTable::open(dir).map_err(|source| IndexError::SameAs {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let labels = Labels::open(dir).map_err(|source| IndexError::Labels {
             path: dir.to_path_buf(),
             source,
@@ -184,6 +200,7 @@ impl Index {
             dir: dir.to_path_buf(),
             meta,
             store,
+            sameas,
             labels,
         })
     }
@@ -216,55 +233,58 @@ impl Index {
         self.class_of_canonical_form(&canonical_iri(iri))
     }
 
+    fn sameas_err(&self, source: std::io::Error) -> IndexError {
+        IndexError::SameAs {
+            path: self.dir.clone(),
+            source,
+        }
+    }
+
     /// The class of an IRI given in canonical form.
     fn class_of_canonical_form(&self, canonical: &str) -> Result<Option<Class>, IndexError> {
-        self.store
-            .with(CF_IRI, &iri_key_bytes(iri_key(canonical)), |value| {
-                let (id, size) = decode_class(value?)?;
-                Some(Class { id, size })
-            })
-            .map_err(|e| self.read_err(e))
+        self.sameas
+            .class(iri_key(canonical))
+            .map_err(|e| self.sameas_err(e))
     }
 
     /// A `\n`-separated list stored under a key (empty when the key is absent).
     fn list(&self, cf: &str, key: &[u8]) -> Result<Vec<String>, IndexError> {
-        self.list_first(cf, key, usize::MAX)
-    }
-
-    /// The first `limit` items of a `\n`-separated list stored under a key (only
-    /// those are copied).
-    fn list_first(&self, cf: &str, key: &[u8], limit: usize) -> Result<Vec<String>, IndexError> {
         self.store
             .with(cf, key, |value| {
-                value.map_or_else(Vec::new, |v| decode_list(v, limit))
+                value.map_or_else(Vec::new, |v| decode_list(v, usize::MAX))
             })
             .map_err(|e| self.read_err(e))
     }
 
     /// The members (as written) of a class.
     pub fn members(&self, class: u32) -> Result<Vec<String>, IndexError> {
-        self.members_first(class, usize::MAX)
-    }
-
-    /// The first `limit` members (as written, sorted) of a class.
-    fn members_first(&self, class: u32, limit: usize) -> Result<Vec<String>, IndexError> {
-        self.list_first(CF_MEMBERS, &class_key_bytes(class), limit)
+        self.sameas
+            .members(class, usize::MAX)
+            .map_err(|e| self.sameas_err(e))
     }
 
     /// The equivalence class of an IRI, members capped at `limit`.
     pub fn sameas(&self, iri: &str, limit: usize) -> Result<SameAs, IndexError> {
         let canonical = canonical_iri(iri);
-        // canonicalised once: the key is computed from the same form
-        let class = self.class_of_canonical_form(&canonical)?;
-        let (class_size, mut members) = match class {
-            Some(c) => (c.size as usize, self.members_first(c.id, limit)?),
-            None => (1, vec![iri.to_string()]),
+        // canonicalised once: the key is computed from the same form; the record
+        // says where the members are, so they take one more read
+        let record = self
+            .sameas
+            .record(iri_key(&canonical))
+            .map_err(|e| self.sameas_err(e))?;
+        let (class_size, members) = match record {
+            Some(r) => (
+                r.size as usize,
+                self.sameas
+                    .members_at(r.members_at, r.size, limit)
+                    .map_err(|e| self.sameas_err(e))?,
+            ),
+            None => (1, vec![iri.to_string()].into_iter().take(limit).collect()),
         };
-        members.truncate(limit);
         Ok(SameAs {
             iri: iri.to_string(),
             canonical,
-            class: class.map(|c| c.id),
+            class: record.map(|r| r.class),
             class_size,
             members,
         })

@@ -13,6 +13,7 @@ mod facts;
 mod ntriples;
 mod progress;
 mod read;
+mod sameas;
 mod stage;
 mod statement;
 mod write;
@@ -21,8 +22,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::index::format::{
-    class_key_bytes, encode_class, encode_list, iri_key_bytes, size_bucket, Counts, IndexMeta,
-    InputFile, LargeClass, CF_IRI, CF_MEMBERS, FORMAT_VERSION, KV_DIR, META_FILE,
+    encode_list, size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR,
+    META_FILE,
 };
 pub use blocks::line_reader_disagreement;
 use closure::Closure;
@@ -40,6 +41,7 @@ pub fn decompressed_reader<'a, R: std::io::Read + Send + 'a>(
     decompress::decompressed(name, raw)
 }
 use read::read_file;
+use sameas::SameAsWriter;
 use stage::Stage;
 use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
 
@@ -357,26 +359,22 @@ fn finish_index(
     let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
     // the ten largest classes: (size, id, first members)
     let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
-    // the table files are written by three more threads while the closure
-    // finishes (members, and each half of the iri table), and the types and
-    // labels, which do not depend on it, by a fourth once the closure is done
+    // the sameAs files are written as the closure hands out its classes and
+    // keys; the types and labels, which do not depend on it, by another thread
+    // once the closure itself is done
     let (types, type_names) = (
         std::mem::take(&mut c.types),
         std::mem::take(&mut c.type_names),
     );
     let postings = std::mem::take(&mut c.labels);
-    let (found, mut files, side) = std::thread::scope(|scope| {
+    let mut sameas = SameAsWriter::create(&tmp).map_err(|e| out_err(&tmp, e))?;
+    let (found, side) = std::thread::scope(|scope| {
         let store = &store;
         let tmp = tmp.as_path();
         let mut side_input = Some((types, type_names, postings));
         let mut side = None;
-        let mut members_cf = store.sorted_in(scope, CF_MEMBERS, 0);
-        // the two halves of the key space by two writers, at once
-        let mut iri_cf = [
-            store.sorted_in(scope, CF_IRI, 0),
-            store.sorted_in(scope, CF_IRI, 1),
-        ];
         let mut joined = String::new();
+        let sameas = std::cell::RefCell::new(&mut sameas);
         let mut on_class = |class: closure::FinishedClass<'_>| {
             joined.clear();
             encode_list(class.written.iter().copied(), &mut joined);
@@ -393,13 +391,15 @@ fn finish_index(
                 largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                 largest.truncate(10);
             }
-            members_cf
-                .put(&class_key_bytes(class.id), joined.as_bytes())
+            sameas
+                .borrow_mut()
+                .class(class.id, &joined, class.written.len())
                 .map_err(|e| out_err(tmp, e))
         };
         let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
-            iri_cf[half]
-                .put(&iri_key_bytes(key), &encode_class(id, size))
+            sameas
+                .borrow_mut()
+                .key(half, key, id, size)
                 .map_err(|e| out_err(tmp, e))
         };
         let closure = std::mem::take(&mut c.closure);
@@ -420,12 +420,6 @@ fn finish_index(
                 }
             },
         );
-        // a writer's own error explains a failed put best
-        let [iri_low, iri_high] = iri_cf;
-        let files: Vec<_> = [members_cf.finish(), iri_low.finish(), iri_high.finish()]
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| out_err(tmp, e))?;
         let found = found?;
         progress.phase(Phase::WritingTypesAndLabels);
         let side = match (side, side_input) {
@@ -437,10 +431,10 @@ fn finish_index(
             }
             (None, None) => return Err(out_err(tmp, "types and labels were not written")),
         };
-        Ok::<_, IndexerError>((found, files, side))
+        Ok::<_, IndexerError>((found, side))
     })?;
+    sameas.finish().map_err(|e| out_err(&tmp, e))?;
     let (types_file, typed_iris, (postings, distinct)) = side;
-    files.push(types_file);
     counts.typed_iris = typed_iris;
     counts.labels = postings;
     counts.distinct_labels = distinct;
@@ -449,7 +443,7 @@ fn finish_index(
     counts.key_collisions = found.key_collisions;
 
     store
-        .finish(files.into_iter().flatten().collect())
+        .finish(types_file.into_iter().collect())
         .map_err(|e| out_err(&tmp, e))?;
     std::fs::remove_dir_all(tmp.join("spill")).ok();
 

@@ -1,6 +1,6 @@
-//! Writes an index directory's files: the RocksDB column families as sorted table
-//! files ingested at once (no memtables, no compaction), each written by a
-//! thread of its own, and the label FST with its postings. The encodings are
+//! Writes an index directory's files: the RocksDB column family of types as
+//! sorted table files ingested at once (no memtables, no compaction), and the
+//! label FST with its postings. The encodings are
 //! `index::format`'s.
 
 use std::io::Write;
@@ -31,12 +31,6 @@ pub enum WriteError {
     /// A column family the format needs was not created.
     #[error("no column family {0}")]
     NoColumnFamily(&'static str),
-    /// A table writer's thread stopped early (its own error says why).
-    #[error("the table writer stopped")]
-    Stopped,
-    /// A table writer's thread panicked.
-    #[error("the table writer failed")]
-    Panicked,
 }
 
 /// A store being built: each column family is written, in increasing key order,
@@ -134,100 +128,7 @@ impl<'a> SortedWriter<'a> {
     }
 }
 
-/// A column family written in increasing key order by a thread of its own:
-/// entries are sent to it in chunks.
-pub struct BackgroundWriter<'scope> {
-    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
-    /// Chunks the writer is done with, to be filled again: fresh memory costs
-    /// more than reuse (the kernel zeroes, and a virtual machine's host may
-    /// back, every new page), so a chunk is not made and freed per MiB written.
-    done: std::sync::mpsc::Receiver<Vec<u8>>,
-    buf: Vec<u8>,
-    handle: std::thread::ScopedJoinHandle<'scope, Result<Option<SortedFile>, WriteError>>,
-}
-
-/// Bytes of entries per chunk sent to a background writer.
-const CHUNK_BYTES: usize = 1 << 20;
-
-impl BackgroundWriter<'_> {
-    /// Adds a key greater than every key added before.
-    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), WriteError> {
-        self.buf
-            .extend_from_slice(&(key.len() as u32).to_le_bytes());
-        self.buf
-            .extend_from_slice(&(value.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(key);
-        self.buf.extend_from_slice(value);
-        if self.buf.len() >= CHUNK_BYTES {
-            let empty = self
-                .done
-                .try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES + 4096));
-            let chunk = std::mem::replace(&mut self.buf, empty);
-            let sent = self.tx.as_ref().map(|tx| tx.send(chunk).is_ok());
-            if sent != Some(true) {
-                // the writer stopped: its error says why
-                self.tx = None;
-                return Err(WriteError::Stopped);
-            }
-        }
-        Ok(())
-    }
-
-    /// Sends what is left and waits for the file.
-    pub fn finish(mut self) -> Result<Option<SortedFile>, WriteError> {
-        if let Some(tx) = self.tx.take() {
-            let _ = tx.send(std::mem::take(&mut self.buf));
-        }
-        self.handle.join().unwrap_or(Err(WriteError::Panicked))
-    }
-}
-
 impl StoreWriter {
-    /// A writer for one column family that writes on a thread of `scope`. Writers
-    /// of one column family are told apart by `part` and must write key ranges
-    /// that do not overlap.
-    pub fn sorted_in<'scope, 'env>(
-        &'env self,
-        scope: &'scope std::thread::Scope<'scope, 'env>,
-        cf: &'static str,
-        part: u32,
-    ) -> BackgroundWriter<'scope> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
-        // unbounded, but it never holds more chunks than were ever in flight
-        let (done_tx, done) = std::sync::mpsc::channel::<Vec<u8>>();
-        let handle = scope.spawn(move || {
-            let mut w = SortedWriter::open(&self.options, &self.path.join("sst"), cf, part)?;
-            for mut chunk in rx {
-                let mut i = 0;
-                while i + 8 <= chunk.len() {
-                    let kl =
-                        u32::from_le_bytes([chunk[i], chunk[i + 1], chunk[i + 2], chunk[i + 3]])
-                            as usize;
-                    let vl = u32::from_le_bytes([
-                        chunk[i + 4],
-                        chunk[i + 5],
-                        chunk[i + 6],
-                        chunk[i + 7],
-                    ]) as usize;
-                    let k = i + 8;
-                    let v = k + kl;
-                    w.put(&chunk[k..v], &chunk[v..v + vl])?;
-                    i = v + vl;
-                }
-                chunk.clear();
-                let _ = done_tx.send(chunk);
-            }
-            w.finish()
-        });
-        BackgroundWriter {
-            tx: Some(tx),
-            done,
-            buf: Vec::with_capacity(CHUNK_BYTES + 4096),
-            handle,
-        }
-    }
-
     /// Starts a new store at `path` (which must not exist).
     pub fn create(path: &Path) -> Result<StoreWriter, WriteError> {
         std::fs::create_dir_all(path.join("sst"))?;
@@ -240,7 +141,7 @@ impl StoreWriter {
         })
     }
 
-    /// A writer for one column family (one of `CF_IRI`, `CF_MEMBERS`, `CF_TYPES`).
+    /// A writer for one column family (`CF_TYPES`).
     pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, WriteError> {
         SortedWriter::open(&self.options, &self.path.join("sst"), cf, 0)
     }

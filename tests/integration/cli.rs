@@ -59,7 +59,7 @@ fn demo_json_report_has_the_hand_computed_figures() {
     assert_eq!(report["profile"], "judge");
     assert_eq!(report["gold"]["format"], "qald-json");
     assert_eq!(report["gold"]["questions"], 13);
-    assert_eq!(report["index"]["format_version"], 3);
+    assert_eq!(report["index"]["format_version"], 4);
     let run = &report["runs"][0];
     assert_eq!(run["name"], "example-system");
     let a = &run["experiments"]["qa"]["aggregate"];

@@ -1,0 +1,212 @@
+//! The read side of the owl:sameAs closure: the key table (`sameas-*.keys`,
+//! records in key order found through a small directory held in memory), the
+//! members of each class (`sameas.members`) and their offsets by class id
+//! (`sameas.classes`), all read with positioned reads (no `unsafe` memory map,
+//! no seek shared between threads). An IRI the caches have not seen costs one
+//! read of its bucket (about 800 bytes) and one of its class's members.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use super::equivalence::Class;
+use super::format::{
+    bucket_of, decode_list, KeyRecord, KEY_RECORD, MAX_BUCKET_BITS, SAMEAS_CLASSES,
+    SAMEAS_DIRECTORY, SAMEAS_KEYS, SAMEAS_MEMBERS,
+};
+
+/// Bytes read at once for a class of this many members before its length is
+/// known (most classes are read whole by the first read).
+const GUESS_BYTES_PER_MEMBER: usize = 96;
+/// Bytes of a bucket read on the stack; a larger bucket is read into the heap.
+const STACK_BUCKET: usize = 128 * KEY_RECORD;
+
+/// The opened sameAs files of an index.
+pub struct SameAsTable {
+    bits: u32,
+    /// Per bucket the number of its first record (over both halves), then the
+    /// number of records.
+    starts: Vec<u32>,
+    /// Records in the first half (key below 2⁶³).
+    first_half: u64,
+    keys: [File; 2],
+    members: File,
+    classes: File,
+    class_count: u64,
+}
+
+/// A key table whose files disagree with one another.
+fn corrupt(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+impl SameAsTable {
+    /// Opens the sameAs files of the index directory `dir` and reads the
+    /// directory into memory (4 bytes per 32 keys).
+    pub fn open(dir: &Path) -> io::Result<SameAsTable> {
+        let open = |name: &str| {
+            File::open(dir.join(name)).map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))
+        };
+        let directory = std::fs::read(dir.join(SAMEAS_DIRECTORY))
+            .map_err(|e| io::Error::new(e.kind(), format!("{SAMEAS_DIRECTORY}: {e}")))?;
+        let words: Vec<u32> = directory
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let Some((&bits, starts)) = words.split_first() else {
+            return Err(corrupt(format!("{SAMEAS_DIRECTORY} is empty")));
+        };
+        if !(1..=MAX_BUCKET_BITS).contains(&bits)
+            || directory.len() % 4 != 0
+            || starts.len() != (1usize << bits) + 1
+        {
+            return Err(corrupt(format!(
+                "{SAMEAS_DIRECTORY}: {} bytes do not hold the directory of {bits} bucket bits",
+                directory.len()
+            )));
+        }
+        let keys = [open(SAMEAS_KEYS[0])?, open(SAMEAS_KEYS[1])?];
+        let records = |f: &File| f.metadata().map(|m| m.len() / KEY_RECORD as u64);
+        let first_half = records(&keys[0])?;
+        let total = first_half + records(&keys[1])?;
+        // the first bucket of the second half starts where the first half ends
+        let half = 1usize << (bits - 1);
+        if u64::from(starts[starts.len() - 1]) != total || u64::from(starts[half]) != first_half {
+            return Err(corrupt(format!(
+                "{SAMEAS_DIRECTORY} counts {} records, the key files hold {total}",
+                starts[starts.len() - 1]
+            )));
+        }
+        let classes = open(SAMEAS_CLASSES)?;
+        let class_count = (classes.metadata()?.len() / 8).saturating_sub(1);
+        Ok(SameAsTable {
+            bits,
+            starts: starts.to_vec(),
+            first_half,
+            keys,
+            members: open(SAMEAS_MEMBERS)?,
+            classes,
+            class_count,
+        })
+    }
+
+    /// The record of a key, if the table holds it.
+    pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
+        let b = bucket_of(key, self.bits);
+        let (from, to) = (u64::from(self.starts[b]), u64::from(self.starts[b + 1]));
+        if from == to {
+            return Ok(None);
+        }
+        let (file, first) = if from < self.first_half {
+            (&self.keys[0], from)
+        } else {
+            (&self.keys[1], from - self.first_half)
+        };
+        let len = (to - from) as usize * KEY_RECORD;
+        let mut stack = [0u8; STACK_BUCKET];
+        let mut heap = Vec::new();
+        let buf = if len <= STACK_BUCKET {
+            &mut stack[..len]
+        } else {
+            heap.resize(len, 0);
+            &mut heap[..]
+        };
+        file.read_exact_at(buf, first * KEY_RECORD as u64)?;
+        let records = buf.len() / KEY_RECORD;
+        let at = |i: usize| KeyRecord::key_of(&buf[i * KEY_RECORD..]);
+        // binary search over the bucket's records, in key order
+        let (mut lo, mut hi) = (0, records);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if at(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < records && at(lo) == key {
+            return Ok(KeyRecord::decode(&buf[lo * KEY_RECORD..]));
+        }
+        Ok(None)
+    }
+
+    /// The class of a key, if it is in a class of two or more.
+    pub fn class(&self, key: u64) -> io::Result<Option<Class>> {
+        Ok(self.record(key)?.map(|r| Class {
+            id: r.class,
+            size: r.size,
+        }))
+    }
+
+    /// The first `limit` members of the class whose members start at `at` in
+    /// `sameas.members` and which has `size` members.
+    pub fn members_at(&self, at: u64, size: u32, limit: usize) -> io::Result<Vec<String>> {
+        let wanted = (size as usize).min(limit);
+        let guess = 4 + wanted.saturating_mul(GUESS_BYTES_PER_MEMBER).min(1 << 20);
+        let mut buf = vec![0u8; guess];
+        let got = read_at_most(&self.members, &mut buf, at)?;
+        buf.truncate(got);
+        let Some(head) = buf.get(..4) else {
+            return Err(corrupt(format!(
+                "{SAMEAS_MEMBERS}: no class starts at byte {at}"
+            )));
+        };
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let list_end = 4 + len;
+        if buf.len() < list_end {
+            // enough whole members for the limit, or the rest read too
+            let enough =
+                limit < size as usize && memchr::memchr_iter(b'\n', &buf[4..]).count() >= limit;
+            if !enough {
+                let have = buf.len();
+                buf.resize(list_end, 0);
+                self.members
+                    .read_exact_at(&mut buf[have..], at + have as u64)?;
+            }
+        } else {
+            buf.truncate(list_end);
+        }
+        Ok(decode_list(&buf[4..], limit))
+    }
+
+    /// The first `limit` members of a class by its id.
+    pub fn members(&self, class: u32, limit: usize) -> io::Result<Vec<String>> {
+        if u64::from(class) >= self.class_count {
+            return Err(corrupt(format!(
+                "no class {class}: the index has {}",
+                self.class_count
+            )));
+        }
+        let mut b = [0u8; 16];
+        self.classes.read_exact_at(&mut b, u64::from(class) * 8)?;
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        let (at, end) = (word(0), word(8));
+        if end < at + 4 {
+            return Err(corrupt(format!(
+                "{SAMEAS_CLASSES}: class {class} ends at byte {end} before it starts at {at}"
+            )));
+        }
+        let mut buf = vec![0u8; (end - at - 4) as usize];
+        self.members.read_exact_at(&mut buf, at + 4)?;
+        Ok(decode_list(&buf, limit))
+    }
+}
+
+/// Reads into `buf` from `at` until it is full or the file ends; the bytes read.
+fn read_at_most(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
