@@ -276,7 +276,7 @@ impl Index {
             Some(r) => (
                 r.size as usize,
                 self.sameas
-                    .members_at(r.members_at, r.size, limit)
+                    .members_of(&r, limit)
                     .map_err(|e| self.sameas_err(e))?,
             ),
             None => (1, vec![iri.to_string()].into_iter().take(limit).collect()),

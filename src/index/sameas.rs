@@ -3,12 +3,15 @@
 //! members of each class (`sameas.members`) and their offsets by class id
 //! (`sameas.classes`), all read with positioned reads (no `unsafe` memory map,
 //! no seek shared between threads). An IRI the caches have not seen costs one
-//! read of its bucket (about 800 bytes) and one of its class's members.
+//! read of its bucket (about 800 bytes) and one of its class's members; recent
+//! answers (records, absences, short member lists) are kept in process, as an
+//! evaluation or a server asks for the same IRIs again and again.
 
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use super::equivalence::Class;
 use super::format::{
@@ -22,6 +25,63 @@ const GUESS_BYTES_PER_MEMBER: usize = 96;
 /// Bytes of a bucket read on the stack; a larger bucket is read into the heap.
 const STACK_BUCKET: usize = 128 * KEY_RECORD;
 
+/// Slots of the record cache, over all its shards (10 MB once all are used).
+const RECENT_RECORDS: usize = 1 << 18;
+/// Slots of the member-list cache (lists of at most [`RECENT_LIST_BYTES`]:
+/// 1.5 MB of slots and, at most, 64 MB of lists; some 15 MB for the lists of
+/// a typical link set).
+const RECENT_LISTS: usize = 1 << 16;
+/// The longest member list kept in the cache.
+const RECENT_LIST_BYTES: usize = 1 << 10;
+/// Shards of each cache (threads of a server rarely wait on one another).
+const SHARDS: usize = 16;
+
+/// Recent answers by a 64-bit key in a direct-mapped cache: each key has one
+/// slot, and a newer key of the same slot replaces the older. One memory access
+/// to find or miss, nothing allocated to remember; a shard's slots are made at
+/// its first use, so an index asked little costs little memory.
+struct Recent<V> {
+    shards: Vec<Mutex<Vec<Option<(u64, V)>>>>,
+    slots_per_shard: usize,
+}
+
+impl<V: Clone> Recent<V> {
+    fn new(slots: usize) -> Recent<V> {
+        Recent {
+            shards: (0..SHARDS).map(|_| Mutex::new(Vec::new())).collect(),
+            slots_per_shard: (slots / SHARDS).max(1),
+        }
+    }
+
+    /// The shard and slot of a key: IRI keys are hashes and class ids dense,
+    /// so their low bits spread them.
+    fn place(&self, key: u64) -> (usize, usize) {
+        let shard = (key % SHARDS as u64) as usize;
+        let slot = ((key / SHARDS as u64) % self.slots_per_shard as u64) as usize;
+        (shard, slot)
+    }
+
+    fn get(&self, key: u64) -> Option<V> {
+        let (shard, slot) = self.place(key);
+        let slots = self.shards[shard].lock().ok()?;
+        match slots.get(slot) {
+            Some(Some((k, v))) if *k == key => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    fn insert(&self, key: u64, value: V) {
+        let (shard, slot) = self.place(key);
+        let Ok(mut slots) = self.shards[shard].lock() else {
+            return;
+        };
+        if slots.is_empty() {
+            slots.resize_with(self.slots_per_shard, || None);
+        }
+        slots[slot] = Some((key, value));
+    }
+}
+
 /// The opened sameAs files of an index.
 pub struct SameAsTable {
     bits: u32,
@@ -34,6 +94,10 @@ pub struct SameAsTable {
     members: File,
     classes: File,
     class_count: u64,
+    /// Records (or their absence) of keys asked recently.
+    recent_records: Recent<Option<KeyRecord>>,
+    /// Short member lists (the `\n`-separated bytes) by class id.
+    recent_lists: Recent<Arc<[u8]>>,
 }
 
 /// A key table whose files disagree with one another.
@@ -88,11 +152,23 @@ impl SameAsTable {
             members: open(SAMEAS_MEMBERS)?,
             classes,
             class_count,
+            recent_records: Recent::new(RECENT_RECORDS),
+            recent_lists: Recent::new(RECENT_LISTS),
         })
     }
 
     /// The record of a key, if the table holds it.
     pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
+        if let Some(found) = self.recent_records.get(key) {
+            return Ok(found);
+        }
+        let found = self.read_record(key)?;
+        self.recent_records.insert(key, found);
+        Ok(found)
+    }
+
+    /// The record of a key, read from the key table.
+    fn read_record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
         let b = bucket_of(key, self.bits);
         let (from, to) = (u64::from(self.starts[b]), u64::from(self.starts[b + 1]));
         if from == to {
@@ -139,9 +215,35 @@ impl SameAsTable {
         }))
     }
 
+    /// The first `limit` members of a class whose record was found.
+    pub fn members_of(&self, record: &KeyRecord, limit: usize) -> io::Result<Vec<String>> {
+        if let Some(list) = self.recent_lists.get(u64::from(record.class)) {
+            return Ok(decode_list(&list, limit));
+        }
+        let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
+        if whole {
+            self.remember(record.class, &list);
+        }
+        Ok(decode_list(&list, limit))
+    }
+
+    /// Keeps a short member list (read whole).
+    fn remember(&self, class: u32, list: &[u8]) {
+        if list.len() <= RECENT_LIST_BYTES {
+            self.recent_lists.insert(u64::from(class), list.into());
+        }
+    }
+
     /// The first `limit` members of the class whose members start at `at` in
     /// `sameas.members` and which has `size` members.
     pub fn members_at(&self, at: u64, size: u32, limit: usize) -> io::Result<Vec<String>> {
+        let (list, _) = self.list_at(at, size, limit)?;
+        Ok(decode_list(&list, limit))
+    }
+
+    /// The `\n`-separated members of the class at `at` (of `size` members), whole
+    /// or cut after at least `limit` whole members; and whether it is whole.
+    fn list_at(&self, at: u64, size: u32, limit: usize) -> io::Result<(Vec<u8>, bool)> {
         let wanted = (size as usize).min(limit);
         let guess = 4 + wanted.saturating_mul(GUESS_BYTES_PER_MEMBER).min(1 << 20);
         let mut buf = vec![0u8; guess];
@@ -154,11 +256,14 @@ impl SameAsTable {
         };
         let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
         let list_end = 4 + len;
+        let mut whole = true;
         if buf.len() < list_end {
             // enough whole members for the limit, or the rest read too
             let enough =
                 limit < size as usize && memchr::memchr_iter(b'\n', &buf[4..]).count() >= limit;
-            if !enough {
+            if enough {
+                whole = false;
+            } else {
                 let have = buf.len();
                 buf.resize(list_end, 0);
                 self.members
@@ -167,11 +272,22 @@ impl SameAsTable {
         } else {
             buf.truncate(list_end);
         }
-        Ok(decode_list(&buf[4..], limit))
+        buf.drain(..4);
+        Ok((buf, whole))
     }
 
     /// The first `limit` members of a class by its id.
     pub fn members(&self, class: u32, limit: usize) -> io::Result<Vec<String>> {
+        if let Some(list) = self.recent_lists.get(u64::from(class)) {
+            return Ok(decode_list(&list, limit));
+        }
+        let list = self.read_list(class)?;
+        self.remember(class, &list);
+        Ok(decode_list(&list, limit))
+    }
+
+    /// The `\n`-separated members of a class by its id, read from the files.
+    fn read_list(&self, class: u32) -> io::Result<Vec<u8>> {
         if u64::from(class) >= self.class_count {
             return Err(corrupt(format!(
                 "no class {class}: the index has {}",
@@ -193,7 +309,7 @@ impl SameAsTable {
         }
         let mut buf = vec![0u8; (end - at - 4) as usize];
         self.members.read_exact_at(&mut buf, at + 4)?;
-        Ok(decode_list(&buf, limit))
+        Ok(buf)
     }
 }
 
@@ -209,4 +325,27 @@ fn read_at_most(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
         }
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_answers_keep_one_key_a_slot() {
+        let recent: Recent<u32> = Recent::new(4 * SHARDS);
+        assert_eq!(recent.get(7), None);
+        recent.insert(7, 70);
+        assert_eq!(recent.get(7), Some(70));
+        // 7 + 4 × SHARDS has the same shard and slot: it replaces 7
+        let same = 7 + 4 * SHARDS as u64;
+        assert_eq!(recent.place(same), recent.place(7));
+        recent.insert(same, 71);
+        assert_eq!((recent.get(7), recent.get(same)), (None, Some(71)));
+        // another slot of the shard is kept apart
+        recent.insert(7 + SHARDS as u64, 72);
+        assert_eq!(recent.get(same), Some(71));
+        let slots = recent.shards[7].lock().expect("lock");
+        assert_eq!(slots.len(), 4, "bounded: the slots made at first use");
+    }
 }

@@ -195,6 +195,25 @@ mod tests {
             big
         );
         assert_eq!(t.members(2, 2).expect("by id"), ["http://c", "http://d"]);
+        // what the caches keep answers as the files do: a list cut at a limit
+        // is not kept as the whole list, and the whole list serves any limit
+        assert_eq!(
+            t.members(2, usize::MAX).expect("by id"),
+            ["http://c", "http://d", "http://e"]
+        );
+        assert_eq!(t.members(2, 1).expect("cached"), ["http://c"]);
+        let r0 = t.record(sorted[0]).expect("read").expect("found");
+        assert_eq!(t.members_of(&r0, 1).expect("cut"), ["http://a"]);
+        assert_eq!(
+            t.members_of(&r0, 9).expect("whole"),
+            ["http://a", "http://b"]
+        );
+        assert_eq!(
+            t.members_of(&r0, 9).expect("cached"),
+            ["http://a", "http://b"]
+        );
+        assert_eq!(t.record(sorted[0]).expect("cached"), Some(r0));
+        assert_eq!(t.record(0x1234).expect("cached absence"), None);
         assert!(t.members(3, 1).is_err(), "no class 3");
         assert!(t.record(0x1234).expect("read").is_none());
         std::fs::remove_dir_all(&d).ok();
