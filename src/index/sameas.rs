@@ -36,12 +36,15 @@ const RECENT_LIST_BYTES: usize = 1 << 10;
 /// Shards of each cache (threads of a server rarely wait on one another).
 const SHARDS: usize = 16;
 
+/// The slots of one shard: a key and its value, or nothing.
+type Slots<V> = Vec<Option<(u64, V)>>;
+
 /// Recent answers by a 64-bit key in a direct-mapped cache: each key has one
 /// slot, and a newer key of the same slot replaces the older. One memory access
 /// to find or miss, nothing allocated to remember; a shard's slots are made at
 /// its first use, so an index asked little costs little memory.
 struct Recent<V> {
-    shards: Vec<Mutex<Vec<Option<(u64, V)>>>>,
+    shards: Vec<Mutex<Slots<V>>>,
     slots_per_shard: usize,
 }
 
