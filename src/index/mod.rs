@@ -1,7 +1,8 @@
 //! The read side of the knowledge-graph index: an index directory built by the
 //! indexer — the owl:sameAs closure (`sameas`, a key table of its own), types
-//! (`kv`, RocksDB) and labels (`labels`, fst) — opened read-only with its format version checked, and the
-//! [`Equivalence`] lookups evaluation asks of it.
+//! (`kv`, RocksDB) and labels (`labels`, fst) — opened read-only with its
+//! format version checked, and the [`Equivalence`] lookups evaluation asks of
+//! it.
 
 pub mod equivalence;
 pub mod format;

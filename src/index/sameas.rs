@@ -112,11 +112,9 @@ impl SameAsTable {
     /// Opens the sameAs files of the index directory `dir` and reads the
     /// directory into memory (4 bytes per 32 keys).
     pub fn open(dir: &Path) -> io::Result<SameAsTable> {
-        let open = |name: &str| {
-            File::open(dir.join(name)).map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))
-        };
-        let directory = std::fs::read(dir.join(SAMEAS_DIRECTORY))
-            .map_err(|e| io::Error::new(e.kind(), format!("{SAMEAS_DIRECTORY}: {e}")))?;
+        let open = |name: &str| File::open(dir.join(name)).map_err(|e| named(name, &e));
+        let directory =
+            std::fs::read(dir.join(SAMEAS_DIRECTORY)).map_err(|e| named(SAMEAS_DIRECTORY, &e))?;
         let words: Vec<u32> = directory
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -177,10 +175,10 @@ impl SameAsTable {
         if from == to {
             return Ok(None);
         }
-        let (file, first) = if from < self.first_half {
-            (&self.keys[0], from)
+        let (half, first) = if from < self.first_half {
+            (0, from)
         } else {
-            (&self.keys[1], from - self.first_half)
+            (1, from - self.first_half)
         };
         let len = (to - from) as usize * KEY_RECORD;
         let mut stack = [0u8; STACK_BUCKET];
@@ -191,7 +189,9 @@ impl SameAsTable {
             heap.resize(len, 0);
             &mut heap[..]
         };
-        file.read_exact_at(buf, first * KEY_RECORD as u64)?;
+        self.keys[half]
+            .read_exact_at(buf, first * KEY_RECORD as u64)
+            .map_err(|e| named(SAMEAS_KEYS[half], &e))?;
         let records = buf.len() / KEY_RECORD;
         let at = |i: usize| KeyRecord::key_of(&buf[i * KEY_RECORD..]);
         // binary search over the bucket's records, in key order
@@ -250,7 +250,8 @@ impl SameAsTable {
         let wanted = (size as usize).min(limit);
         let guess = 4 + wanted.saturating_mul(GUESS_BYTES_PER_MEMBER).min(1 << 20);
         let mut buf = vec![0u8; guess];
-        let got = read_at_most(&self.members, &mut buf, at)?;
+        let got =
+            read_at_most(&self.members, &mut buf, at).map_err(|e| named(SAMEAS_MEMBERS, &e))?;
         buf.truncate(got);
         let Some(head) = buf.get(..4) else {
             return Err(corrupt(format!(
@@ -270,7 +271,8 @@ impl SameAsTable {
                 let have = buf.len();
                 buf.resize(list_end, 0);
                 self.members
-                    .read_exact_at(&mut buf[have..], at + have as u64)?;
+                    .read_exact_at(&mut buf[have..], at + have as u64)
+                    .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
             }
         } else {
             buf.truncate(list_end);
@@ -298,7 +300,9 @@ impl SameAsTable {
             )));
         }
         let mut b = [0u8; 16];
-        self.classes.read_exact_at(&mut b, u64::from(class) * 8)?;
+        self.classes
+            .read_exact_at(&mut b, u64::from(class) * 8)
+            .map_err(|e| named(SAMEAS_CLASSES, &e))?;
         let word = |i: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&b[i..i + 8]);
@@ -311,9 +315,17 @@ impl SameAsTable {
             )));
         }
         let mut buf = vec![0u8; (end - at - 4) as usize];
-        self.members.read_exact_at(&mut buf, at + 4)?;
+        self.members
+            .read_exact_at(&mut buf, at + 4)
+            .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
         Ok(buf)
     }
+}
+
+/// A read error of one of the index's files, naming it (a short read means the
+/// file was cut or is not this index's).
+fn named(file: &str, e: &io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{file}: {e}"))
 }
 
 /// Reads into `buf` from `at` until it is full or the file ends; the bytes read.

@@ -216,6 +216,16 @@ mod tests {
         assert_eq!(t.record(0x1234).expect("cached absence"), None);
         assert!(t.members(3, 1).is_err(), "no class 3");
         assert!(t.record(0x1234).expect("read").is_none());
+        // a members file cut short: the read fails naming the file
+        let members = d.join(SAMEAS_MEMBERS);
+        let bytes = std::fs::read(&members).expect("read");
+        std::fs::write(&members, &bytes[..40]).expect("cut");
+        let t = SameAsTable::open(&d).expect("open");
+        let err = t.members(1, usize::MAX).expect_err("cut").to_string();
+        assert!(err.contains(SAMEAS_MEMBERS), "{err}");
+        std::fs::remove_file(&members).expect("removed");
+        let err = SameAsTable::open(&d).err().expect("missing").to_string();
+        assert!(err.contains(SAMEAS_MEMBERS), "{err}");
         std::fs::remove_dir_all(&d).ok();
     }
 
