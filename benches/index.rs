@@ -1,6 +1,6 @@
 //! In-process lookups on an index built by `scripts/bench-index.sh` (the directory
 //! in `QAJUDGE_BENCH_INDEX`): sameAs lookups and label lookups per second on one
-//! thread, with a RocksDB miss (an unknown IRI) as the baseline; and the evaluation
+//! thread, with an IRI the index does not hold as the baseline; and the evaluation
 //! of each QALD-9 train run of NLIWOD with all sub-experiments against that index,
 //! with the same evaluation without an index as the baseline (needs
 //! `../shared/data`).
@@ -46,7 +46,8 @@ fn bench(c: &mut Criterion) {
     });
     // the same lookups over IRIs that were not asked before: each iteration takes
     // the next 10,000 of three million entities (a 20-million-statement dump has
-    // 3.67 million), so neither the row cache nor the block cache has seen them
+    // 3.67 million), so no cache has seen them (the in-process cache keeps far
+    // fewer than the three million)
     let pool: Vec<String> = (1..=3_000_000u64)
         .map(|e| format!("http://www.wikidata.org/entity/Q{}", e * 7 + 3))
         .collect();
