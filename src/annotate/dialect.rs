@@ -280,7 +280,11 @@ fn rewrite_select(query: &str, select: usize, changes: &mut Vec<String>) -> Opti
     for kw in ["distinct", "reduced"] {
         let rest = &query[start..];
         let trimmed = rest.trim_start();
-        if trimmed.len() >= kw.len() && trimmed[..kw.len()].eq_ignore_ascii_case(kw) {
+        // `get`: the keyword's length may end inside a character of other text
+        if trimmed
+            .get(..kw.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(kw))
+        {
             let after = &trimmed[kw.len()..];
             if after.starts_with(|c: char| c.is_whitespace() || c == '(' || c == '?' || c == '*') {
                 start += rest.len() - after.len();
@@ -540,6 +544,18 @@ mod tests {
             .map(|r| r.query)
             .unwrap_or_else(|| q.to_string());
         out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn a_select_followed_by_multibyte_text_is_left_alone() {
+        // the keyword's length ended inside `ệ` (found by the `sparql` fuzz target)
+        for q in [
+            "SELECT DISTINiệt_Hương> ?x WHERE { ?x ?p ?o }",
+            "SELECT DIS_Việt ?x WHERE { ?x ?p ?o }",
+            "SELECT REDUCEDệ ?x WHERE { ?x ?p ?o }",
+        ] {
+            let _ = rewrite(q, &[]);
+        }
     }
 
     #[test]

@@ -141,6 +141,28 @@ pub fn canonical_iri(iri: &str) -> String {
 /// [`canonical_iri`] without a copy when the IRI is already canonical (as most
 /// IRIs of dumps are): the IRI itself (trimmed) is borrowed then.
 pub fn canonical_form(iri: &str) -> Cow<'_, str> {
+    let once = canonical_step(iri);
+    let Cow::Owned(mut current) = once else {
+        return once;
+    };
+    // a step can make what the next step changes again (a decoded byte that
+    // completes an escape with the text before it, a decoded host, a decoded
+    // space at an end): the canonical form is the step's fixed point, so that
+    // it is idempotent (found by the `canonical` fuzz target)
+    for _ in 0..MAX_STEPS {
+        match canonical_step(&current) {
+            Cow::Borrowed(same) if same.len() == current.len() => break,
+            next => current = next.into_owned(),
+        }
+    }
+    Cow::Owned(current)
+}
+
+/// Steps after the first towards the fixed point; real IRIs need at most one.
+const MAX_STEPS: usize = 16;
+
+/// One step of [`canonical_form`]: trimmed, percent-decoded, rewritten.
+fn canonical_step(iri: &str) -> Cow<'_, str> {
     let decoded = percent_decode(trim(iri));
     match rewrite(&decoded) {
         None => decoded,
@@ -325,6 +347,30 @@ pub fn freebase_literal_iri(lexical: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_canonical_form_is_idempotent_on_what_the_fuzzer_found() {
+        // a decoded byte completing an escape (`%2` + `%66`), a decoded space at
+        // an end, a host that decodes into upper case (the `canonical` fuzz
+        // target's crashes)
+        for iri in [
+            "%2002%07g/%%0",
+            "httPs://dbpedi\u{7f}%2%66666/eunis.eea.europa.eu",
+            "https://dbpediaNorg/resourca\0\u{7}/ow%0D",
+            "http://a.org/x%2%66%2%66",
+            "http://%44Bpedia.org/resource/X",
+            " %20http://dbpedia.org/page/A",
+        ] {
+            let once = canonical_iri(iri);
+            assert_eq!(canonical_iri(&once), once, "{iri:?}");
+            assert_eq!(canonical_form(iri), once.as_str(), "{iri:?}");
+        }
+        // real IRIs are unchanged by the fixed point
+        assert_eq!(
+            canonical_iri("https://en.wikipedia.org/wiki/Barack%20Obama"),
+            "http://dbpedia.org/resource/Barack_Obama"
+        );
+    }
 
     #[test]
     fn the_trim_shortcut_agrees_with_str_trim() {
