@@ -210,7 +210,7 @@ fn flag_duplicate_ids(dataset: &mut Dataset) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Term;
+    use crate::model::{Answer, AnswerSet, Question, QuestionId, Term};
 
     /// Found by the `qald_json` fuzz target: a byte that is not UTF-8 in a value
     /// the fast path skips (an unknown top-level key) made it accept a file the
@@ -261,6 +261,70 @@ mod tests {
         let d = parse(repeated_top, "f.json").unwrap();
         let string = d.unknown_keys.iter().find(|k| k.path == "string").unwrap();
         assert_eq!(string.count, 1);
+    }
+
+    /// Found by the `qald_json` fuzz target: two bad bindings of one row gave
+    /// their diagnostics in the file's key order on one path and in the map's
+    /// order on the other.
+    #[test]
+    fn diagnostics_of_a_row_come_in_variable_order_on_both_paths() {
+        let bytes =
+            br#"{"questions": [{"id": "6", "answers": [{"head": {"vars": ["year", "result"]},
+            "results": {"bindings": [{"year": {"type": "?urliteral", "value": "2010"},
+            "result": {"type": "literas", "value": "78478.5"}}]}}]}]}"#;
+        let (fast, tolerant) = (parse(bytes, "f.json"), parse_tolerant(bytes, "f.json"));
+        let (fast, tolerant) = (fast.unwrap(), tolerant.unwrap());
+        assert_eq!(fast.questions, tolerant.questions);
+        let diagnostics = &fast.questions[0].diagnostics;
+        assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+        assert!(diagnostics[0].contains("variable year"), "{diagnostics:?}");
+        assert!(
+            diagnostics[1].contains("variable result"),
+            "{diagnostics:?}"
+        );
+    }
+
+    /// Found by the `qald_xml` fuzz target: a string answer holding `"…"^^xsd:…`
+    /// followed by more text was written as a plain literal and read back as a
+    /// typed one; now a datatype has no spaces, and such a string is written
+    /// with the datatype xsd:string, which reads back as the same simple literal.
+    #[test]
+    fn a_string_that_looks_typed_round_trips() {
+        for lexical in [
+            "870ea4f9-ca\"1961-08-06\"^^xsd:dat03-4392\n</uri>",
+            "\"1961-08-06\"^^xsd:date",
+            "5000000.0^^http://dbpedia.org/datatype/usDollar",
+        ] {
+            let mut d = Dataset::new(Format::QaldJson);
+            d.questions.push(Question {
+                id: QuestionId("1".into()),
+                answers: Some(AnswerSet {
+                    answers: vec![Answer::single(Term::plain(lexical))],
+                    vars: vec!["x".into()],
+                    ..AnswerSet::default()
+                }),
+                ..Question::default()
+            });
+            let written = to_qald_json(&d, &std::collections::BTreeMap::new()).to_string();
+            for back in [
+                parse(written.as_bytes(), "w.json").unwrap(),
+                parse_tolerant(written.as_bytes(), "w.json").unwrap(),
+            ] {
+                let set = back.questions[0].answers.as_ref().unwrap();
+                assert_eq!(set.answers[0].terms, [Term::plain(lexical)], "{written}");
+            }
+        }
+        // the file's own typed-in-value literals are still split
+        let tebaqa = br#"{"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]},
+            "results": {"bindings": [{"x": {"type": "literal", "value": "5000000.0^^http://dbpedia.org/datatype/usDollar"}}]}}]}]}"#;
+        let d = parse(tebaqa, "t.json").unwrap();
+        assert_eq!(
+            d.questions[0].answers.as_ref().unwrap().answers[0].terms,
+            [Term::typed(
+                "5000000.0",
+                "http://dbpedia.org/datatype/usDollar"
+            )]
+        );
     }
 
     #[test]

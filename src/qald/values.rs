@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 use crate::model::{looks_like_iri, Answer, AnswerSet, QuestionId, Term};
 
 const XSD_DECIMAL: &str = "http://www.w3.org/2001/XMLSchema#decimal";
+/// The datatype IRI of a simple literal.
+pub const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
 
 /// A question id from a JSON string or number; `None` for anything else.
 pub fn id_of(value: Option<&Value>) -> Option<QuestionId> {
@@ -46,11 +48,20 @@ pub fn untyped_term(text: &str, answertype: Option<&str>) -> Term {
     Term::plain(text)
 }
 
-/// Splits `"lexical^^datatype-IRI"` written inside a literal's value.
+/// Splits `"lexical^^datatype-IRI"` written inside a literal's value; the
+/// datatype is an IRI or an `xsd:` name, without spaces.
 pub fn split_inline_datatype(value: &str) -> Option<(&str, &str)> {
     let (lexical, dt) = value.rsplit_once("^^")?;
     let dt = dt.trim().trim_start_matches('<').trim_end_matches('>');
-    (looks_like_iri(dt) || dt.starts_with("xsd:")).then_some((lexical, dt))
+    let name = dt.strip_prefix("xsd:").filter(|n| !n.is_empty());
+    ((looks_like_iri(dt) || name.is_some()) && !dt.contains(char::is_whitespace))
+        .then_some((lexical, dt))
+}
+
+/// True for xsd:string, which a simple literal has in RDF 1.1 (written as a full
+/// IRI or as `xsd:string`).
+pub fn is_xsd_string(datatype: &str) -> bool {
+    datatype == XSD_STRING || datatype == "xsd:string"
 }
 
 /// Normalises a variable name: quotes and a leading `?` are dropped.
@@ -145,7 +156,8 @@ pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, BindingError> {
         }
         "literal" | "typed-literal" | "list" | "text" | "string" => Ok(Term::Literal {
             lexical: value.into_owned(),
-            datatype: datatype.map(str::to_string),
+            // a simple literal is an xsd:string (RDF 1.1): one term, read one way
+            datatype: datatype.filter(|d| !is_xsd_string(d)).map(str::to_string),
             lang: parts.lang.map(str::to_string),
         }),
         "number" => Ok(Term::Literal {
@@ -239,16 +251,24 @@ pub fn read_row<'a>(
     new.sort_unstable();
     new.dedup();
     set.vars.extend(new);
-    // terms in the order of the variables (head first), whatever the file's key order
+    // bindings in the order of the variables (head first), whatever the file's key
+    // order, so that terms and diagnostics come out the same from both readers
+    let mut row: Vec<(usize, String, _)> = row
+        .into_iter()
+        .map(|(key, parts)| {
+            let name = var_name(key);
+            let position = set
+                .vars
+                .iter()
+                .position(|v| *v == name)
+                .unwrap_or(usize::MAX);
+            (position, name, parts)
+        })
+        .collect();
+    row.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     // (position, term, the value as written when the reader reinterpreted it)
     let mut terms: Vec<(usize, Term, Option<String>)> = Vec::new();
-    for (key, parts) in row {
-        let name = var_name(key);
-        let position = set
-            .vars
-            .iter()
-            .position(|v| *v == name)
-            .unwrap_or(usize::MAX);
+    for (position, name, parts) in row {
         let inline = parts.as_ref().ok().and_then(|p| match &p.value {
             Some(Ok(v)) if p.datatype.is_none() && v.contains("^^") => Some(v.to_string()),
             _ => None,
@@ -262,7 +282,6 @@ pub fn read_row<'a>(
             Err(e) => diagnostics.push(format!("variable {name}: {e}")),
         }
     }
-    terms.sort_by_key(|(position, _, _)| *position);
     if !terms.is_empty() {
         let answer = set.answers.len();
         let mut row = Vec::with_capacity(terms.len());

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::values::{split_inline_datatype, XSD_STRING};
 use crate::model::{Dataset, Query, Term};
 
 /// The dataset as QALD-JSON. `columns` gives, per question id, the variable of
@@ -108,6 +109,10 @@ fn binding(t: &Term) -> Value {
             o.insert("value".into(), json!(lexical));
             if let Some(d) = datatype {
                 o.insert("datatype".into(), json!(d));
+            } else if lang.is_none() && split_inline_datatype(lexical).is_some() {
+                // written as a string, or a reader would take the `^^…` inside it
+                // for a datatype
+                o.insert("datatype".into(), json!(XSD_STRING));
             }
             if let Some(l) = lang {
                 o.insert("xml:lang".into(), json!(l));
