@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::values::{split_inline_datatype, XSD_STRING};
-use crate::model::{Dataset, Query, Term};
+use crate::model::{AnswerSet, Dataset, Query, Term};
 
 /// The dataset as QALD-JSON. `columns` gives, per question id, the variable of
 /// each term of each row (a row whose terms do not all bind a variable of their
@@ -45,42 +45,10 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
                 o.insert("features".into(), json!(q.tags));
             }
             if let Some(set) = &q.answers {
-                let boolean = set.answers.iter().find_map(|a| match a.terms.as_slice() {
-                    [Term::Boolean(b)] => Some(*b),
-                    _ => None,
-                });
-                let answer = match boolean {
-                    Some(b) => json!({"head": {}, "boolean": b}),
-                    None => {
-                        let cols = columns.get(&q.id.0);
-                        let vars: Vec<String> = if set.vars.is_empty() {
-                            vec!["uri".to_string()]
-                        } else {
-                            set.vars.clone()
-                        };
-                        let bindings: Vec<Value> = set
-                            .answers
-                            .iter()
-                            .enumerate()
-                            .map(|(r, a)| {
-                                let mut row = Map::new();
-                                for (i, t) in a.terms.iter().enumerate() {
-                                    let var = cols
-                                        .and_then(|c| c.get(r))
-                                        .and_then(|c| c.get(i))
-                                        .copied()
-                                        .unwrap_or(i);
-                                    let name =
-                                        vars.get(var).cloned().unwrap_or_else(|| format!("v{var}"));
-                                    row.insert(name, binding(t));
-                                }
-                                Value::Object(row)
-                            })
-                            .collect();
-                        json!({"head": {"vars": vars}, "results": {"bindings": bindings}})
-                    }
-                };
-                o.insert("answers".into(), json!([answer]));
+                o.insert(
+                    "answers".into(),
+                    Value::Array(answer_objects(set, columns.get(&q.id.0))),
+                );
             }
             Value::Object(o)
         })
@@ -91,6 +59,44 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
     }
     top.insert("questions".into(), Value::Array(questions));
     Value::Object(top)
+}
+
+/// The answer objects of a set, rows in order: a row that is one boolean is an
+/// ASK answer object of its own; runs of other rows go into a bindings object
+/// (one, empty, for a set without rows). `cols` gives each term's variable.
+fn answer_objects(set: &AnswerSet, cols: Option<&Vec<Vec<usize>>>) -> Vec<Value> {
+    let vars: Vec<String> = if set.vars.is_empty() {
+        vec!["uri".to_string()]
+    } else {
+        set.vars.clone()
+    };
+    let mut objects = Vec::new();
+    let mut bindings: Vec<Value> = Vec::new();
+    for (r, a) in set.answers.iter().enumerate() {
+        if let [Term::Boolean(b)] = a.terms.as_slice() {
+            if !bindings.is_empty() {
+                objects.push(json!({"head": {"vars": vars}, "results": {"bindings": bindings}}));
+                bindings = Vec::new();
+            }
+            objects.push(json!({"head": {}, "boolean": b}));
+            continue;
+        }
+        let mut row = Map::new();
+        for (i, t) in a.terms.iter().enumerate() {
+            let var = cols
+                .and_then(|c| c.get(r))
+                .and_then(|c| c.get(i))
+                .copied()
+                .unwrap_or(i);
+            let name = vars.get(var).cloned().unwrap_or_else(|| format!("v{var}"));
+            row.insert(name, binding(t));
+        }
+        bindings.push(Value::Object(row));
+    }
+    if !bindings.is_empty() || objects.is_empty() {
+        objects.push(json!({"head": {"vars": vars}, "results": {"bindings": bindings}}));
+    }
+    objects
 }
 
 fn binding(t: &Term) -> Value {
@@ -172,5 +178,56 @@ mod tests {
         let q = &back.questions[0];
         assert_eq!(q.answers.as_ref().unwrap().answers, set.answers);
         assert_eq!(q.text("en"), Some("Who?"));
+    }
+
+    /// Found by the `qald_xml` fuzz target: a set with a boolean row and other
+    /// rows lost the other rows when written; each boolean row is now an answer
+    /// object of its own, in order. A boolean inside a row of several terms is
+    /// written as an xsd:boolean literal (SCORING 2: the same answer).
+    #[test]
+    fn booleans_beside_other_rows_are_kept() {
+        let rows = vec![
+            Answer::single(Term::plain("a")),
+            Answer::single(Term::Boolean(true)),
+            Answer::single(Term::Iri("http://e.org/b".into())),
+            Answer::single(Term::Boolean(false)),
+            Answer {
+                terms: vec![Term::plain("c"), Term::Boolean(true)],
+            },
+        ];
+        let mut d = Dataset::new(Format::QaldJson);
+        d.questions.push(Question {
+            id: QuestionId("1".into()),
+            answers: Some(AnswerSet {
+                answers: rows.clone(),
+                vars: vec!["x".into(), "y".into()],
+                ..AnswerSet::default()
+            }),
+            ..Question::default()
+        });
+        let v = to_qald_json(&d, &BTreeMap::new());
+        assert_eq!(v["questions"][0]["answers"].as_array().unwrap().len(), 5);
+        let bytes = serde_json::to_vec(&v).unwrap();
+        for back in [
+            crate::qald::parse(&bytes, "x").unwrap(),
+            crate::qald::parse_tolerant(&bytes, "x").unwrap(),
+        ] {
+            let got = &back.questions[0].answers.as_ref().unwrap().answers;
+            assert_eq!(got[..4], rows[..4]);
+            assert_eq!(
+                got[4].terms,
+                [
+                    Term::plain("c"),
+                    Term::typed("true", "http://www.w3.org/2001/XMLSchema#boolean")
+                ]
+            );
+        }
+        // a set without rows is still one bindings object
+        d.questions[0].answers.as_mut().unwrap().answers.clear();
+        let v = to_qald_json(&d, &BTreeMap::new());
+        assert_eq!(
+            v["questions"][0]["answers"][0]["results"]["bindings"],
+            json!([])
+        );
     }
 }

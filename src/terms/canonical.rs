@@ -62,42 +62,61 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 /// Decodes every `%XX` except those that would change the IRI's structure
-/// (`%2F`, `%3F`, `%23`, `%25`), which are kept with upper-case hex. When the
-/// decoded bytes are not UTF-8 the input is returned with its escapes upper-cased.
+/// (`%2F`, `%3F`, `%23`, `%25`), which are kept with upper-case hex. A decoded
+/// byte that forms a new escape with the text before it (`%3%37` → `%37` → `7`)
+/// is decoded too, so that the result has no escape left to decode: decoding is
+/// idempotent, in one pass. When the decoded bytes are not UTF-8 the input is
+/// returned with its escapes upper-cased.
 pub fn percent_decode(s: &str) -> Cow<'_, str> {
     if !has_byte(s, b'%') {
         return Cow::Borrowed(s);
     }
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut kept = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
+        // the input's own escapes, upper-cased, for the fallback
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
-                let v = h * 16 + l;
-                let upper = [
+            if let (Some(_), Some(_)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                kept.extend_from_slice(&[
                     b'%',
                     bytes[i + 1].to_ascii_uppercase(),
                     bytes[i + 2].to_ascii_uppercase(),
-                ];
-                kept.extend_from_slice(&upper);
-                if matches!(v, b'/' | b'?' | b'#' | b'%') {
-                    out.extend_from_slice(&upper);
-                } else {
-                    out.push(v);
-                }
+                ]);
+                out.extend_from_slice(&bytes[i..i + 3]);
+                decode_tail(&mut out);
                 i += 3;
                 continue;
             }
         }
-        out.push(bytes[i]);
         kept.push(bytes[i]);
+        out.push(bytes[i]);
+        decode_tail(&mut out);
         i += 1;
     }
     match String::from_utf8(out) {
         Ok(s) => Cow::Owned(s),
         Err(_) => Cow::Owned(String::from_utf8(kept).unwrap_or_else(|_| s.to_string())),
+    }
+}
+
+/// Decodes the escape that `out` ends with, and again while the decoded byte
+/// makes a new one; a structural escape is kept with upper-case hex.
+fn decode_tail(out: &mut Vec<u8>) {
+    while let [.., b'%', h, l] = out[..] {
+        let (Some(hv), Some(lv)) = (hex_val(h), hex_val(l)) else {
+            return;
+        };
+        let v = hv * 16 + lv;
+        let n = out.len();
+        if matches!(v, b'/' | b'?' | b'#' | b'%') {
+            out[n - 2] = h.to_ascii_uppercase();
+            out[n - 1] = l.to_ascii_uppercase();
+            return;
+        }
+        out.truncate(n - 3);
+        out.push(v);
     }
 }
 
@@ -360,11 +379,19 @@ mod tests {
             "http://a.org/x%2%66%2%66",
             "http://%44Bpedia.org/resource/X",
             " %20http://dbpedia.org/page/A",
+            // chains longer than the steps the fixed point allows: each decoded
+            // `7` completes `%37` with the `%3` before it (second fuzz run)
+            "http://d%s%3%C%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%37\r",
+            "httpp://www.w\u{11}\u{15}@%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%3%37/owl#samAs",
+            "http://%3%3%3%3%%%%%%%33333333333333333333333%37/o}l%%%%%%%%%%%%%%%%%3%333333333333333333333333%37/o}l#sam\0\0",
         ] {
             let once = canonical_iri(iri);
             assert_eq!(canonical_iri(&once), once, "{iri:?}");
             assert_eq!(canonical_form(iri), once.as_str(), "{iri:?}");
         }
+        let chain = format!("http://a.org/{}7", "%3".repeat(10_000));
+        assert_eq!(percent_decode(&chain), "http://a.org/7");
+        assert_eq!(percent_decode("%2%66%3%37%%337"), "%2F77");
         // real IRIs are unchanged by the fixed point
         assert_eq!(
             canonical_iri("https://en.wikipedia.org/wiki/Barack%20Obama"),
