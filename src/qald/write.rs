@@ -65,11 +65,34 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
 /// ASK answer object of its own; runs of other rows go into a bindings object
 /// (one, empty, for a set without rows). `cols` gives each term's variable.
 fn answer_objects(set: &AnswerSet, cols: Option<&Vec<Vec<usize>>>) -> Vec<Value> {
-    let vars: Vec<String> = if set.vars.is_empty() {
+    let mut vars: Vec<String> = if set.vars.is_empty() {
         vec!["uri".to_string()]
     } else {
         set.vars.clone()
     };
+    let column = |r: usize, i: usize| {
+        cols.and_then(|c| c.get(r))
+            .and_then(|c| c.get(i))
+            .copied()
+            .unwrap_or(i)
+    };
+    // a row with more terms than variables: the head names the extra columns
+    // too, so that a reader keeps the terms in their order
+    let width = set
+        .answers
+        .iter()
+        .enumerate()
+        .flat_map(|(r, a)| (0..a.terms.len()).map(move |i| (r, i)))
+        .map(|(r, i)| column(r, i) + 1)
+        .max()
+        .unwrap_or(0);
+    while vars.len() < width {
+        let mut name = format!("v{}", vars.len());
+        while vars.contains(&name) {
+            name.push('_');
+        }
+        vars.push(name);
+    }
     let mut objects = Vec::new();
     let mut bindings: Vec<Value> = Vec::new();
     for (r, a) in set.answers.iter().enumerate() {
@@ -83,13 +106,7 @@ fn answer_objects(set: &AnswerSet, cols: Option<&Vec<Vec<usize>>>) -> Vec<Value>
         }
         let mut row = Map::new();
         for (i, t) in a.terms.iter().enumerate() {
-            let var = cols
-                .and_then(|c| c.get(r))
-                .and_then(|c| c.get(i))
-                .copied()
-                .unwrap_or(i);
-            let name = vars.get(var).cloned().unwrap_or_else(|| format!("v{var}"));
-            row.insert(name, binding(t));
+            row.insert(vars[column(r, i)].clone(), binding(t));
         }
         bindings.push(Value::Object(row));
     }
@@ -222,6 +239,19 @@ mod tests {
                 ]
             );
         }
+        // a row wider than the variables keeps its order (found by the
+        // `qald_xml` fuzz target: a broken `</answer>` made one answer of 12
+        // strings, read back as v0, v1, v10, v11, v2, …)
+        let wide: Vec<Term> = (0..12).map(|i| Term::plain(format!("s{i}"))).collect();
+        d.questions[0].answers.as_mut().unwrap().answers = vec![Answer {
+            terms: wide.clone(),
+        }];
+        let v = to_qald_json(&d, &BTreeMap::new());
+        let back = crate::qald::parse(&serde_json::to_vec(&v).unwrap(), "x").unwrap();
+        assert_eq!(
+            back.questions[0].answers.as_ref().unwrap().answers[0].terms,
+            wide
+        );
         // a set without rows is still one bindings object
         d.questions[0].answers.as_mut().unwrap().answers.clear();
         let v = to_qald_json(&d, &BTreeMap::new());
