@@ -28,7 +28,7 @@ fn main() {
             if let Query::Sparql(s) = &q.query {
                 total += 1;
                 if let Err(e) = qajudge::annotate::walk::walk(s) {
-                    fails.push((q.id.0.clone(), e.message.replace('\n', " ")));
+                    fails.push((q.id.0.clone(), e.to_string().replace('\n', " ")));
                 }
             }
         }

@@ -30,7 +30,7 @@ baseline=$("$target/release/examples/bench_api_baseline" "$index" "$gold" "$run"
 echo "$baseline"
 
 data="$(mktemp -d)"
-"$target/release/qajudge" serve --index "$index" --data "$data" --bind 127.0.0.1:0 \
+"$target/release/qajudge" serve --index "$index" --data "$data/store" --bind 127.0.0.1:0 \
   --benchmark "qald9train=$gold" --max-body-bytes 268435456 2> "$data/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT

@@ -18,7 +18,7 @@ index="$work/idx-${millions}m"
 [ -d "$index" ] || bash scripts/bench-index.sh "$millions"
 cargo build --release --bin qajudge
 data="$(mktemp -d)"
-"$target/release/qajudge" serve --index "$index" --data "$data" --bind 127.0.0.1:18080 2> "$data/server.log" &
+"$target/release/qajudge" serve --index "$index" --data "$data/store" --bind 127.0.0.1:18080 2> "$data/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 100); do

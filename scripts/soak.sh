@@ -4,10 +4,16 @@
 # GET /sameas, POST /sameas (batch), GET /labels, GET /types, POST /match,
 # POST /canonical, POST /annotate, POST /evaluate (the demo benchmark), GET
 # /health, GET /benchmarks, with the index of N million statements (default 20;
-# scripts/bench-index.sh builds it when missing). After each round it reads the
-# server's resident memory (VmRSS); the first round is the warm-up. Fails when
-# any response was not 2xx, any socket error happened, the server died, or RSS
-# at the end is more than 10 % above RSS after the warm-up.
+# scripts/bench-index.sh builds it when missing). After each round come the
+# hostile requests (curl): queries nested 1,000 and 100,000 levels deep and a
+# chain 100,000 long on /annotate, /sparql and as a run query executed on the
+# server's graph (/evaluate with execute_run), and a TEXT2SPARQL YAML nested
+# 110,000 levels; each must get its 400 (or, as a run query, a 200 whose report
+# names the question's diagnostic). After each round it reads the server's
+# resident memory (VmRSS); the first round is the warm-up. Fails when any mixed
+# response was not 2xx, a hostile one got another answer, any socket error
+# happened, the server died, or RSS at the end is more than 10 % above RSS
+# after the warm-up.
 # Usage: bash scripts/soak.sh [MINUTES] [MILLIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +29,9 @@ index="$target/bench-index/idx-${millions}m"
 [ -d "$index" ] || bash scripts/bench-index.sh "$millions"
 cargo build --release --bin qajudge
 data="$(mktemp -d)"
-"$target/release/qajudge" serve --index "$index" --data "$data" --bind 127.0.0.1:0 \
-  --workers 2 --benchmark "demo=tests/data/demo/gold.json" 2> "$data/server.log" &
+"$target/release/qajudge" serve --index "$index" --data "$data/store" --bind 127.0.0.1:0 \
+  --workers 2 --benchmark "demo=tests/data/demo/gold.json" \
+  --kg tests/data/demo/kg.ttl tests/data/demo/facts.ttl 2> "$data/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
 url=""
@@ -63,6 +70,42 @@ request = function()
   else return wrk.format("GET", "/api/v1/health") end
 end
 LUA
+# the hostile bodies, written once: NAME.annotate, NAME.sparql, NAME.evaluate, yaml.evaluate
+python3 - "$data" <<'PY'
+import json, sys
+out = sys.argv[1]
+bombs = {
+    "parens-1000": "SELECT * WHERE { ?s ?p ?o FILTER(" + "(" * 1000 + "1" + ")" * 1000 + ") }",
+    "parens-100k": "SELECT * WHERE { ?s ?p ?o FILTER(" + "(" * 100000 + "1" + ")" * 100000 + ") }",
+    "chain-100k": "SELECT * WHERE { ?s ?p ?o FILTER(" + "1+" * 99999 + "1) }",
+}
+for name, q in bombs.items():
+    open(f"{out}/{name}.annotate", "w").write(json.dumps({"sparql": q}))
+    open(f"{out}/{name}.sparql", "w").write(q)
+    run = {"questions": [{"id": "1", "question": [{"language": "en", "string": "q"}], "query": {"sparql": q}}]}
+    open(f"{out}/{name}.evaluate", "w").write(json.dumps({"gold": "demo", "runs": [{"name": name, "document": run}], "execute_run": True}))
+yaml = "questions: " + "[" * 110000 + "]" * 110000 + "\n"
+open(f"{out}/yaml.evaluate", "w").write(json.dumps({"gold": {"name": "bomb.yaml", "text": yaml}, "runs": [{"text": "{}"}]}))
+PY
+# sends FILE to PATH with TYPE and checks the status is WANT (and, for 200, that
+# the report names the question's diagnostic)
+hostile() {
+  local path=$1 type=$2 file=$3 want=$4 code
+  code=$(curl -s -o "$data/hostile.out" -w '%{http_code}' -H "Content-Type: $type" --data-binary "@$file" "$url$path")
+  if [ "$code" != "$want" ] || { [ "$want" = 200 ] && ! grep -q "too large to read" "$data/hostile.out"; }; then
+    echo "error: $path with $(basename "$file") answered $code, not $want: $(head -c 300 "$data/hostile.out")" >&2
+    exit 1
+  fi
+}
+hostile_round() {
+  for name in parens-1000 parens-100k chain-100k; do
+    hostile /api/v1/annotate application/json "$data/$name.annotate" 400
+    hostile /sparql application/sparql-query "$data/$name.sparql" 400
+    hostile /api/v1/evaluate application/json "$data/$name.evaluate" 200
+  done
+  hostile /api/v1/evaluate application/json "$data/yaml.evaluate" 400
+  curl -sf "$url/api/v1/health" >/dev/null || { echo "error: /health fails after the hostile requests" >&2; exit 1; }
+}
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 echo "== soak of $url: $rounds rounds of ${round}s, mixed routes, index of ${millions} M statements"
 warm=""
@@ -70,6 +113,8 @@ total=0
 for i in $(seq 1 "$rounds"); do
   out=$(wrk -t2 -c16 -d"${round}s" -s "$data/mixed.lua" "$url")
   kill -0 "$server" 2>/dev/null || { echo "error: the server died in round $i" >&2; tail "$data/server.log" >&2; exit 1; }
+  hostile_round
+  kill -0 "$server" 2>/dev/null || { echo "error: the server died in the hostile requests of round $i" >&2; tail "$data/server.log" >&2; exit 1; }
   requests=$(awk '/requests in/ {print $1}' <<<"$out")
   rate=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   bad=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
@@ -85,5 +130,5 @@ for i in $(seq 1 "$rounds"); do
 done
 end=$(rss)
 growth=$(awk -v a="$warm" -v b="$end" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')
-echo "$total requests, no errors; RSS after warm-up $(( warm / 1024 )) MiB, at the end $(( end / 1024 )) MiB ($growth %)"
+echo "$total requests and $(( rounds * 10 )) hostile ones, no errors; RSS after warm-up $(( warm / 1024 )) MiB, at the end $(( end / 1024 )) MiB ($growth %)"
 awk -v g="$growth" 'BEGIN {exit !(g <= 10)}' || { echo "error: RSS grew by $growth % (more than 10 %)" >&2; exit 1; }

@@ -17,6 +17,7 @@ pub mod model;
 pub mod qald;
 pub mod rng;
 pub mod sparql;
+pub mod stack;
 pub mod terms;
 #[cfg(test)]
 mod test_data;

@@ -84,6 +84,38 @@ fn boolean_as_literal(t: &Term) -> Term {
     }
 }
 
+/// The stack a parse may use per level of bracket nesting the scan reports,
+/// and the stack it may use besides: a real level takes a few KiB.
+const STACK_PER_LEVEL: usize = 16 << 10;
+const STACK_BASE: usize = 512 << 10;
+
+/// The depth invariant: a query within the bounds parses on a stack sized from
+/// the nesting the scan (`annotate::bounds::nesting`) reports for it, so a text
+/// the scan rates shallower than the parser finds it overflows this stack and
+/// aborts the run (a find); one past the bounds is refused by every reader.
+fn check_nesting_bound(query: &str) {
+    use qajudge::annotate::bounds;
+    let nesting = bounds::nesting(query);
+    let refused = qajudge::annotate::check_bounds(query).is_err_and(|e| e.is_too_large());
+    if nesting > bounds::MAX_NESTING || query.len() > bounds::MAX_QUERY_BYTES {
+        assert!(refused, "past the bounds but read: {query:?}");
+        return;
+    }
+    let stack = STACK_BASE + nesting * STACK_PER_LEVEL;
+    let text = query.to_string();
+    let parsed = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || qajudge::annotate::walk::parse_on_this_thread(&text))
+        .expect("thread")
+        .join()
+        .expect("no panic");
+    assert_eq!(
+        parsed.as_ref().is_err_and(|e| e.is_too_large()),
+        refused,
+        "the bounds check and the parse disagree on {query:?}: {parsed:?}"
+    );
+}
+
 /// A query: walking, annotating and making it executable never panic, and a
 /// query made executable (Virtuoso syntax rewritten, predefined prefixes
 /// expanded) is standard SPARQL 1.1 with the same IRIs.
@@ -91,6 +123,7 @@ pub fn check_sparql(bytes: &[u8]) {
     let Ok(query) = std::str::from_utf8(bytes) else {
         return;
     };
+    check_nesting_bound(query);
     let question = Question {
         query: qajudge::model::Query::Sparql(query.to_string()),
         ..Question::default()

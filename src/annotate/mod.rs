@@ -2,6 +2,8 @@
 //! markings that the sub-experiments score (SCORING 5) and the question features
 //! that breakdowns split by (SCORING 6).
 
+pub mod bounds;
+mod depth;
 pub mod dialect;
 pub mod features;
 pub mod markings;
@@ -12,7 +14,9 @@ use serde::Serialize;
 pub use features::{Features, FEATURES};
 pub use markings::{AnswerType, AnswerTypeMark, Markings};
 pub use walk::GerbilWalk;
-pub use walk::{executable, walk, Executable, SparqlError, Walked};
+pub use walk::{
+    check_bounds, check_executable_bounds, executable, walk, Executable, SparqlError, Walked,
+};
 
 use crate::matching::MatchOptions;
 use crate::model::{Query, Question};
@@ -45,7 +49,11 @@ pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, String> {
             Err("the query is OUT OF SCOPE: no markings can be derived from it".into())
         }
         Query::Sparql(s) => walk(s).map(Some).map_err(|e| {
-            format!("the query does not parse ({e}); fix it or give explicit annotations")
+            if e.is_too_large() {
+                format!("{e}; no markings are derived from it")
+            } else {
+                format!("the query does not parse ({e}); fix it or give explicit annotations")
+            }
         }),
         Query::Pseudo(_) => Err(
             "the query is a pseudo-query (hybrid question): no markings can be derived from it"

@@ -14,6 +14,8 @@ use spargebra::algebra::{
 use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::{Query, SparqlParser};
 
+use super::bounds::{self, Origin};
+use super::depth;
 use super::dialect::{has_keyword, rewrite, undeclared_prefixes};
 use crate::model::Term;
 use crate::terms::prefixes::PREDEFINED;
@@ -159,12 +161,35 @@ impl GerbilWalk {
     }
 }
 
-/// A query that does not parse.
+/// A query that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("sparql syntax error: {message}")]
-pub struct SparqlError {
-    /// The parser's message, with its line and column in the query.
-    pub message: String,
+pub enum SparqlError {
+    /// The text does not parse.
+    #[error("sparql syntax error: {message}")]
+    Syntax {
+        /// The parser's message, with its line and column in the query.
+        message: String,
+    },
+    /// The text or its algebra is past a bound qajudge reads (size, bracket
+    /// nesting, depth of operators and groups); nothing recursive has seen it.
+    #[error("the query is too large to read: {found}; write it with fewer nested brackets, and long chains of || or UNION as VALUES or IN (see Limits in docs/scoring.md)")]
+    TooLarge {
+        /// What was found and the bound, e.g. `102 levels of brackets, at most 64`.
+        found: String,
+    },
+    /// The thread that reads a large query could not run.
+    #[error("{message}")]
+    Thread {
+        /// Why.
+        message: String,
+    },
+}
+
+impl SparqlError {
+    /// True when the query was refused for its size or depth, not its syntax.
+    pub fn is_too_large(&self) -> bool {
+        matches!(self, SparqlError::TooLarge { .. })
+    }
 }
 
 /// A parser with the predefined prefixes, built once (their IRIs are checked when
@@ -175,19 +200,139 @@ fn parser() -> Result<SparqlParser, SparqlError> {
         .get_or_init(|| {
             let mut parser = SparqlParser::new();
             for (prefix, ns) in PREDEFINED {
-                parser = parser.with_prefix(*prefix, *ns).map_err(|e| SparqlError {
-                    message: format!("predefined prefix {prefix}: {e}"),
-                })?;
+                parser = parser
+                    .with_prefix(*prefix, *ns)
+                    .map_err(|e| SparqlError::Syntax {
+                        message: format!("predefined prefix {prefix}: {e}"),
+                    })?;
             }
             Ok(parser)
         })
         .clone()
 }
 
-fn parse(query: &str) -> Result<Query, SparqlError> {
-    parser()?.parse_query(query).map_err(|e| SparqlError {
+/// Where a read runs: on the caller's thread, which has room for shallow
+/// queries only (see [`bounds::SMALL_NESTING`], [`bounds::SMALL_DEPTH`]), or
+/// on a thread of [`crate::stack::DEEP_STACK_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Room {
+    Small,
+    Deep,
+}
+
+/// Why a read stopped: the query cannot be read, or it needs a deep stack.
+enum Fail {
+    Query(SparqlError),
+    NeedsDeepStack,
+}
+
+impl From<SparqlError> for Fail {
+    fn from(e: SparqlError) -> Fail {
+        Fail::Query(e)
+    }
+}
+
+fn parse(query: &str, room: Room) -> Result<Query, Fail> {
+    parse_with(parser()?, query, Origin::User, room)
+}
+
+/// Parses `query` within the bounds qajudge reads: its size and bracket
+/// nesting are checked before the (recursive) parser sees it, and the depth of
+/// its algebra after; an algebra too deep is taken apart without recursion. In
+/// a small room, a text or an algebra deeper than the room holds stops the read
+/// so that it starts again on a deep stack.
+fn parse_with(
+    parser: SparqlParser,
+    query: &str,
+    origin: Origin,
+    room: Room,
+) -> Result<Query, Fail> {
+    let shape = bounds::check(query, origin)?;
+    if room == Room::Small && !shape.is_small() {
+        return Err(Fail::NeedsDeepStack);
+    }
+    let parsed = parser.parse_query(query).map_err(|e| SparqlError::Syntax {
         message: readable(&e.to_string().replace('\n', " ")),
+    })?;
+    let depth = depth::depth(&parsed, bounds::MAX_DEPTH);
+    if depth > bounds::MAX_DEPTH {
+        depth::dismantle(parsed);
+        return Err(Fail::Query(SparqlError::TooLarge {
+            found: format!(
+                "more than {} levels of operators and groups",
+                bounds::MAX_DEPTH
+            ),
+        }));
+    }
+    if room == Room::Small && depth > bounds::SMALL_DEPTH {
+        depth::dismantle(parsed);
+        return Err(Fail::NeedsDeepStack);
+    }
+    Ok(parsed)
+}
+
+/// Checks that `query`, a user's text, is within the bounds qajudge reads
+/// (size, bracket nesting, depth of its algebra) before a store parses and
+/// evaluates it. Syntax errors are left to the caller's parser.
+pub fn check_bounds(query: &str) -> Result<(), SparqlError> {
+    check_bounds_of(query, Origin::User)
+}
+
+/// [`check_bounds`] for the text of an [`Executable`]: when it was written
+/// back from the algebra, its brackets nest as deep as the algebra (at most
+/// [`bounds::MAX_WRITTEN_NESTING`]).
+pub fn check_executable_bounds(text: &str) -> Result<(), SparqlError> {
+    check_bounds_of(text, Origin::WrittenBack)
+}
+
+fn check_bounds_of(query: &str, origin: Origin) -> Result<(), SparqlError> {
+    on_enough_stack(query, origin, |room| {
+        match parse_with(SparqlParser::new(), query, origin, room) {
+            Ok(_) | Err(Fail::Query(SparqlError::Syntax { .. })) => Ok(()),
+            Err(e) => Err(e),
+        }
     })
+}
+
+/// Checks the bounds of `query` and parses it on the caller's thread, whatever
+/// its size: what the fuzz target's depth invariant runs on a stack sized from
+/// [`bounds::nesting`] (a text the scan rates too shallow overflows it).
+/// Everything else reads queries through [`walk`], [`executable`] or
+/// [`check_bounds`], which pick the stack.
+pub fn parse_on_this_thread(query: &str) -> Result<(), SparqlError> {
+    match parse_with(SparqlParser::new(), query, Origin::User, Room::Deep) {
+        Ok(_) => Ok(()),
+        Err(Fail::Query(e)) => Err(e),
+        Err(Fail::NeedsDeepStack) => Err(SparqlError::Thread {
+            message: "a deep stack was asked for on this thread".into(),
+        }),
+    }
+}
+
+/// Runs `f`, which reads `query`, on the caller's thread when the text is
+/// shallow, and again on a thread with a deep stack when it is not or when
+/// `f` finds its algebra too deep for the caller's thread.
+fn on_enough_stack<T: Send>(
+    query: &str,
+    origin: Origin,
+    f: impl Fn(Room) -> Result<T, Fail> + Sync,
+) -> Result<T, SparqlError> {
+    if bounds::check(query, origin)?.is_small() {
+        match f(Room::Small) {
+            Ok(t) => return Ok(t),
+            Err(Fail::Query(e)) => return Err(e),
+            Err(Fail::NeedsDeepStack) => {}
+        }
+    }
+    let thread = |e: String| SparqlError::Thread { message: e };
+    match crate::stack::deep(|| f(Room::Deep)) {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(Fail::Query(e))) => Err(e),
+        Ok(Err(Fail::NeedsDeepStack)) => Err(thread(
+            "a deep stack was asked for on the deep stack (a bug in qajudge)".into(),
+        )),
+        Err(e) => Err(thread(e.to_string())),
+    }
 }
 
 /// The parser's message with its list of expected tokens kept to the quoted
@@ -217,8 +362,10 @@ fn readable(message: &str) -> String {
 /// Parses a query (with the endpoints' predefined prefixes, and Virtuoso's dialect
 /// rewritten when the query is not standard SPARQL) and walks it.
 pub fn walk(query: &str) -> Result<Walked, SparqlError> {
-    let (parsed, notes) = parse_lenient(query)?;
-    Ok(walk_parsed(&parsed, query, notes))
+    on_enough_stack(query, Origin::User, |room| {
+        let (parsed, notes) = parse_lenient(query, room)?;
+        Ok(walk_parsed(&parsed, query, notes))
+    })
 }
 
 /// A query made ready for a standard SPARQL 1.1 store (SCORING 10).
@@ -241,8 +388,16 @@ pub struct Executable {
 /// Reads a query the way the endpoints of the field accept it and makes it
 /// executable by a standard store; `Err` when it does not parse even so.
 pub fn executable(query: &str) -> Result<Executable, SparqlError> {
-    let strict = SparqlParser::new().parse_query(query).is_ok();
-    let (mut parsed, notes) = parse_lenient(query)?;
+    on_enough_stack(query, Origin::User, |room| executable_in(query, room))
+}
+
+fn executable_in(query: &str, room: Room) -> Result<Executable, Fail> {
+    let strict = match parse_with(SparqlParser::new(), query, Origin::User, room) {
+        Ok(_) => true,
+        Err(Fail::NeedsDeepStack) => return Err(Fail::NeedsDeepStack),
+        Err(Fail::Query(_)) => false,
+    };
+    let (mut parsed, notes) = parse_lenient(query, room)?;
     let walked = walk_parsed(&parsed, query, notes);
     let text = if strict {
         query.to_string()
@@ -256,13 +411,16 @@ pub fn executable(query: &str) -> Result<Executable, SparqlError> {
         let text = parsed.to_string();
         // the text written back must read as standard SPARQL, or a store would
         // report an error about text the user never wrote
-        if let Err(e) = SparqlParser::new().parse_query(&text) {
-            return Err(SparqlError {
-                message: format!(
-                    "the query is not standard SPARQL 1.1 and reads back as text that is not either ({}): {text}; write it in standard SPARQL 1.1",
-                    readable(&e.to_string().replace('\n', " "))
-                ),
-            });
+        match parse_with(SparqlParser::new(), &text, Origin::WrittenBack, room) {
+            Ok(_) => {}
+            Err(Fail::Query(SparqlError::Syntax { message })) => {
+                return Err(Fail::Query(SparqlError::Syntax {
+                    message: format!(
+                        "the query is not standard SPARQL 1.1 and reads back as text that is not either ({message}): {text}; write it in standard SPARQL 1.1"
+                    ),
+                }))
+            }
+            Err(e) => return Err(e),
         }
         text
     };
@@ -287,12 +445,13 @@ pub fn executable(query: &str) -> Result<Executable, SparqlError> {
 
 /// Parses with the predefined prefixes, and with Virtuoso's dialect rewritten
 /// when that is what it takes; the notes say what was relied on.
-fn parse_lenient(query: &str) -> Result<(Query, Vec<String>), SparqlError> {
+fn parse_lenient(query: &str, room: Room) -> Result<(Query, Vec<String>), Fail> {
     let mut notes = Vec::new();
-    let parsed = match parse(query) {
+    let parsed = match parse(query, room) {
         Ok(q) => q,
+        Err(Fail::NeedsDeepStack) => return Err(Fail::NeedsDeepStack),
         Err(first) => match rewrite(query, PREDEFINED) {
-            Some(r) => match parse(&r.query) {
+            Some(r) => match parse(&r.query, room) {
                 Ok(q) => {
                     notes.extend(
                         r.changes
@@ -301,7 +460,8 @@ fn parse_lenient(query: &str) -> Result<(Query, Vec<String>), SparqlError> {
                     );
                     q
                 }
-                Err(_) => return Err(first),
+                Err(Fail::NeedsDeepStack) => return Err(Fail::NeedsDeepStack),
+                Err(Fail::Query(_)) => return Err(first),
             },
             None => return Err(first),
         },
@@ -838,9 +998,7 @@ mod tests {
 
     #[test]
     fn syntax_errors_list_tokens_not_character_classes() {
-        let err = parse("SELECT ?s WHERE { ?s ?p ?o ")
-            .unwrap_err()
-            .to_string();
+        let err = walk("SELECT ?s WHERE { ?s ?p ?o ").unwrap_err().to_string();
         assert!(err.starts_with("sparql syntax error: error at 1:"), "{err}");
         assert!(
             err.contains(r#""}""#) && err.ends_with("or a name"),

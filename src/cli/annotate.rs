@@ -51,11 +51,15 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let unparsed = all
         .iter()
-        .filter(|a| a.diagnostics.iter().any(|d| d.contains("does not parse")))
+        .filter(|a| {
+            a.diagnostics
+                .iter()
+                .any(|d| d.contains("does not parse") || d.contains("too large to read"))
+        })
         .count();
     outln!("{}", serde_json::to_string_pretty(&all)?)?;
     eprintln!(
-        "{}: {} questions annotated, {} queries did not parse",
+        "{}: {} questions annotated, {} queries could not be read",
         path.display(),
         all.len(),
         unparsed

@@ -83,7 +83,8 @@ impl LiveArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub struct KgArgs {
     /// RDF files of the knowledge graph, loaded into an embedded in-memory store
-    /// (N-Triples, N-Quads, Turtle, TriG, RDF/XML, N3; plain, .gz, .bz2, .zst).
+    /// (N-Triples, N-Quads, Turtle, TriG, RDF/XML, N3; plain, .gz, .bz2, .zst):
+    /// regular files of at most --max-input-mb each.
     #[arg(long = "kg", value_name = "FILE", num_args = 1.., conflicts_with = "endpoint")]
     pub kg: Vec<std::path::PathBuf>,
     /// A SPARQL 1.1 protocol endpoint to execute queries on instead.
@@ -92,9 +93,15 @@ pub struct KgArgs {
     /// The time one query may take, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub query_timeout_ms: u64,
-    /// The most rows kept of one query's result.
+    /// The most rows kept of one query's result (on `serve`, also the most
+    /// rows of a `/sparql` answer).
     #[arg(long, value_name = "N", default_value_t = crate::sparql::DEFAULT_MAX_ROWS)]
     pub max_rows: usize,
+    /// The memory one query may use, in MB: its result, and what the embedded
+    /// store holds to sort, group, deduplicate or subtract. A query past it
+    /// fails with a message saying so.
+    #[arg(long, value_name = "MB", default_value_t = crate::sparql::DEFAULT_MAX_BYTES >> 20)]
+    pub max_query_memory_mb: usize,
 }
 
 impl KgArgs {
@@ -104,6 +111,7 @@ impl KgArgs {
             timeout: Duration::from_millis(self.query_timeout_ms),
             max_rows: self.max_rows,
             workers: 0,
+            max_bytes: self.max_query_memory_mb.max(1).saturating_mul(1 << 20),
         }
     }
 
@@ -126,6 +134,11 @@ impl KgArgs {
         }
         if self.kg.is_empty() {
             return Ok(None);
+        }
+        // regular files within --max-input-mb (as stored: a compressed file is
+        // limited by its compressed size), before any of them is loaded
+        for path in &self.kg {
+            super::input::check_file(path, super::input::max_input_bytes())?;
         }
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(

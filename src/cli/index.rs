@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use anyhow::Context;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -69,9 +70,15 @@ pub struct BuildArgs {
     /// Drop equivalence links that touch this host (and its subdomains), repeatable.
     #[arg(long = "exclude-host", value_name = "HOST")]
     pub exclude_hosts: Vec<String>,
-    /// Skip and count malformed statements instead of stopping at the first one.
+    /// Skip and count malformed statements instead of stopping at the first one
+    /// (and N-Triples/N-Quads lines longer than --max-line-kb).
     #[arg(long)]
     pub lenient: bool,
+    /// The longest N-Triples or N-Quads line read, in KiB: a longer one stops
+    /// the build with its file and line (or, with --lenient, is skipped and
+    /// counted), and is never held in memory whole.
+    #[arg(long, value_name = "KIB", default_value_t = crate::indexer::DEFAULT_MAX_LINE_BYTES >> 10)]
+    pub max_line_kb: usize,
     /// Mebibytes of IRI text held in memory before it is spilled to disk (in the
     /// output's temporary directory); lower it to build large dumps in less memory.
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
@@ -201,6 +208,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         equivalence: args.equivalence.iter().map(|p| expand(p)).collect(),
         exclude_hosts: args.exclude_hosts,
         lenient: args.lenient,
+        max_line_bytes: args.max_line_kb.max(1).saturating_mul(1 << 10),
         buffer_bytes: args.buffer_mb.max(1) << 20,
         ..BuildOptions::default()
     };
@@ -267,12 +275,11 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The JSON object of a `--provenance` file, or an error naming the file and
-/// where its JSON is wrong.
+/// The JSON object of a `--provenance` file (a regular file within
+/// `--max-input-mb`), or an error naming the file and where its JSON is wrong.
 fn read_provenance(path: &Path) -> anyhow::Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read the provenance file: {e}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    let bytes = super::input::read(path).context("--provenance")?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}:{}:{}: the provenance file is not JSON: {e}; give a JSON object",
             path.display(),

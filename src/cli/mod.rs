@@ -6,6 +6,7 @@ mod args;
 mod check;
 mod evaluate;
 mod index;
+mod input;
 mod refresh;
 mod render;
 mod serve;
@@ -13,7 +14,6 @@ mod serve;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::model::Dataset;
@@ -25,6 +25,10 @@ pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
+    /// The largest benchmark, run, `--kg` or `--provenance` file read, in MiB
+    /// (index build inputs are limited per line instead: `--max-line-kb`).
+    #[arg(long, global = true, value_name = "MIB", default_value_t = input::DEFAULT_MAX_INPUT_MB)]
+    pub max_input_mb: u64,
 }
 
 /// The subcommands.
@@ -74,6 +78,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// (0 success, 1 failure, 2 usage).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    input::set_max_input_mb(cli.max_input_mb);
     let result = match cli.command {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Check(args) => check::run(args),
@@ -95,9 +100,9 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Reads and parses a benchmark or run file.
+/// Reads and parses a benchmark or run file: a regular file within
+/// `--max-input-mb` (see [`input`]).
 pub(crate) fn load(path: &Path) -> anyhow::Result<Dataset> {
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read {}: check the path", path.display()))?;
+    let bytes = input::read(path)?;
     Ok(crate::qald::parse(&bytes, &path.display().to_string())?)
 }

@@ -2,8 +2,15 @@
 //! graph and write a QALD-JSON benchmark whose answers are the results (GERBIL
 //! QA's "update answers" for a new knowledge-graph version); says which
 //! questions changed, which failed and why.
+//!
+//! The output is written to a temporary file beside it (`.NAME.tmp-PID`) and
+//! renamed into place when complete, so a failed write (a full disk) leaves the
+//! previous file as it was. The output path must be absent or a regular file;
+//! a directory, a symbolic link, a FIFO or a device is refused before any query
+//! is executed.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
@@ -23,7 +30,8 @@ pub struct RefreshArgs {
     /// The knowledge graph.
     #[command(flatten)]
     pub kg: KgArgs,
-    /// Where to write the refreshed benchmark (QALD-JSON).
+    /// Where to write the refreshed benchmark (QALD-JSON): a new file, or a
+    /// regular file it replaces (a directory, link or special file is refused).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
@@ -33,6 +41,7 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
     if !args.kg.given() {
         bail!("refresh executes the gold queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
+    check_out(&args.out)?;
     let mut gold = super::load(&args.gold)?;
     let Some(kg) = args.kg.open()? else {
         bail!("no knowledge graph");
@@ -53,8 +62,7 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let doc = crate::qald::to_qald_json(&gold, &summary.columns);
     let text = serde_json::to_string_pretty(&doc)? + "\n";
-    std::fs::write(&args.out, text)
-        .with_context(|| format!("cannot write {}: check the path", args.out.display()))?;
+    write_replacing(&args.out, text.as_bytes())?;
     let without = gold.questions.len() - summary.executed;
     outln!(
         "executed {} of {} questions' queries on {}{}",
@@ -82,4 +90,168 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
     }
     outln!("wrote {}", args.out.display())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks that `out` may be written: absent, or a regular file (which the
+/// rename of a complete temporary file replaces). A directory, a symbolic link
+/// (not followed, whatever it points to), a FIFO, a device or a socket is an
+/// error naming the path.
+fn check_out(out: &Path) -> anyhow::Result<()> {
+    let file_type = match std::fs::symlink_metadata(out) {
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("{}: cannot look at --out", out.display()))
+        }
+    };
+    let what = if file_type.is_file() {
+        return Ok(());
+    } else if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link, which qajudge does not write through"
+    } else {
+        "a special file (a FIFO, device or socket)"
+    };
+    bail!(
+        "{}: cannot write the refreshed benchmark there: it is {what}; give --out a new file name or a regular file to replace",
+        out.display()
+    )
+}
+
+/// Writes `bytes` to `out` through a temporary file beside it, synced, then
+/// renamed into place (after checking `out` again with [`check_out`]); the
+/// temporary file is removed when anything fails, and a file already at its
+/// name is never touched.
+fn write_replacing(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let Some(name) = out.file_name() else {
+        bail!("{}: --out names no file; give a file name", out.display());
+    };
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let tmp = parent.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .with_context(|| {
+            format!(
+                "cannot create the temporary file {} beside --out: check that its directory exists and is writable",
+                tmp.display()
+            )
+        })?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .with_context(|| {
+            format!(
+                "cannot write {} (is the disk full?); {} is left as it was",
+                tmp.display(),
+                out.display()
+            )
+        })
+        .and_then(|()| check_out(out))
+        .and_then(|()| {
+            std::fs::rename(&tmp, out).with_context(|| {
+                format!(
+                    "cannot rename {} to {}; it is left as it was",
+                    tmp.display(),
+                    out.display()
+                )
+            })
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("qajudge-refresh-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_file_is_written_or_replaced_whole_and_nothing_is_left_beside_it() {
+        let dir = scratch("replace");
+        let out = dir.join("out.json");
+        check_out(&out).expect("absent is fine");
+        write_replacing(&out, b"first").expect("written");
+        assert_eq!(std::fs::read(&out).expect("out"), b"first");
+        check_out(&out).expect("a regular file is fine");
+        write_replacing(&out, b"second").expect("replaced");
+        assert_eq!(std::fs::read(&out).expect("out"), b"second");
+        assert_eq!(names(&dir), ["out.json"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn directories_links_and_special_files_are_refused_and_left_as_they_were() {
+        let dir = scratch("refuse");
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).expect("sub");
+        std::fs::write(sub.join("thesis.txt"), b"t").expect("thesis");
+        let target = dir.join("target.json");
+        std::fs::write(&target, b"target").expect("target");
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&target, &link).expect("link");
+        let socket = dir.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("socket");
+        for (path, what) in [
+            (&sub, "a directory"),
+            (&link, "a symbolic link"),
+            (&socket, "a special file"),
+        ] {
+            let e = format!("{:#}", check_out(path).expect_err("refused"));
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains(what), "{e}");
+            let e = format!("{:#}", write_replacing(path, b"new").expect_err("refused"));
+            assert!(e.contains(what), "{e}");
+        }
+        assert_eq!(std::fs::read(sub.join("thesis.txt")).expect("kept"), b"t");
+        assert_eq!(std::fs::read(&target).expect("kept"), b"target");
+        assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
+        assert_eq!(
+            names(&dir),
+            ["link.json", "socket", "sub", "target.json"],
+            "no temporary file is left"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_at_the_temporary_name_is_not_touched() {
+        let dir = scratch("taken");
+        let out = dir.join("out.json");
+        std::fs::write(&out, b"previous").expect("out");
+        let tmp = dir.join(format!(".out.json.tmp-{}", std::process::id()));
+        std::fs::write(&tmp, b"someone's").expect("tmp");
+        assert!(write_replacing(&out, b"new").is_err());
+        assert_eq!(std::fs::read(&tmp).expect("kept"), b"someone's");
+        assert_eq!(std::fs::read(&out).expect("kept"), b"previous");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use clap::Args;
 
 use super::args::{KgArgs, LiveArgs};
 
-use crate::http::{run, ServeConfig};
-use crate::live::{LiveOptions, LOOPBACK};
+use crate::http::{run, ExperimentStore, ServeConfig};
+use crate::live::LiveOptions;
 
 /// Arguments of `qajudge serve`.
 #[derive(Debug, Args)]
@@ -17,16 +17,22 @@ pub struct ServeArgs {
     /// An index built with `qajudge index build` (lookups and cross-graph matching).
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
-    /// Where experiments are stored (created when missing).
+    /// Where experiments are stored (created when missing): a new or empty
+    /// directory, or one a qajudge server wrote; a directory holding other
+    /// files is refused.
     #[arg(long, value_name = "DIR")]
     pub data: PathBuf,
     /// The address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// A benchmark offered by name, as NAME=FILE (repeatable).
+    /// A benchmark offered by name, as NAME=FILE (repeatable): a non-empty name
+    /// and a regular file of at most --max-input-mb.
     #[arg(long = "benchmark", value_name = "NAME=FILE")]
     pub benchmarks: Vec<String>,
-    /// A host live QA systems may be on (repeatable; default: loopback only).
+    /// A host live QA systems may be on (repeatable). Without it the server
+    /// calls no live system: a client could otherwise make it call any port
+    /// of the machine it runs on. Give `--allow-system-host 127.0.0.1` for
+    /// systems on the same machine.
     #[arg(long = "allow-system-host", value_name = "HOST")]
     pub allow_system_hosts: Vec<String>,
     /// How live QA systems are called.
@@ -58,6 +64,21 @@ pub struct ServeArgs {
     /// The time one query of the `/sparql` endpoint may take, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub sparql_timeout_ms: u64,
+    /// The SPARQL queries that run at once, on `/sparql` and on the knowledge
+    /// graph together (default: the number of cores). A `/sparql` query beyond
+    /// them gets 503 `busy` with `Retry-After`; a query of an evaluation waits
+    /// for a slot within its timeout.
+    #[arg(long, value_name = "N")]
+    pub max_concurrent_queries: Option<usize>,
+    /// The time a client has to send a request's head (request line and
+    /// headers), in milliseconds, from its first byte: a 408 after it.
+    #[arg(long, default_value_t = 5_000)]
+    pub head_timeout_ms: u64,
+    /// The time a client has to send a request's body, in milliseconds, from
+    /// its head: a 408 and a closed connection after it, so that slow uploads
+    /// cannot hold connections open. Raise it for large uploads over slow links.
+    #[arg(long, default_value_t = 30_000)]
+    pub body_timeout_ms: u64,
 }
 
 /// Checks an origin of `--cors-origin`: a scheme, a host and maybe a port,
@@ -72,6 +93,22 @@ fn check_origin(origin: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Splits a `--benchmark NAME=FILE` into its name and file, both trimmed; a
+/// missing `=`, an empty name or an empty file is an error saying the form.
+fn parse_benchmark(given: &str) -> anyhow::Result<(String, PathBuf)> {
+    let Some((name, file)) = given.split_once('=') else {
+        bail!("--benchmark {given:?} is not NAME=FILE; give it as, for example, qald9=qald-9-test.json");
+    };
+    let (name, file) = (name.trim(), file.trim());
+    if name.is_empty() {
+        bail!("--benchmark {given:?} has an empty name; give it as NAME=FILE, for example, qald9=qald-9-test.json");
+    }
+    if file.is_empty() {
+        bail!("--benchmark {given:?} names no file; give it as NAME=FILE, for example, qald9=qald-9-test.json");
+    }
+    Ok((name.to_string(), PathBuf::from(file)))
+}
+
 /// Runs `qajudge serve`.
 pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // request logs on stderr; RUST_LOG picks the level (default: every request)
@@ -79,10 +116,11 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .try_init();
     let mut benchmarks = Vec::new();
     for b in &args.benchmarks {
-        let Some((name, file)) = b.split_once('=') else {
-            bail!("--benchmark {b:?} is not NAME=FILE; give it as, for example, qald9=qald-9-test.json");
-        };
-        benchmarks.push((name.trim().to_string(), PathBuf::from(file.trim())));
+        let (name, file) = parse_benchmark(b)?;
+        // a regular file within --max-input-mb, before anything is loaded
+        super::input::check_file(&file, super::input::max_input_bytes())
+            .with_context(|| format!("--benchmark {name}"))?;
+        benchmarks.push((name, file));
     }
     for origin in &args.cors_origins {
         check_origin(origin)?;
@@ -101,14 +139,15 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let allowed = if args.allow_system_hosts.is_empty() {
-        LOOPBACK
-            .iter()
-            .map(std::string::ToString::to_string)
-            .collect()
-    } else {
-        args.allow_system_hosts.clone()
-    };
+    // before the knowledge graph and the index are loaded, which can take long
+    ExperimentStore::check_dir(&args.data)?;
+    // no live system unless the operator names its hosts
+    let allowed = args.allow_system_hosts.clone();
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    if args.max_concurrent_queries == Some(0) {
+        bail!("--max-concurrent-queries 0 would refuse every query; give at least 1 (default: the number of cores, {cores})");
+    }
+    let query_gate = crate::sparql::QueryGate::new(args.max_concurrent_queries.unwrap_or(cores));
     let config = ServeConfig {
         index: args.index.clone(),
         data: args.data.clone(),
@@ -118,7 +157,10 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             allowed_hosts: Some(allowed),
             ..args.live.options()
         },
-        knowledge_graph: args.kg.open()?.map(std::sync::Arc::new),
+        knowledge_graph: args
+            .kg
+            .open()?
+            .map(|kg| std::sync::Arc::new(kg.with_gate(query_gate.clone()))),
         exec: args.kg.options(),
         max_body_bytes: args.max_body_bytes,
         workers: args.workers.unwrap_or_else(|| {
@@ -128,6 +170,10 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         cors_origins: args.cors_origins.clone(),
         public_url: args.public_url.clone(),
         sparql_timeout: std::time::Duration::from_millis(args.sparql_timeout_ms.max(1)),
+        query_gate,
+        // 0 would mean no deadline to actix-web: at least one millisecond
+        head_timeout: std::time::Duration::from_millis(args.head_timeout_ms.max(1)),
+        body_timeout: std::time::Duration::from_millis(args.body_timeout_ms.max(1)),
     };
     run(config, |addr| {
         eprintln!("qajudge: listening on http://{addr}");

@@ -63,6 +63,25 @@ impl ApiError {
         }
     }
 
+    /// A 400: a token in the query string (`?token=`), which is never read,
+    /// since URLs end up in logs, browser history and `Referer` headers.
+    pub fn token_in_query(name: &str) -> ApiError {
+        ApiError {
+            status: 400,
+            code: "token_in_query",
+            message: format!("the query parameter {name:?} is not read: tokens in URLs end up in logs and browser history; send the token in a header instead (an experiment's token as X-Experiment-Token: TOKEN, the server's API token as Authorization: Bearer TOKEN or X-Api-Token: TOKEN) and drop it from the URL"),
+        }
+    }
+
+    /// A 408: a request body that did not arrive in time.
+    pub fn body_timeout(timeout: std::time::Duration) -> ApiError {
+        ApiError {
+            status: 408,
+            code: "request_timeout",
+            message: format!("the request body did not arrive within {} ms of its head; send it faster, or start the server with a larger --body-timeout-ms", timeout.as_millis()),
+        }
+    }
+
     /// A 500.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {

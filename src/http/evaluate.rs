@@ -5,7 +5,7 @@
 //! with the body size limit of the server and a time limit per call.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -135,7 +135,8 @@ pub async fn evaluate(
     state: web::Data<AppState>,
     body: web::Json<EvaluateBodyJson>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner().0;
+    let mut body = body.into_inner().0;
+    let started = Instant::now();
     if body.runs.is_empty() {
         return Err(ApiError::bad(
             "missing_field",
@@ -158,38 +159,40 @@ pub async fn evaluate(
             format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
         ));
     }
-    let (gold_name, gold) = match &body.gold {
+    // inline documents are parsed on the blocking pool, within the call's
+    // time limit: a large or awkward document never stalls the server's workers
+    let registered = match &body.gold {
         GoldInput::Benchmark(name) => match state.benchmarks.get(name) {
-            Some(b) => (name.clone(), Arc::clone(&b.dataset)),
+            Some(b) => Some((name.clone(), Arc::clone(&b.dataset))),
             None => {
                 return Err(ApiError::not_found(format!(
                     "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or give the gold inline as {{\"document\": …}}"
                 )))
             }
         },
-        GoldInput::Document(doc) => {
-            let dataset = parse(doc, "gold", "gold")?;
-            if dataset.questions.is_empty() {
-                return Err(ApiError::bad(
-                    "bad_gold",
-                    "the gold document holds no question",
-                ));
-            }
-            (
-                doc.name.clone().unwrap_or_else(|| "gold".into()),
-                Arc::new(dataset),
-            )
+        GoldInput::Document(_) => None,
+    };
+    let from_benchmark = registered.is_some();
+    let gold_doc = match std::mem::replace(&mut body.gold, GoldInput::Benchmark(String::new())) {
+        GoldInput::Document(doc) => Some(doc),
+        GoldInput::Benchmark(_) => None,
+    };
+    let run_docs = std::mem::take(&mut body.runs);
+    let parsing = web::block(move || parse_documents(gold_doc, &run_docs));
+    let (gold_doc, runs) =
+        match actix_web::rt::time::timeout(remaining(started, timeout_ms), parsing).await {
+            Ok(parsed) => parsed.map_err(internal)??,
+            Err(_) => return Err(too_slow(timeout_ms)),
+        };
+    let (gold_name, gold) = match (registered, gold_doc) {
+        (Some(named), _) => named,
+        (None, Some(parsed)) => parsed,
+        (None, None) => {
+            return Err(ApiError::internal(
+                "no gold after parsing (a bug in qajudge)",
+            ))
         }
     };
-    let mut runs = Vec::with_capacity(body.runs.len());
-    for (i, doc) in body.runs.iter().enumerate() {
-        let name = run_name(doc, i + 1);
-        let dataset = parse(doc, "run", &name)?;
-        runs.push(RunSource::File {
-            name,
-            dataset: Box::new(dataset),
-        });
-    }
     let experiments = Experiment::list_from_names(&body.experiments.join(","))
         .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
     let gold_markings = match body.gold_markings.as_deref() {
@@ -221,7 +224,7 @@ pub async fn evaluate(
     };
     let job = Job {
         id: String::new(),
-        benchmark: matches!(body.gold, GoldInput::Benchmark(_)).then(|| gold_name.clone()),
+        benchmark: from_benchmark.then(|| gold_name.clone()),
         gold_name,
         gold,
         runs,
@@ -234,21 +237,61 @@ pub async fn evaluate(
     };
     let worker = state.worker.clone();
     let work = web::block(move || evaluate_job(job, &worker, &|_, _| {}));
-    match actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), work).await {
+    match actix_web::rt::time::timeout(remaining(started, timeout_ms), work).await {
         Ok(done) => {
             let report = done
                 .map_err(internal)?
                 .map_err(|e| ApiError::bad("evaluation_failed", e))?;
             Ok(HttpResponse::Ok().json(report))
         }
-        Err(_) => Err(ApiError {
-            status: 503,
-            code: "timeout",
-            message: format!(
-                "the evaluation took longer than timeout_ms={timeout_ms}; give a larger timeout_ms (at most {MAX_TIMEOUT_MS}) or submit it as a stored experiment (POST /api/v1/experiments)"
-            ),
-        }),
+        Err(_) => Err(too_slow(timeout_ms)),
     }
+}
+
+/// What is left of the call's time limit.
+fn remaining(started: Instant, timeout_ms: u64) -> Duration {
+    Duration::from_millis(timeout_ms).saturating_sub(started.elapsed())
+}
+
+/// The answer of a call past its time limit.
+fn too_slow(timeout_ms: u64) -> ApiError {
+    ApiError {
+        status: 503,
+        code: "timeout",
+        message: format!(
+            "the evaluation took longer than timeout_ms={timeout_ms}; give a larger timeout_ms (at most {MAX_TIMEOUT_MS}) or submit it as a stored experiment (POST /api/v1/experiments)"
+        ),
+    }
+}
+
+/// A gold document parsed (its name and dataset), and the runs.
+type Parsed = (Option<(String, Arc<Dataset>)>, Vec<RunSource>);
+
+/// Parses the inline gold (when given) and the runs, naming each in errors.
+fn parse_documents(gold: Option<Document>, runs: &[Document]) -> Result<Parsed, ApiError> {
+    let gold = match gold {
+        Some(doc) => {
+            let dataset = parse(&doc, "gold", "gold")?;
+            if dataset.questions.is_empty() {
+                return Err(ApiError::bad(
+                    "bad_gold",
+                    "the gold document holds no question",
+                ));
+            }
+            Some((doc.name.unwrap_or_else(|| "gold".into()), Arc::new(dataset)))
+        }
+        None => None,
+    };
+    let mut sources = Vec::with_capacity(runs.len());
+    for (i, doc) in runs.iter().enumerate() {
+        let name = run_name(doc, i + 1);
+        let dataset = parse(doc, "run", &name)?;
+        sources.push(RunSource::File {
+            name,
+            dataset: Box::new(dataset),
+        });
+    }
+    Ok((gold, sources))
 }
 
 /// The body of `POST /api/v1/evaluate` (a newtype so that the route's signature

@@ -278,15 +278,26 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
+/// The record store's directory under the data directory.
+const RECORDS_DIR: &str = "experiments";
+
 impl ExperimentStore {
-    /// Opens the store under `dir`, marks experiments a stop interrupted as failed,
-    /// and starts the worker.
+    /// Checks that `dir` may be the data directory: absent, empty, or holding
+    /// only a store this server wrote (see [`super::store::check_data_dir`]).
+    pub fn check_dir(dir: &std::path::Path) -> Result<(), ExperimentError> {
+        Ok(super::store::check_data_dir(dir, RECORDS_DIR)?)
+    }
+
+    /// Opens the store under `dir` (checked with [`ExperimentStore::check_dir`]
+    /// first, and made when missing), marks experiments a stop interrupted as
+    /// failed, and starts the worker.
     pub fn open(dir: &std::path::Path) -> Result<ExperimentStore, ExperimentError> {
+        Self::check_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(|source| ExperimentError::DataDir {
             path: dir.display().to_string(),
             source,
         })?;
-        let records = RecordStore::open(&dir.join("experiments"))?;
+        let records = RecordStore::open(&dir.join(RECORDS_DIR))?;
         let store = ExperimentStore {
             records,
             ids: Mutex::new(()),
@@ -317,11 +328,19 @@ impl ExperimentStore {
             *q = Some(tx);
         }
         let store = Arc::clone(self);
-        std::thread::spawn(move || {
-            for job in rx {
-                store.execute(job, &worker);
-            }
-        });
+        // evaluation parses and walks queries: a stack of known size, deep
+        // enough for any query within the bounds read
+        let spawned = std::thread::Builder::new()
+            .name("experiments".into())
+            .stack_size(crate::stack::DEEP_STACK_BYTES)
+            .spawn(move || {
+                for job in rx {
+                    store.execute(job, &worker);
+                }
+            });
+        if let Err(e) = spawned {
+            eprintln!("qajudge: cannot start the experiment worker: {e}; experiments stay queued");
+        }
     }
 
     /// Writes a record.

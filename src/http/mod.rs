@@ -4,7 +4,9 @@
 //! the library, and turn failures into JSON errors (`{"error": {"code",
 //! "message"}}`) with the right status. Evaluation runs on a worker thread, never
 //! on the server's threads. Every request is logged (the `log` facade, at
-//! `info`; the CLI sets the level from `RUST_LOG`).
+//! `info`; the CLI sets the level from `RUST_LOG`), with the values of secret
+//! query parameters redacted; a request's head and body each have a deadline
+//! (see [`requests`]).
 
 mod access;
 mod batch;
@@ -14,6 +16,7 @@ mod experiments;
 mod linked;
 mod openapi;
 mod published;
+mod requests;
 mod routes;
 mod store;
 
@@ -27,7 +30,7 @@ use actix_web::{web, App, HttpServer};
 use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
-use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph};
+use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph, QueryGate};
 pub use error::ApiError;
 pub use experiments::{
     ExperimentError, ExperimentStatus, ExperimentStore, GoldCache, Record, Worker,
@@ -64,6 +67,16 @@ pub struct ServeConfig {
     pub public_url: Option<String>,
     /// The time one query of `/sparql` may take.
     pub sparql_timeout: std::time::Duration,
+    /// The slots of the queries that run at once (`--max-concurrent-queries`),
+    /// shared by `/sparql` and the knowledge graph (which the caller gave the
+    /// same gate).
+    pub query_gate: QueryGate,
+    /// The time a client has to send a request's head (request line and
+    /// headers), from its first byte; a 408 after it.
+    pub head_timeout: std::time::Duration,
+    /// The time a client has to send a request's body, from its head; a 408
+    /// and a closed connection after it.
+    pub body_timeout: std::time::Duration,
 }
 
 /// What the service cannot start with.
@@ -117,6 +130,8 @@ pub struct AppState {
     worker: Worker,
     /// The SHA-256 of `--api-token`, if any.
     api_token_sha256: Option<String>,
+    /// Who may see each stored experiment, decided before the store is read.
+    gate: access::Gate,
     /// The base of experiment IRIs, set once the address is bound.
     base: std::sync::OnceLock<String>,
     /// The published experiments as RDF, for `/sparql`.
@@ -167,6 +182,7 @@ fn cors(origins: &[String]) -> actix_web::middleware::Condition<actix_cors::Cors
             actix_web::http::header::ACCEPT,
         ])
         .allowed_header("x-api-token")
+        .allowed_header("x-experiment-token")
         .expose_headers([actix_web::http::header::LOCATION])
         .max_age(3600);
     for origin in origins {
@@ -224,6 +240,10 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         golds: Arc::new(GoldCache::default()),
     };
     store.start_worker(worker.clone());
+    let gate = access::Gate::load(&store.list().map_err(|e| ServeError::Store {
+        path: config.data.display().to_string(),
+        source: e,
+    })?);
     let state = web::Data::new(AppState {
         index,
         index_path,
@@ -237,25 +257,37 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             .api_token
             .as_deref()
             .map(|t| crate::digest::sha256_hex(t.as_bytes())),
+        gate,
         base: std::sync::OnceLock::new(),
         published: Arc::new(
-            PublishedGraph::new().map_err(|e| std::io::Error::other(e.to_string()))?,
+            PublishedGraph::new()
+                .map_err(|e| std::io::Error::other(e.to_string()))?
+                .with_gate(config.query_gate.clone()),
         ),
         sparql_timeout: config.sparql_timeout,
     });
     let workers = config.workers.max(1);
+    let body_timeout = config.body_timeout;
     actix_web::rt::System::new().block_on(async move {
         let server = HttpServer::new({
             let state = state.clone();
             let origins = config.cors_origins.clone();
             move || {
                 App::new()
+                    .wrap_fn(move |req, service| {
+                        requests::with_body_deadline(req, service, body_timeout)
+                    })
                     .wrap(cors(&origins))
-                    .wrap(actix_web::middleware::Logger::new("%a \"%r\" %s %b %Dms"))
+                    // %r would print the query string as sent, tokens included
+                    .wrap(
+                        actix_web::middleware::Logger::new("%a \"%{request}xi\" %s %b %Dms")
+                            .custom_request_replace("request", requests::log_line),
+                    )
                     .configure(|cfg| configure(cfg, state.clone()))
             }
         })
         .workers(workers)
+        .client_request_timeout(config.head_timeout)
         .bind(&config.bind)?;
         let addr = server.addrs().first().copied();
         let base = match (&config.public_url, addr) {

@@ -2,18 +2,23 @@
 //! to a browser, Turtle, N-Triples, JSON-LD or RDF/XML to a client that asks
 //! for RDF), and the read-only SPARQL endpoint `/sparql` over every published
 //! experiment (SPARQL 1.1 protocol, GET and POST; loaded from the record store
-//! at start and updated as experiments finish or are published).
+//! at start and updated as experiments finish or are published). Its queries
+//! take one of the server's query slots (503 `busy` with `Retry-After` when
+//! none is free) and run under the query timeout and the row and memory caps;
+//! a result past the first MiB is streamed, and a limit passed after that cuts
+//! the response short (the client sees an incomplete body).
 
 use std::sync::Arc;
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::experiments::{ExperimentStatus, ExperimentStore, Record};
 use super::openapi::ErrorBody;
 use super::routes::{internal, visible_record};
 use super::{linked, ApiError, AppState};
-use crate::sparql::{negotiate_syntax, PublishedGraph, QueryError};
+use crate::sparql::{negotiate_syntax, ExecOptions, PublishedGraph, QueryError, Reply};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -118,25 +123,62 @@ async fn answer(state: &AppState, req: &HttpRequest, params: SparqlParams) -> Ap
         ));
     };
     let graph = Arc::clone(&state.published);
-    let (accept, timeout) = (accept(req).to_string(), state.sparql_timeout);
-    let (media, body) = web::block(move || graph.query(&query, &accept, timeout))
+    let accept = accept(req).to_string();
+    let options = ExecOptions {
+        timeout: state.sparql_timeout,
+        ..state.worker.exec
+    };
+    let reply = web::block(move || graph.answer(&query, &accept, options))
         .await
-        .map_err(internal)?
-        .map_err(refused)?;
-    Ok(HttpResponse::Ok()
-        .content_type(media)
-        .insert_header(("Vary", "Accept"))
-        .body(body))
+        .map_err(internal)?;
+    let reply = match reply {
+        Ok(r) => r,
+        Err(e @ QueryError::Busy { retry_after, .. }) => {
+            let mut busy = refused(e).error_response();
+            busy.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from(retry_after),
+            );
+            return Ok(busy);
+        }
+        Err(e) => return Err(refused(e)),
+    };
+    let mut ok = HttpResponse::Ok();
+    match reply {
+        Reply::Complete { media, body } => Ok(ok
+            .content_type(media)
+            .insert_header(("Vary", "Accept"))
+            .body(body)),
+        Reply::Streaming { media, head, rest } => {
+            let head = futures_util::stream::once(async move { Ok(web::Bytes::from(head)) });
+            let rest = futures_util::stream::poll_fn(move |cx| {
+                rest.poll_chunk(cx).map(|chunk| {
+                    chunk.map(|c| {
+                        c.map(web::Bytes::from).inspect_err(|e| {
+                            eprintln!("qajudge: a /sparql answer was cut short: {e}");
+                        })
+                    })
+                })
+            });
+            Ok(ok
+                .content_type(media)
+                .insert_header(("Vary", "Accept"))
+                .streaming(head.chain(rest)))
+        }
+    }
 }
 
 /// The API error of a query without an answer.
 fn refused(e: QueryError) -> ApiError {
     let (status, code) = match &e {
         QueryError::Syntax(_) => (400, "bad_query"),
+        QueryError::TooLarge(_) => (400, "query_too_large"),
         QueryError::Update => (403, "read_only"),
         QueryError::Timeout(_) => (503, "timeout"),
+        QueryError::ResultTooLarge(_) => (413, "result_too_large"),
+        QueryError::Busy { .. } => (503, "busy"),
         QueryError::NotAcceptable(_) => (406, "not_acceptable"),
-        QueryError::Failed(_) => (500, "query_failed"),
+        QueryError::Failed(_) | QueryError::Closed => (500, "query_failed"),
     };
     ApiError {
         status,
@@ -152,7 +194,8 @@ fn refused(e: QueryError) -> ApiError {
         (status = 400, description = "no query, or one that does not parse", body = ErrorBody),
         (status = 403, description = "an update (read_only)", body = ErrorBody),
         (status = 406, description = "no acceptable format", body = ErrorBody),
-        (status = 503, description = "past the query timeout", body = ErrorBody)))]
+        (status = 413, description = "the results pass the row cap (--max-rows) or the memory cap (--max-query-memory-mb) before the first MiB was sent (result_too_large); past it, the response is cut short", body = ErrorBody),
+        (status = 503, description = "past the query timeout (timeout), or every query slot taken (busy, with Retry-After)", body = ErrorBody)))]
 pub async fn sparql_get(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -170,7 +213,8 @@ pub async fn sparql_get(
         (status = 400, description = "no query, one that does not parse, or another content type", body = ErrorBody),
         (status = 403, description = "an update (read_only)", body = ErrorBody),
         (status = 406, description = "no acceptable format", body = ErrorBody),
-        (status = 503, description = "past the query timeout", body = ErrorBody)))]
+        (status = 413, description = "the results pass the row cap (--max-rows) or the memory cap (--max-query-memory-mb) before the first MiB was sent (result_too_large); past it, the response is cut short", body = ErrorBody),
+        (status = 503, description = "past the query timeout (timeout), or every query slot taken (busy, with Retry-After)", body = ErrorBody)))]
 pub async fn sparql_post(
     state: web::Data<AppState>,
     req: HttpRequest,

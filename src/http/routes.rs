@@ -382,16 +382,21 @@ pub(super) struct AnnotateBody {
 /// The sub-experiment markings and features SCORING 5 derives from a query.
 #[utoipa::path(post, path = "/api/v1/annotate", tag = "matching", request_body = AnnotateBody,
     responses((status = 200, description = "the markings", body = crate::annotate::Annotation),
-        (status = 400, description = "malformed body", body = ErrorBody)))]
+        (status = 400, description = "malformed body, or a query past the size and nesting read (query_too_large)", body = ErrorBody)))]
 pub(super) async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
     let q = Question {
         id: QuestionId("query".into()),
         query: Query::Sparql(body.sparql.clone()),
         ..Question::default()
     };
-    let a = web::block(move || annotate_question(&q, MatchOptions::default()))
-        .await
-        .map_err(internal)?;
+    let a = web::block(move || {
+        // a query past the bounds read is refused, not annotated
+        crate::annotate::check_bounds(&body.sparql)?;
+        Ok::<_, crate::annotate::SparqlError>(annotate_question(&q, MatchOptions::default()))
+    })
+    .await
+    .map_err(internal)?
+    .map_err(|e| ApiError::bad("query_too_large", e.to_string()))?;
     Ok(HttpResponse::Ok().json(a))
 }
 
@@ -471,9 +476,10 @@ fn summary(r: &Record) -> ExperimentSummary {
 
 /// The published experiments, newest first (with the API token: all).
 #[utoipa::path(get, path = "/api/v1/experiments", tag = "experiments",
-    responses((status = 200, description = "the experiments", body = Vec<ExperimentSummary>)))]
+    responses((status = 200, description = "the experiments", body = Vec<ExperimentSummary>),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody)))]
 pub(super) async fn experiments_list(state: web::Data<AppState>, req: HttpRequest) -> ApiResult {
-    let admin = access::is_admin(&state, &req);
+    let admin = access::Credentials::of(&state, &req)?.is_admin();
     let mut list = state.store.list().map_err(internal)?;
     list.retain(|r| r.published || admin);
     list.reverse();
@@ -481,9 +487,20 @@ pub(super) async fn experiments_list(state: web::Data<AppState>, req: HttpReques
 }
 
 /// A stored experiment the request may see, or the 404 of an unknown id.
+/// Whether it may be seen is decided before the store is read, so that a
+/// private experiment without its token answers as fast as an unknown id.
 pub(super) fn visible_record(
     state: &AppState,
     req: &HttpRequest,
+    id: &str,
+) -> Result<Record, ApiError> {
+    visible_with(state, &access::Credentials::of(state, req)?, id)
+}
+
+/// [`visible_record`] with the request's credentials read already.
+fn visible_with(
+    state: &AppState,
+    credentials: &access::Credentials,
     id: &str,
 ) -> Result<Record, ApiError> {
     if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_digit()) {
@@ -491,17 +508,23 @@ pub(super) fn visible_record(
             "no experiment {id:?}: ids are twelve digits (YYYYMMDDNNNN)"
         )));
     }
-    match state.store.get(id).map_err(internal)? {
-        Some(r) if access::can_see(state, req, &r) => Ok(r),
-        _ => Err(access::no_experiment(id)),
+    if !state.gate.may_see(id, credentials) {
+        return Err(access::no_experiment(id));
     }
+    state
+        .store
+        .get(id)
+        .map_err(internal)?
+        .ok_or_else(|| access::no_experiment(id))
 }
 
-/// A stored experiment with its report (a private one needs its token).
+/// A stored experiment with its report (a private one needs its token, in
+/// `X-Experiment-Token` or `Authorization: Bearer`; never in the URL).
 #[utoipa::path(get, path = "/api/v1/experiments/{id}", tag = "experiments",
     params(("id" = String, Path, description = "the experiment's id, YYYYMMDDNNNN"),
-        ("token" = Option<String>, Query, description = "the experiment's secret token (or Authorization: Bearer)")),
+        ("X-Experiment-Token" = Option<String>, Header, description = "the experiment's secret token (or Authorization: Bearer TOKEN)")),
     responses((status = 200, description = "the experiment", body = Record),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody),
         (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
 pub(super) async fn experiment_get(
     state: web::Data<AppState>,
@@ -515,8 +538,9 @@ pub(super) async fn experiment_get(
 /// Makes an experiment public: listed, in `/sparql`, visible without its token.
 #[utoipa::path(post, path = "/api/v1/experiments/{id}/publish", tag = "experiments",
     params(("id" = String, Path, description = "the experiment's id"),
-        ("token" = Option<String>, Query, description = "the experiment's secret token (or Authorization: Bearer)")),
+        ("X-Experiment-Token" = Option<String>, Header, description = "the experiment's secret token (or Authorization: Bearer TOKEN, or the server's API token)")),
     responses((status = 200, description = "published", body = ExperimentSummary),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody),
         (status = 403, description = "public already, and asked without its token", body = ErrorBody),
         (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
 pub(super) async fn experiment_publish(
@@ -525,8 +549,9 @@ pub(super) async fn experiment_publish(
     id: web::Path<String>,
 ) -> ApiResult {
     let id = id.into_inner();
-    let record = visible_record(&state, &req, &id)?;
-    if !access::can_publish(&state, &req, &record) {
+    let credentials = access::Credentials::of(&state, &req)?;
+    let record = visible_with(&state, &credentials, &id)?;
+    if !credentials.can_publish(&record) {
         // published already and asked without its token: nothing to change
         return Err(ApiError {
             status: 403,
@@ -534,12 +559,20 @@ pub(super) async fn experiment_publish(
             message: format!("experiment {id} is public; only its token or the server's API token may publish it"),
         });
     }
-    let store = Arc::clone(&state.store);
-    let record = web::block(move || store.publish(&id))
-        .await
-        .map_err(internal)?
-        .map_err(internal)?
-        .ok_or_else(|| access::no_experiment(&record.id))?;
+    // the gate learns of it on the blocking thread, which finishes even when
+    // the client goes away before the answer
+    let shared = state.clone();
+    let record = web::block(move || {
+        let published = shared.store.publish(&id)?;
+        if let Some(r) = &published {
+            shared.gate.admit(r);
+        }
+        Ok::<_, super::ExperimentError>(published)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?
+    .ok_or_else(|| access::no_experiment(&record.id))?;
     Ok(HttpResponse::Ok().json(summary(&record)))
 }
 
@@ -586,7 +619,8 @@ pub(super) struct Created {
     token: String,
     /// Public already (the form's `publish`).
     published: bool,
-    /// Its page, with the token.
+    /// Its page, with the token in the fragment (`#token=…`), which browsers
+    /// never send to the server.
     url: String,
     /// Its API address.
     api: String,
@@ -669,7 +703,7 @@ fn stem(name: &str) -> String {
 #[utoipa::path(post, path = "/api/v1/experiments", tag = "experiments",
     request_body(content = Form, content_type = "multipart/form-data"),
     responses((status = 202, description = "queued; poll its API address with its token", body = Created),
-        (status = 400, description = "a bad field or file", body = ErrorBody),
+        (status = 400, description = "a bad field or file, or a token in the query string (token_in_query): send the API token in a header", body = ErrorBody),
         (status = 401, description = "the server asks for its API token", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody)))]
@@ -678,7 +712,7 @@ pub(super) async fn experiments_post(
     req: HttpRequest,
     payload: Multipart,
 ) -> ApiResult {
-    access::require_api_token(&state, &req)?;
+    access::Credentials::of(&state, &req)?.require_api_token(&state)?;
     let form = read_form(payload, state.max_body_bytes).await?;
     let (gold_name, gold, gold_sha256) = match (&form.gold, &form.benchmark) {
         (Some(_), Some(_)) => {
@@ -810,14 +844,20 @@ pub(super) async fn experiments_post(
         live,
         plan,
     };
-    let record = web::block(move || store.submit(record, job))
-        .await
-        .map_err(internal)?
-        .map_err(internal)?;
+    let shared = state.clone();
+    let record = web::block(move || {
+        let record = store.submit(record, job)?;
+        // on the blocking thread, which finishes even when the client goes away
+        shared.gate.admit(&record);
+        Ok::<_, super::ExperimentError>(record)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?;
     Ok(HttpResponse::Accepted()
         .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
         .json(Created {
-            url: format!("/experiments/{}?token={token}", record.id),
+            url: format!("/experiments/{}#token={token}", record.id),
             api: format!("/api/v1/experiments/{}", record.id),
             id: record.id,
             status: record.status,

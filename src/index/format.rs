@@ -122,6 +122,64 @@ pub fn bucket_of(key: u64, bits: u32) -> usize {
     (key >> (64 - bits)) as usize
 }
 
+/// The file that marks an export directory (`index build --export-links`).
+pub const EXPORT_MANIFEST: &str = "manifest.json";
+
+/// What a build writes at its output path; a directory is recognised as one
+/// qajudge wrote, which a new build may replace, by the marker file of its kind
+/// holding a JSON object with the kind's version field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildOutput {
+    /// An index directory: [`META_FILE`] with `format_version`.
+    Index,
+    /// An export of links for a distributed closure: [`EXPORT_MANIFEST`] with
+    /// `export_version`.
+    Export,
+}
+
+impl BuildOutput {
+    /// Both kinds.
+    pub const ALL: [BuildOutput; 2] = [BuildOutput::Index, BuildOutput::Export];
+
+    /// The file that marks a directory as this kind of output.
+    pub fn marker(self) -> &'static str {
+        match self {
+            BuildOutput::Index => META_FILE,
+            BuildOutput::Export => EXPORT_MANIFEST,
+        }
+    }
+
+    /// The field of the marker's JSON object that holds the version.
+    pub fn version_field(self) -> &'static str {
+        match self {
+            BuildOutput::Index => "format_version",
+            BuildOutput::Export => "export_version",
+        }
+    }
+
+    /// Whether `text`, a marker file's content, is one qajudge writes: a JSON
+    /// object whose version field is a number (of any version, so that an
+    /// output of an older format can be rebuilt in place).
+    pub fn is_marker(self, text: &[u8]) -> bool {
+        serde_json::from_slice::<serde_json::Value>(text)
+            .ok()
+            .is_some_and(|v| {
+                v.get(self.version_field())
+                    .is_some_and(serde_json::Value::is_u64)
+            })
+    }
+}
+
+impl std::fmt::Display for BuildOutput {
+    /// `index` or `export`, as error messages name it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BuildOutput::Index => "index",
+            BuildOutput::Export => "export",
+        })
+    }
+}
+
 /// What a build leaves beside the index `NAME` while it runs: its temporary
 /// directory (`.NAME.tmp-PID`) and, between its two renames, the previous index
 /// moved aside (`.NAME.old-PID`).
@@ -349,6 +407,23 @@ mod tests {
         }
         assert_eq!(BuildLeftover::parse(".idx.old-x", "idx"), None);
         assert_eq!(BuildLeftover::parse("idx.old-1", "idx"), None);
+    }
+
+    #[test]
+    fn build_outputs_are_recognised_by_their_marker_and_version_field() {
+        let index = BuildOutput::Index;
+        assert!(index.is_marker(br#"{"format_version": 4, "counts": {}}"#));
+        assert!(index.is_marker(br#"{"format_version": 1}"#), "any version");
+        assert!(!index.is_marker(br#"{"export_version": 1}"#));
+        assert!(!index.is_marker(br#"{"format_version": "4"}"#));
+        assert!(!index.is_marker(b"old"));
+        assert!(!index.is_marker(b"[4]"));
+        assert!(!index.is_marker(b""));
+        assert!(BuildOutput::Export.is_marker(br#"{"export_version": 1}"#));
+        assert!(!BuildOutput::Export.is_marker(br#"{"format_version": 4}"#));
+        assert_eq!(BuildOutput::Index.marker(), META_FILE);
+        assert_eq!(BuildOutput::Export.marker(), "manifest.json");
+        assert_eq!(BuildOutput::Export.to_string(), "export");
     }
 
     #[test]

@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::terms::canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{
-    decode_list, iri_key_bytes, BuildLeftover, IndexMeta, CF_TYPES, FORMAT_VERSION, KV_DIR,
-    META_FILE,
+    decode_list, iri_key_bytes, BuildLeftover, BuildOutput, IndexMeta, CF_TYPES, FORMAT_VERSION,
+    KV_DIR, META_FILE,
 };
 use hash::iri_key;
 use kv::Store;
@@ -77,6 +77,15 @@ pub enum IndexError {
         #[source]
         source: labels::LabelError,
     },
+    /// A fuzzy label search past what the matcher builds (a long text with
+    /// edits makes an automaton too large): the query's fault, not the index's.
+    #[error("a fuzzy search for a text of {chars} characters with {edits} edit(s) is past the label matcher's size limit; search with fewer edits or a shorter text")]
+    FuzzyTooLarge {
+        /// The length of the text searched for, in characters.
+        chars: usize,
+        /// The edits asked for.
+        edits: u32,
+    },
     /// The index was built in another format version.
     #[error("{path}: index format version {found}, this qajudge reads version {expected}; rebuild it with `qajudge index build --out {path} …`")]
     Version {
@@ -104,8 +113,12 @@ pub struct SameAs {
     pub members: Vec<String>,
 }
 
-/// The leftovers of builds of the index `dir` (see [`BuildLeftover`]) whose
-/// process is no longer running, as paths beside `dir`.
+/// The leftovers of builds of the index (or export) `dir` (see
+/// [`BuildLeftover`]) whose process is no longer running, as paths beside
+/// `dir`. Only what such a build makes is taken for one: a directory (never a
+/// file, link or special file someone gave that name), and for a set-aside
+/// previous output, one that [`build_output_at`] recognises or an empty one (a
+/// removal cut short between its last two steps).
 pub fn dead_build_leftovers(dir: &Path) -> Vec<(PathBuf, BuildLeftover)> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
     else {
@@ -129,24 +142,54 @@ pub fn dead_build_leftovers(dir: &Path) -> Vec<(PathBuf, BuildLeftover)> {
             let running = pid == std::process::id()
                 || !can_see
                 || Path::new(&format!("/proc/{pid}")).exists();
-            (!running).then(|| (entry.path(), leftover))
+            // the entry's own type: a link is not followed
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let path = entry.path();
+            let ours = is_dir
+                && match leftover {
+                    BuildLeftover::Temporary(_) => true,
+                    BuildLeftover::SetAside(_) => {
+                        build_output_at(&path).is_some()
+                            || std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none())
+                    }
+                };
+            (!running && ours).then_some((path, leftover))
         })
         .collect();
     found.sort();
     found
 }
 
-/// Puts back the previous index that a build killed between its two renames
-/// had moved aside (`.NAME.old-PID`), when `dir` is missing; returns whether it
-/// did. Opening an index and starting a build both call it, so a kill at any
-/// point leaves the previous index usable.
+/// Which output of a build the directory `dir` is, if it is one: a directory
+/// (not a link to one) whose marker file (`meta.json`, `manifest.json`) is a
+/// regular file that [`BuildOutput::is_marker`] accepts. `None` for anything
+/// else, which no build replaces or removes.
+pub fn build_output_at(dir: &Path) -> Option<BuildOutput> {
+    if !std::fs::symlink_metadata(dir).ok()?.is_dir() {
+        return None;
+    }
+    BuildOutput::ALL.into_iter().find(|kind| {
+        let marker = dir.join(kind.marker());
+        // a FIFO named like the marker is never opened (it would block)
+        std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file())
+            && std::fs::read(&marker).is_ok_and(|text| kind.is_marker(&text))
+    })
+}
+
+/// Puts back the previous index (or export) that a build killed between its
+/// two renames had moved aside (`.NAME.old-PID`), when nothing is at `dir`
+/// (not even a link); returns whether it did. Only a set-aside directory that
+/// [`build_output_at`] recognises is put back. Opening an index and starting a
+/// build both call it, so a kill at any point leaves the previous index usable.
 pub fn restore_set_aside(dir: &Path) -> bool {
-    if dir.exists() {
+    if std::fs::symlink_metadata(dir).is_ok() {
         return false;
     }
     dead_build_leftovers(dir)
         .into_iter()
-        .filter(|(_, leftover)| matches!(leftover, BuildLeftover::SetAside(_)))
+        .filter(|(path, leftover)| {
+            matches!(leftover, BuildLeftover::SetAside(_)) && build_output_at(path).is_some()
+        })
         .any(|(path, _)| std::fs::rename(path, dir).is_ok())
 }
 
@@ -303,9 +346,15 @@ impl Index {
         } else {
             self.labels
                 .fuzzy(text, fuzzy, lang)
-                .map_err(|source| IndexError::Labels {
-                    path: self.dir.clone(),
-                    source,
+                .map_err(|source| match source {
+                    labels::LabelError::Fuzzy { .. } => IndexError::FuzzyTooLarge {
+                        chars: text.chars().count(),
+                        edits: fuzzy,
+                    },
+                    source => IndexError::Labels {
+                        path: self.dir.clone(),
+                        source,
+                    },
                 })?
         };
         hits.sort();

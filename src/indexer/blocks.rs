@@ -3,6 +3,14 @@
 //! reader of `ntriples` (handing any line it is unsure of to oxrdfio, line by
 //! line, so that errors and their locations are oxrdfio's) and fill batches, and
 //! the caller's thread takes the batches back in file order.
+//!
+//! A statement line longer than [`LineRules::max_line_bytes`] is not read: the
+//! cutting thread stops growing its block once the line passes the limit and
+//! reads on to the line's end without keeping it, and a worker refuses one that
+//! came whole inside a block; either way it is a located error, or under
+//! `lenient` one skipped statement and a warning. A line of any length costs
+//! time linear in its length: only bytes not searched before are searched for
+//! line breaks, and a block that must grow doubles.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -19,7 +27,21 @@ use super::IndexerError;
 
 /// Bytes of decompressed text per block handed to a worker.
 const BLOCK_BYTES: usize = 1 << 20;
-/// A block of whole lines.
+
+/// The default of [`LineRules::max_line_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+
+/// What stops the read of a line-based file and what is skipped instead.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineRules {
+    /// Skip and count malformed statements and over-long lines instead of
+    /// stopping at the first one.
+    pub(super) lenient: bool,
+    /// The longest statement line read, in bytes (without its line break).
+    pub(super) max_line_bytes: usize,
+}
+
+/// A block of whole lines, or the place of one line too long to read.
 struct Block {
     seq: u64,
     /// 0-based number of its first line in the file.
@@ -27,6 +49,9 @@ struct Block {
     /// The lines are `text[..len]`; the rest is room kept for reuse.
     text: Vec<u8>,
     len: usize,
+    /// The length of the line `first_line` when it passed the limit and was
+    /// not kept (the block holds no text then).
+    long_line: Option<u64>,
 }
 
 /// Buffers handed back for reuse, never dropped while a file is read: fresh
@@ -65,6 +90,44 @@ struct Done<B> {
     slow_lines: u64,
     first_error: Option<Located>,
     bare_cr: Option<(u64, u64)>,
+    /// Lines past the limit skipped (lenient), and the 1-based number of the first.
+    long_lines: u64,
+    first_long_line: Option<u64>,
+}
+
+impl<B> Done<B> {
+    /// A malformed line at `located`: kept as the block's first error; true
+    /// (go on) when `lenient`, which counts it as one skipped statement.
+    fn malformed(&mut self, located: Located, lenient: bool) -> bool {
+        if self.first_error.is_none() {
+            self.first_error = Some(located);
+        }
+        if lenient {
+            self.skipped += 1;
+        }
+        lenient
+    }
+
+    /// A line of `length` bytes, past `max` bytes, at 1-based `line`: see
+    /// [`Done::malformed`].
+    fn long_line(&mut self, line: u64, length: u64, max: usize, lenient: bool) -> bool {
+        self.long_lines += 1;
+        self.first_long_line.get_or_insert(line);
+        let message = format!(
+            "the line is {length} bytes long, past the limit of {} for a statement line: raise the limit with --max-line-kb if the file is right",
+            limit_text(max)
+        );
+        self.malformed((line, 1, message), lenient)
+    }
+}
+
+/// A line-length limit as said in messages: KiB when it is whole KiB.
+fn limit_text(max: usize) -> String {
+    if max >= 1024 && max.is_multiple_of(1024) {
+        format!("{} KiB", max >> 10)
+    } else {
+        format!("{max} bytes")
+    }
 }
 
 const BARE_CR: &str = "a line break is a bare carriage return (CR without LF): the file went through a damaging conversion; convert its line breaks (tr '\\r' '\\n')";
@@ -135,11 +198,15 @@ fn lowercase_lang(s: Stmt<'_>) -> (Option<&str>, &str, String) {
 fn read_block<S: Sink>(
     block: &Block,
     format: RdfFormat,
-    lenient: bool,
+    rules: LineRules,
     sink: &S,
     batch: S::Batch,
 ) -> Done<S::Batch> {
     let quads = format == RdfFormat::NQuads;
+    let LineRules {
+        lenient,
+        max_line_bytes,
+    } = rules;
     let mut done = Done {
         seq: block.seq,
         batch,
@@ -148,7 +215,13 @@ fn read_block<S: Sink>(
         slow_lines: 0,
         first_error: None,
         bare_cr: None,
+        long_lines: 0,
+        first_long_line: None,
     };
+    if let Some(length) = block.long_line {
+        done.long_line(block.first_line + 1, length, max_line_bytes, lenient);
+        return done;
+    }
     let mut reader = LineReader::default();
     let mut line_no = block.first_line;
     let text = &block.text[..block.len];
@@ -183,15 +256,11 @@ fn read_block<S: Sink>(
                             .location()
                             .map_or((0, 0), |l| (l.start.line, l.start.column + 1));
                         let located = (line_no + 1 + line, column, e.to_string());
-                        if done.first_error.is_none() {
-                            done.first_error = Some(located);
-                        }
-                        if !lenient {
-                            return false;
-                        }
                         // one malformed line is one statement skipped, however
                         // many errors the parser finds in it
-                        done.skipped += 1;
+                        if !done.malformed(located, lenient) {
+                            return false;
+                        }
                         break;
                     }
                 }
@@ -203,6 +272,14 @@ fn read_block<S: Sink>(
         let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
         let (start, mut end) = (from, to);
         from = to + 1;
+        // a line past the limit that came whole inside the block
+        if end - start > max_line_bytes {
+            if !done.long_line(line_no + 1, (end - start) as u64, max_line_bytes, lenient) {
+                return done;
+            }
+            line_no += 1;
+            continue;
+        }
         if any_cr {
             while end > start && text[end - 1] == b'\r' {
                 end -= 1;
@@ -234,44 +311,70 @@ fn read_block<S: Sink>(
     done
 }
 
-/// Cuts decompressed text into blocks of whole lines and sends them on.
+/// Cuts decompressed text into blocks of whole lines and sends them on; a line
+/// longer than `max_line` bytes that does not end within a block is sent as its
+/// place only (a [`Block`] with `long_line`), its text read and dropped.
 fn cut_blocks(
     mut reader: Box<dyn Read + '_>,
     blocks: std::sync::mpsc::SyncSender<Block>,
     free: &Pool<Vec<u8>>,
+    max_line: usize,
 ) -> std::io::Result<()> {
+    // the start of the line the last block did not end; never a line break
     let mut carry: Vec<u8> = Vec::new();
     let mut seq = 0u64;
     let mut line = 0u64;
-    loop {
+    'blocks: loop {
         // reuse a block the workers are done with: fresh pages cost more than
         // copying; a reused block keeps its length, so that its room is not
         // zeroed again
         let mut text = free.take();
         let start = carry.len();
-        let room = start.max(BLOCK_BYTES / 2) + BLOCK_BYTES;
+        let mut room = start.max(BLOCK_BYTES / 2) + BLOCK_BYTES;
         if text.len() < room {
             text.resize(room, 0);
         }
         text[..start].copy_from_slice(&carry);
         carry.clear();
-        let filled = start + read_full(&mut reader, &mut text[start..room])?;
-        let eof = filled < room;
-        let mut len = filled;
-        if !eof {
-            if let Some(cut) = line_breaks::last(&text[..len]) {
-                carry.extend_from_slice(&text[cut + 1..len]);
-                len = cut + 1;
-                if len > 0 && text[len - 1] == b'\n' {
-                    len -= 1;
+        let mut filled = start + read_full(&mut reader, &mut text[start..room])?;
+        // only what was read is searched: the carry holds no line break
+        let mut cut = line_breaks::last(&text[start..filled]).map(|p| start + p);
+        let mut eof = filled < room;
+        // a block without any line break is one line: it grows (doubling, so
+        // that a long line costs linear time) until the line ends, or is past
+        // the limit and read to its end without being kept
+        while cut.is_none() && !eof {
+            if filled > max_line {
+                let (length, rest, ended) = skip_line(&mut reader, &mut text, filled as u64)?;
+                carry.extend_from_slice(&text[..rest]);
+                let block = Block {
+                    seq,
+                    first_line: line,
+                    text,
+                    len: 0,
+                    long_line: Some(length),
+                };
+                if blocks.send(block).is_err() || ended {
+                    return Ok(());
                 }
+                seq += 1;
+                line += 1;
+                continue 'blocks;
             }
-            // a block without any line break grows until it has one
-            else {
-                text.truncate(len);
-                carry = text;
-                continue;
+            let searched = filled;
+            room *= 2;
+            if text.len() < room {
+                text.resize(room, 0);
             }
+            filled += read_full(&mut reader, &mut text[filled..room])?;
+            cut = line_breaks::last(&text[searched..filled]).map(|p| searched + p);
+            eof = filled < room;
+        }
+        let mut len = filled;
+        if let (false, Some(cut)) = (eof, cut) {
+            carry.extend_from_slice(&text[cut + 1..len]);
+            // the block's last line break is not part of it
+            len = cut;
         }
         if len == 0 && eof {
             return Ok(());
@@ -282,6 +385,7 @@ fn cut_blocks(
             first_line: line,
             text,
             len,
+            long_line: None,
         };
         if blocks.send(block).is_err() {
             return Ok(());
@@ -294,31 +398,59 @@ fn cut_blocks(
     }
 }
 
+/// Reads on to the end of a line whose first `seen` bytes were read (and are
+/// dropped), through `buf` (at least [`BLOCK_BYTES`] long), keeping nothing of
+/// it. Returns the line's length without its line break, how many bytes after
+/// the line break are now at the start of `buf`, and whether the text ended.
+fn skip_line(
+    reader: &mut dyn Read,
+    buf: &mut [u8],
+    seen: u64,
+) -> std::io::Result<(u64, usize, bool)> {
+    let mut length = seen;
+    let chunk = buf.len().min(BLOCK_BYTES);
+    loop {
+        let n = read_full(reader, &mut buf[..chunk])?;
+        if let Some(p) = line_breaks::next(&buf[..n]) {
+            length += p as u64;
+            buf.copy_within(p + 1..n, 0);
+            return Ok((length, n - p - 1, false));
+        }
+        length += n as u64;
+        if n < chunk {
+            return Ok((length, 0, true));
+        }
+    }
+}
+
 /// A line-based file, read in parallel.
 pub(super) fn read_lines<S: Sink>(
     input: &Input<'_>,
     text: Box<dyn Read + Send + '_>,
     format: RdfFormat,
-    lenient: bool,
+    rules: LineRules,
     threads: usize,
     sink: &S,
     on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
     let path = input.path;
+    let lenient = rules.lenient;
     let io = |e: std::io::Error| IndexerError::Input {
         path: path.display().to_string(),
         message: e.to_string(),
     };
     let mut stats = FileStats::default();
     let mut bare_cr: Option<(u64, u64)> = None;
+    let (mut long_lines, mut first_long_line) = (0u64, None);
     let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
     let free_blocks = Pool::<Vec<u8>>::new();
     let free_batches = Pool::<S::Batch>::new();
     let block_rx: Mutex<Option<Receiver<Block>>> = Mutex::new(Some(block_rx));
     let outcome: Result<(), IndexerError> = std::thread::scope(|scope| {
         let (done_tx, done_rx) = sync_channel::<Done<S::Batch>>(threads * 2);
-        let reader =
-            scope.spawn(|| -> std::io::Result<()> { cut_blocks(text, block_tx, &free_blocks) });
+        let reader = scope.spawn(|| -> std::io::Result<()> {
+            cut_blocks(text, block_tx, &free_blocks, rules.max_line_bytes)
+        });
         let block_rx = &block_rx;
         for _ in 0..threads.max(1) {
             let done_tx = done_tx.clone();
@@ -332,7 +464,7 @@ pub(super) fn read_lines<S: Sink>(
                     Err(_) => return,
                 };
                 let Ok(block) = block else { return };
-                let done = read_block(&block, format, lenient, sink, free_batches.take());
+                let done = read_block(&block, format, rules, sink, free_batches.take());
                 free_blocks.give(block.text);
                 if done_tx.send(done).is_err() {
                     return;
@@ -353,6 +485,8 @@ pub(super) fn read_lines<S: Sink>(
                     if bare_cr.is_none() {
                         bare_cr = done.bare_cr;
                     }
+                    long_lines += done.long_lines;
+                    first_long_line = first_long_line.or(done.first_long_line);
                     if let Some(located) = done.first_error {
                         stats.malformed(path, lenient, located)?;
                     }
@@ -385,13 +519,72 @@ pub(super) fn read_lines<S: Sink>(
             "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
         ));
     }
+    if let Some(line) = first_long_line {
+        stats.warnings.push(format!(
+            "{long_lines} line(s) longer than the limit of {} skipped (the first at line {line}); raise the limit with --max-line-kb to read them",
+            limit_text(rules.max_line_bytes)
+        ));
+    }
     (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::line_reader_disagreement;
+    use super::*;
+
+    /// The blocks `cut_blocks` makes of `text`: first line, length of a line
+    /// past `max_line`, and text.
+    fn cut(text: &[u8], max_line: usize) -> Vec<(u64, Option<u64>, Vec<u8>)> {
+        let (tx, rx) = sync_channel(1 << 10);
+        cut_blocks(Box::new(text), tx, &Pool::new(), max_line).expect("cut");
+        rx.into_iter()
+            .map(|b| (b.first_line, b.long_line, b.text[..b.len].to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_sent_as_its_place_and_the_lines_after_it_keep_their_numbers() {
+        let long = vec![b'x'; 3 * BLOCK_BYTES + 7];
+        let mut text = b"a\n".to_vec();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(b"\nb\nc");
+        let blocks = cut(&text, BLOCK_BYTES);
+        assert_eq!(
+            blocks,
+            [
+                (0, None, b"a".to_vec()),
+                (1, Some(long.len() as u64), Vec::new()),
+                (2, None, b"b\nc".to_vec()),
+            ]
+        );
+        // at the end, without a line break
+        text.truncate(2 + long.len());
+        assert_eq!(
+            cut(&text, BLOCK_BYTES)[1],
+            (1, Some(long.len() as u64), Vec::new())
+        );
+        // under a higher limit the line is kept whole, in one block (with the
+        // line after it, where the text ends)
+        text.extend_from_slice(b"\nb");
+        let blocks = cut(&text, 4 * BLOCK_BYTES);
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[1], (1, None, text[2..].to_vec()));
+        // every byte of the text is in a block, or the place of a long line
+        let plain: Vec<u8> = (0..300_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let blocks = cut(&plain, BLOCK_BYTES);
+        let joined = blocks
+            .iter()
+            .map(|b| b.2.as_slice())
+            .collect::<Vec<_>>()
+            .join(&b'\n');
+        assert_eq!(joined, plain);
+        assert!(blocks
+            .windows(2)
+            .all(|w| w[1].0 == w[0].0 + line_breaks::count(&w[0].2) as u64 + 1));
+    }
 
     #[test]
     fn the_readers_agree_on_lines_either_reads() {

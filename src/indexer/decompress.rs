@@ -1,7 +1,9 @@
 //! Decompression of inputs (the one module that names flate2, bzip2 and zstd):
 //! plain, `.gz`, `.bz2` and `.zst` files, read where they are read or
 //! decompressed ahead, in input order, by threads of their own, with the count
-//! and checksum of the stored bytes.
+//! and checksum of the stored bytes. Only regular files and named pipes are
+//! opened: a device (`/dev/zero` would never end), a socket or a directory is
+//! refused by name before it is read.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -100,6 +102,45 @@ impl Source {
     }
 }
 
+/// What a file is, in words for a message, when it is not a regular file: a
+/// directory, a named pipe (FIFO), a character or block device, a socket;
+/// `None` for a regular file.
+pub fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if file_type.is_file() {
+        return None;
+    } else if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    })
+}
+
+/// Checks that an input of a build (symbolic links followed) is a regular file
+/// or a named pipe another program writes a dump into; anything else is an
+/// error of kind `InvalidInput` saying what it is.
+pub(super) fn check_input(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = std::fs::metadata(path)?.file_type();
+    match special_kind(file_type) {
+        Some(kind) if !file_type.is_fifo() => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "not a regular file ({kind}); give a file, a directory of files or a named pipe"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A file's decompressed text read where it is read, and the tally of its bytes.
 pub(super) fn open(path: &Path) -> std::io::Result<(Box<dyn Read + Send>, Arc<Tally>)> {
     let tally = Arc::new(Tally::default());
@@ -174,6 +215,7 @@ fn decompress_into(
     tally: Arc<Tally>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> std::io::Result<()> {
+    check_input(path)?;
     let counting = Counting {
         inner: File::open(path)?,
         tally,

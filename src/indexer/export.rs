@@ -23,13 +23,14 @@ use super::{
     collector, equivalence_predicates, finish_index, out_err, rdf_files, read_all, BuildOptions,
     IndexerError, Progress, Provenance,
 };
-use crate::index::format::{Counts, IndexMeta, InputFile};
+use crate::index::format::{BuildOutput, Counts, IndexMeta, InputFile};
 use crate::index::hash::iri_key_and_check;
 use crate::index::labels::normalize_label;
 use crate::terms::canonical::canonical_form;
 
-/// The manifest of an export directory.
-pub const MANIFEST: &str = "manifest.json";
+/// The manifest of an export directory (its marker: a build replaces an export
+/// directory only when this file says it is one).
+pub const MANIFEST: &str = crate::index::format::EXPORT_MANIFEST;
 /// The links table: `src`, `dst` (canonical IRIs), `src_written`,
 /// `dst_written` (the IRIs as written, null when written canonically).
 pub const LINKS: &str = "links.parquet";
@@ -139,7 +140,7 @@ pub fn export_links(
 ) -> Result<Manifest, IndexerError> {
     let files = rdf_files(inputs)?;
     let equivalence = equivalence_predicates(opts);
-    let stage = Stage::begin(dir)?;
+    let stage = Stage::begin(dir, BuildOutput::Export)?;
     let tmp = stage.dir().to_path_buf();
     let nullable = |name| Column {
         name,
@@ -239,7 +240,7 @@ pub fn build_from_components(
                 .into(),
         });
     }
-    let stage = Stage::begin(out)?;
+    let stage = Stage::begin(out, BuildOutput::Index)?;
     let tmp = stage.dir().to_path_buf();
     let mut c = collector(opts, &tmp);
     // the first IRI read of each component, which its other IRIs are linked to

@@ -22,11 +22,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::index::format::{
-    encode_list, size_bucket, Counts, IndexMeta, InputFile, LargeClass, FORMAT_VERSION, KV_DIR,
-    META_FILE,
+    encode_list, size_bucket, BuildOutput, Counts, IndexMeta, InputFile, LargeClass,
+    FORMAT_VERSION, KV_DIR, META_FILE,
 };
 pub use blocks::line_reader_disagreement;
+pub use blocks::DEFAULT_MAX_LINE_BYTES;
 use closure::Closure;
+pub use decompress::special_kind;
 pub use export::{build_from_components, export_links, read_manifest, Manifest};
 use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
@@ -42,6 +44,7 @@ pub fn decompressed_reader<'a, R: std::io::Read + Send + 'a>(
 }
 use read::read_file;
 use sameas::SameAsWriter;
+pub use stage::Occupant;
 use stage::Stage;
 use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
 
@@ -81,6 +84,18 @@ pub enum IndexerError {
         /// The parser's message.
         message: String,
     },
+    /// The output path holds something a build does not replace: only an
+    /// absent path, an empty directory or an output of the same kind that
+    /// qajudge wrote is replaced.
+    #[error("{path}: cannot write the {output} there: {occupant}; give an empty or new directory, or remove it yourself")]
+    Occupied {
+        /// The output path (or the temporary path beside it).
+        path: String,
+        /// What the build writes.
+        output: BuildOutput,
+        /// What is there.
+        occupant: Occupant,
+    },
     /// The output cannot be written.
     #[error("{path}: cannot write the index: {message}")]
     Output {
@@ -103,6 +118,10 @@ pub struct BuildOptions {
     pub exclude_hosts: Vec<String>,
     /// Skip and count malformed statements instead of stopping.
     pub lenient: bool,
+    /// The longest statement line of N-Triples and N-Quads read, in bytes: a
+    /// longer one is an error, or (lenient) skipped and counted, and is never
+    /// held in memory whole.
+    pub max_line_bytes: usize,
     /// Bytes of IRI text held in memory during the build before it is spilled to
     /// files in the output's temporary directory.
     pub buffer_bytes: usize,
@@ -123,6 +142,7 @@ impl Default for BuildOptions {
                 .collect(),
             exclude_hosts: Vec::new(),
             lenient: false,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             provenance: None,
         }
@@ -268,7 +288,7 @@ fn read_all(
         let stats = read_file(
             path,
             decompressing.take(path),
-            opts.lenient,
+            opts,
             threads,
             &classifier,
             &mut |batch, bytes, statements| {
@@ -318,7 +338,7 @@ pub fn build(
 ) -> Result<IndexMeta, IndexerError> {
     let files = rdf_files(inputs)?;
     let equivalence = equivalence_predicates(opts);
-    let stage = Stage::begin(out)?;
+    let stage = Stage::begin(out, BuildOutput::Index)?;
     let tmp = stage.dir().to_path_buf();
     let mut c = collector(opts, &tmp);
     let (inputs_meta, mut counts) = read_all(

@@ -14,10 +14,10 @@ use std::sync::atomic::Ordering;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 
-use super::blocks::{convert, read_lines};
+use super::blocks::{convert, read_lines, LineRules};
 use super::decompress::{self, split_compression, Source};
 use super::statement::{FileStats, Input, OnBatch, Sink};
-use super::IndexerError;
+use super::{BuildOptions, IndexerError};
 
 /// True when the indexer can read a file of this name.
 pub fn is_rdf_file(path: &Path) -> bool {
@@ -53,26 +53,30 @@ const BATCH_STATEMENTS: u64 = 1 << 16;
 
 /// Reads one RDF file, handing every statement to `sink` and every batch, in file
 /// order, to `on_batch` with the number of (stored) bytes read so far and the
-/// number of statements it holds. A malformed statement stops the read with its
-/// line and column, unless `lenient`, which skips and counts it. `threads` workers
-/// read line-based files. `source`, when the file is being decompressed by a
-/// [`Decompressing`], is where its text comes from.
+/// number of statements it holds. A malformed statement, or a line of a
+/// line-based file longer than `opts.max_line_bytes`, stops the read with its
+/// line and column, unless `opts.lenient`, which skips and counts it. `threads`
+/// workers read line-based files. `source`, when the file is being decompressed
+/// by a [`Decompressing`], is where its text comes from. Only a regular file or
+/// a named pipe is read: anything else (a device, a directory) is an error
+/// naming it, before anything is read.
 pub fn read_file<S: Sink>(
     path: &Path,
     source: Option<Source>,
-    lenient: bool,
+    opts: &BuildOptions,
     threads: usize,
     sink: &S,
     on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
-    let format = rdf_format(path).ok_or_else(|| IndexerError::Input {
-        path: path.display().to_string(),
-        message: "cannot tell the RDF format from the file name; use .nt, .nq, .ttl, .trig, .rdf, .owl, .n3 or .jsonld, optionally with .gz, .bz2 or .zst".into(),
-    })?;
     let io = |e: std::io::Error| IndexerError::Input {
         path: path.display().to_string(),
         message: e.to_string(),
     };
+    decompress::check_input(path).map_err(io)?;
+    let format = rdf_format(path).ok_or_else(|| IndexerError::Input {
+        path: path.display().to_string(),
+        message: "cannot tell the RDF format from the file name; use .nt, .nq, .ttl, .trig, .rdf, .owl, .n3 or .jsonld, optionally with .gz, .bz2 or .zst".into(),
+    })?;
     let (text, tally) = match source {
         Some(source) => source.into_reader(),
         None => decompress::open(path).map_err(io)?,
@@ -82,9 +86,13 @@ pub fn read_file<S: Sink>(
         tally: &tally,
     };
     if matches!(format, RdfFormat::NTriples | RdfFormat::NQuads) {
-        read_lines(&input, text, format, lenient, threads, sink, on_batch)
+        let rules = LineRules {
+            lenient: opts.lenient,
+            max_line_bytes: opts.max_line_bytes,
+        };
+        read_lines(&input, text, format, rules, threads, sink, on_batch)
     } else {
-        read_whole(&input, text, format, lenient, sink, on_batch)
+        read_whole(&input, text, format, opts.lenient, sink, on_batch)
     }
 }
 
@@ -170,6 +178,21 @@ mod tests {
         }
     }
 
+    /// Build options reading leniently or not, with lines of at most `max_line`
+    /// bytes.
+    fn rules(lenient: bool, max_line: usize) -> BuildOptions {
+        BuildOptions {
+            lenient,
+            max_line_bytes: max_line,
+            ..BuildOptions::default()
+        }
+    }
+
+    /// The lenient default options.
+    fn lenient() -> BuildOptions {
+        rules(true, super::super::DEFAULT_MAX_LINE_BYTES)
+    }
+
     /// The fast, parallel reader's statements and stats.
     fn fast(path: &Path, threads: usize) -> (Vec<Owned>, FileStats) {
         fast_from(path, None, threads)
@@ -178,10 +201,17 @@ mod tests {
     /// [`fast`], from the text of a [`Decompressing`] when `source` is given.
     fn fast_from(path: &Path, source: Option<Source>, threads: usize) -> (Vec<Owned>, FileStats) {
         let mut all = Vec::new();
-        let stats = read_file(path, source, true, threads, &Collect, &mut |b, _, _| {
-            all.append(b);
-            Ok(())
-        })
+        let stats = read_file(
+            path,
+            source,
+            &lenient(),
+            threads,
+            &Collect,
+            &mut |b, _, _| {
+                all.append(b);
+                Ok(())
+            },
+        )
         .expect("readable");
         (all, stats)
     }
@@ -249,8 +279,15 @@ mod tests {
         .expect("write");
         let (got, stats) = fast(&open, 2);
         assert_eq!((got.len(), stats.skipped), (1, 1));
-        let err =
-            read_file(&open, None, false, 2, &Collect, &mut |_, _, _| Ok(())).expect_err("strict");
+        let err = read_file(
+            &open,
+            None,
+            &rules(false, 1 << 20),
+            2,
+            &Collect,
+            &mut |_, _, _| Ok(()),
+        )
+        .expect_err("strict");
         assert!(matches!(err, IndexerError::Syntax { line: 1, .. }), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -311,12 +348,133 @@ mod tests {
         std::fs::write(&broken, b"not gzip at all").expect("write");
         let mut decompressing = Decompressing::start(std::slice::from_ref(&broken), 2);
         let source = decompressing.take(&broken).expect("compressed");
-        let err = read_file(&broken, Some(source), true, 2, &Collect, &mut |_, _, _| {
-            Ok(())
-        })
+        let err = read_file(
+            &broken,
+            Some(source),
+            &lenient(),
+            2,
+            &Collect,
+            &mut |_, _, _| Ok(()),
+        )
         .expect_err("not gzip");
         assert!(err.to_string().contains("broken.nt.gz"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Reads `path` with lines of at most `max_line` bytes: the subjects read, or
+    /// the error.
+    fn subjects(
+        path: &Path,
+        lenient: bool,
+        max_line: usize,
+    ) -> Result<(Vec<String>, FileStats), IndexerError> {
+        let mut all = Vec::new();
+        let stats = read_file(
+            path,
+            None,
+            &rules(lenient, max_line),
+            2,
+            &Collect,
+            &mut |b, _, _| {
+                all.append(b);
+                Ok(())
+            },
+        )?;
+        Ok((all.into_iter().filter_map(|s| s.0).collect(), stats))
+    }
+
+    /// A statement line of `length` bytes whose subject is `http://a.org/{i}`.
+    fn line_of(i: usize, length: usize) -> String {
+        let head = format!("<http://a.org/{i}> <http://p.org/p> \"");
+        let fill = length.saturating_sub(head.len() + 3);
+        format!("{head}{}\" .\n", "x".repeat(fill))
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_a_located_error_or_one_skipped_statement() {
+        let dir = std::env::temp_dir().join(format!("qajudge-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        // lines past the limit: one inside a block (200 bytes, limit 100), one
+        // longer than a block that ends, one at the end without a line break;
+        // the malformed line after them is found at its own line number
+        // (three of the line reader's blocks)
+        let long = 3 << 20;
+        for (name, text, at) in [
+            (
+                "inside.nt",
+                line_of(1, 60) + &line_of(2, 200) + &line_of(3, 60),
+                2,
+            ),
+            (
+                "blocks.nt",
+                line_of(1, 60) + &line_of(2, long) + &line_of(3, 60),
+                2,
+            ),
+            (
+                "end.nt",
+                line_of(1, 60) + &line_of(3, 60) + line_of(2, long).trim_end(),
+                3,
+            ),
+        ] {
+            let path = dir.join(name);
+            std::fs::write(&path, &text).expect("write");
+            let err = subjects(&path, false, 100).expect_err("strict");
+            let message = err.to_string();
+            assert!(
+                matches!(err, IndexerError::Syntax { line, column: 1, .. } if line == at),
+                "{name}: {message}"
+            );
+            assert!(
+                message.starts_with(&format!("{}:{at}:1: the line is ", path.display())),
+                "{message}"
+            );
+            assert!(
+                message.contains("past the limit of 100 bytes")
+                    && message.contains("--max-line-kb"),
+                "{message}"
+            );
+            let (read, stats) = subjects(&path, true, 100).expect("lenient");
+            assert_eq!(read, ["http://a.org/1", "http://a.org/3"], "{name}");
+            assert_eq!(stats.skipped, 1, "{name}");
+            assert!(
+                stats
+                    .first_error
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with(&format!("{at}:1:"))),
+                "{stats:?}"
+            );
+            assert!(
+                stats
+                    .warnings
+                    .iter()
+                    .any(|w| w.starts_with("1 line(s) longer than the limit of 100 bytes skipped")),
+                "{stats:?}"
+            );
+            // under a limit above the line, it is read as any other
+            let (read, stats) = subjects(&path, false, 4 * long).expect("read whole");
+            assert_eq!((read.len(), stats.skipped), (3, 0), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn devices_and_directories_are_refused_and_named() {
+        for (path, what) in [("/dev/null", "a character device"), ("/", "a directory")] {
+            let err = read_file(
+                Path::new(path),
+                None,
+                &lenient(),
+                2,
+                &Collect,
+                &mut |_, _, _| Ok(()),
+            )
+            .expect_err("refused");
+            let message = err.to_string();
+            assert!(
+                message.starts_with(&format!("{path}: not a regular file ({what})")),
+                "{message}"
+            );
+        }
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! failed calls are counted (they score as empty answers), the runtime of
 //! successful calls is measured, and a run stops when its error rate passes a
 //! maximum. Answers can be kept in an on-disk cache (`cache`) so that an
-//! interrupted run resumes. `endpoint` asks SPARQL endpoints through the same
-//! HTTP client.
+//! interrupted run resumes. `target` parses and checks a system URL (with the
+//! client's own URL parser, against the allow-list) and pins the client to the
+//! addresses it checked; redirects are never followed. `endpoint` asks SPARQL
+//! endpoints through the same HTTP client.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -24,8 +26,11 @@ use crate::model::{AnswerSet, Calls, Dataset, Format, Query, Question};
 
 mod cache;
 mod endpoint;
+mod target;
 pub use cache::{AnswerCache, CacheError, CacheKey, CACHE_FILE};
 pub use endpoint::{sparql_request, EndpointReply};
+pub use target::host_of;
+use target::Target;
 
 /// The API a live system speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,7 +75,9 @@ pub struct LiveOptions {
     pub min_calls: usize,
     /// The language of the question texts sent (`lang`).
     pub lang: String,
-    /// Hosts the client may call; `None`: any.
+    /// Hosts the client may call (host names or IP literals: a URL is allowed
+    /// when every address its host resolves to is an address of one of them);
+    /// `None`: any.
     pub allowed_hosts: Option<Vec<String>>,
     /// The API the system speaks.
     pub protocol: Protocol,
@@ -118,11 +125,41 @@ pub enum LiveError {
         /// The URL given.
         url: String,
     },
-    /// The host is not allowed.
-    #[error("system host {host:?} is not allowed; the server calls only hosts given with --allow-system-host ({allowed})")]
-    HostNotAllowed {
+    /// The URL cannot be parsed at all.
+    #[error("system url {url:?} cannot be parsed ({reason}); give one like http://host:port/path")]
+    Unparsable {
+        /// The URL given.
+        url: String,
+        /// The parser's reason.
+        reason: String,
+    },
+    /// The URL carries a user name or password.
+    #[error("system url {url:?} has user-info (a user name or password before the host); remove the user-info and give it as {without:?}")]
+    UserInfo {
+        /// The URL as parsed, its password masked.
+        url: String,
+        /// The URL without the user-info.
+        without: String,
+    },
+    /// The host name does not resolve (checked only under an allow-list).
+    #[error(
+        "system host {host:?} cannot be resolved ({reason}); check the name or give an ip address"
+    )]
+    Unresolvable {
         /// The host of the URL.
         host: String,
+        /// The resolver's reason.
+        reason: String,
+    },
+    /// The host is not allowed.
+    #[error("system host {host:?} is not allowed{}; the server calls only hosts given with --allow-system-host ({allowed})", resolved_to(.addresses))]
+    HostNotAllowed {
+        /// The host of the URL (as the client reads it: a numeric IPv4 host as
+        /// a dotted quad).
+        host: String,
+        /// The addresses it resolves to that no allowed host has (empty when
+        /// that is the host itself).
+        addresses: Vec<std::net::IpAddr>,
         /// The allowed hosts.
         allowed: String,
     },
@@ -162,35 +199,21 @@ impl LiveRun {
     }
 }
 
-/// The host of an http(s) URL, lower-cased, without brackets.
-pub fn host_of(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        v6.split(']').next()?
-    } else {
-        authority.split(':').next()?
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+/// The ` (it resolves to …)` part of a refusal, empty without addresses.
+fn resolved_to(addresses: &[std::net::IpAddr]) -> String {
+    if addresses.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+    format!(" (it resolves to {})", list.join(", "))
 }
 
-/// Checks that a URL may be called under the options.
+/// Checks that a URL may be called under the options: parsed by the HTTP
+/// client's parser, without user-info, and, under an allow-list, every address
+/// of its host allowed (see `target`). The call itself checks again and
+/// connects only to the addresses it checked.
 pub fn check_url(url: &str, opts: &LiveOptions) -> Result<(), LiveError> {
-    let host = host_of(url).ok_or_else(|| LiveError::Url {
-        url: url.to_string(),
-    })?;
-    if let Some(allowed) = &opts.allowed_hosts {
-        if !allowed.iter().any(|a| a.eq_ignore_ascii_case(&host)) {
-            return Err(LiveError::HostNotAllowed {
-                host,
-                allowed: allowed.join(", "),
-            });
-        }
-    }
-    Ok(())
+    target::check(url, opts.allowed_hosts.as_deref()).map(|_| ())
 }
 
 /// Why one call to a system gave no answers (kept per question in the report,
@@ -215,6 +238,14 @@ pub enum CallError {
     /// The system answered with an HTTP error status.
     #[error("http status {0}")]
     Status(u16),
+    /// The system answered with a redirect, which is not followed.
+    #[error("the system redirected (http status {status}) to {}; redirects are not followed: give the url it redirects to as the system url", location(.host))]
+    Redirect {
+        /// The 3xx status.
+        status: u16,
+        /// The host of its `Location`, when it can be read.
+        host: Option<String>,
+    },
     /// The call timed out.
     #[error("timed out ({0})")]
     Timeout(String),
@@ -277,13 +308,24 @@ struct Answered {
 /// The outcome of one question: its answer, or why it failed; and the calls made.
 type Outcome = (Result<Answered, CallError>, u32);
 
-/// Sends one question once; the body of a 2xx answer, or why not.
+/// Where a redirect pointed, for its message: `host "…"`, or that its
+/// `Location` could not be read.
+fn location(host: &Option<String>) -> String {
+    match host {
+        Some(h) => format!("host {h:?}"),
+        None => "no readable location".to_string(),
+    }
+}
+
+/// Sends one question once; the body of a 2xx answer, or why not (a 3xx answer
+/// is a `Redirect` error: the agent follows none).
 fn call_once(
     agent: &ureq::Agent,
-    url: &str,
+    target: &Target,
     protocol: Protocol,
     key: &CacheKey,
 ) -> Result<Vec<u8>, CallError> {
+    let url = target.as_str();
     let sent = match protocol {
         Protocol::Gerbil => agent
             .post(url)
@@ -297,6 +339,12 @@ fn call_once(
             .call(),
     };
     match sent {
+        Ok(response) if (300..400).contains(&response.status()) => Err(CallError::Redirect {
+            status: response.status(),
+            host: response
+                .header("location")
+                .and_then(|l| target.location_host(l)),
+        }),
         Ok(response) => {
             let mut body = Vec::new();
             response
@@ -315,7 +363,7 @@ fn call_once(
 /// and backoff on transient failures; a readable answer is added to the cache.
 fn ask_one(
     agent: &ureq::Agent,
-    url: &str,
+    target: &Target,
     opts: &LiveOptions,
     cache: Option<&AnswerCache>,
     ask: &Ask,
@@ -340,7 +388,7 @@ fn ask_one(
     loop {
         attempts += 1;
         let started = Instant::now();
-        let result = call_once(agent, url, opts.protocol, &ask.key);
+        let result = call_once(agent, target, opts.protocol, &ask.key);
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         match result {
             Err(e) if e.is_transient() && attempts <= opts.retries => {
@@ -410,7 +458,7 @@ pub fn ask_all(
     opts: &LiveOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<LiveRun, LiveError> {
-    check_url(url, opts)?;
+    let target = target::check(url, opts.allowed_hosts.as_deref())?;
     let asks = asks(url, gold, opts)?;
     let cache = opts
         .cache
@@ -418,10 +466,7 @@ pub fn ask_all(
         .map(AnswerCache::open)
         .transpose()
         .map_err(|e| LiveError::Cache(e.to_string()))?;
-    let agent = ureq::AgentBuilder::new()
-        .timeout(opts.timeout)
-        .redirects(0)
-        .build();
+    let agent = target.agent(opts.timeout);
     let total = gold.questions.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -439,7 +484,7 @@ pub fn ask_all(
                 let Some(ask) = asks.get(i) else {
                     return;
                 };
-                let outcome = ask_one(&agent, url, opts, cache.as_ref(), ask);
+                let outcome = ask_one(&agent, &target, opts, cache.as_ref(), ask);
                 if outcome.0.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }

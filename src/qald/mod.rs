@@ -4,6 +4,7 @@
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
 
+mod family;
 mod fast;
 mod items;
 mod json;
@@ -94,25 +95,69 @@ pub fn parse_tolerant(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> 
     parse_inner(bytes, source, false)
 }
 
+/// What a file that is not UTF-8 text is, from its first bytes, and what to
+/// do: compressed files and UTF-16 text are common mistakes that would
+/// otherwise read as a syntax error at line 1, column 1.
+fn not_text(bytes: &[u8]) -> Option<&'static str> {
+    let utf16 = |a: usize, b: usize| {
+        bytes.len() >= 4 && bytes[a] == 0 && bytes[b] != 0 && bytes[a + 2] == 0 && bytes[b + 2] != 0
+    };
+    if bytes.starts_with(b"\x1f\x8b") {
+        Some("gzip-compressed: decompress it first (gunzip FILE)")
+    } else if bytes.starts_with(b"BZh") && bytes.get(3).is_some_and(u8::is_ascii_digit) {
+        Some("bzip2-compressed: decompress it first (bunzip2 FILE)")
+    } else if bytes.starts_with(b"\x28\xb5\x2f\xfd") {
+        Some("zstd-compressed: decompress it first (unzstd FILE)")
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        Some("a zip archive: extract the benchmark or run from it first")
+    } else if bytes.starts_with(b"\xff\xfe")
+        || bytes.starts_with(b"\xfe\xff")
+        || utf16(0, 1)
+        || utf16(1, 0)
+    {
+        Some("UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 FILE)")
+    } else {
+        None
+    }
+}
+
 fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, QaldError> {
+    if let Some(what) = not_text(bytes) {
+        return Err(QaldError::Syntax {
+            source_name: source.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("not UTF-8 text: the file is {what}"),
+        });
+    }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
         Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
+            if let Some(f) = file.questions.first().and_then(|q| family::of_record(&q.fields)) {
+                return Err(shape_error(source, &family::not_read(f)));
+            }
             json::parse_fast(file)
         }
         Some(b'{' | b'[') => {
             let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+                if let Some(f) = jsonl::family_of_lines(body) {
+                    return shape_error(source, &family::not_read(f));
+                }
                 QaldError::Syntax {
                     source_name: source.to_string(),
                     line: e.line(),
                     column: e.column(),
-                    message: format!(
-                        "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",
-                        strip_position(&e.to_string())
-                    ),
+                    message: if jsonl::one_object_per_line(body) {
+                        "the file holds one json object per line (JSON Lines), and its first line is not a component run (an `id` with `entities`, `classes`, `properties` or `triples`); no other JSON Lines format is read".to_string()
+                    } else {
+                        format!(
+                            "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",
+                            strip_position(&e.to_string())
+                        )
+                    },
                 }
             })?;
             parse_json_value(value, source)?
@@ -161,6 +206,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if let Some(f) = first.and_then(family::of_record) {
+                return Err(shape_error(source, &family::not_read(f)));
+            }
             match first {
                 Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {
                     Ok(lcquad::parse(items))
@@ -180,11 +228,21 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             }
         }
         serde_json::Value::Object(map) => {
-            if !map.get("questions").is_some_and(serde_json::Value::is_array) {
+            let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
+                if let Some(f) = family::of_object(&map) {
+                    return Err(shape_error(source, &family::not_read(f)));
+                }
                 return Err(shape_error(
                     source,
                     "not QALD-JSON: the top-level object has no `questions` array",
                 ));
+            };
+            if let Some(f) = questions
+                .iter()
+                .find_map(serde_json::Value::as_object)
+                .and_then(family::of_record)
+            {
+                return Err(shape_error(source, &family::not_read(f)));
             }
             Ok(json::parse(map))
         }
@@ -209,6 +267,37 @@ fn flag_duplicate_ids(dataset: &mut Dataset) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn compressed_and_utf16_files_say_what_they_are() {
+        let gz = b"\x1f\x8b\x08\x00\x00\x00";
+        let e = parse(gz, "run.json.gz").expect_err("gzip").to_string();
+        assert!(
+            e.contains("run.json.gz:1:1") && e.contains("gzip-compressed"),
+            "{e}"
+        );
+        let utf16: Vec<u8> = "{\"questions\": []}"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let e = parse(&utf16, "gold.json").expect_err("utf-16").to_string();
+        assert!(e.contains("UTF-16") && e.contains("iconv"), "{e}");
+        let bom: Vec<u8> = [0xff, 0xfe].into_iter().chain(utf16).collect();
+        assert!(parse(&bom, "gold.json")
+            .expect_err("utf-16")
+            .to_string()
+            .contains("UTF-16"));
+    }
+
+    #[test]
+    fn json_lines_of_another_tool_are_named_as_such() {
+        let body =
+            b"{\"id\": \"1\", \"prediction\": [\"a\"]}\n{\"id\": \"2\", \"prediction\": []}\n";
+        let e = parse(body, "preds.jsonl")
+            .expect_err("not read")
+            .to_string();
+        assert!(e.contains("JSON Lines") && !e.contains("QALD-JSON"), "{e}");
+    }
     use super::*;
     use crate::model::{Answer, AnswerSet, Question, QuestionId, Term};
 

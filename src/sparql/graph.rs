@@ -1,17 +1,27 @@
 //! The RDF the service publishes: statements written as Turtle, N-Triples,
 //! JSON-LD or RDF/XML, and a read-only SPARQL 1.1 store over them (oxigraph in
 //! memory) that answers the protocol's queries in the format the client
-//! accepts, within a time limit, and refuses updates.
+//! accepts and refuses updates. A query runs on its own thread under the
+//! server's limits: one of the gate's slots (or it is refused as busy), its
+//! deadline, a cap on its rows and on its bytes, and the bounds of
+//! [`super::guard`]; its results are streamed ([`super::stream`]).
 
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::Instant;
 
 use oxigraph::io::{JsonLdProfileSet, RdfFormat, RdfSerializer};
 use oxigraph::model::{GraphName, Literal, NamedNode, Quad, Term as OxTerm, Triple};
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
-use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
+use oxigraph::sparql::{
+    CancellationToken, QueryEvaluationError, QueryResults, QuerySolutionIter, QueryTripleIter,
+    SparqlEvaluator,
+};
 use oxigraph::store::Store;
 
+use super::guard::{prepare, run_guarded, Caught, Guard};
+use super::limits::{Budget, QueryGate, Stop, Timer};
+use super::stream::{Reply, Sink};
+use super::ExecOptions;
 use crate::model::Term;
 
 /// One statement: an IRI subject, an IRI predicate and a term.
@@ -142,18 +152,45 @@ pub enum QueryError {
     /// Not a SPARQL query (400).
     #[error("the query does not parse: {0}")]
     Syntax(String),
+    /// Past the size or nesting qajudge reads (400).
+    #[error("{0}")]
+    TooLarge(String),
     /// An update (refused: the endpoint is read-only).
     #[error("this endpoint is read-only: updates are refused; send a SELECT, ASK, CONSTRUCT or DESCRIBE query")]
     Update,
     /// Past the time limit (cancelled).
     #[error("the query was stopped after {0} ms; narrow it or add a LIMIT")]
     Timeout(u128),
+    /// Past the row cap, the byte cap or the memory cap (413).
+    #[error(transparent)]
+    ResultTooLarge(Stop),
+    /// Every query slot of the server is taken (503, with `Retry-After`).
+    #[error("the server is running its {slots} queries at once; try again in {retry_after} s")]
+    Busy {
+        /// The slots.
+        slots: usize,
+        /// Seconds after which a slot is likely free (the query timeout).
+        retry_after: u64,
+    },
+    /// The client went away while the results were written.
+    #[error("the client went away before the results were written")]
+    Closed,
     /// No format the client accepts fits the query's results (406).
     #[error("no result format of {0:?} fits this query; accept application/sparql-results+json, application/sparql-results+xml, text/csv or text/tab-separated-values for SELECT and ASK, text/turtle, application/n-triples, application/ld+json or application/rdf+xml for CONSTRUCT and DESCRIBE")]
     NotAcceptable(String),
     /// Evaluation failed.
     #[error("the query failed: {0}")]
     Failed(String),
+}
+
+impl From<Stop> for QueryError {
+    /// A stopped query's error: a timeout, or a result too large.
+    fn from(stop: Stop) -> QueryError {
+        match stop {
+            Stop::Timeout { ms } => QueryError::Timeout(ms),
+            other => QueryError::ResultTooLarge(other),
+        }
+    }
 }
 
 /// The media types of an `Accept` header, most preferred first (by `q`, then
@@ -214,14 +251,24 @@ const RESULT_FORMATS: [(&str, QueryResultsFormat); 4] = [
 /// A read-only SPARQL store of published statements, in memory.
 pub struct PublishedGraph {
     store: Store,
+    gate: Option<QueryGate>,
 }
 
 impl PublishedGraph {
-    /// An empty graph.
+    /// An empty graph, whose queries run without a gate.
     pub fn new() -> Result<PublishedGraph, GraphError> {
         Ok(PublishedGraph {
             store: Store::new().map_err(|e| GraphError::Store(e.to_string()))?,
+            gate: None,
         })
+    }
+
+    /// The same graph, whose queries take a slot of `gate` (a query finding
+    /// none is refused as [`QueryError::Busy`]).
+    #[must_use]
+    pub fn with_gate(mut self, gate: QueryGate) -> PublishedGraph {
+        self.gate = Some(gate);
+        self
     }
 
     /// Adds statements (a statement already there is not repeated).
@@ -253,37 +300,86 @@ impl PublishedGraph {
         self.len() == 0
     }
 
-    /// Answers a query in the format `accept` asks for: (media type, body).
-    /// An update is refused; a query past `timeout` is cancelled.
-    pub fn query(
+    /// Answers a query in the format `accept` asks for, under `options`' timeout
+    /// and caps (`max_rows` rows or triples, `max_bytes` bytes written and held
+    /// by a sort, group or deduplication). Returns when the answer starts: a
+    /// result smaller than [`super::stream::HEAD_BYTES`] (or an error) whole,
+    /// a larger one streaming. An update is refused; a query still without an
+    /// answer at its deadline is cancelled. The query's thread keeps its slot
+    /// until it ends.
+    pub fn answer(
         &self,
         query: &str,
         accept: &str,
-        timeout: Duration,
-    ) -> Result<(&'static str, Vec<u8>), QueryError> {
-        if let Err(e) = SparqlEvaluator::new().parse_query(query) {
-            return Err(if SparqlEvaluator::new().parse_update(query).is_ok() {
-                QueryError::Update
-            } else {
-                QueryError::Syntax(e.to_string().replace('\n', " "))
-            });
-        }
+        options: ExecOptions,
+    ) -> Result<Reply, QueryError> {
+        crate::annotate::check_bounds(query).map_err(|e| QueryError::TooLarge(e.to_string()))?;
+        let permit = match &self.gate {
+            Some(gate) => Some(gate.try_acquire().ok_or(QueryError::Busy {
+                slots: gate.slots(),
+                retry_after: options.timeout.as_secs_f64().ceil().max(1.0) as u64,
+            })?),
+            None => None,
+        };
+        let budget = Budget::new(Instant::now(), options.timeout, options.max_bytes);
         let token = CancellationToken::new();
         let (tx, rx) = mpsc::channel();
         let store = self.store.clone();
         let inner = token.clone();
         let (text, accept) = (query.to_string(), accept.to_string());
+        let (max_rows, deadline) = (options.max_rows, budget.deadline());
+        let first_budget = budget.clone();
         std::thread::Builder::new()
             .name("sparql-endpoint".into())
+            .stack_size(crate::stack::DEEP_STACK_BYTES)
             .spawn(move || {
-                let _ = tx.send(answer(&store, &text, inner, &accept));
+                let timer = Timer::start(inner.clone(), deadline);
+                let mut sink = Sink::new(tx, first_budget);
+                let result = match run_guarded(|| {
+                    parse_and_answer(&store, &text, &inner, &accept, max_rows, &mut sink)
+                }) {
+                    Ok(result) => result,
+                    Err(Caught::Stop(stop)) => Err(stop.into()),
+                    Err(Caught::Panic(m)) => Err(QueryError::Failed(format!(
+                        "the store failed on this query ({m})"
+                    ))),
+                };
+                // the query is over: its slot is free before its client hears
+                // of it, so that a client's next query finds it free
+                drop((timer, permit));
+                sink.finish(result);
             })
             .map_err(|e| QueryError::Failed(format!("cannot start the query: {e}")))?;
-        match rx.recv_timeout(timeout) {
-            Ok(result) => result,
+        match rx.recv_timeout(budget.left()) {
+            Ok(answer) => answer,
             Err(_) => {
                 token.cancel();
-                Err(QueryError::Timeout(timeout.as_millis()))
+                Err(budget.timeout().into())
+            }
+        }
+    }
+}
+
+impl PublishedGraph {
+    /// Answers a query whole, as [`PublishedGraph::answer`] does with
+    /// `timeout` and the default caps, waiting for a streamed result's end:
+    /// (media type, body).
+    pub fn query(
+        &self,
+        query: &str,
+        accept: &str,
+        timeout: std::time::Duration,
+    ) -> Result<(&'static str, Vec<u8>), QueryError> {
+        let options = ExecOptions {
+            timeout,
+            ..ExecOptions::default()
+        };
+        match self.answer(query, accept, options)? {
+            Reply::Complete { media, body } => Ok((media, body)),
+            Reply::Streaming { media, head, rest } => {
+                let mut body = head;
+                rest.read_to_end(&mut body)?;
+                Ok((media, body))
             }
         }
     }
@@ -298,56 +394,179 @@ fn negotiate_results(accept: &str) -> Option<(&'static str, QueryResultsFormat)>
     negotiate(accept, &offered)
 }
 
-/// Evaluates one query and writes its results in the format `accept` asks for
-/// (a results format for solutions and booleans, an RDF syntax for graphs).
-fn answer(
+/// The longest text tried as an update when it does not parse as a query (to
+/// tell an update, refused, from a syntax error); longer ones are syntax errors.
+const MAX_UPDATE_BYTES: usize = 64 << 10;
+
+/// Refuses what is not a query (an update, a syntax error), then answers it
+/// into `sink`. Runs on a thread with a deep stack, after the query's bounds
+/// are checked, inside `run_guarded`.
+fn parse_and_answer(
     store: &Store,
     query: &str,
-    token: CancellationToken,
+    token: &CancellationToken,
     accept: &str,
-) -> Result<(&'static str, Vec<u8>), QueryError> {
-    let refuse = || QueryError::NotAcceptable(accept.to_string());
+    max_rows: usize,
+    sink: &mut Sink,
+) -> Result<(), QueryError> {
+    let evaluator = SparqlEvaluator::new().with_cancellation_token(token.clone());
+    let (prepared, guard) = match prepare(query, evaluator, token, sink.budget()) {
+        Ok(p) => p,
+        Err(e) => {
+            let update = query.len() <= MAX_UPDATE_BYTES
+                && SparqlEvaluator::new().parse_update(query).is_ok();
+            return Err(if update {
+                QueryError::Update
+            } else {
+                QueryError::Syntax(e.to_string().replace('\n', " "))
+            });
+        }
+    };
+    let clock = sink.budget().clone();
     let failed = |e: QueryEvaluationError| match e {
-        QueryEvaluationError::Cancelled => QueryError::Timeout(0),
+        QueryEvaluationError::Cancelled => clock.timeout().into(),
         e => QueryError::Failed(e.to_string()),
     };
-    let io = |e: std::io::Error| QueryError::Failed(e.to_string());
-    let prepared = SparqlEvaluator::new()
-        .with_cancellation_token(token)
-        .parse_query(query)
-        .map_err(|e| QueryError::Syntax(e.to_string()))?;
-    match prepared.on_store(store).execute().map_err(failed)? {
+    let refuse = || QueryError::NotAcceptable(accept.to_string());
+    let written = match prepared.on_store(store).execute().map_err(failed)? {
         QueryResults::Solutions(solutions) => {
             let (media, f) = negotiate_results(accept).ok_or_else(refuse)?;
-            let mut out = QueryResultsSerializer::from_format(f)
-                .serialize_solutions_to_writer(Vec::new(), solutions.variables().to_vec())
-                .map_err(io)?;
-            for s in solutions {
-                out.serialize(&s.map_err(failed)?).map_err(io)?;
-            }
-            Ok((media, out.finish().map_err(io)?))
+            sink.set_media(media);
+            let rows = Rows {
+                clock: &clock,
+                guard: &guard,
+                max: max_rows,
+                failed: &failed,
+            };
+            write_solutions(solutions, f, &mut *sink, &rows)
         }
         QueryResults::Boolean(b) => {
+            guard.check()?;
             let (media, f) = negotiate_results(accept).ok_or_else(refuse)?;
-            let body = QueryResultsSerializer::from_format(f)
-                .serialize_boolean_to_writer(Vec::new(), b)
-                .map_err(io)?;
-            Ok((media, body))
+            sink.set_media(media);
+            QueryResultsSerializer::from_format(f)
+                .serialize_boolean_to_writer(&mut *sink, b)
+                .map(|_| ())
+                .map_err(Failure::Io)
         }
         QueryResults::Graph(triples) => {
             let syntax = negotiate_syntax(accept).ok_or_else(refuse)?;
-            let mut out = RdfSerializer::from_format(syntax.format()).for_writer(Vec::new());
-            for t in triples {
-                out.serialize_triple(&t.map_err(failed)?).map_err(io)?;
-            }
-            Ok((syntax.media_type(), out.finish().map_err(io)?))
+            sink.set_media(syntax.media_type());
+            let rows = Rows {
+                clock: &clock,
+                guard: &guard,
+                max: max_rows,
+                failed: &failed,
+            };
+            write_triples(triples, syntax, &mut *sink, &rows)
         }
+    };
+    match written {
+        Ok(()) => Ok(guard.check()?),
+        Err(Failure::Query(e)) => Err(e),
+        Err(Failure::Io(e)) => Err(sink.error(|| QueryError::Failed(e.to_string()))),
     }
+}
+
+/// Why writing results stopped: the query, or the writer (whose reason the
+/// sink keeps).
+enum Failure {
+    Query(QueryError),
+    Io(std::io::Error),
+}
+
+impl From<QueryError> for Failure {
+    fn from(e: QueryError) -> Failure {
+        Failure::Query(e)
+    }
+}
+
+impl From<Stop> for Failure {
+    fn from(e: Stop) -> Failure {
+        Failure::Query(e.into())
+    }
+}
+
+/// What is checked before each row or triple is written.
+struct Rows<'a> {
+    clock: &'a Budget,
+    guard: &'a Guard,
+    max: usize,
+    failed: &'a dyn Fn(QueryEvaluationError) -> QueryError,
+}
+
+impl Rows<'_> {
+    /// An error past the deadline, past the row cap (`n` rows written so far)
+    /// or once a bound cut the rows.
+    fn check(&self, n: usize) -> Result<(), Stop> {
+        self.clock.check_time()?;
+        if n >= self.max {
+            return Err(Stop::Rows { max: self.max });
+        }
+        self.guard.check()
+    }
+}
+
+/// Writes solutions as `format`, checking each row first.
+fn write_solutions(
+    solutions: QuerySolutionIter<'_>,
+    format: QueryResultsFormat,
+    sink: &mut Sink,
+    rows: &Rows<'_>,
+) -> Result<(), Failure> {
+    let mut out = QueryResultsSerializer::from_format(format)
+        .serialize_solutions_to_writer(sink, solutions.variables().to_vec())
+        .map_err(Failure::Io)?;
+    for (n, s) in solutions.enumerate() {
+        let s = s.map_err(rows.failed)?;
+        rows.check(n)?;
+        out.serialize(&s).map_err(Failure::Io)?;
+    }
+    out.finish().map_err(Failure::Io)?;
+    Ok(())
+}
+
+/// Writes triples in `syntax`, checking each triple first.
+fn write_triples(
+    triples: QueryTripleIter<'_>,
+    syntax: Syntax,
+    sink: &mut Sink,
+    rows: &Rows<'_>,
+) -> Result<(), Failure> {
+    let mut out = RdfSerializer::from_format(syntax.format()).for_writer(sink);
+    for (n, t) in triples.enumerate() {
+        let t = t.map_err(rows.failed)?;
+        rows.check(n)?;
+        out.serialize_triple(&t).map_err(Failure::Io)?;
+    }
+    out.finish().map_err(Failure::Io)?;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// The options of a query with this timeout, and generous caps.
+    fn within(timeout: Duration) -> ExecOptions {
+        ExecOptions {
+            timeout,
+            ..ExecOptions::default()
+        }
+    }
+
+    /// (media type, body) of a query answered whole.
+    fn whole(
+        g: &PublishedGraph,
+        query: &str,
+        accept: &str,
+    ) -> Result<(&'static str, Vec<u8>), QueryError> {
+        match g.answer(query, accept, within(Duration::from_secs(5)))? {
+            Reply::Complete { media, body } => Ok((media, body)),
+            Reply::Streaming { .. } => panic!("a small result is answered whole"),
+        }
+    }
 
     fn st(s: &str, p: &str, o: Term) -> Statement {
         Statement {
@@ -385,13 +604,8 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{syntax:?}: {e}"));
             assert_eq!(quads.len(), 3, "{syntax:?}");
             g.store.extend(quads).expect("stored");
-            let (_, body) = g
-                .query(
-                    "ASK { <http://x/e1> <http://x/f1> 0.75e0 }",
-                    "",
-                    Duration::from_secs(5),
-                )
-                .expect("answered");
+            let (_, body) =
+                whole(&g, "ASK { <http://x/e1> <http://x/f1> 0.75e0 }", "").expect("answered");
             assert_eq!(
                 String::from_utf8_lossy(&body),
                 r#"{"head":{},"boolean":true}"#,
@@ -407,57 +621,63 @@ mod tests {
         g.insert(&sample()).expect("inserted twice");
         assert_eq!(g.len(), 3);
         let select = "SELECT ?s WHERE { ?s <http://x/f1> ?o } ORDER BY ?s";
-        let (media, body) = g
-            .query(select, "text/csv", Duration::from_secs(5))
-            .expect("csv");
+        let (media, body) = whole(&g, select, "text/csv").expect("csv");
         assert_eq!(media, "text/csv");
         assert_eq!(
             String::from_utf8_lossy(&body),
             "s\r\nhttp://x/e1\r\nhttp://x/e2\r\n"
         );
-        let (media, _) = g
-            .query(
-                select,
-                "text/html, application/sparql-results+xml;q=0.9, */*;q=0.1",
-                Duration::from_secs(5),
-            )
-            .expect("xml");
+        let (media, _) = whole(
+            &g,
+            select,
+            "text/html, application/sparql-results+xml;q=0.9, */*;q=0.1",
+        )
+        .expect("xml");
         assert_eq!(media, "application/sparql-results+xml");
-        let (media, body) = g
-            .query(
-                "CONSTRUCT WHERE { ?s <http://x/bench> ?o }",
-                "application/n-triples",
-                Duration::from_secs(5),
-            )
-            .expect("graph");
+        let (media, body) = whole(
+            &g,
+            "CONSTRUCT WHERE { ?s <http://x/bench> ?o }",
+            "application/n-triples",
+        )
+        .expect("graph");
         assert_eq!(media, "application/n-triples");
         assert_eq!(
             String::from_utf8_lossy(&body).trim(),
             "<http://x/e1> <http://x/bench> \"qald-9\" ."
         );
         assert_eq!(
-            g.query(
+            whole(
+                &g,
                 "INSERT DATA { <http://x/a> <http://x/b> <http://x/c> }",
-                "",
-                Duration::from_secs(5)
+                ""
             ),
             Err(QueryError::Update)
         );
         assert_eq!(g.len(), 3);
         assert!(matches!(
-            g.query("SELEKT * {}", "", Duration::from_secs(5)),
+            whole(&g, "SELEKT * {}", ""),
             Err(QueryError::Syntax(_))
         ));
         assert!(matches!(
-            g.query(select, "image/png", Duration::from_secs(5)),
+            whole(&g, select, "image/png"),
             Err(QueryError::NotAcceptable(_))
         ));
     }
 
     #[test]
     fn a_query_past_the_timeout_is_stopped() {
+        let g = many(300);
+        let cross = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . ?g ?s ?h }";
+        assert!(matches!(
+            g.answer(cross, "", within(Duration::from_millis(50))),
+            Err(QueryError::Timeout(50))
+        ));
+    }
+
+    /// A graph of `n` statements, one subject each.
+    fn many(n: usize) -> PublishedGraph {
         let g = PublishedGraph::new().expect("store");
-        let many: Vec<Statement> = (0..300)
+        let many: Vec<Statement> = (0..n)
             .map(|i| {
                 st(
                     &format!("http://x/s{i}"),
@@ -467,10 +687,103 @@ mod tests {
             })
             .collect();
         g.insert(&many).expect("inserted");
-        let cross = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . ?g ?s ?h }";
+        g
+    }
+
+    #[test]
+    fn the_row_cap_and_the_byte_cap_stop_a_result() {
+        let g = many(300);
+        let rows = g.answer(
+            "SELECT * WHERE { ?s ?p ?o }",
+            "text/csv",
+            ExecOptions {
+                max_rows: 5,
+                ..within(Duration::from_secs(5))
+            },
+        );
         assert_eq!(
-            g.query(cross, "", Duration::from_millis(50)),
-            Err(QueryError::Timeout(50))
+            rows.map(|_| ()),
+            Err(QueryError::ResultTooLarge(Stop::Rows { max: 5 }))
+        );
+        // 90 000 rows of CSV, past the first MiB: streamed whole
+        let cross = "SELECT ?s ?t WHERE { ?s ?p ?o . ?t ?q ?r }";
+        let Reply::Streaming { head, rest, .. } = g
+            .answer(cross, "text/csv", within(Duration::from_secs(30)))
+            .expect("streams")
+        else {
+            panic!("a result past the first MiB streams");
+        };
+        let mut body = head;
+        rest.read_to_end(&mut body).expect("whole");
+        assert_eq!(
+            body.split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count(),
+            90_001
+        );
+        // past its byte cap after the first MiB: cut short
+        let Reply::Streaming { head, rest, .. } = g
+            .answer(
+                cross,
+                "text/csv",
+                ExecOptions {
+                    max_bytes: 2 << 20,
+                    ..within(Duration::from_secs(30))
+                },
+            )
+            .expect("streams")
+        else {
+            panic!("a result past the first MiB streams");
+        };
+        let mut body = head;
+        assert_eq!(
+            rest.read_to_end(&mut body),
+            Err(QueryError::ResultTooLarge(Stop::Bytes { max: 2 << 20 }))
+        );
+        assert!(body.len() <= 2 << 20, "{}", body.len());
+        // before the first MiB: an error instead of the result
+        assert_eq!(
+            g.answer(
+                cross,
+                "text/csv",
+                ExecOptions {
+                    max_bytes: 1000,
+                    ..within(Duration::from_secs(5))
+                },
+            )
+            .map(|_| ()),
+            Err(QueryError::ResultTooLarge(Stop::Bytes { max: 1000 }))
+        );
+    }
+
+    #[test]
+    fn a_full_gate_refuses_and_a_stopped_query_gives_its_slot_back() {
+        let gate = QueryGate::new(1);
+        let g = many(300).with_gate(gate.clone());
+        let held = gate.try_acquire().expect("the one slot");
+        assert_eq!(
+            g.answer("ASK {}", "", within(Duration::from_millis(4500)))
+                .map(|_| ()),
+            Err(QueryError::Busy {
+                slots: 1,
+                retry_after: 5
+            })
+        );
+        drop(held);
+        // a filter that drops every row of a cross product: stopped at its
+        // deadline inside the store, so the slot is free right after
+        let q = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l
+            FILTER(STRLEN(CONCAT(STR(?a), STR(?d), STR(?g), STR(?j))) < 0) }";
+        let started = std::time::Instant::now();
+        assert!(matches!(
+            g.answer(q, "", within(Duration::from_millis(300))),
+            Err(QueryError::Timeout(300))
+        ));
+        let slot = gate.acquire_until(started + Duration::from_millis(1300));
+        assert!(
+            slot.is_some(),
+            "the query still ran {:?} after it began",
+            started.elapsed()
         );
     }
 }

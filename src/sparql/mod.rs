@@ -3,14 +3,20 @@
 //! in-memory store loaded from RDF files (every format and compression the
 //! indexer reads; the union of the files is the default graph), and a SPARQL 1.1
 //! protocol endpoint asked through `live`'s HTTP client. Every execution has a
-//! timeout (a query past it is cancelled and never blocks the run) and a row
-//! cap. Results become [`AnswerSet`]s in the order the store returned them, with
-//! the same term conversion for both backends, so that `--kg` and `--endpoint`
-//! give the same report. `run` fills benchmark and run questions from their
+//! timeout (a query past it is cancelled and never blocks the run), a row cap
+//! and a memory cap (`limits`: the deadline and the bytes are checked between
+//! rows; `guard` checks them inside the store's own iteration, and bounds what
+//! it holds to sort, group, deduplicate or subtract); a server also caps how
+//! many run at once. Results become [`AnswerSet`]s in the order the store
+//! returned them, with the same term conversion for both backends, so that
+//! `--kg` and `--endpoint` give the same report. `run` fills benchmark and run questions from their
 //! queries.
 
 mod graph;
+mod guard;
+mod limits;
 mod run;
+mod stream;
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -29,7 +35,9 @@ use oxigraph::store::Store;
 pub use graph::{
     negotiate_syntax, serialize, GraphError, PublishedGraph, QueryError, Statement, Syntax,
 };
+pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
 pub use run::{execute_dataset, execute_experiment, unexecuted_gold, Mode, Plan, RunSummary};
+pub use stream::{Reply, ResultStream};
 
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};
 use crate::model::{Answer, AnswerSet, ExecStatus, Term};
@@ -87,6 +95,10 @@ pub struct ExecOptions {
     pub max_rows: usize,
     /// How many queries of a dataset run at once; 0: the cores, at most 4.
     pub workers: usize,
+    /// The memory one query may use, in bytes: its result (estimated from its
+    /// rows as they are collected) and what the store holds to sort, group,
+    /// deduplicate or subtract.
+    pub max_bytes: usize,
 }
 
 impl Default for ExecOptions {
@@ -95,6 +107,7 @@ impl Default for ExecOptions {
             timeout: DEFAULT_TIMEOUT,
             max_rows: DEFAULT_MAX_ROWS,
             workers: 0,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 }
@@ -134,6 +147,8 @@ enum Backend {
 /// A knowledge graph to run queries on.
 pub struct KnowledgeGraph {
     backend: Backend,
+    /// The slots queries on the embedded store wait for, on a server.
+    gate: Option<QueryGate>,
     /// What it is, for the report.
     pub info: KnowledgeGraphInfo,
 }
@@ -176,6 +191,7 @@ impl KnowledgeGraph {
         let triples = store.len().map_err(|e| KgError::Store(e.to_string()))?;
         Ok(KnowledgeGraph {
             backend: Backend::Store(store),
+            gate: None,
             info: KnowledgeGraphInfo {
                 store: format!("oxigraph {OXIGRAPH_LOCKED} (in memory, embedded)"),
                 endpoint: None,
@@ -192,6 +208,7 @@ impl KnowledgeGraph {
     pub fn endpoint(url: &str, options: ExecOptions) -> KnowledgeGraph {
         KnowledgeGraph {
             backend: Backend::Endpoint(url.to_string()),
+            gate: None,
             info: KnowledgeGraphInfo {
                 store: "sparql endpoint".to_string(),
                 endpoint: Some(url.to_string()),
@@ -204,6 +221,15 @@ impl KnowledgeGraph {
         }
     }
 
+    /// The same graph, whose queries on the embedded store wait for a slot of
+    /// `gate` (shared with the server's other queries) before they run; the
+    /// wait counts toward their timeout.
+    #[must_use]
+    pub fn with_gate(mut self, gate: QueryGate) -> KnowledgeGraph {
+        self.gate = Some(gate);
+        self
+    }
+
     /// True for the embedded store (it executes standard SPARQL 1.1 only).
     pub fn is_embedded(&self) -> bool {
         matches!(self.backend, Backend::Store(_))
@@ -212,7 +238,7 @@ impl KnowledgeGraph {
     /// Executes one query.
     pub fn execute(&self, query: &str, options: ExecOptions) -> Outcome {
         match &self.backend {
-            Backend::Store(store) => execute_embedded(store, query, options),
+            Backend::Store(store) => execute_embedded(store, self.gate.as_ref(), query, options),
             Backend::Endpoint(url) => execute_endpoint(url, query, options),
         }
     }
@@ -427,11 +453,32 @@ fn integer_cast(args: &[OxTerm]) -> Option<OxTerm> {
 /// whether the cap cut them.
 type Collected = (AnswerSet, Vec<Vec<usize>>, bool);
 
-fn collect<E: std::fmt::Display>(
+/// Why a query has no answers: its status and the reason.
+type Failed = (ExecStatus, String);
+
+/// The status and message of a query stopped by a limit.
+fn stopped(stop: Stop) -> Failed {
+    match stop {
+        Stop::Timeout { ms } => (ExecStatus::Timeout, timed_out(ms)),
+        other => (ExecStatus::ExecutionError, other.to_string()),
+    }
+}
+
+/// The message of a query stopped at its timeout of `ms`.
+fn timed_out(ms: u128) -> String {
+    format!("stopped after the timeout of {ms} ms (raise --query-timeout-ms)")
+}
+
+/// Collects rows until `max_rows` (the rest are dropped: truncated), charging
+/// each row's estimated bytes to `budget`, which stops the query past its
+/// byte cap or its deadline.
+fn collect(
     vars: Vec<String>,
-    rows: impl Iterator<Item = Result<Vec<(usize, Term)>, E>>,
+    rows: impl Iterator<Item = Result<Vec<(usize, Term)>, Failed>>,
     max_rows: usize,
-) -> Result<Collected, E> {
+    budget: &mut limits::Budget,
+) -> Result<Collected, Failed> {
+    const ROW_BYTES: usize = 48;
     let mut set = AnswerSet {
         vars,
         ..AnswerSet::default()
@@ -442,6 +489,12 @@ fn collect<E: std::fmt::Display>(
         if set.answers.len() == max_rows {
             return Ok((set, columns, true));
         }
+        let bytes = ROW_BYTES
+            + row
+                .iter()
+                .map(|(_, t)| 8 + limits::term_bytes(t))
+                .sum::<usize>();
+        budget.spend(bytes).map_err(stopped)?;
         columns.push(row.iter().map(|(c, _)| *c).collect());
         set.answers.push(Answer {
             terms: row.into_iter().map(|(_, t)| t).collect(),
@@ -471,11 +524,7 @@ fn boolean(b: bool) -> Collected {
     )
 }
 
-fn finish(
-    result: Result<Collected, (ExecStatus, String)>,
-    max_rows: usize,
-    started: Instant,
-) -> Outcome {
+fn finish(result: Result<Collected, Failed>, max_rows: usize, started: Instant) -> Outcome {
     match result {
         Ok((answers, columns, truncated)) => Outcome {
             status: if truncated {
@@ -494,16 +543,60 @@ fn finish(
     }
 }
 
-fn execute_embedded(store: &Store, query: &str, options: ExecOptions) -> Outcome {
+/// Runs a query on the embedded store: waits for a slot of `gate` (if any),
+/// then evaluates it on a thread with a deep stack, which keeps the slot until
+/// it ends; stops waiting at the deadline and cancels the query then.
+fn execute_embedded(
+    store: &Store,
+    gate: Option<&QueryGate>,
+    query: &str,
+    options: ExecOptions,
+) -> Outcome {
     let started = Instant::now();
+    let budget = limits::Budget::new(started, options.timeout, options.max_bytes);
+    // the text of `annotate::executable`: written back, it nests as deep as its algebra
+    if let Err(e) = crate::annotate::check_executable_bounds(query) {
+        return Outcome::failed(ExecStatus::SyntaxError, e.to_string(), started);
+    }
+    let permit = match gate {
+        Some(gate) => match gate.acquire_until(budget.deadline()) {
+            Some(p) => Some(p),
+            None => {
+                return Outcome::failed(
+                    ExecStatus::Timeout,
+                    format!(
+                        "the server ran its {} queries at once for the whole timeout of {} ms; try again later, or raise --query-timeout-ms or --max-concurrent-queries",
+                        gate.slots(),
+                        options.timeout.as_millis()
+                    ),
+                    started,
+                )
+            }
+        },
+        None => None,
+    };
     let token = CancellationToken::new();
     let (tx, rx) = mpsc::channel();
     let (store, text, inner_token) = (store.clone(), query.to_string(), token.clone());
     let max_rows = options.max_rows;
+    let inner_budget = budget.clone();
     let spawned = std::thread::Builder::new()
         .name("sparql".into())
+        .stack_size(crate::stack::DEEP_STACK_BYTES)
         .spawn(move || {
-            let _ = tx.send(evaluate(&store, &text, inner_token, max_rows));
+            let result = match guard::run_guarded(|| {
+                evaluate(&store, &text, inner_token, max_rows, inner_budget)
+            }) {
+                Ok(result) => result,
+                Err(guard::Caught::Stop(stop)) => Err(stopped(stop)),
+                Err(guard::Caught::Panic(m)) => Err((
+                    ExecStatus::ExecutionError,
+                    format!("the store failed on this query ({m}); report it with the query"),
+                )),
+            };
+            // the query is over: its slot is free before its caller hears of it
+            drop(permit);
+            let _ = tx.send(result);
         });
     if let Err(e) = spawned {
         return Outcome::failed(
@@ -512,55 +605,62 @@ fn execute_embedded(store: &Store, query: &str, options: ExecOptions) -> Outcome
             started,
         );
     }
-    match rx.recv_timeout(options.timeout) {
+    match rx.recv_timeout(budget.left()) {
         Ok(result) => finish(result, max_rows, started),
         Err(_) => {
             token.cancel();
             Outcome::failed(
                 ExecStatus::Timeout,
-                format!(
-                    "stopped after the timeout of {} ms (raise --query-timeout-ms)",
-                    options.timeout.as_millis()
-                ),
+                timed_out(options.timeout.as_millis()),
                 started,
             )
         }
     }
 }
 
+/// Evaluates one query on the query's thread, inside `guard::run_guarded`:
+/// parsed, given the guard's ticks, its rows collected under `budget` (the
+/// deadline and the bytes are checked between rows).
 fn evaluate(
     store: &Store,
     query: &str,
     token: CancellationToken,
     max_rows: usize,
-) -> Result<Collected, (ExecStatus, String)> {
-    let mut evaluator = SparqlEvaluator::new().with_cancellation_token(token);
+    mut budget: limits::Budget,
+) -> Result<Collected, Failed> {
+    let mut evaluator = SparqlEvaluator::new().with_cancellation_token(token.clone());
     for name in VIRTUOSO_INTEGER_CASTS {
         if let Ok(iri) = oxigraph::model::NamedNode::new(format!("{XSD}{name}")) {
             evaluator = evaluator.with_custom_function(iri, integer_cast);
         }
     }
-    let prepared = evaluator
-        .parse_query(query)
+    let (prepared, guard) = guard::prepare(query, evaluator, &token, &budget)
         .map_err(|e| (ExecStatus::SyntaxError, e.to_string().replace('\n', " ")))?;
+    let timeout = budget.timeout();
     let failed = |e: QueryEvaluationError| match e {
-        QueryEvaluationError::Cancelled => (ExecStatus::Timeout, "cancelled".to_string()),
+        QueryEvaluationError::Cancelled => stopped(timeout.clone()),
         e => (ExecStatus::ExecutionError, e.to_string()),
     };
-    match prepared.on_store(store).execute().map_err(failed)? {
+    let result = match prepared.on_store(store).execute().map_err(failed)? {
         QueryResults::Solutions(solutions) => {
             let variables = solutions.variables().to_vec();
             let vars = variables.iter().map(|v| v.as_str().to_string()).collect();
-            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())));
-            collect(vars, rows, max_rows).map_err(failed)
+            let rows = solutions.map(|s| {
+                let s = s.map_err(failed)?;
+                guard.check().map_err(stopped)?;
+                Ok(row(&variables, s.iter()))
+            });
+            collect(vars, rows, max_rows, &mut budget)?
         }
-        QueryResults::Boolean(b) => Ok(boolean(b)),
-        QueryResults::Graph(_) => Err((
+        QueryResults::Boolean(b) => boolean(b),
+        QueryResults::Graph(_) => return Err((
             ExecStatus::ExecutionError,
             "a CONSTRUCT or DESCRIBE query gives triples, not answers; write a SELECT or ASK query"
                 .to_string(),
         )),
-    }
+    };
+    guard.check().map_err(stopped)?;
+    Ok(result)
 }
 
 fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
@@ -629,8 +729,9 @@ fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
         Ok(SliceQueryResultsParserOutput::Solutions(solutions)) => {
             let variables = solutions.variables().to_vec();
             let vars = variables.iter().map(|v| v.as_str().to_string()).collect();
-            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())));
-            collect(vars, rows, options.max_rows).map_err(|e| bad(&e))
+            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())).map_err(|e| bad(&e)));
+            let mut budget = limits::Budget::new(started, options.timeout, options.max_bytes);
+            collect(vars, rows, options.max_rows, &mut budget)
         }
     };
     finish(result, options.max_rows, started)

@@ -159,6 +159,7 @@ fn real_files_lose_nothing_and_name_what_they_do_not_read() {
     let data = crate::require_data!();
     let broken = ["QALD_Boolean.json", "qald-5_train_raw.xml"];
     let mut read = 0;
+    let mut refused: Vec<String> = Vec::new();
     for path in files_below(&data) {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -179,14 +180,18 @@ fn real_files_lose_nothing_and_name_what_they_do_not_read() {
             assert!(located, "{err}");
             continue;
         }
-        let Ok(d) = parsed else {
+        let d = match parsed {
+            Ok(d) => d,
             // the challenge's true result sets are keyed by question, not a run
-            assert!(
-                name.ends_with("_true_result_set.json"),
-                "{}",
-                path.display()
-            );
-            continue;
+            Err(_) if name.ends_with("_true_result_set.json") => continue,
+            // a benchmark family not read yet is refused by name, never read
+            // as another format (src/qald/family.rs)
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.contains("does not read yet"), "{}: {e}", path.display());
+                refused.push(name.to_string());
+                continue;
+            }
         };
         read += 1;
         assert!(d.lost.is_empty(), "{}: {:?}", path.display(), d.lost);
@@ -199,6 +204,18 @@ fn real_files_lose_nothing_and_name_what_they_do_not_read() {
         );
     }
     assert!(read >= 60, "only {read} real files were read");
+    // the Freebase and Wikidata benchmarks of the LLM era, each told by its keys
+    for family in [
+        "debug_grail.json",
+        "WebQSP.test.partial.json",
+        "test-questions.json",
+        "spinach-test.json",
+    ] {
+        assert!(
+            refused.iter().any(|n| n == family),
+            "{family} is refused by name: {refused:?}"
+        );
+    }
 
     // what the readers now read that they used to drop: QAnswer's queries and
     // confidences (MQALD outputs), QALD keywords

@@ -14,7 +14,7 @@ use qajudge::index::Index;
 use qajudge::rng::SplitMix64;
 use serde_json::Value;
 
-use crate::serve::{get, post_form, read_request_body, tmp, wait, Server, RUN};
+use crate::serve::{get_with_token, post_form, read_request_body, tmp, wait, Server, RUN};
 
 const SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
 
@@ -150,7 +150,7 @@ fn start_slow_qa_system(delay: Duration) -> String {
 fn experiment(s: &Server, created: &Value) -> Value {
     let id = created["id"].as_str().expect("id");
     let token = created["token"].as_str().expect("token");
-    let (status, r) = get(s, &format!("/api/v1/experiments/{id}?token={token}"));
+    let (status, r) = get_with_token(s, &format!("/api/v1/experiments/{id}"), token);
     assert_eq!(status, 200, "{r}");
     r
 }

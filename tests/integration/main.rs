@@ -1,6 +1,7 @@
 //! The one integration-test binary: real benchmark and system files from
 //! `../shared/data`, and the `qajudge` command line end to end.
 
+mod allow_list;
 mod annotate;
 mod api;
 mod browser;
@@ -9,13 +10,18 @@ mod components;
 mod data;
 mod endpoint;
 mod faults;
+mod hostile;
 mod index;
+mod inputs;
 mod live_text2sparql;
+mod outputs;
 mod profiles;
 mod published;
 mod python_client;
+mod query_limits;
 mod real_data;
 mod recipes;
+mod secrets;
 mod serve;
 mod spark;
 mod text2sparql;

@@ -125,10 +125,11 @@ fn private_experiments_published_as_linked_data_and_sparql() {
             .map(|m| m.replace("209901019999", "ID")),
         "a private id answers as an unknown one"
     );
-    let (_, e) = get(
-        &s,
-        &format!("/api/v1/experiments/{id}?token={}", "0".repeat(64)),
+    let (_, _, e) = fetch(
+        &s.url(&format!("/api/v1/experiments/{id}")),
+        &[("X-Experiment-Token", &"0".repeat(64))],
     );
+    let e: Value = serde_json::from_str(&e).expect("json");
     assert_eq!(e["error"]["code"], "not_found");
     let (_, list) = get(&s, "/api/v1/experiments");
     assert_eq!(list.as_array().map(Vec::len), Some(0));
@@ -159,12 +160,13 @@ fn private_experiments_published_as_linked_data_and_sparql() {
     // publishing needs the token; then it is public, listed and in /sparql
     let (status, p) = post_json(&s, &format!("/api/v1/experiments/{id}/publish"), "");
     assert_error(status, &p, 404, "not_found");
-    let (status, p) = post_json(
-        &s,
-        &format!("/api/v1/experiments/{id}/publish?token={token}"),
+    let (status, _, p) = post(
+        &s.url(&format!("/api/v1/experiments/{id}/publish")),
+        &[("X-Experiment-Token", &token)],
         "",
     );
     assert_eq!(status, 200, "{p}");
+    let p: Value = serde_json::from_str(&p).expect("json");
     assert_eq!(p["published"], true);
     let (status, shown) = get(&s, &format!("/api/v1/experiments/{id}"));
     assert_eq!(status, 200);
@@ -235,9 +237,9 @@ fn private_experiments_published_as_linked_data_and_sparql() {
     let second = submit(&s, "gerbil");
     let (id2, token2) = id_token(&second);
     let done2 = wait(&s, &second);
-    let (status, _) = post_json(
-        &s,
-        &format!("/api/v1/experiments/{id2}/publish?token={token2}"),
+    let (status, _, _) = post(
+        &s.url(&format!("/api/v1/experiments/{id2}/publish")),
+        &[("X-Experiment-Token", &token2)],
         "",
     );
     assert_eq!(status, 200);

@@ -50,6 +50,9 @@ pub struct Server {
     child: Child,
     /// The server's base URL.
     pub base: String,
+    /// The lines of its stderr (request log included) after the one saying
+    /// where it listens, when started with [`Server::start_capturing`].
+    log: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 impl Server {
@@ -62,6 +65,37 @@ impl Server {
 
     /// A server on the demo benchmark, without an index unless `extra` gives one.
     pub fn start_bare(data: &Path, extra: &[&str]) -> Server {
+        // the live systems of the tests run on loopback; a server calls none
+        // unless told (tests/integration/hostile.rs checks that default)
+        if extra.contains(&"--allow-system-host") {
+            Server::start_as_given(data, extra)
+        } else {
+            let mut args = vec!["--allow-system-host", "127.0.0.1"];
+            args.extend_from_slice(extra);
+            Server::start_as_given(data, &args)
+        }
+    }
+
+    /// A server on the demo benchmark with exactly the arguments `extra`.
+    pub fn start_as_given(data: &Path, extra: &[&str]) -> Server {
+        Server::launch(data, extra, false)
+    }
+
+    /// [`Server::start_bare`] keeping its stderr for [`Server::log`].
+    pub fn start_capturing(data: &Path, extra: &[&str]) -> Server {
+        let mut args = vec!["--allow-system-host", "127.0.0.1"];
+        args.extend_from_slice(extra);
+        Server::launch(data, &args, true)
+    }
+
+    /// The stderr lines of a server started with [`Server::start_capturing`]
+    /// so far.
+    pub fn log(&self) -> Vec<String> {
+        let log = self.log.as_ref().expect("a server started capturing");
+        log.lock().expect("log lock").clone()
+    }
+
+    fn launch(data: &Path, extra: &[&str], capture: bool) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_qajudge"))
             .current_dir(root())
             .args(["serve", "--bind", "127.0.0.1:0", "--workers", "2", "--data"])
@@ -83,12 +117,26 @@ impl Server {
                 break rest.trim().to_string();
             }
         };
-        std::thread::spawn(move || for _ in lines {});
-        Server { child, base }
+        let log: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>> =
+            capture.then(std::sync::Arc::default);
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if let Some(sink) = &sink {
+                    sink.lock().expect("log lock").push(line);
+                }
+            }
+        });
+        Server { child, base, log }
     }
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// The server's process id (for its memory in `/proc/PID/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 
@@ -114,6 +162,25 @@ fn read(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
 
 pub fn get(s: &Server, path: &str) -> (u16, Value) {
     read(ureq::get(&s.url(path)).call())
+}
+
+/// A GET with an experiment's token, sent the way the page and the Python
+/// client send it: in a header, never in the URL.
+pub fn get_with_token(s: &Server, path: &str, token: &str) -> (u16, Value) {
+    read(
+        ureq::get(&s.url(path))
+            .set("X-Experiment-Token", token)
+            .call(),
+    )
+}
+
+/// An empty POST with an experiment's token in its header.
+pub fn post_with_token(s: &Server, path: &str, token: &str) -> (u16, Value) {
+    read(
+        ureq::post(&s.url(path))
+            .set("X-Experiment-Token", token)
+            .send_string(""),
+    )
 }
 
 pub fn post_json(s: &Server, path: &str, body: &str) -> (u16, Value) {
@@ -164,7 +231,7 @@ pub fn wait(s: &Server, created: &Value) -> Value {
     let token = created["token"].as_str().expect("an experiment token");
     let start = Instant::now();
     loop {
-        let (status, r) = get(s, &format!("/api/v1/experiments/{id}?token={token}"));
+        let (status, r) = get_with_token(s, &format!("/api/v1/experiments/{id}"), token);
         assert_eq!(status, 200, "{r}");
         if r["status"] == "done" || r["status"] == "failed" {
             return r;
@@ -437,11 +504,10 @@ fn every_route_bad_inputs_and_a_restart() {
     assert_eq!(list.as_array().map(Vec::len), Some(0), "{list}");
     for c in [&created, &second] {
         let path = format!(
-            "/api/v1/experiments/{}/publish?token={}",
-            c["id"].as_str().expect("id"),
-            c["token"].as_str().expect("token")
+            "/api/v1/experiments/{}/publish",
+            c["id"].as_str().expect("id")
         );
-        let (status, p) = post_json(&s, &path, "");
+        let (status, p) = post_with_token(&s, &path, c["token"].as_str().expect("token"));
         assert_eq!(status, 200, "{p}");
     }
     let (_, list) = get(&s, "/api/v1/experiments");

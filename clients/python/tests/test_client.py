@@ -144,6 +144,8 @@ def test_errors_carry_the_services_code(client: Client) -> None:
 def test_private_experiments_publishing_and_sparql(client: Client) -> None:
     created = client.submit([os.environ["QAJUDGE_RUN"]], benchmark="demo")
     assert not created.published and len(created.token) == 64
+    # the page address keeps the token after "#", which is never sent to the server
+    assert created.url == f"/experiments/{created.id}#token={created.token}"
     with pytest.raises(QajudgeError) as e:
         client.experiment(created.id)
     assert e.value.status == 404

@@ -255,7 +255,11 @@ class Canonical:
 
 @dataclass
 class Created:
-    """A stored experiment just submitted; ``token`` shows it while private."""
+    """A stored experiment just submitted; ``token`` shows it while private.
+
+    ``url`` is its web page with the token after ``#`` (``/experiments/ID#token=…``),
+    which browsers never send to the server.
+    """
 
     id: str
     token: str
@@ -311,7 +315,9 @@ class Client:
     """A client of one qajudge server.
 
     ``token`` is sent as ``Authorization: Bearer`` (an experiment's token, or
-    the server's API token); ``timeout`` is the seconds one call may take.
+    the server's API token), never in the URL: the server refuses a ``?token=``
+    (``400 token_in_query``), since URLs end up in logs; ``timeout`` is the
+    seconds one call may take.
     """
 
     def __init__(self, url: str, token: Optional[str] = None, timeout: float = 120.0) -> None:

@@ -1,0 +1,578 @@
+//! Limits checked inside oxigraph's own iteration. The store checks a query's
+//! cancellation token only when it reads a triple, and a cross product makes
+//! rows without reading anything: a sort of five patterns over a few hundred
+//! triples collects billions of rows between two reads, and a filter over them
+//! runs minutes past its deadline. So the query's algebra is rewritten before
+//! it runs, with calls of counting functions ("ticks") where rows pass:
+//!
+//! - a `BIND` of a tick (to an unbound variable: the rows are unchanged) under
+//!   each `ORDER BY` and `GROUP BY` (or aggregate), over each `DISTINCT`, and on
+//!   the right of each `MINUS`, whose rows the store holds in memory: past as
+//!   many rows as the memory cap allows (rows × their width) the query stops
+//!   with [`Stop::Held`];
+//! - the same, for the deadline only, on the right of each `OPTIONAL` (the
+//!   store may evaluate it once per row on its left, holding none), and where
+//!   rows are dropped without a read: under each `DISTINCT` and `REDUCED`, on
+//!   the left of each `MINUS`, under each `OFFSET`;
+//! - each `FILTER`'s expression passed through a tick, which gives back its
+//!   value, so that a filter that drops every row still checks the deadline.
+//!
+//! Every tick stops the query at its deadline or once its token is cancelled.
+//! A tick stops it by unwinding out of the store's iteration to
+//! [`run_guarded`] on the query's thread (with `resume_unwind`, which runs no
+//! panic hook, so nothing is printed): the only way to leave oxigraph's
+//! iteration between two reads. Built with `panic = "abort"`, a tick cancels the
+//! token instead, and the query stops at its next read.
+//!
+//! Not covered: a join whose two sides make rows without reading and rarely
+//! match, and the rows a join, an `OPTIONAL` or an `EXISTS` holds while it
+//! builds its side (a tick there would stop the optimizer from reordering the
+//! joins). Those stop at the store's next read after the deadline, and keep
+//! their query slot until then.
+//!
+//! This is the one place outside `annotate` that names spargebra: oxigraph
+//! evaluates spargebra's algebra, and the rewrite must hand it one.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use oxigraph::model::{Literal, NamedNode, Term as OxTerm};
+use oxigraph::sparql::{
+    CancellationToken, PreparedSparqlQuery, SparqlEvaluator, SparqlSyntaxError,
+};
+use spargebra::algebra::{Expression, Function, GraphPattern};
+use spargebra::term::Variable;
+use spargebra::Query;
+
+use super::limits::{held_row_bytes, Budget, Held, Stop};
+
+/// The IRI of tick `k` (a valid IRI for every `k`).
+fn function_iri(k: usize) -> NamedNode {
+    NamedNode::new_unchecked(format!("urn:qajudge:tick:{k}"))
+}
+
+/// How often (in rows) a tick reads the clock.
+const CLOCK_EVERY: usize = 256;
+
+/// One tick of a query: the rows it allows (none: the deadline only), what
+/// they are held for, and whether it passes its argument through (a filter's).
+#[derive(Debug, Clone, Copy)]
+struct Tick {
+    cap: Option<(usize, Held)>,
+    filter: bool,
+}
+
+/// The state a query's ticks share: their counts, and the first stop (kept
+/// when the query cannot unwind).
+#[derive(Debug)]
+pub struct Guard {
+    ticks: Vec<Tick>,
+    counts: Arc<Vec<AtomicUsize>>,
+    stopped: Arc<Mutex<Option<Stop>>>,
+}
+
+/// Parses `text` as a query, rewrites it with ticks (see the module) whose
+/// caps come from `budget`'s byte cap and which stop at its deadline or once
+/// `token` is cancelled, and prepares it on `evaluator`. Runs on the query's
+/// thread, inside [`run_guarded`] (the rewrite recurses as deep as the query
+/// nests).
+pub fn prepare(
+    text: &str,
+    evaluator: SparqlEvaluator,
+    token: &CancellationToken,
+    budget: &Budget,
+) -> Result<(PreparedSparqlQuery, Guard), SparqlSyntaxError> {
+    let query = spargebra::SparqlParser::new().parse_query(text)?;
+    let (query, guard) = Guard::new(query, budget.max_bytes());
+    let evaluator = guard.register(evaluator, token, budget);
+    Ok((evaluator.for_query(query), guard))
+}
+
+/// Runs `f` (a query's evaluation) and catches a tick's stop; any other panic
+/// of the store is a [`Stop`]-less error with its message.
+pub fn run_guarded<T>(f: impl FnOnce() -> T) -> Result<T, Caught> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        match payload.downcast::<Stop>() {
+            Ok(stop) => Caught::Stop(*stop),
+            Err(other) => Caught::Panic(
+                other
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| other.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into()),
+            ),
+        }
+    })
+}
+
+/// What [`run_guarded`] caught.
+#[derive(Debug)]
+pub enum Caught {
+    /// A tick stopped the query.
+    Stop(Stop),
+    /// The store panicked (a bug of the store), with its message.
+    Panic(String),
+}
+
+/// Leaves the store's iteration with `stop` (see the module).
+fn abort(stop: Stop, token: &CancellationToken, stopped: &Mutex<Option<Stop>>) {
+    if let Ok(mut s) = stopped.lock() {
+        s.get_or_insert(stop.clone());
+    }
+    token.cancel();
+    #[cfg(panic = "unwind")]
+    std::panic::resume_unwind(Box::new(stop));
+}
+
+impl Guard {
+    /// Rewrites `query` (see the module); the rewritten query and its guard.
+    fn new(query: Query, max_bytes: usize) -> (Query, Guard) {
+        let mut ticks = Vec::new();
+        let mut go = |pattern| bound(pattern, max_bytes, &mut ticks);
+        let query = match query {
+            Query::Select {
+                dataset,
+                pattern,
+                base_iri,
+            } => Query::Select {
+                dataset,
+                pattern: go(pattern),
+                base_iri,
+            },
+            Query::Construct {
+                template,
+                dataset,
+                pattern,
+                base_iri,
+            } => Query::Construct {
+                template,
+                dataset,
+                pattern: go(pattern),
+                base_iri,
+            },
+            Query::Describe {
+                dataset,
+                pattern,
+                base_iri,
+            } => Query::Describe {
+                dataset,
+                pattern: go(pattern),
+                base_iri,
+            },
+            Query::Ask {
+                dataset,
+                pattern,
+                base_iri,
+            } => Query::Ask {
+                dataset,
+                pattern: go(pattern),
+                base_iri,
+            },
+        };
+        let counts = Arc::new(ticks.iter().map(|_| AtomicUsize::new(0)).collect());
+        let guard = Guard {
+            ticks,
+            counts,
+            stopped: Arc::new(Mutex::new(None)),
+        };
+        (query, guard)
+    }
+
+    /// Adds the ticks to an evaluator.
+    fn register(
+        &self,
+        mut evaluator: SparqlEvaluator,
+        token: &CancellationToken,
+        budget: &Budget,
+    ) -> SparqlEvaluator {
+        let (deadline, timeout) = (budget.deadline(), budget.timeout());
+        for (k, tick) in self.ticks.iter().copied().enumerate() {
+            let (counts, token, stopped) = (
+                Arc::clone(&self.counts),
+                token.clone(),
+                Arc::clone(&self.stopped),
+            );
+            let timeout = timeout.clone();
+            evaluator =
+                evaluator.with_custom_function(function_iri(k), move |args: &[OxTerm]| {
+                    let n = counts
+                        .get(k)
+                        .map_or(0, |c| c.fetch_add(1, Ordering::Relaxed));
+                    if token.is_cancelled()
+                        || (n % CLOCK_EVERY == CLOCK_EVERY - 1 && Instant::now() > deadline)
+                    {
+                        abort(timeout.clone(), &token, &stopped);
+                    } else if let Some((cap, held)) = tick.cap.filter(|(cap, _)| n >= *cap) {
+                        abort(Stop::Held { rows: cap, held }, &token, &stopped);
+                    }
+                    if tick.filter {
+                        // the filter's own value (or false once stopped)
+                        Some(
+                            args.first()
+                                .cloned()
+                                .unwrap_or_else(|| Literal::from(false).into()),
+                        )
+                    } else {
+                        None
+                    }
+                });
+        }
+        evaluator
+    }
+
+    /// The stop a tick recorded (when the query could not unwind), if any.
+    pub fn check(&self) -> Result<(), Stop> {
+        match self.stopped.lock().ok().and_then(|s| s.clone()) {
+            Some(stop) => Err(stop),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The distinct in-scope variables of a pattern, in order.
+fn variables(pattern: &GraphPattern) -> Vec<Variable> {
+    let mut seen = Vec::new();
+    pattern.on_in_scope_variable(|v| {
+        if !seen.contains(v) {
+            seen.push(v.clone());
+        }
+    });
+    seen
+}
+
+/// A new tick: its call with `args`.
+fn tick(ticks: &mut Vec<Tick>, t: Tick, args: Vec<Expression>) -> Expression {
+    let iri = function_iri(ticks.len());
+    ticks.push(t);
+    Expression::FunctionCall(Function::Custom(iri), args)
+}
+
+/// `pattern` with a `BIND` of a new tick to an unbound variable; the tick
+/// allows as many rows as `max_bytes` holds at their width (if `held`).
+fn counted(
+    pattern: GraphPattern,
+    held: Option<Held>,
+    max_bytes: usize,
+    ticks: &mut Vec<Tick>,
+) -> GraphPattern {
+    let k = ticks.len();
+    let cap = held.map(|h| {
+        let width = variables(&pattern).len() + 1;
+        ((max_bytes / held_row_bytes(width)).max(1), h)
+    });
+    GraphPattern::Extend {
+        inner: Box::new(pattern),
+        variable: Variable::new_unchecked(format!("qajudge_tick_{k}")),
+        expression: tick(ticks, Tick { cap, filter: false }, Vec::new()),
+    }
+}
+
+/// Adds the ticks to every part of `pattern` (see the module). Recursive: it
+/// runs on the query's thread, whose stack holds any query that passed the
+/// bounds check.
+fn bound(pattern: GraphPattern, max: usize, ticks: &mut Vec<Tick>) -> GraphPattern {
+    use GraphPattern as P;
+    match pattern {
+        P::OrderBy { inner, expression } => {
+            let inner = bound(*inner, max, ticks);
+            P::OrderBy {
+                inner: Box::new(counted(inner, Some(Held::Sort), max, ticks)),
+                expression,
+            }
+        }
+        P::Group {
+            inner,
+            variables,
+            aggregates,
+        } => {
+            let inner = bound(*inner, max, ticks);
+            P::Group {
+                inner: Box::new(counted(inner, Some(Held::Group), max, ticks)),
+                variables,
+                aggregates,
+            }
+        }
+        P::Distinct { inner } => {
+            let inner = bound(*inner, max, ticks);
+            let projected = match &inner {
+                P::Project { variables, .. } => variables.clone(),
+                other => self::variables(other),
+            };
+            // the duplicates it drops still pass a tick
+            let inner = Box::new(counted(inner, None, max, ticks));
+            // projected again, so that the ticks' variables are not columns
+            P::Project {
+                inner: Box::new(counted(
+                    P::Distinct { inner },
+                    Some(Held::Deduplicate),
+                    max,
+                    ticks,
+                )),
+                variables: projected,
+            }
+        }
+        P::Reduced { inner } => {
+            let inner = bound(*inner, max, ticks);
+            P::Reduced {
+                inner: Box::new(counted(inner, None, max, ticks)),
+            }
+        }
+        P::Slice {
+            inner,
+            start,
+            length,
+        } => {
+            let inner = bound(*inner, max, ticks);
+            // the rows an OFFSET skips still pass a tick
+            let inner = if start > 0 {
+                counted(inner, None, max, ticks)
+            } else {
+                inner
+            };
+            P::Slice {
+                inner: Box::new(inner),
+                start,
+                length,
+            }
+        }
+        P::Minus { left, right } => {
+            // the rows it removes from the left still pass a tick
+            let left = bound(*left, max, ticks);
+            let left = Box::new(counted(left, None, max, ticks));
+            let right = bound(*right, max, ticks);
+            P::Minus {
+                left,
+                right: Box::new(counted(right, Some(Held::Minus), max, ticks)),
+            }
+        }
+        P::LeftJoin {
+            left,
+            right,
+            expression,
+        } => {
+            let left = Box::new(bound(*left, max, ticks));
+            let right = bound(*right, max, ticks);
+            P::LeftJoin {
+                left,
+                right: Box::new(counted(right, None, max, ticks)),
+                expression,
+            }
+        }
+        P::Filter { expr, inner } => {
+            let inner = Box::new(bound(*inner, max, ticks));
+            let t = Tick {
+                cap: None,
+                filter: true,
+            };
+            P::Filter {
+                expr: tick(ticks, t, vec![expr]),
+                inner,
+            }
+        }
+        P::Join { left, right } => {
+            let left = Box::new(bound(*left, max, ticks));
+            P::Join {
+                left,
+                right: Box::new(bound(*right, max, ticks)),
+            }
+        }
+        P::Lateral { left, right } => {
+            let left = Box::new(bound(*left, max, ticks));
+            P::Lateral {
+                left,
+                right: Box::new(bound(*right, max, ticks)),
+            }
+        }
+        P::Union { left, right } => {
+            let left = Box::new(bound(*left, max, ticks));
+            P::Union {
+                left,
+                right: Box::new(bound(*right, max, ticks)),
+            }
+        }
+        P::Graph { name, inner } => P::Graph {
+            name,
+            inner: Box::new(bound(*inner, max, ticks)),
+        },
+        P::Extend {
+            inner,
+            variable,
+            expression,
+        } => P::Extend {
+            inner: Box::new(bound(*inner, max, ticks)),
+            variable,
+            expression,
+        },
+        P::Project { inner, variables } => P::Project {
+            inner: Box::new(bound(*inner, max, ticks)),
+            variables,
+        },
+        // a remote endpoint's business; the leaves hold nothing
+        other @ (P::Service { .. } | P::Bgp { .. } | P::Path { .. } | P::Values { .. }) => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxigraph::sparql::QueryResults;
+    use oxigraph::store::Store;
+    use std::time::Duration;
+
+    fn store(triples: usize) -> Store {
+        let store = Store::new().expect("store");
+        let text: String = (0..triples)
+            .map(|i| format!("<http://x/s{i}> <http://x/p{}> \"{i}\" .\n", i % 7))
+            .collect();
+        store
+            .load_from_slice(oxigraph::io::RdfFormat::NTriples, text.as_bytes())
+            .expect("loaded");
+        store
+    }
+
+    /// (variables, rows as text) of a query run guarded, or why it stopped.
+    fn run(
+        store: &Store,
+        query: &str,
+        max_bytes: usize,
+        timeout: Duration,
+    ) -> Result<(Vec<String>, Vec<String>), Stop> {
+        let budget = Budget::new(Instant::now(), timeout, max_bytes);
+        let token = CancellationToken::new();
+        let ran = run_guarded(|| {
+            let (prepared, guard) =
+                prepare(query, SparqlEvaluator::new(), &token, &budget).expect("parses");
+            let QueryResults::Solutions(solutions) =
+                prepared.on_store(store).execute().expect("runs")
+            else {
+                panic!("not solutions");
+            };
+            let vars = solutions
+                .variables()
+                .iter()
+                .map(|v| v.as_str().to_string())
+                .collect();
+            let rows = solutions.map(|s| text(&s.expect("row"))).collect();
+            guard.check().map(|()| (vars, rows))
+        });
+        match ran {
+            Ok(result) => result,
+            Err(Caught::Stop(stop)) => Err(stop),
+            Err(Caught::Panic(p)) => panic!("{p}"),
+        }
+    }
+
+    fn text(s: &oxigraph::sparql::QuerySolution) -> String {
+        s.iter()
+            .map(|(v, t)| format!("{v}={t}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn unguarded(store: &Store, query: &str) -> Vec<String> {
+        let QueryResults::Solutions(s) = SparqlEvaluator::new()
+            .parse_query(query)
+            .expect("parses")
+            .on_store(store)
+            .execute()
+            .expect("runs")
+        else {
+            panic!("not solutions");
+        };
+        s.map(|s| text(&s.expect("row"))).collect()
+    }
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_query_within_the_caps_gives_the_same_rows_and_columns() {
+        let store = store(50);
+        for q in [
+            "SELECT * WHERE { ?s ?p ?o } ORDER BY DESC(?o) LIMIT 5",
+            "SELECT DISTINCT ?p WHERE { ?s ?p ?o } ORDER BY ?p",
+            "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p HAVING (COUNT(*) > 7) ORDER BY ?p",
+            "SELECT * WHERE { { SELECT DISTINCT ?p WHERE { ?s ?p ?o } } ?s2 ?p ?o2 } ORDER BY ?s2",
+            "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { ?s ?p ?o }",
+            "SELECT ?s ?o WHERE { ?s ?p ?o FILTER(STRLEN(?o) > 1 && ?p != <http://x/p3>) } ORDER BY ?s",
+            "SELECT ?s ?o WHERE { ?s ?p ?o FILTER(?o) }",
+            "SELECT ?s ?x WHERE { ?s <http://x/p1> ?o OPTIONAL { ?s <http://x/p2> ?x } MINUS { ?s <http://x/p1> \"8\" } } ORDER BY ?s",
+            "SELECT ?s WHERE { ?s ?p ?o FILTER NOT EXISTS { ?s <http://x/p0> ?o } } ORDER BY ?s",
+        ] {
+            let (vars, rows) = run(&store, q, 1 << 20, MINUTE).unwrap_or_else(|e| panic!("{q}: {e}"));
+            assert_eq!(rows, unguarded(&store, q), "{q}");
+            assert!(!rows.is_empty(), "{q}");
+            assert!(
+                !vars.iter().any(|v| v.starts_with("qajudge_tick")),
+                "{q}: {vars:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_store_would_hold_past_the_cap_stops_the_query() {
+        let store = store(60);
+        // 60^4 = 13 million rows: never all made
+        let cross = "?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l";
+        let cap = 100 * held_row_bytes(13);
+        let started = Instant::now();
+        let q = format!("SELECT * WHERE {{ {cross} }} ORDER BY ?a");
+        assert_eq!(
+            run(&store, &q, cap, MINUTE),
+            Err(Stop::Held {
+                rows: 100,
+                held: Held::Sort
+            })
+        );
+        let q = format!("SELECT (COUNT(*) AS ?n) WHERE {{ {cross} }}");
+        assert!(matches!(
+            run(&store, &q, cap, MINUTE),
+            Err(Stop::Held {
+                held: Held::Group,
+                ..
+            })
+        ));
+        let q = format!("SELECT DISTINCT ?a ?d ?g WHERE {{ {cross} }}");
+        assert_eq!(
+            run(&store, &q, 100 * held_row_bytes(5), MINUTE),
+            Err(Stop::Held {
+                rows: 100,
+                held: Held::Deduplicate
+            })
+        );
+        let q = format!("SELECT * WHERE {{ ?x ?y ?z MINUS {{ {cross} }} }}");
+        assert!(matches!(
+            run(&store, &q, cap, MINUTE),
+            Err(Stop::Held {
+                held: Held::Minus,
+                ..
+            })
+        ));
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn rows_dropped_without_a_read_stop_at_the_deadline() {
+        let store = store(60);
+        let cross = "?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o";
+        for q in [
+            format!("SELECT * WHERE {{ {cross} FILTER(STRLEN(CONCAT(STR(?a), STR(?d), STR(?g), STR(?j), STR(?m))) < 0) }}"),
+            format!("SELECT DISTINCT ?a ?d ?g WHERE {{ {cross} }}"),
+            format!("SELECT * WHERE {{ {cross} }} OFFSET 100000000000"),
+            format!("SELECT * WHERE {{ {{ {cross} }} MINUS {{ ?a ?b ?c }} }}"),
+        ] {
+            let started = Instant::now();
+            assert_eq!(
+                run(&store, &q, 1 << 30, Duration::from_millis(300)),
+                Err(Stop::Timeout { ms: 300 }),
+                "{q}"
+            );
+            let took = started.elapsed();
+            assert!(took < Duration::from_millis(1300), "{q}: stopped {took:?} after it began");
+        }
+    }
+}
