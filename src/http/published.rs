@@ -66,7 +66,7 @@ fn accept(req: &HttpRequest) -> &str {
 /// asks for an RDF syntax and not for HTML.
 #[utoipa::path(get, path = "/experiments/{id}", tag = "linked data",
     params(("id" = String, Path, description = "the experiment's id"),
-        ("token" = Option<String>, Query, description = "a private experiment's token")),
+        ("X-Experiment-Token" = Option<String>, Header, description = "a private experiment's token (or Authorization: Bearer TOKEN)")),
     responses((status = 200, description = "the web page (text/html), or the experiment in the W3C Data Cube vocabulary",
         content((String = "text/html"), (String = "text/turtle"), (String = "application/ld+json"), (String = "application/n-triples"), (String = "application/rdf+xml"))),
         (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
@@ -172,6 +172,7 @@ async fn answer(state: &AppState, req: &HttpRequest, params: SparqlParams) -> Ap
 fn refused(e: QueryError) -> ApiError {
     let (status, code) = match &e {
         QueryError::Syntax(_) => (400, "bad_query"),
+        QueryError::ServiceNotAllowed(_) => (400, "service_not_allowed"),
         QueryError::TooLarge(_) => (400, "query_too_large"),
         QueryError::Update => (403, "read_only"),
         QueryError::Timeout(_) => (503, "timeout"),

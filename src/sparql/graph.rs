@@ -181,6 +181,9 @@ pub enum QueryError {
     /// Evaluation failed.
     #[error("the query failed: {0}")]
     Failed(String),
+    /// A `SERVICE` clause: this endpoint calls no other endpoint (400).
+    #[error("SERVICE <{0}>: this endpoint answers from its own graph and calls no other endpoint; remove the SERVICE clause")]
+    ServiceNotAllowed(String),
 }
 
 impl From<Stop> for QueryError {
@@ -425,6 +428,9 @@ fn parse_and_answer(
     let clock = sink.budget().clone();
     let failed = |e: QueryEvaluationError| match e {
         QueryEvaluationError::Cancelled => clock.timeout().into(),
+        QueryEvaluationError::UnsupportedService(service) => {
+            QueryError::ServiceNotAllowed(service.into_string())
+        }
         e => QueryError::Failed(e.to_string()),
     };
     let refuse = || QueryError::NotAcceptable(accept.to_string());

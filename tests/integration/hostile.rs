@@ -246,3 +246,20 @@ fn nested_yaml_is_refused_before_the_parser_and_the_server_keeps_serving() {
         healthy(&s);
     }
 }
+
+#[test]
+fn a_service_clause_on_sparql_is_refused_as_such() {
+    let s = Server::start_bare(&tmp("hostile-service"), &[]);
+    let answer = ureq::post(&s.url("/sparql"))
+        .set("Content-Type", "application/sparql-query")
+        .send_string("SELECT * WHERE { SERVICE <http://169.254.169.254/sparql> { ?s ?p ?o } }");
+    let (status, e) = match answer {
+        Err(ureq::Error::Status(code, r)) => (
+            code,
+            serde_json::from_str(&r.into_string().expect("body")).expect("json"),
+        ),
+        other => panic!("/sparql answered {other:?}"),
+    };
+    assert_error(status, &e, 400, "service_not_allowed");
+    healthy(&s);
+}
