@@ -82,6 +82,26 @@ impl ApiError {
         }
     }
 
+    /// A 507: the disk under the experiment store is full, so nothing can be
+    /// stored until space is freed (the store recovers by itself then).
+    pub fn insufficient_storage(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 507,
+            code: "insufficient_storage",
+            message: message.into(),
+        }
+    }
+
+    /// A 503: the experiment store cannot write for another reason than a
+    /// full disk (it recovers by itself once it can).
+    pub fn store_unavailable(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 503,
+            code: "store_unavailable",
+            message: message.into(),
+        }
+    }
+
     /// A 500.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {

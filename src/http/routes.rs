@@ -134,10 +134,29 @@ pub(super) fn internal(e: impl std::error::Error) -> ApiError {
     ApiError::internal(crate::error_chain(&e))
 }
 
+/// Maps a failure to store an experiment: a full disk is a 507
+/// `insufficient_storage`, a store that cannot write for another reason a 503
+/// `store_unavailable` (both pass once the store writes again, which `/health`
+/// tells), anything else a 500.
+pub(super) fn store_error(e: super::ExperimentError) -> ApiError {
+    if e.disk_full() {
+        ApiError::insufficient_storage(
+            "the experiment could not be stored: the disk under the server's data directory is full; free space on it (the server recovers by itself) and submit again once GET /api/v1/health answers ok",
+        )
+    } else if e.store_unavailable() {
+        ApiError::store_unavailable(
+            "the experiment could not be stored: the server's experiment store cannot write (GET /api/v1/health says why); submit again once it answers ok",
+        )
+    } else {
+        internal(e)
+    }
+}
+
 /// What `GET /health` answers.
 #[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct Health {
-    /// Always `ok`.
+    /// `ok`, or `degraded` when the experiment store cannot write (then the
+    /// answer is a 503, so that a load balancer takes the server out).
     status: &'static str,
     /// The qajudge version.
     version: &'static str,
@@ -147,10 +166,31 @@ pub(super) struct Health {
     benchmarks: usize,
     /// The knowledge graph queries are executed on, if any.
     knowledge_graph: Option<crate::eval::report::KnowledgeGraphInfo>,
-    /// The number of stored experiments.
-    experiments: usize,
+    /// The number of stored experiments (`null` when the store cannot be
+    /// read).
+    experiments: Option<usize>,
     /// The number of published experiments in `/sparql`'s statements.
     published_statements: usize,
+    /// Whether the experiment store can write.
+    store: HealthStore,
+}
+
+/// The experiment store of `GET /health`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct HealthStore {
+    /// `ok` when its last write succeeded; `degraded` when it failed, also
+    /// after the store was reopened (a full disk, say: submissions then answer
+    /// 507 `insufficient_storage` until space is freed).
+    state: &'static str,
+    /// Whether the disk under it is full (when degraded).
+    disk_full: bool,
+    /// The last write's error (when degraded).
+    error: Option<String>,
+    /// When writes began to fail (UTC, RFC 3339; when degraded).
+    since: Option<String>,
+    /// Experiments that finished (failed: their result could not be stored)
+    /// whose final record waits for the store to write again.
+    pending_writes: usize,
 }
 
 /// The index of `GET /health`.
@@ -165,13 +205,48 @@ pub(super) struct HealthIndex {
     counts: Value,
 }
 
-/// Service status, index and counts.
+/// Service status, index and counts, and whether the experiment store can
+/// write. A degraded store is retried first (reopened when that is due), so
+/// that the server recovers even when only health checks reach it.
 #[utoipa::path(get, path = "/api/v1/health", tag = "service",
-    responses((status = 200, description = "the service's status", body = Health)))]
+    responses((status = 200, description = "the service's status", body = Health),
+        (status = 503, description = "the experiment store cannot write (status degraded; store says why and since when)", body = Health)))]
 pub(super) async fn health(state: web::Data<AppState>) -> ApiResult {
-    let experiments = state.store.list().map_err(internal)?.len();
-    Ok(HttpResponse::Ok().json(Health {
-        status: "ok",
+    let store = Arc::clone(&state.store);
+    let (experiments, store_state) = web::block(move || {
+        store.recover();
+        (store.list().ok().map(|l| l.len()), store.state())
+    })
+    .await
+    .map_err(internal)?;
+    let healthy = store_state.health == super::store::StoreHealth::Ok;
+    let store = match store_state.health {
+        super::store::StoreHealth::Ok => HealthStore {
+            state: "ok",
+            disk_full: false,
+            error: None,
+            since: None,
+            pending_writes: store_state.pending,
+        },
+        super::store::StoreHealth::Degraded {
+            error,
+            disk_full,
+            since,
+        } => HealthStore {
+            state: "degraded",
+            disk_full,
+            error: Some(error),
+            since: Some(super::experiments::rfc3339(since)),
+            pending_writes: store_state.pending,
+        },
+    };
+    let (status, mut response) = if healthy {
+        ("ok", HttpResponse::Ok())
+    } else {
+        ("degraded", HttpResponse::ServiceUnavailable())
+    };
+    Ok(response.json(Health {
+        status,
         version: env!("CARGO_PKG_VERSION"),
         index: state.index.as_ref().map(|i| HealthIndex {
             path: state.index_path.clone(),
@@ -182,6 +257,7 @@ pub(super) async fn health(state: web::Data<AppState>) -> ApiResult {
         knowledge_graph: state.knowledge_graph.as_ref().map(|k| k.info.clone()),
         experiments,
         published_statements: state.published.len(),
+        store,
     }))
 }
 
@@ -542,7 +618,9 @@ pub(super) async fn experiment_get(
     responses((status = 200, description = "published", body = ExperimentSummary),
         (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody),
         (status = 403, description = "public already, and asked without its token", body = ErrorBody),
-        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody),
+        (status = 503, description = "the experiment store cannot write (store_unavailable)", body = ErrorBody),
+        (status = 507, description = "the disk under the data directory is full (insufficient_storage)", body = ErrorBody)))]
 pub(super) async fn experiment_publish(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -571,7 +649,7 @@ pub(super) async fn experiment_publish(
     })
     .await
     .map_err(internal)?
-    .map_err(internal)?
+    .map_err(store_error)?
     .ok_or_else(|| access::no_experiment(&record.id))?;
     Ok(HttpResponse::Ok().json(summary(&record)))
 }
@@ -706,7 +784,9 @@ fn stem(name: &str) -> String {
         (status = 400, description = "a bad field or file, or a token in the query string (token_in_query): send the API token in a header", body = ErrorBody),
         (status = 401, description = "the server asks for its API token", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
-        (status = 413, description = "body too large", body = ErrorBody)))]
+        (status = 413, description = "body too large", body = ErrorBody),
+        (status = 503, description = "the experiment store cannot write (store_unavailable); submit again once /api/v1/health answers ok", body = ErrorBody),
+        (status = 507, description = "the disk under the data directory is full (insufficient_storage); submit again once space is freed and /api/v1/health answers ok", body = ErrorBody)))]
 pub(super) async fn experiments_post(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -853,7 +933,7 @@ pub(super) async fn experiments_post(
     })
     .await
     .map_err(internal)?
-    .map_err(internal)?;
+    .map_err(store_error)?;
     Ok(HttpResponse::Accepted()
         .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
         .json(Created {
