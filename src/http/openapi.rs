@@ -28,7 +28,7 @@ pub struct ErrorDetail {
 #[openapi(
     info(
         title = "qajudge",
-        description = "Judge question-answering systems over knowledge graphs: owl:sameAs, label and type lookups, answer matching, SPARQL annotation, synchronous evaluation, stored experiments (private until published) and experiments as linked data with a read-only SPARQL endpoint (SCORING.md). Errors are {\"error\": {\"code\", \"message\"}}.",
+        description = "Judge question-answering systems over knowledge graphs: owl:sameAs, label and type lookups, answer matching, SPARQL annotation, synchronous evaluation, stored experiments (private until published) and experiments as linked data with a read-only SPARQL endpoint; the rules are in docs/scoring.md. Errors are {\"error\": {\"code\", \"message\"}}.",
         license(name = "MIT")
     ),
     paths(

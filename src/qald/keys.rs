@@ -22,7 +22,7 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
     (
         "questions[].answers[].results.distinct",
-        "a flag of the old SPARQL JSON results draft; duplicates count once anyway (SCORING 1)",
+        "a flag of the old SPARQL JSON results draft; duplicates count once anyway (docs/scoring.md)",
     ),
     (
         "[].uri",
@@ -42,7 +42,7 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
     (
         "[].answers[].wd_names",
-        "RuBQ: Wikidata aliases of an answer; string answers meet IRIs through the label index (SCORING 2), not per-file aliases",
+        "RuBQ: Wikidata aliases of an answer; string answers meet IRIs through the label index (docs/scoring.md), not per-file aliases",
     ),
     (
         "[].answers[].wp_names",
