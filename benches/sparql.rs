@@ -13,10 +13,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use qajudge::eval::job::Plan;
 use qajudge::eval::{evaluate, Options, Profile, Run};
-use qajudge::sparql::{
-    execute_dataset, execute_experiment, ExecOptions, KnowledgeGraph, Mode, Plan,
-};
+use qajudge::sparql::{execute_dataset, execute_experiment, ExecOptions, KnowledgeGraph, Mode};
 
 // the same allocator as the binary
 #[global_allocator]

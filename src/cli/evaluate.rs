@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
@@ -11,12 +12,11 @@ use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg}
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::render;
-use crate::eval::{
-    evaluate_with, Experiment, GoldMarkings, IndexRef, Options, Run, DEFAULT_MAX_CLASS_SIZE,
-};
+use crate::eval::job::{run_job, Env, Executor, Job, Plan, Progress, RunSource};
+use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
-use crate::live::{ask_all, LiveOptions};
-use crate::sparql::{execute_experiment, unexecuted_gold, KnowledgeGraph, Plan};
+use crate::live::{Asking, LiveOptions};
+use crate::sparql::Executing;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -135,22 +135,69 @@ pub(super) fn query_bar() -> ProgressBar {
     bar
 }
 
-/// Executes the queries of the gold and the runs with a progress bar on stderr.
-pub(super) fn execute_with_bar(
-    kg: &KnowledgeGraph,
-    gold: &mut crate::model::Dataset,
-    runs: &mut [(&str, &mut crate::model::Dataset)],
-    plan: Plan,
-    options: crate::sparql::ExecOptions,
-) -> Vec<String> {
-    let bar = query_bar();
-    bar.set_message("gold and run");
-    let diagnostics = execute_experiment(kg, gold, runs, plan, options, &|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
-    diagnostics
+/// The progress of a job on stderr: a bar per live system asked, then one for
+/// the queries executed.
+#[derive(Default)]
+struct Bars {
+    system: Mutex<Option<ProgressBar>>,
+    queries: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    /// Runs `f` on the bar in `slot`, if there is one.
+    fn with(slot: &Mutex<Option<ProgressBar>>, f: impl FnOnce(&ProgressBar)) {
+        if let Some(bar) = slot.lock().ok().as_deref().and_then(Option::as_ref) {
+            f(bar);
+        }
+    }
+
+    /// Clears and drops the bar in `slot`.
+    fn finish(slot: &Mutex<Option<ProgressBar>>) {
+        if let Some(bar) = slot.lock().ok().and_then(|mut b| b.take()) {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn asking(&self, url: &str, questions: usize) {
+        let bar = ProgressBar::new(questions as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} questions")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(url.to_string());
+        if let Ok(mut slot) = self.system.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn asked(&self, _done: usize, _total: usize) {
+        Bars::with(&self.system, |bar| bar.inc(1));
+    }
+
+    fn asked_all(&self, _url: &str) {
+        Bars::finish(&self.system);
+    }
+
+    fn executing(&self) {
+        let bar = query_bar();
+        bar.set_message("gold and run");
+        if let Ok(mut slot) = self.queries.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn executed(&self, done: usize, total: usize) {
+        Bars::with(&self.queries, |bar| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        });
+    }
+
+    fn executed_all(&self) {
+        Bars::finish(&self.queries);
+    }
 }
 
 fn stem(path: &Path) -> String {
@@ -177,9 +224,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     {
         bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    let mut gold = super::load(&args.gold)?;
-    let mut loaded: Vec<(String, String, crate::model::Dataset)> =
-        Vec::with_capacity(args.runs.len());
+    let gold = super::load(&args.gold)?;
+    let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
     for (i, path) in args.runs.iter().enumerate() {
         let dataset = super::load(path)?;
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
@@ -191,7 +237,11 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
                 None => stem(path),
             }
         });
-        loaded.push((name, path.display().to_string(), dataset));
+        runs.push(RunSource::File {
+            name,
+            source: path.display().to_string(),
+            dataset: Box::new(dataset),
+        });
     }
     // a knowledge graph that does not load stops the run before any system is asked
     let kg = args.kg.open()?;
@@ -200,36 +250,16 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         ..args.live.options()
     };
     for (i, url) in args.systems.iter().enumerate() {
-        let bar = ProgressBar::new(gold.questions.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} questions")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_message(url.clone());
-        let run = ask_all(url, &gold, &live, &|_, _| bar.inc(1))?;
-        bar.finish_and_clear();
         let name = args
             .names
             .get(args.runs.len() + i)
             .cloned()
             .unwrap_or_else(|| url.clone());
-        loaded.push((name, url.clone(), run.dataset));
+        runs.push(RunSource::System {
+            name,
+            url: url.clone(),
+        });
     }
-    let kg_diagnostics = match &kg {
-        Some(kg) => {
-            let mut runs: Vec<(&str, &mut crate::model::Dataset)> = loaded
-                .iter_mut()
-                .map(|(name, _, d)| (name.as_str(), d))
-                .collect();
-            let plan = Plan {
-                refresh_gold: args.refresh_gold,
-                execute_run: args.execute_run,
-            };
-            execute_with_bar(kg, &mut gold, &mut runs, plan, args.kg.options())
-        }
-        None => unexecuted_gold(&gold).into_iter().collect(),
-    };
-    let runs = Run::all(&loaded);
     let options = Options {
         profile: args.profile.into(),
         strict_literals: args.strict_literals,
@@ -248,20 +278,32 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let index_ref = index.as_ref().map(|i| IndexRef {
-        equivalence: i,
-        path: &index_path,
-        format_version: i.meta().format_version,
-    });
-    let mut report = evaluate_with(
-        &gold,
-        &args.gold.display().to_string(),
-        &runs,
+    let job = Job {
+        gold_name: args.gold.display().to_string(),
+        gold: Arc::new(gold),
+        benchmark: None,
+        runs,
         options,
-        index_ref,
-    );
-    report.knowledge_graph = kg.map(|k| k.info);
-    report.diagnostics.extend(kg_diagnostics);
+        plan: Plan {
+            refresh_gold: args.refresh_gold,
+            execute_run: args.execute_run,
+        },
+    };
+    let executing = kg.as_ref().map(|kg| Executing {
+        kg,
+        options: args.kg.options(),
+    });
+    let env = Env {
+        index: index.as_ref().map(|i| IndexRef {
+            equivalence: i,
+            path: &index_path,
+            format_version: i.meta().format_version,
+        }),
+        systems: &Asking(live),
+        knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
+        golds: None,
+    };
+    let report = run_job(job, &env, &Bars::default())?;
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Table => render::table(&report, args.per_question),

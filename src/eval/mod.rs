@@ -5,6 +5,7 @@
 
 mod compare;
 mod explain;
+pub mod job;
 mod prepare;
 pub mod profile;
 pub mod report;
@@ -190,14 +191,14 @@ pub struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// The runs of loaded (name, source, dataset) triples, in order.
-    pub fn all(loaded: &'a [(String, String, Dataset)]) -> Vec<Run<'a>> {
+    /// The runs of loaded runs, in order.
+    pub fn all(loaded: &'a [job::LoadedRun]) -> Vec<Run<'a>> {
         loaded
             .iter()
-            .map(|(name, source, dataset)| Run {
-                name,
-                source,
-                dataset,
+            .map(|r| Run {
+                name: &r.name,
+                source: &r.source,
+                dataset: &r.dataset,
             })
             .collect()
     }
@@ -432,6 +433,39 @@ pub fn evaluate_prepared(
     options: Options,
     index: Option<IndexRef<'_>>,
 ) -> Report {
+    evaluate_executed(
+        gold,
+        prepared,
+        gold_path,
+        runs,
+        options,
+        index,
+        Execution::default(),
+    )
+}
+
+/// How the queries of an evaluation were executed before it, as the report
+/// tells: the knowledge graph, and the execution's diagnostics (listed after
+/// the evaluation's own).
+#[derive(Debug, Clone, Default)]
+pub struct Execution {
+    /// The knowledge graph queries were executed on, if any.
+    pub knowledge_graph: Option<KnowledgeGraphInfo>,
+    /// What the execution found (changed gold answers, failed queries, gold
+    /// questions left unanswered without a knowledge graph).
+    pub diagnostics: Vec<String>,
+}
+
+/// [`evaluate_prepared`] after queries were executed as `execution` says.
+pub fn evaluate_executed(
+    gold: &Dataset,
+    prepared: &PreparedGold,
+    gold_path: &str,
+    runs: &[Run<'_>],
+    options: Options,
+    index: Option<IndexRef<'_>>,
+    execution: Execution,
+) -> Report {
     let equivalence = index.map(|i| i.equivalence);
     let fresh;
     let prepared = if prepared.fits(gold, &options, equivalence) {
@@ -501,6 +535,7 @@ pub fn evaluate_prepared(
             .into_iter()
             .map(|e| format!("index: {e}")),
     );
+    diagnostics.extend(execution.diagnostics);
     Report {
         version: env!("CARGO_PKG_VERSION"),
         profile: profile.name(),
@@ -515,7 +550,7 @@ pub fn evaluate_prepared(
             path: i.path.to_string(),
             format_version: i.format_version,
         }),
-        knowledge_graph: None,
+        knowledge_graph: execution.knowledge_graph,
         runs: reports,
         comparisons,
         diagnostics,

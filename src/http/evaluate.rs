@@ -17,7 +17,7 @@ use super::routes::{internal, profile};
 use super::{ApiError, AppState};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::model::Dataset;
-use crate::sparql::Plan;
+use crate::eval::job::{JobError, Plan};
 
 /// The most runs one call may score.
 pub const MAX_RUNS: usize = 20;
@@ -241,7 +241,14 @@ pub async fn evaluate(
         Ok(done) => {
             let report = done
                 .map_err(internal)?
-                .map_err(|e| ApiError::bad("evaluation_failed", e))?;
+                .map_err(|e| match e {
+                    // a live system that cannot be asked is a failed upstream
+                    JobError::System { .. } => ApiError {
+                        status: 502,
+                        code: "system_unavailable",
+                        message: e.to_string(),
+                    },
+                })?;
             Ok(HttpResponse::Ok().json(report))
         }
         Err(_) => Err(too_slow(timeout_ms)),

@@ -20,11 +20,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::store::{RecordStore, StoreError, StoreHealth};
-use crate::eval::{evaluate_prepared, prepare_gold, IndexRef, Options, PreparedGold, Report, Run};
+use crate::eval::job::{
+    run_job, Env, Executor, GoldCache, Job as EvalJob, JobError, Plan, Progress,
+    RunSource as EvalRun,
+};
+use crate::eval::{IndexRef, Options, Report};
 use crate::index::Index;
-use crate::live::{ask_all, LiveOptions};
+use crate::live::{Asking, LiveOptions};
 use crate::model::Dataset;
-use crate::sparql::{execute_experiment, unexecuted_gold, ExecOptions, KnowledgeGraph, Plan};
+use crate::sparql::{ExecOptions, Executing, KnowledgeGraph};
 
 /// One stored experiment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -218,48 +222,6 @@ pub struct Worker {
     pub exec: ExecOptions,
     /// Registered benchmarks prepared for the options experiments used.
     pub golds: Arc<GoldCache>,
-}
-
-/// Prepared forms of registered benchmarks, per benchmark and options, so that
-/// the next experiment on a benchmark does not annotate and resolve it again.
-#[derive(Default)]
-pub struct GoldCache {
-    prepared: Mutex<std::collections::HashMap<String, Vec<Arc<PreparedGold>>>>,
-}
-
-/// Prepared forms kept per benchmark (the oldest is dropped first).
-const PREPARED_PER_BENCHMARK: usize = 8;
-
-impl GoldCache {
-    /// The prepared form of benchmark `name` for these options, prepared now
-    /// when there is none yet.
-    pub fn get(
-        &self,
-        name: &str,
-        gold: &Dataset,
-        options: &Options,
-        index: Option<&Index>,
-    ) -> Arc<PreparedGold> {
-        let index = index.map(|i| i as &dyn crate::index::Equivalence);
-        let found = self.prepared.lock().ok().and_then(|m| {
-            m.get(name)?
-                .iter()
-                .find(|p| p.fits(gold, options, index))
-                .cloned()
-        });
-        if let Some(p) = found {
-            return p;
-        }
-        let p = Arc::new(prepare_gold(gold, options, index));
-        if let Ok(mut m) = self.prepared.lock() {
-            let list = m.entry(name.to_string()).or_default();
-            if list.len() == PREPARED_PER_BENCHMARK {
-                list.remove(0);
-            }
-            list.push(Arc::clone(&p));
-        }
-        p
-    }
 }
 
 /// The store of experiments and the queue of the worker.
@@ -661,10 +623,11 @@ impl ExperimentStore {
                 let _ = self.update(&id, |r| r.progress = Some((n, total)));
             }
         };
-        let value = evaluate_job(job, worker, &progress).and_then(|report| {
-            serde_json::to_value(&report)
-                .map_err(|e| format!("the report could not be written: {e}"))
-        });
+        let value = match evaluate_job(job, worker, &progress) {
+            Ok(report) => serde_json::to_value(&report)
+                .map_err(|e| format!("the report could not be written: {e}")),
+            Err(e) => Err(e.to_string()),
+        };
         let finished = self.update(&id, |r| {
             match value {
                 Ok(v) => {
@@ -685,85 +648,62 @@ impl ExperimentStore {
     }
 }
 
-/// Evaluates a job: asks its live systems (calling `progress` with the
-/// questions asked so far and in all), executes the queries its plan asks for
-/// when the worker has a knowledge graph, and scores the runs. The one path of
-/// stored experiments and of the synchronous `POST /api/v1/evaluate`. The error
-/// says why there is no report (a live system that could not be asked).
+/// Evaluates a job through the one evaluation pipeline ([`run_job`]) with
+/// the worker's index, knowledge graph and prepared golds, calling `progress`
+/// with the questions asked so far and in all. The one path of stored
+/// experiments and of the synchronous `POST /api/v1/evaluate`.
 pub fn evaluate_job(
     job: Job,
     worker: &Worker,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Report, String> {
-    let total = job.gold.questions.len()
-        * job
-            .runs
-            .iter()
-            .filter(|r| matches!(r, RunSource::System { .. }))
-            .count();
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let mut datasets: Vec<(String, String, Dataset)> = Vec::new();
-    for run in job.runs {
-        match run {
-            RunSource::File { name, dataset } => {
-                datasets.push((name.clone(), name, *dataset));
-            }
-            RunSource::System { url } => {
-                let asked = |_: usize, _: usize| {
-                    let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                    progress(n, total);
-                };
-                let live =
-                    ask_all(&url, &job.gold, &job.live, &asked).map_err(|e| e.to_string())?;
-                datasets.push((url.clone(), url, live.dataset));
-            }
-        }
-    }
-    let mut gold = Arc::clone(&job.gold);
-    let kg_diagnostics = match &worker.knowledge_graph {
-        Some(kg) => {
-            let mut runs: Vec<(&str, &mut Dataset)> = datasets
-                .iter_mut()
-                .map(|(name, _, d)| (name.as_str(), d))
-                .collect();
-            execute_experiment(
-                kg,
-                Arc::make_mut(&mut gold),
-                &mut runs,
-                job.plan,
-                worker.exec,
-                &|_, _| {},
-            )
-        }
-        None => unexecuted_gold(&gold).into_iter().collect(),
-    };
-    let runs = Run::all(&datasets);
-    // a registered benchmark the knowledge graph left as it was is prepared once
-    let unchanged = Arc::ptr_eq(&gold, &job.gold);
-    let index = worker.index.as_deref();
-    let prepared = match &job.benchmark {
-        Some(name) if unchanged => worker.golds.get(name, &gold, &job.options, index),
-        _ => Arc::new(prepare_gold(
-            &gold,
-            &job.options,
-            index.map(|i| i as &dyn crate::index::Equivalence),
-        )),
-    };
-    let mut report = evaluate_prepared(
-        &gold,
-        &prepared,
-        &job.gold_name,
-        &runs,
-        job.options,
-        index.map(|i| IndexRef {
+) -> Result<Report, JobError> {
+    let runs = job
+        .runs
+        .into_iter()
+        .map(|r| match r {
+            RunSource::File { name, dataset } => EvalRun::File {
+                source: name.clone(),
+                name,
+                dataset,
+            },
+            RunSource::System { url } => EvalRun::System {
+                name: url.clone(),
+                url,
+            },
+        })
+        .collect();
+    let executing = worker.knowledge_graph.as_deref().map(|kg| Executing {
+        kg,
+        options: worker.exec,
+    });
+    let env = Env {
+        index: worker.index.as_deref().map(|i| IndexRef {
             equivalence: i,
             path: &worker.index_path,
             format_version: i.meta().format_version,
         }),
-    );
-    report.knowledge_graph = worker.knowledge_graph.as_ref().map(|k| k.info.clone());
-    report.diagnostics.extend(kg_diagnostics);
-    Ok(report)
+        systems: &Asking(job.live),
+        knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
+        golds: Some(&worker.golds),
+    };
+    let eval_job = EvalJob {
+        gold_name: job.gold_name,
+        gold: job.gold,
+        benchmark: job.benchmark,
+        runs,
+        options: job.options,
+        plan: job.plan,
+    };
+    run_job(eval_job, &env, &Asked(progress))
+}
+
+/// The questions asked of a job's live systems, told to a closure.
+struct Asked<'a>(&'a (dyn Fn(usize, usize) + Sync));
+
+impl Progress for Asked<'_> {
+    fn asked(&self, done: usize, total: usize) {
+        (self.0)(done, total);
+    }
 }
 
 #[cfg(test)]

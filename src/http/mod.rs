@@ -27,13 +27,14 @@ use std::sync::Arc;
 
 use actix_web::{web, App, HttpServer};
 
+use crate::eval::job::GoldCache;
 use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
 use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph, QueryGate};
 pub use error::ApiError;
 pub use experiments::{
-    ExperimentError, ExperimentStatus, ExperimentStore, GoldCache, Record, Worker,
+    ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker,
 };
 
 /// How to run the service.

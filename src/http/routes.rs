@@ -20,7 +20,7 @@ use crate::live::{check_url, Protocol};
 use crate::matching::MatchOptions;
 use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
 use crate::qald::values::binding_term;
-use crate::sparql::Plan;
+use crate::eval::job::Plan;
 use crate::terms::canonical::canonical_iri;
 
 /// The web page (no external assets).

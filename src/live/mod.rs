@@ -450,6 +450,21 @@ fn asks(url: &str, gold: &Dataset, opts: &LiveOptions) -> Result<Vec<Ask>, LiveE
         .collect())
 }
 
+/// Live systems asked with these options, as the evaluation pipeline
+/// ([`crate::eval::job`]) asks them.
+pub struct Asking(pub LiveOptions);
+
+impl crate::eval::job::Systems for Asking {
+    fn ask(
+        &self,
+        url: &str,
+        gold: &Dataset,
+        asked: &(dyn Fn() + Sync),
+    ) -> Result<Dataset, crate::eval::job::SystemError> {
+        Ok(ask_all(url, gold, &self.0, &|_, _| asked())?.dataset)
+    }
+}
+
 /// Asks the system at `url` every question of `gold`. `progress` is called with
 /// (calls done, calls to make) after each question.
 pub fn ask_all(

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::{ExecOptions, KnowledgeGraph};
+use crate::eval::job::{Executor, Plan};
+use crate::eval::KnowledgeGraphInfo;
 use crate::model::{AnswerSet, Dataset, ExecStatus, Execution, Query, Term};
 
 /// Which questions with a query are executed.
@@ -223,15 +225,6 @@ fn apply(
     summary
 }
 
-/// Which queries of an experiment are executed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Plan {
-    /// Execute every gold query (`--refresh-gold`), not only those without answers.
-    pub refresh_gold: bool,
-    /// Execute every run query (`--execute-run`), not only those without answers.
-    pub execute_run: bool,
-}
-
 /// Executes the queries of a gold benchmark and of its runs (named) on `kg` as
 /// `plan` says, and returns the diagnostics for the report: gold answers that
 /// changed, gold queries that failed, run answers that differ from their
@@ -306,13 +299,29 @@ pub fn execute_experiment(
     diagnostics
 }
 
-/// The diagnostic for a gold benchmark whose questions have a query and no
-/// answers when no knowledge graph was given, if it has such questions.
-pub fn unexecuted_gold(gold: &Dataset) -> Option<String> {
-    gold.questions
-        .iter()
-        .any(|q| q.answers.is_none() && matches!(q.query, Query::Sparql(_)))
-        .then(|| "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".to_string())
+/// A knowledge graph and the options its queries run under, as the
+/// evaluation pipeline ([`crate::eval::job`]) executes them.
+pub struct Executing<'a> {
+    /// The knowledge graph.
+    pub kg: &'a KnowledgeGraph,
+    /// The timeout and row cap of each query.
+    pub options: ExecOptions,
+}
+
+impl Executor for Executing<'_> {
+    fn info(&self) -> KnowledgeGraphInfo {
+        self.kg.info.clone()
+    }
+
+    fn execute(
+        &self,
+        gold: &mut Dataset,
+        runs: &mut [(&str, &mut Dataset)],
+        plan: Plan,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<String> {
+        execute_experiment(self.kg, gold, runs, plan, self.options, progress)
+    }
 }
 
 /// True when two answer sets hold the same answers, in any order.

@@ -1,0 +1,479 @@
+//! The one evaluation pipeline: asks the live systems of a job, executes the
+//! queries its plan asks for on a knowledge graph, prepares the gold (or takes
+//! a registered benchmark's prepared form from a [`GoldCache`]) and scores
+//! every run into the report. `qajudge evaluate`, `POST /api/v1/evaluate` and
+//! the server's stored experiments all call [`run_job`]; none of them changes
+//! the report afterwards: the knowledge graph's description and the execution
+//! diagnostics are inputs of the report, not patches on it.
+//!
+//! The pipeline does no I/O of its own. Live systems and knowledge graphs are
+//! reached through the [`Systems`] and [`Executor`] traits, implemented by the
+//! I/O modules (`live`, `sparql`), so that this module stays in the pipeline
+//! layer and its tests need no network.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::{
+    evaluate_executed, prepare_gold, Execution, IndexRef, KnowledgeGraphInfo, Options,
+    PreparedGold, Report, Run,
+};
+use crate::index::Equivalence;
+use crate::model::{Dataset, Query};
+
+/// Which queries of an experiment are executed on the knowledge graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Plan {
+    /// Execute every gold query (`--refresh-gold`), not only those without answers.
+    pub refresh_gold: bool,
+    /// Execute every run query (`--execute-run`), not only those without answers.
+    pub execute_run: bool,
+}
+
+/// Where a run's answers come from.
+pub enum RunSource {
+    /// A file or document already read.
+    File {
+        /// The run's name in the report.
+        name: String,
+        /// Its path (the CLI) or its name again (the server), for the report.
+        source: String,
+        /// Its questions.
+        dataset: Box<Dataset>,
+    },
+    /// A live QA system, asked every gold question.
+    System {
+        /// The run's name in the report.
+        name: String,
+        /// The system's URL (the report's `source`).
+        url: String,
+    },
+}
+
+/// One evaluation: a gold benchmark, its runs and how to score them.
+pub struct Job {
+    /// The gold benchmark's name or path, for the report.
+    pub gold_name: String,
+    /// The gold benchmark.
+    pub gold: Arc<Dataset>,
+    /// The registered benchmark the gold is, when it is one: its prepared form
+    /// is taken from (and kept in) the environment's [`GoldCache`].
+    pub benchmark: Option<String>,
+    /// The runs, scored in this order.
+    pub runs: Vec<RunSource>,
+    /// Evaluation options.
+    pub options: Options,
+    /// Which queries are executed when the environment has a knowledge graph.
+    pub plan: Plan,
+}
+
+/// A run read or asked, with its name and source, ready to be scored.
+pub struct LoadedRun {
+    /// Its name in the report.
+    pub name: String,
+    /// Its path or URL.
+    pub source: String,
+    /// Its questions.
+    pub dataset: Dataset,
+}
+
+/// Why a live system gave no run at all (its per-question failures are in the
+/// run, not here).
+pub type SystemError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Live QA systems, as the pipeline asks them (implemented by `live`).
+pub trait Systems: Sync {
+    /// Asks the system at `url` every question of `gold` and returns its answers
+    /// as a run; `asked` is called once per question asked (or failed).
+    fn ask(
+        &self,
+        url: &str,
+        gold: &Dataset,
+        asked: &(dyn Fn() + Sync),
+    ) -> Result<Dataset, SystemError>;
+}
+
+/// A knowledge graph the queries of the gold and the runs are executed on
+/// (implemented by `sparql`).
+pub trait Executor: Sync {
+    /// What the report says of the knowledge graph.
+    fn info(&self) -> KnowledgeGraphInfo;
+    /// Executes the queries of the gold and of the named runs as `plan` says,
+    /// filling in their answers, and returns the report's diagnostics of the
+    /// execution. `progress` gets (done, to do).
+    fn execute(
+        &self,
+        gold: &mut Dataset,
+        runs: &mut [(&str, &mut Dataset)],
+        plan: Plan,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<String>;
+}
+
+/// What a job is evaluated with.
+pub struct Env<'a> {
+    /// The index, if any.
+    pub index: Option<IndexRef<'a>>,
+    /// The live systems (used only when the job has [`RunSource::System`] runs).
+    pub systems: &'a dyn Systems,
+    /// The knowledge graph queries are executed on, if any.
+    pub knowledge_graph: Option<&'a dyn Executor>,
+    /// Prepared forms of registered benchmarks, if the caller keeps them.
+    pub golds: Option<&'a GoldCache>,
+}
+
+/// What a caller is told while a job runs. Every method has an empty default.
+pub trait Progress: Sync {
+    /// The live system `url` is about to be asked `questions` questions.
+    fn asking(&self, _url: &str, _questions: usize) {}
+    /// One more question asked, counted over every live system of the job:
+    /// `done` of `total`.
+    fn asked(&self, _done: usize, _total: usize) {}
+    /// The live system `url` has been asked every question.
+    fn asked_all(&self, _url: &str) {}
+    /// Queries are about to be executed on the knowledge graph.
+    fn executing(&self) {}
+    /// `done` of `total` queries executed.
+    fn executed(&self, _done: usize, _total: usize) {}
+    /// Every query has been executed.
+    fn executed_all(&self) {}
+}
+
+/// A caller that wants no progress.
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// Why a job has no report.
+#[derive(Debug)]
+pub enum JobError {
+    /// A live system could not be asked at all (its URL is refused or does not
+    /// resolve); shown as the system's own error, with its causes.
+    System {
+        /// The system's URL.
+        url: String,
+        /// Why it could not be asked.
+        source: SystemError,
+    },
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
+        }
+    }
+}
+
+impl std::error::Error for JobError {
+    /// The system error's own cause: the system error is this error's message.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            JobError::System { source, .. } => source.source(),
+        }
+    }
+}
+
+/// Runs a job: asks its live systems in the order of its runs, executes the
+/// queries its plan asks for when the environment has a knowledge graph (or
+/// notes the gold questions that stay unanswered without one), prepares the
+/// gold and scores every run. The same job and environment give a
+/// byte-identical report.
+pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Report, JobError> {
+    let systems = job
+        .runs
+        .iter()
+        .filter(|r| matches!(r, RunSource::System { .. }))
+        .count();
+    let total = job.gold.questions.len() * systems;
+    let done = AtomicUsize::new(0);
+    let mut loaded: Vec<LoadedRun> = Vec::with_capacity(job.runs.len());
+    for run in job.runs {
+        match run {
+            RunSource::File {
+                name,
+                source,
+                dataset,
+            } => loaded.push(LoadedRun {
+                name,
+                source,
+                dataset: *dataset,
+            }),
+            RunSource::System { name, url } => {
+                progress.asking(&url, job.gold.questions.len());
+                let asked = || {
+                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress.asked(n, total);
+                };
+                let dataset = env
+                    .systems
+                    .ask(&url, &job.gold, &asked)
+                    .map_err(|source| JobError::System {
+                        url: url.clone(),
+                        source,
+                    })?;
+                progress.asked_all(&url);
+                loaded.push(LoadedRun {
+                    name,
+                    source: url,
+                    dataset,
+                });
+            }
+        }
+    }
+    let mut gold = Arc::clone(&job.gold);
+    let execution = match env.knowledge_graph {
+        Some(kg) => {
+            let mut runs: Vec<(&str, &mut Dataset)> = loaded
+                .iter_mut()
+                .map(|r| (r.name.as_str(), &mut r.dataset))
+                .collect();
+            progress.executing();
+            let diagnostics = kg.execute(
+                Arc::make_mut(&mut gold),
+                &mut runs,
+                job.plan,
+                &|done, total| progress.executed(done, total),
+            );
+            progress.executed_all();
+            Execution {
+                knowledge_graph: Some(kg.info()),
+                diagnostics,
+            }
+        }
+        None => Execution {
+            knowledge_graph: None,
+            diagnostics: unexecuted_gold(&gold).into_iter().collect(),
+        },
+    };
+    let runs = Run::all(&loaded);
+    // a registered benchmark the knowledge graph left as it was is prepared once
+    let unchanged = Arc::ptr_eq(&gold, &job.gold);
+    let equivalence = env.index.map(|i| i.equivalence);
+    let prepared = match (&job.benchmark, env.golds) {
+        (Some(name), Some(cache)) if unchanged => {
+            cache.get(name, &gold, &job.options, equivalence)
+        }
+        _ => Arc::new(prepare_gold(&gold, &job.options, equivalence)),
+    };
+    Ok(evaluate_executed(
+        &gold,
+        &prepared,
+        &job.gold_name,
+        &runs,
+        job.options,
+        env.index,
+        execution,
+    ))
+}
+
+/// The diagnostic for a gold benchmark whose questions have a query and no
+/// answers when no knowledge graph was given, if it has such questions.
+pub fn unexecuted_gold(gold: &Dataset) -> Option<String> {
+    gold.questions
+        .iter()
+        .any(|q| q.answers.is_none() && matches!(q.query, Query::Sparql(_)))
+        .then(|| "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".to_string())
+}
+
+/// Prepared forms of registered benchmarks, per benchmark and options, so that
+/// the next experiment on a benchmark does not annotate and resolve it again.
+#[derive(Default)]
+pub struct GoldCache {
+    prepared: Mutex<HashMap<String, Vec<Arc<PreparedGold>>>>,
+}
+
+/// Prepared forms kept per benchmark (the oldest is dropped first).
+const PREPARED_PER_BENCHMARK: usize = 8;
+
+impl GoldCache {
+    /// The prepared form of benchmark `name` for these options and index,
+    /// prepared now when there is none yet.
+    pub fn get(
+        &self,
+        name: &str,
+        gold: &Dataset,
+        options: &Options,
+        index: Option<&dyn Equivalence>,
+    ) -> Arc<PreparedGold> {
+        let found = self.prepared.lock().ok().and_then(|m| {
+            m.get(name)?
+                .iter()
+                .find(|p| p.fits(gold, options, index))
+                .cloned()
+        });
+        if let Some(p) = found {
+            return p;
+        }
+        let p = Arc::new(prepare_gold(gold, options, index));
+        if let Ok(mut m) = self.prepared.lock() {
+            let list = m.entry(name.to_string()).or_default();
+            if list.len() == PREPARED_PER_BENCHMARK {
+                list.remove(0);
+            }
+            list.push(Arc::clone(&p));
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qald::parse;
+
+    /// A QALD-JSON document whose questions answer `iri`.
+    fn answering(ids: &[&str], iri: &str) -> Dataset {
+        let questions: Vec<String> = ids
+            .iter()
+            .map(|id| {
+                format!(
+                    r#"{{"id":"{id}","question":[{{"language":"en","string":"q{id}"}}],"answers":[{{"head":{{"vars":["x"]}},"results":{{"bindings":[{{"x":{{"type":"uri","value":"{iri}"}}}}]}}}}]}}"#
+                )
+            })
+            .collect();
+        let doc = format!(r#"{{"questions":[{}]}}"#, questions.join(","));
+        parse(doc.as_bytes(), "t").expect("a qald-json document")
+    }
+
+    /// Systems that answer every question with `http://ex.org/a`, or fail.
+    struct Fake {
+        fail: bool,
+        asked: AtomicUsize,
+    }
+
+    impl Systems for Fake {
+        fn ask(
+            &self,
+            url: &str,
+            gold: &Dataset,
+            asked: &(dyn Fn() + Sync),
+        ) -> Result<Dataset, SystemError> {
+            if self.fail {
+                return Err(format!("system url {url:?} is refused").into());
+            }
+            let ids: Vec<String> = gold.questions.iter().map(|q| q.id.0.clone()).collect();
+            for _ in &ids {
+                self.asked.fetch_add(1, Ordering::SeqCst);
+                asked();
+            }
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            Ok(answering(&ids, "http://ex.org/a"))
+        }
+    }
+
+    /// Remembers what it is told.
+    #[derive(Default)]
+    struct Counted {
+        asked: Mutex<Vec<(usize, usize)>>,
+    }
+
+    impl Progress for Counted {
+        fn asked(&self, done: usize, total: usize) {
+            if let Ok(mut a) = self.asked.lock() {
+                a.push((done, total));
+            }
+        }
+    }
+
+    fn job(runs: Vec<RunSource>) -> Job {
+        Job {
+            gold_name: "g".into(),
+            gold: Arc::new(answering(&["1", "2"], "http://ex.org/a")),
+            benchmark: None,
+            runs,
+            options: Options::default(),
+            plan: Plan::default(),
+        }
+    }
+
+    fn env(fake: &Fake) -> Env<'_> {
+        Env {
+            index: None,
+            systems: fake,
+            knowledge_graph: None,
+            golds: None,
+        }
+    }
+
+    #[test]
+    fn a_live_system_is_scored_like_a_file_with_its_answers() {
+        let fake = Fake {
+            fail: false,
+            asked: AtomicUsize::new(0),
+        };
+        let progress = Counted::default();
+        let live = run_job(
+            job(vec![RunSource::System {
+                name: "s".into(),
+                url: "http://127.0.0.1:1/".into(),
+            }]),
+            &env(&fake),
+            &progress,
+        )
+        .expect("report");
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+        assert_eq!(
+            progress.asked.lock().map(|a| a.clone()).unwrap_or_default(),
+            vec![(1, 2), (2, 2)]
+        );
+        let scored = run_job(
+            job(vec![RunSource::File {
+                name: "s".into(),
+                source: "http://127.0.0.1:1/".into(),
+                dataset: Box::new(answering(&["1", "2"], "http://ex.org/a")),
+            }]),
+            &env(&fake),
+            &Silent,
+        )
+        .expect("report");
+        let json = |r: &Report| serde_json::to_string(r).unwrap_or_default();
+        assert_eq!(json(&live), json(&scored));
+        assert!(json(&live).contains("\"source\":\"http://127.0.0.1:1/\""));
+    }
+
+    #[test]
+    fn a_system_that_cannot_be_asked_is_a_typed_error_naming_it() {
+        let fake = Fake {
+            fail: true,
+            asked: AtomicUsize::new(0),
+        };
+        let e = run_job(
+            job(vec![RunSource::System {
+                name: "s".into(),
+                url: "http://10.0.0.1/".into(),
+            }]),
+            &env(&fake),
+            &Silent,
+        )
+        .expect_err("no report");
+        let JobError::System { url, .. } = &e;
+        assert_eq!(url, "http://10.0.0.1/");
+        assert_eq!(e.to_string(), "system url \"http://10.0.0.1/\" is refused");
+    }
+
+    #[test]
+    fn a_gold_with_unanswered_queries_is_noted_without_a_knowledge_graph() {
+        let mut g = answering(&["1"], "http://ex.org/a");
+        assert_eq!(unexecuted_gold(&g), None);
+        g.questions[0].answers = None;
+        g.questions[0].query = Query::Sparql("SELECT * WHERE { ?s ?p ?o }".into());
+        assert!(unexecuted_gold(&g).is_some_and(|d| d.contains("--kg FILE")));
+    }
+
+    #[test]
+    fn a_registered_benchmark_is_prepared_once_per_options() {
+        let cache = GoldCache::default();
+        let g = answering(&["1"], "http://ex.org/a");
+        let a = cache.get("demo", &g, &Options::default(), None);
+        let b = cache.get("demo", &g, &Options::default(), None);
+        assert!(Arc::ptr_eq(&a, &b));
+        let strict = Options {
+            strict_literals: true,
+            ..Options::default()
+        };
+        let c = cache.get("demo", &g, &strict, None);
+        assert!(!Arc::ptr_eq(&a, &c));
+    }
+}
