@@ -206,13 +206,12 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
                     progress.asked(n, total);
                 };
-                let dataset = env
-                    .systems
-                    .ask(&url, &job.gold, &asked)
-                    .map_err(|source| JobError::System {
+                let dataset = env.systems.ask(&url, &job.gold, &asked).map_err(|source| {
+                    JobError::System {
                         url: url.clone(),
                         source,
-                    })?;
+                    }
+                })?;
                 progress.asked_all(&url);
                 loaded.push(LoadedRun {
                     name,
@@ -252,9 +251,7 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
     let unchanged = Arc::ptr_eq(&gold, &job.gold);
     let equivalence = env.index.map(|i| i.equivalence);
     let prepared = match (&job.benchmark, env.golds) {
-        (Some(name), Some(cache)) if unchanged => {
-            cache.get(name, &gold, &job.options, equivalence)
-        }
+        (Some(name), Some(cache)) if unchanged => cache.get(name, &gold, &job.options, equivalence),
         _ => Arc::new(prepare_gold(&gold, &job.options, equivalence)),
     };
     Ok(evaluate_executed(

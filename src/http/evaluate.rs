@@ -15,9 +15,9 @@ use super::experiments::{evaluate_job, Job, RunSource};
 use super::openapi::ErrorBody;
 use super::routes::{internal, profile};
 use super::{ApiError, AppState};
+use crate::eval::job::{JobError, Plan};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::model::Dataset;
-use crate::eval::job::{JobError, Plan};
 
 /// The most runs one call may score.
 pub const MAX_RUNS: usize = 20;
@@ -239,16 +239,14 @@ pub async fn evaluate(
     let work = web::block(move || evaluate_job(job, &worker, &|_, _| {}));
     match actix_web::rt::time::timeout(remaining(started, timeout_ms), work).await {
         Ok(done) => {
-            let report = done
-                .map_err(internal)?
-                .map_err(|e| match e {
-                    // a live system that cannot be asked is a failed upstream
-                    JobError::System { .. } => ApiError {
-                        status: 502,
-                        code: "system_unavailable",
-                        message: e.to_string(),
-                    },
-                })?;
+            let report = done.map_err(internal)?.map_err(|e| match e {
+                // a live system that cannot be asked is a failed upstream
+                JobError::System { .. } => ApiError {
+                    status: 502,
+                    code: "system_unavailable",
+                    message: e.to_string(),
+                },
+            })?;
             Ok(HttpResponse::Ok().json(report))
         }
         Err(_) => Err(too_slow(timeout_ms)),

@@ -33,9 +33,7 @@ use crate::live::LiveOptions;
 use crate::model::Dataset;
 use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph, QueryGate};
 pub use error::ApiError;
-pub use experiments::{
-    ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker,
-};
+pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker};
 
 /// How to run the service.
 #[derive(Debug, Clone)]

@@ -14,13 +14,13 @@ use super::experiments::{ExperimentStatus, Job, Record, RunSource};
 use super::openapi::ErrorBody;
 use super::{access, ApiError, AppState};
 use crate::annotate::annotate_question;
+use crate::eval::job::Plan;
 use crate::eval::{Experiment, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::{Index, LabelHit, SameAs};
 use crate::live::{check_url, Protocol};
 use crate::matching::MatchOptions;
 use crate::model::{Answer, AnswerSet, Query, Question, QuestionId, Term};
 use crate::qald::values::binding_term;
-use crate::eval::job::Plan;
 use crate::terms::canonical::canonical_iri;
 
 /// The web page (no external assets).
