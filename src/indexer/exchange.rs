@@ -30,6 +30,25 @@ pub struct TableError {
     pub message: String,
 }
 
+/// Why one column chunk of a table cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum ColumnError {
+    /// The Parquet reader failed.
+    #[error("{0}")]
+    Read(parquet::errors::ParquetError),
+    /// The column's physical type is not one the exchange format uses.
+    #[error("the column is neither text nor an integer")]
+    Kind,
+    /// Some cells are null.
+    #[error("{values} of {rows} rows have a value; null cells are not allowed")]
+    Nulls {
+        /// Cells with a value.
+        values: usize,
+        /// Rows in the chunk.
+        rows: usize,
+    },
+}
+
 fn table_err(path: &Path, e: impl std::fmt::Display) -> TableError {
     TableError {
         path: path.display().to_string(),
@@ -283,7 +302,7 @@ pub fn read_table(
 }
 
 /// The `n` values of one column chunk.
-fn read_column(column: ColumnReader, n: usize, nullable: bool) -> Result<Vec<Cell>, String> {
+fn read_column(column: ColumnReader, n: usize, nullable: bool) -> Result<Vec<Cell>, ColumnError> {
     let mut levels = Vec::new();
     fn def(levels: &mut Vec<i16>, nullable: bool) -> Option<&mut Vec<i16>> {
         nullable.then_some(levels)
@@ -292,21 +311,21 @@ fn read_column(column: ColumnReader, n: usize, nullable: bool) -> Result<Vec<Cel
         ColumnReader::ByteArrayColumnReader(mut r) => {
             let mut values = Vec::with_capacity(n);
             r.read_records(n, def(&mut levels, nullable), None, &mut values)
-                .map_err(|e| e.to_string())?;
+                .map_err(ColumnError::Read)?;
             let len = values.len();
             (values.into_iter().map(Cell::Text).collect::<Vec<_>>(), len)
         }
         ColumnReader::Int64ColumnReader(mut r) => {
             let mut values = Vec::with_capacity(n);
             r.read_records(n, def(&mut levels, nullable), None, &mut values)
-                .map_err(|e| e.to_string())?;
+                .map_err(ColumnError::Read)?;
             let len = values.len();
             (values.into_iter().map(Cell::Int).collect(), len)
         }
         ColumnReader::Int32ColumnReader(mut r) => {
             let mut values = Vec::with_capacity(n);
             r.read_records(n, def(&mut levels, nullable), None, &mut values)
-                .map_err(|e| e.to_string())?;
+                .map_err(ColumnError::Read)?;
             let len = values.len();
             (
                 values
@@ -316,12 +335,10 @@ fn read_column(column: ColumnReader, n: usize, nullable: bool) -> Result<Vec<Cel
                 len,
             )
         }
-        _ => return Err("the column is neither text nor an integer".into()),
+        _ => return Err(ColumnError::Kind),
     };
     if values != n {
-        return Err(format!(
-            "{values} of {n} rows have a value; null cells are not allowed"
-        ));
+        return Err(ColumnError::Nulls { values, rows: n });
     }
     Ok(cells)
 }
