@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::prepare::{GoldEntry, RunEntry};
 use super::report::{Explanation, MatchedPair};
-use super::{Experiment, Options};
+use super::{Experiment, Options, Rules};
 use crate::index::Equivalence;
 use crate::matching::{match_answers, Matching, Prepared, Reason, Resolver, Side};
 use crate::model::{Answer, AnswerSet, Term};

@@ -7,7 +7,7 @@ mod compare;
 mod explain;
 pub mod job;
 mod prepare;
-pub mod profile;
+pub mod profiles;
 pub mod report;
 mod score;
 
@@ -21,7 +21,7 @@ use compare::compare_runs;
 pub use compare::SIGNIFICANCE_SHUFFLES;
 pub use explain::{match_lists, MatchReport};
 use prepare::{Ctx, GoldEntry};
-pub use profile::Profile;
+pub use profiles::{Profile, Rules};
 pub use report::{
     AggregateReport, ChallengeAggregate, Comparison, ExecutionCounts, ExecutionReport,
     ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, KgFile, KnowledgeGraphInfo,
@@ -493,7 +493,7 @@ pub fn evaluate_executed(
             ));
         }
     }
-    if index.is_none() && !matches!(profile, Profile::Mqald | Profile::Text2sparql) {
+    if index.is_none() && profile.uses_index() {
         diagnostics.push(
             "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
                 .to_string(),

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::{Experiment, PerExperiment, Profile};
+use super::{Experiment, PerExperiment, Profile, Rules};
 use crate::annotate::markings::join_triple;
 use crate::annotate::{Annotation, Features};
 use crate::matching::{prepare_markings, MatchOptions, Prepared, Resolver, Side};

@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::explain::explain;
 use super::prepare::{Ctx, GoldEntry, RunEntry};
+use super::profiles::{challenge_aggregate, challenge_score};
 use super::report::{
-    AggregateReport, ChallengeAggregate, ExecutionCounts, ExecutionReport, ExperimentReport,
-    Experiments, LanguageAggregate, QuestionReport, RunReport, Status,
+    AggregateReport, ExecutionCounts, ExecutionReport, ExperimentReport, Experiments,
+    QuestionReport, RunReport, Status,
 };
-use super::{natural_key, Experiment, Options, Run, BOOTSTRAP_SEED};
+use super::{natural_key, Experiment, Options, Rules, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
 use crate::matching::{match_answers, LabelRule, Matching, Prepared, Reason, Side};
 use crate::metrics::{aggregate, bootstrap, qald12, QuestionScore};
@@ -180,8 +181,7 @@ fn score_experiment(
             }
         }
         if qa && profile.scores_value_sets() {
-            let (score, ndcg) =
-                super::profile::challenge_score(gq.answers.as_ref(), run_answers, entry.ordered);
+            let (score, ndcg) = challenge_score(gq.answers.as_ref(), run_answers, entry.ordered);
             let status = match run {
                 None => Status::Missing,
                 Some(_) if call_error.is_some() => Status::Error,
@@ -543,66 +543,4 @@ fn execution_counts(
     }
     c.unknown_iri_rate = (c.iris > 0).then(|| c.unknown_iris as f64 / c.iris as f64);
     Some(c)
-}
-
-/// The challenge's run-level figures: plain means over questions, per language
-/// too, the mean nDCG of the ordered questions and the combined figure exactly
-/// as `text2sparql-client` computes it (`combine_metrics` averages, over every
-/// question, the nDCG of an ordered one and the F of the others, and, because
-/// it iterates over its results dictionary, the `average` entry's nDCG too).
-fn challenge_aggregate(
-    entries: &[GoldEntry<'_>],
-    scored: &[(usize, Status, QuestionScore)],
-    ndcgs: &[(usize, Option<f64>)],
-) -> ChallengeAggregate {
-    let pick = |f: fn(&QuestionScore) -> f64, items: &[&(usize, Status, QuestionScore)]| {
-        let v: Vec<f64> = items.iter().map(|(_, _, s)| f(s)).collect();
-        mean(&v)
-    };
-    let all: Vec<&(usize, Status, QuestionScore)> = scored.iter().collect();
-    let order: HashMap<usize, f64> = ndcgs
-        .iter()
-        .filter_map(|(i, n)| n.map(|n| (*i, n)))
-        .collect();
-    let ordered: Vec<f64> = order.values().copied().collect();
-    let ndcg = (!ordered.is_empty()).then(|| mean(&ordered));
-    let set_f_ndcg = ndcg.map(|avg| {
-        let mut combined: Vec<f64> = scored
-            .iter()
-            .map(|(i, _, s)| order.get(i).copied().unwrap_or(s.f1))
-            .collect();
-        combined.push(avg);
-        mean(&combined)
-    });
-    let mut langs: BTreeMap<String, Vec<&(usize, Status, QuestionScore)>> = BTreeMap::new();
-    for item in scored {
-        let lang = entries[item.0]
-            .question
-            .language()
-            .unwrap_or("")
-            .to_string();
-        langs.entry(lang).or_default().push(item);
-    }
-    ChallengeAggregate {
-        set_p: pick(|s| s.precision, &all),
-        set_recall: pick(|s| s.recall, &all),
-        set_f: pick(|s| s.f1, &all),
-        ordered_questions: ordered.len(),
-        ndcg,
-        set_f_ndcg,
-        by_language: langs
-            .into_iter()
-            .map(|(l, items)| {
-                (
-                    l,
-                    LanguageAggregate {
-                        questions: items.len(),
-                        set_p: pick(|s| s.precision, &items),
-                        set_recall: pick(|s| s.recall, &items),
-                        set_f: pick(|s| s.f1, &items),
-                    },
-                )
-            })
-            .collect(),
-    }
 }

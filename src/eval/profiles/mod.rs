@@ -1,0 +1,237 @@
+//! Scoring profiles (SCORING 8): the [`Profile`] enum the CLI, the HTTP API and
+//! reports name, and the vocabulary of rules in which profiles differ, the
+//! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
+//! `text2sparql.rs`) implements every rule, so reading one file tells every rule
+//! of that profile; the evaluator asks the profile and never tests its name. The
+//! rows of the SCORING 8 table map to these methods:
+//!
+//! | rule | method |
+//! |---|---|
+//! | IRI equivalence, literals, string vs IRI gold | [`Rules::match_options`], [`Rules::uses_index`] |
+//! | answer set typing, variables | [`Rules::answers`] |
+//! | variables (mqald: count and number checked first) | [`Rules::structural_zero`] |
+//! | missing run question | [`Rules::missing`] |
+//! | per-question measures (mqald: QALD precision) | [`Rules::score`] |
+//! | sub-experiments | [`Rules::experiments`], [`Rules::marking_style`], [`Rules::keep_duplicate_markings`], [`Rules::empty_markings_score`] |
+//! | order (SCORING 10) | [`Rules::orders_by_query`] |
+//! | reported | [`Rules::reports_micro`] |
+//! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Rules::scores_value_sets`], [`challenge_score`], `challenge_aggregate` |
+
+mod gerbil;
+mod judge;
+mod mqald;
+mod text2sparql;
+
+use std::borrow::Cow;
+
+use crate::annotate::MarkingStyle;
+use crate::matching::MatchOptions;
+use crate::metrics::QuestionScore;
+use crate::model::{Answer, AnswerSet};
+
+use super::Experiment;
+
+pub use gerbil::Gerbil;
+pub use judge::Judge;
+pub use mqald::Mqald;
+pub(super) use text2sparql::challenge_aggregate;
+pub use text2sparql::{challenge_score, Text2sparql};
+
+/// A named bundle of scoring rules: what is parsed from `--profile`, stored and
+/// printed in reports. Its rules are those of [`Profile::rules`]; `Profile`
+/// implements [`Rules`] by asking them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// The default: SCORING 2–5 as written.
+    #[default]
+    Judge,
+    /// Reproduces the GERBIL QA platform.
+    Gerbil,
+    /// Reproduces the evaluation tool published with MQALD.
+    Mqald,
+    /// Reproduces the TEXT2SPARQL challenge's scoring (`text2sparql-client`).
+    Text2sparql,
+}
+
+impl Profile {
+    /// Every profile, in the order of the SCORING 8 table.
+    pub const ALL: [Profile; 4] = [
+        Profile::Judge,
+        Profile::Gerbil,
+        Profile::Mqald,
+        Profile::Text2sparql,
+    ];
+
+    /// The name printed in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Judge => "judge",
+            Profile::Gerbil => "gerbil",
+            Profile::Mqald => "mqald",
+            Profile::Text2sparql => "text2sparql",
+        }
+    }
+
+    /// Parses a profile name.
+    pub fn parse(name: &str) -> Option<Profile> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Parses a profile name, or says which names there are.
+    pub fn from_name(name: &str) -> Result<Profile, super::UnknownName> {
+        Profile::parse(name).ok_or_else(|| super::UnknownName {
+            kind: "profile",
+            name: name.to_string(),
+            known: Profile::ALL.map(Profile::name).join(", "),
+        })
+    }
+
+    /// The rules of this profile, from its file.
+    pub fn rules(self) -> &'static dyn Rules {
+        match self {
+            Profile::Judge => &Judge,
+            Profile::Gerbil => &Gerbil,
+            Profile::Mqald => &Mqald,
+            Profile::Text2sparql => &Text2sparql,
+        }
+    }
+}
+
+/// Every rule in which profiles differ (SCORING 8). Each profile implements all
+/// of them in its own file; there are no defaults, so a new profile decides
+/// every rule.
+pub trait Rules {
+    /// The term rules (IRI equivalence, literals, string answers against IRI
+    /// gold), given the user's `--strict-literals` and `--lenient-dates`.
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions;
+
+    /// True when the term rules use an index (sameAs closure, labels), so that
+    /// evaluating without one is worth a report diagnostic ("no index").
+    fn uses_index(&self) -> bool;
+
+    /// The answers of a set as this profile scores them (answer set typing,
+    /// rows and variables).
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]>;
+
+    /// The score of a QA question decided before the ordinary (and the empty)
+    /// rules from the shape of the two answer sets, or `None` when the ordinary
+    /// rules apply.
+    fn structural_zero(&self, gold: &AnswerSet, run: &AnswerSet) -> Option<QuestionScore>;
+
+    /// The score of a question the run does not have (`gold` distinct answers).
+    fn missing(&self, gold: usize) -> QuestionScore;
+
+    /// The score of a question from its counts: `gold` and `run` distinct
+    /// answers, `tp` of them matched.
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore;
+
+    /// True when this profile scores the sub-experiment `e` (SCORING 5).
+    fn experiments(&self, e: Experiment) -> bool;
+
+    /// How sub-experiment markings are derived from a query.
+    fn marking_style(&self) -> MarkingStyle;
+
+    /// True when markings keep their duplicates.
+    fn keep_duplicate_markings(&self) -> bool;
+
+    /// True when a question without markings on both sides scores 1.0 in a
+    /// sub-experiment instead of being not evaluable.
+    fn empty_markings_score(&self) -> bool;
+
+    /// True when a gold query with ORDER BY makes a question's order scored
+    /// (SCORING 10); the `RESULT_ORDER_MATTERS` flag always does.
+    fn orders_by_query(&self) -> bool;
+
+    /// True when QA is scored on sets of value strings with `trec_eval`'s
+    /// measures ([`challenge_score`]) and the run gets the challenge's figures
+    /// (`challenge_aggregate`) instead of the matching rules.
+    fn scores_value_sets(&self) -> bool;
+
+    /// False when micro measures are not part of this profile's report (the
+    /// aggregate's `micro` is `null`).
+    fn reports_micro(&self) -> bool;
+}
+
+/// A profile's rules are those of its file ([`Profile::rules`]).
+impl Rules for Profile {
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
+        self.rules().match_options(strict_literals, lenient_dates)
+    }
+    fn uses_index(&self) -> bool {
+        self.rules().uses_index()
+    }
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        self.rules().answers(set)
+    }
+    fn structural_zero(&self, gold: &AnswerSet, run: &AnswerSet) -> Option<QuestionScore> {
+        self.rules().structural_zero(gold, run)
+    }
+    fn missing(&self, gold: usize) -> QuestionScore {
+        self.rules().missing(gold)
+    }
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        self.rules().score(gold, run, tp)
+    }
+    fn experiments(&self, e: Experiment) -> bool {
+        self.rules().experiments(e)
+    }
+    fn marking_style(&self) -> MarkingStyle {
+        self.rules().marking_style()
+    }
+    fn keep_duplicate_markings(&self) -> bool {
+        self.rules().keep_duplicate_markings()
+    }
+    fn empty_markings_score(&self) -> bool {
+        self.rules().empty_markings_score()
+    }
+    fn orders_by_query(&self) -> bool {
+        self.rules().orders_by_query()
+    }
+    fn scores_value_sets(&self) -> bool {
+        self.rules().scores_value_sets()
+    }
+    fn reports_micro(&self) -> bool {
+        self.rules().reports_micro()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FirstObject, Term};
+
+    /// An answer set of `rows`, `vars` variables, and a first answer object of
+    /// `first` answers when given.
+    pub(super) fn set(rows: Vec<Vec<Term>>, vars: usize, first: Option<usize>) -> AnswerSet {
+        AnswerSet {
+            answers: rows.into_iter().map(|terms| Answer { terms }).collect(),
+            vars: (0..vars).map(|i| format!("v{i}")).collect(),
+            first_object: first.map(|answers| FirstObject { answers, vars }),
+            raw_values: Vec::new(),
+        }
+    }
+    pub(super) fn iri(s: &str) -> Term {
+        Term::Iri(s.into())
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Profile::ALL {
+            assert_eq!(Profile::parse(p.name()), Some(p));
+        }
+        assert_eq!(Profile::parse("GERBIL"), Some(Profile::Gerbil));
+        assert_eq!(Profile::parse("qald"), None);
+    }
+
+    #[test]
+    fn which_profiles_use_an_index() {
+        let using: Vec<&str> = Profile::ALL
+            .into_iter()
+            .filter(Rules::uses_index)
+            .map(Profile::name)
+            .collect();
+        assert_eq!(using, ["judge", "gerbil"]);
+    }
+}
