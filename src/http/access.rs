@@ -9,14 +9,16 @@
 //!
 //! A private experiment without its token answers 404, as an unknown id does,
 //! and in the same time: the [`Gate`] decides from memory, before the store is
-//! read, with the same work for an unknown id as for a known one.
+//! read, with the same work for an unknown id as for a known one
+//! ([`visible_record`], which every route showing an experiment goes through).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
 
 use actix_web::HttpRequest;
 
-use super::experiments::Record;
+use super::error::internal;
+use super::experiment_store::Record;
 use super::{ApiError, AppState};
 
 /// The query parameters whose values are secrets: refused by the routes that
@@ -219,6 +221,34 @@ pub fn no_experiment(id: &str) -> ApiError {
     ApiError::not_found(format!(
         "no experiment {id} (a private experiment needs its token: X-Experiment-Token: TOKEN or Authorization: Bearer TOKEN)"
     ))
+}
+
+/// A stored experiment the request may see, or the 404 of an unknown id.
+/// Whether it may be seen is decided before the store is read, so that a
+/// private experiment without its token answers as fast as an unknown id.
+pub fn visible_record(state: &AppState, req: &HttpRequest, id: &str) -> Result<Record, ApiError> {
+    visible_with(state, &Credentials::of(state, req)?, id)
+}
+
+/// [`visible_record`] with the request's credentials read already.
+pub fn visible_with(
+    state: &AppState,
+    credentials: &Credentials,
+    id: &str,
+) -> Result<Record, ApiError> {
+    if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::not_found(format!(
+            "no experiment {id:?}: ids are twelve digits (YYYYMMDDNNNN)"
+        )));
+    }
+    if !state.gate.may_see(id, credentials) {
+        return Err(no_experiment(id));
+    }
+    state
+        .store
+        .get(id)
+        .map_err(internal)?
+        .ok_or_else(|| no_experiment(id))
 }
 
 #[cfg(test)]

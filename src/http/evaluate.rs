@@ -10,14 +10,20 @@ use std::time::{Duration, Instant};
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::OpenApi;
 
-use super::experiments::{evaluate_job, Job, RunSource};
-use super::openapi::ErrorBody;
-use super::routes::{internal, profile};
+use super::common::profile;
+use super::error::{internal, ErrorBody, ErrorCode};
+use super::job::{evaluate_job, Job, RunSource};
 use super::{ApiError, AppState};
 use crate::eval::job::{JobError, Plan};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::model::Dataset;
+
+/// The path of this module in the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(evaluate))]
+pub struct Api;
 
 /// The most runs one call may score.
 pub const MAX_RUNS: usize = 20;
@@ -96,19 +102,19 @@ fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Datas
         (Some(v), None) => serde_json::to_vec(v).map_err(internal)?,
         (None, Some(t)) => t.clone().into_bytes(),
         _ => {
-            return Err(ApiError::bad(
-                "bad_document",
+            return Err(ApiError::new(
+                ErrorCode::BadDocument,
                 format!("{what} {name:?}: give exactly one of document (JSON) or text"),
             ))
         }
     };
     let code = if what == "gold" {
-        "bad_gold"
+        ErrorCode::BadGold
     } else {
-        "bad_run"
+        ErrorCode::BadRun
     };
     crate::qald::parse(&bytes, &name)
-        .map_err(|e| ApiError::bad(code, format!("{what} {name:?} is not readable: {e}")))
+        .map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
 }
 
 /// The name a run is reported under: its `name`, else `runN`.
@@ -138,14 +144,14 @@ pub async fn evaluate(
     let mut body = body.into_inner().0;
     let started = Instant::now();
     if body.runs.is_empty() {
-        return Err(ApiError::bad(
-            "missing_field",
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
             "give at least one run in runs: [{\"name\": …, \"document\": …}]",
         ));
     }
     if body.runs.len() > MAX_RUNS {
-        return Err(ApiError::bad(
-            "too_many_runs",
+        return Err(ApiError::new(
+            ErrorCode::TooManyRuns,
             format!(
                 "{} runs in one call; send at most {MAX_RUNS}, or submit a stored experiment",
                 body.runs.len()
@@ -154,8 +160,8 @@ pub async fn evaluate(
     }
     let timeout_ms = body.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ApiError::bad(
-            "bad_parameter",
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
             format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
         ));
     }
@@ -194,20 +200,20 @@ pub async fn evaluate(
         }
     };
     let experiments = Experiment::list_from_names(&body.experiments.join(","))
-        .map_err(|e| ApiError::bad("bad_parameter", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
     let gold_markings = match body.gold_markings.as_deref() {
         None | Some("auto") => GoldMarkings::Auto,
         Some("query") => GoldMarkings::Query,
         Some(other) => {
-            return Err(ApiError::bad(
-                "bad_parameter",
+            return Err(ApiError::new(
+                ErrorCode::BadParameter,
                 format!("gold_markings={other:?}; give auto or query"),
             ))
         }
     };
     if (body.refresh_gold || body.execute_run) && state.worker.knowledge_graph.is_none() {
-        return Err(ApiError::bad(
-            "no_knowledge_graph",
+        return Err(ApiError::new(
+            ErrorCode::NoKnowledgeGraph,
             "refresh_gold and execute_run execute queries, and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
         ));
     }
@@ -241,11 +247,9 @@ pub async fn evaluate(
         Ok(done) => {
             let report = done.map_err(internal)?.map_err(|e| match e {
                 // a live system that cannot be asked is a failed upstream
-                JobError::System { .. } => ApiError {
-                    status: 502,
-                    code: "system_unavailable",
-                    message: e.to_string(),
-                },
+                JobError::System { .. } => {
+                    ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
+                }
             })?;
             Ok(HttpResponse::Ok().json(report))
         }
@@ -260,13 +264,12 @@ fn remaining(started: Instant, timeout_ms: u64) -> Duration {
 
 /// The answer of a call past its time limit.
 fn too_slow(timeout_ms: u64) -> ApiError {
-    ApiError {
-        status: 503,
-        code: "timeout",
-        message: format!(
+    ApiError::new(
+        ErrorCode::Timeout,
+        format!(
             "the evaluation took longer than timeout_ms={timeout_ms}; give a larger timeout_ms (at most {MAX_TIMEOUT_MS}) or submit it as a stored experiment (POST /api/v1/experiments)"
         ),
-    }
+    )
 }
 
 /// A gold document parsed (its name and dataset), and the runs.
@@ -278,8 +281,8 @@ fn parse_documents(gold: Option<Document>, runs: &[Document]) -> Result<Parsed, 
         Some(doc) => {
             let dataset = parse(&doc, "gold", "gold")?;
             if dataset.questions.is_empty() {
-                return Err(ApiError::bad(
-                    "bad_gold",
+                return Err(ApiError::new(
+                    ErrorCode::BadGold,
                     "the gold document holds no question",
                 ));
             }

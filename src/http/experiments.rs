@@ -1,809 +1,486 @@
-//! Stored experiments: records under stable ids `YYYYMMDDNNNN` in a RocksDB store
-//! under `--data`, a worker thread that evaluates them one at a time, and the
-//! restart rule (an experiment that was queued or running when the server stopped
-//! is marked failed, never lost or half-written).
-//!
-//! A store that cannot write (a full disk) does not strand experiments: an
-//! experiment whose final record cannot be written is marked failed in memory
-//! (what `get` and `list` show) and written when the store writes again, and
-//! after the store was reopened a queued or running record that no job stands
-//! for (one a write reported failed left behind) is marked failed. The worker
-//! retries a degraded store between jobs and every [`RECOVER_EVERY`] when idle;
-//! `/health` does too.
+//! Stored experiments and the benchmarks they score against: the registered
+//! benchmarks (`GET /api/v1/benchmarks`), the list of experiments, a submission
+//! (`POST /api/v1/experiments`, a multipart form of a gold benchmark or a
+//! registered one, run files and live-system URLs, stored private and queued
+//! for the worker), one experiment with its report, and its publication. The
+//! store and the queue are [`super::experiment_store`]'s; who may see what is
+//! [`super::access`]'s.
 
-use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use actix_multipart::Multipart;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use serde::Serialize;
+use utoipa::OpenApi;
 
-use super::store::{RecordStore, StoreError, StoreHealth};
-use crate::eval::job::{
-    run_job, Env, Executor, GoldCache, Job as EvalJob, JobError, Plan, Progress,
-    RunSource as EvalRun,
-};
-use crate::eval::{IndexRef, Options, Report};
-use crate::index::Index;
-use crate::live::{Asking, LiveOptions};
-use crate::model::Dataset;
-use crate::sparql::{ExecOptions, Executing, KnowledgeGraph};
+use super::common::{profile, ApiResult};
+use super::error::{internal, store_error, ErrorBody, ErrorCode};
+use super::experiment_store::{ExperimentError, ExperimentStatus, Record};
+use super::job::{Job, RunSource};
+use super::{access, ApiError, AppState};
+use crate::eval::job::Plan;
+use crate::eval::{Experiment, Options, DEFAULT_MAX_CLASS_SIZE};
+use crate::live::{check_url, Protocol};
 
-/// One stored experiment.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-pub struct Record {
-    /// The stable id, `YYYYMMDDNNNN`.
-    pub id: String,
-    /// Where it is in its life.
-    pub status: ExperimentStatus,
-    /// When it was submitted (UTC, RFC 3339).
-    pub created: String,
-    /// When it finished, if it did.
-    pub finished: Option<String>,
-    /// The profile.
-    pub profile: String,
-    /// The sub-experiments asked for (empty: all).
-    pub experiments: Vec<String>,
-    /// The language of the questions sent to live systems.
-    pub lang: String,
-    /// The API live systems were asked in (`gerbil`, `text2sparql`).
-    #[serde(default = "default_protocol")]
-    pub protocol: String,
-    /// The gold benchmark: a registered name or an uploaded file name.
-    pub gold: String,
-    /// The runs: file names or system URLs.
-    pub runs: Vec<String>,
-    /// Questions asked so far of live systems, and in all.
-    pub progress: Option<(usize, usize)>,
-    /// Why it failed.
-    pub error: Option<String>,
-    /// The report (SCORING 9) when done.
-    #[schema(value_type = Option<crate::eval::Report>)]
-    pub report: Option<serde_json::Value>,
-    /// The SHA-256 of the gold benchmark's file, as provenance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gold_sha256: Option<String>,
-    /// The SHA-256 of the secret token returned at submission (never shown).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(ignore)]
-    pub token_sha256: Option<String>,
-    /// Listed, in `/sparql` and visible without the token. Records stored
-    /// before experiments could be private were all public.
-    #[serde(default = "public_by_default")]
-    pub published: bool,
+/// The paths of this module in the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(
+    benchmarks,
+    experiments_list,
+    experiments_post,
+    experiment_get,
+    experiment_publish
+))]
+pub struct Api;
+
+/// A registered benchmark.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BenchmarkInfo {
+    /// Its name (the `benchmark` of an experiment, the `gold` of an evaluation).
+    name: String,
+    /// Its file.
+    path: String,
+    /// Its format.
+    format: &'static str,
+    /// Its number of questions.
+    questions: usize,
+    /// The SHA-256 of its file.
+    sha256: String,
 }
 
-/// Records stored before there were private experiments were public.
-fn public_by_default() -> bool {
-    true
-}
-
-impl Record {
-    /// True when `token` is this experiment's secret token.
-    pub fn token_is(&self, token: &str) -> bool {
-        self.token_sha256
-            .as_deref()
-            .is_some_and(|hash| crate::digest::token_matches(token, hash))
-    }
-
-    /// The record as shown through the API: without the token's hash.
-    pub fn shown(mut self) -> Record {
-        self.token_sha256 = None;
-        self
-    }
-}
-
-/// The protocol of records stored before there was a choice.
-fn default_protocol() -> String {
-    crate::live::Protocol::Gerbil.name().to_string()
-}
-
-/// Where an experiment is in its life.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ExperimentStatus {
-    /// Stored, waiting for the worker.
-    #[default]
-    Queued,
-    /// Being evaluated.
-    Running,
-    /// Finished with a report.
-    Done,
-    /// Finished without a report (`error` says why).
-    Failed,
-}
-
-/// An experiment that cannot be stored, read or queued.
-#[derive(Debug, thiserror::Error)]
-pub enum ExperimentError {
-    /// The data directory cannot be made.
-    #[error("cannot create {path}")]
-    DataDir {
-        /// The directory.
-        path: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The record store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A stored record is not a record.
-    #[error("stored experiment {id} is unreadable")]
-    Unreadable {
-        /// Its id.
-        id: String,
-        /// Why.
-        #[source]
-        source: serde_json::Error,
-    },
-    /// A record cannot be encoded.
-    #[error("the experiment record cannot be encoded")]
-    Encode(#[source] serde_json::Error),
-    /// The worker thread is gone.
-    #[error("the experiment worker has stopped")]
-    WorkerStopped,
-    /// The worker thread was never started.
-    #[error("the experiment worker is not running")]
-    WorkerNotRunning,
-    /// A thread panicked while holding the id lock.
-    #[error("the experiment id lock is poisoned")]
-    Poisoned,
-}
-
-impl ExperimentError {
-    /// Whether the store failed because the disk under it is full.
-    pub fn disk_full(&self) -> bool {
-        matches!(self, ExperimentError::Store(StoreError::Full { .. }))
-    }
-
-    /// Whether the store cannot write now (a full disk, another I/O error, or
-    /// a store closed after a failed reopening): a condition that passes, not
-    /// a fault of the request.
-    pub fn store_unavailable(&self) -> bool {
-        matches!(
-            self,
-            ExperimentError::Store(
-                StoreError::Full { .. } | StoreError::Unwritable { .. } | StoreError::Closed { .. }
-            )
-        )
-    }
-}
-
-/// A run to evaluate: a parsed file, or a live system to ask.
-pub enum RunSource {
-    /// An uploaded run file.
-    File {
-        /// Its name in the report.
-        name: String,
-        /// Its questions (boxed: a dataset is large beside a URL).
-        dataset: Box<Dataset>,
-    },
-    /// A live QA system.
-    System {
-        /// Its URL.
-        url: String,
-    },
-}
-
-/// A submitted experiment waiting for the worker.
-pub struct Job {
-    /// Its id (set by `submit`).
-    pub id: String,
-    /// The registered benchmark's name when the gold is one (its prepared
-    /// form is kept for the next experiment).
-    pub benchmark: Option<String>,
-    /// The gold benchmark's name, for the report.
-    pub gold_name: String,
-    /// The gold benchmark.
-    pub gold: Arc<Dataset>,
-    /// Its runs.
-    pub runs: Vec<RunSource>,
-    /// Evaluation options.
-    pub options: Options,
-    /// Live-call options.
-    pub live: LiveOptions,
-    /// Which queries are executed when the server has a knowledge graph.
-    pub plan: Plan,
-}
-
-/// What the worker evaluates with: the index and the knowledge graph the server
-/// was started with.
-#[derive(Clone)]
-pub struct Worker {
-    /// The index, if any.
-    pub index: Option<Arc<Index>>,
-    /// Its path, for the report.
-    pub index_path: String,
-    /// The knowledge graph, if any.
-    pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
-    /// The timeout and row cap of each query.
-    pub exec: ExecOptions,
-    /// Registered benchmarks prepared for the options experiments used.
-    pub golds: Arc<GoldCache>,
-}
-
-/// The store of experiments and the queue of the worker.
-pub struct ExperimentStore {
-    records: RecordStore,
-    /// Serializes the changes of records: new ids, read-modify-writes, the
-    /// records written again after a failure.
-    writes: Mutex<()>,
-    queue: Mutex<Option<Sender<Job>>>,
-    listener: Mutex<Option<Listener>>,
-    /// Final records whose write failed, by id: shown by `get` and `list` in
-    /// place of the stored ones, and written when the store writes again.
-    pending: Mutex<BTreeMap<String, Record>>,
-    /// The experiments submitted and not finished by the worker: any other
-    /// record that is queued or running was left by a failed write.
-    active: Mutex<HashSet<String>>,
-    /// The record store's generation when its records were last checked for
-    /// ones a failed write left (see [`RecordStore::generation`]).
-    swept: AtomicU64,
-}
-
-/// How often an idle worker retries a degraded store and the records waiting
-/// for it.
-pub const RECOVER_EVERY: Duration = Duration::from_secs(5);
-
-/// What the store tells of itself in `/health`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreState {
-    /// Whether its last write succeeded.
-    pub health: StoreHealth,
-    /// Final records waiting for the store to write again.
-    pub pending: usize,
-}
-
-/// What is called with each record written after a change.
-type Listener = Box<dyn Fn(&Record) + Send + Sync>;
-
-/// Now as seconds since the Unix epoch.
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-/// (year, month, day) of a day number since 1970-01-01 (the civil calendar).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// A timestamp in RFC 3339 (UTC).
-pub fn rfc3339(secs: u64) -> String {
-    let (y, m, d) = civil((secs / 86_400) as i64);
-    let s = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// The record store's directory under the data directory.
-const RECORDS_DIR: &str = "experiments";
-
-impl ExperimentStore {
-    /// Checks that `dir` may be the data directory: absent, empty, or holding
-    /// only a store this server wrote (see [`super::store::check_data_dir`]).
-    pub fn check_dir(dir: &std::path::Path) -> Result<(), ExperimentError> {
-        Ok(super::store::check_data_dir(dir, RECORDS_DIR)?)
-    }
-
-    /// Opens the store under `dir` (checked with [`ExperimentStore::check_dir`]
-    /// first, and made when missing), marks experiments a stop interrupted as
-    /// failed, and starts the worker.
-    pub fn open(dir: &std::path::Path) -> Result<ExperimentStore, ExperimentError> {
-        Self::check_dir(dir)?;
-        std::fs::create_dir_all(dir).map_err(|source| ExperimentError::DataDir {
-            path: dir.display().to_string(),
-            source,
-        })?;
-        let records = RecordStore::open(&dir.join(RECORDS_DIR))?;
-        let swept = AtomicU64::new(records.generation());
-        let store = ExperimentStore {
-            records,
-            writes: Mutex::new(()),
-            queue: Mutex::new(None),
-            listener: Mutex::new(None),
-            pending: Mutex::new(BTreeMap::new()),
-            active: Mutex::new(HashSet::new()),
-            swept,
-        };
-        for mut r in store.list()? {
-            if matches!(
-                r.status,
-                ExperimentStatus::Queued | ExperimentStatus::Running
-            ) {
-                r.status = ExperimentStatus::Failed;
-                r.error = Some(
-                    "interrupted: the server stopped while this experiment was queued or running; submit it again"
-                        .into(),
-                );
-                r.finished = Some(rfc3339(now_secs()));
-                store.put(&r)?;
-            }
-        }
-        Ok(store)
-    }
-
-    /// Starts the worker thread that evaluates queued experiments one at a
-    /// time, and between them (and every [`RECOVER_EVERY`] when idle) retries
-    /// what a failed write left (see [`ExperimentStore::recover`]).
-    pub fn start_worker(self: &Arc<Self>, worker: Worker) {
-        let (tx, rx) = channel::<Job>();
-        if let Ok(mut q) = self.queue.lock() {
-            *q = Some(tx);
-        }
-        let store = Arc::clone(self);
-        // evaluation parses and walks queries: a stack of known size, deep
-        // enough for any query within the bounds read
-        let spawned = std::thread::Builder::new()
-            .name("experiments".into())
-            .stack_size(crate::stack::DEEP_STACK_BYTES)
-            .spawn(move || loop {
-                match rx.recv_timeout(RECOVER_EVERY) {
-                    Ok(job) => {
-                        store.recover();
-                        store.execute(job, &worker);
-                    }
-                    Err(RecvTimeoutError::Timeout) => store.recover(),
-                    Err(RecvTimeoutError::Disconnected) => break,
-                }
-            });
-        if let Err(e) = spawned {
-            eprintln!("qajudge: cannot start the experiment worker: {e}; experiments stay queued");
-        }
-    }
-
-    /// The final records waiting for the store (also after a thread panicked
-    /// holding them: every change is one insert or removal).
-    fn pending(&self) -> MutexGuard<'_, BTreeMap<String, Record>> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The ids of the experiments submitted and not finished (also after a
-    /// thread panicked holding them).
-    fn active(&self) -> MutexGuard<'_, HashSet<String>> {
-        self.active.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Writes a record (it replaces one of the same id waiting for the store).
-    pub fn put(&self, r: &Record) -> Result<(), ExperimentError> {
-        let bytes = serde_json::to_vec(r).map_err(ExperimentError::Encode)?;
-        self.records.put(&r.id, &bytes)?;
-        self.pending().remove(&r.id);
-        Ok(())
-    }
-
-    /// Reads a record (one waiting for the store as it will be written).
-    pub fn get(&self, id: &str) -> Result<Option<Record>, ExperimentError> {
-        if let Some(r) = self.pending().get(id) {
-            return Ok(Some(r.clone()));
-        }
-        match self.records.get(id)? {
-            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|source| {
-                ExperimentError::Unreadable {
-                    id: id.to_string(),
-                    source,
-                }
-            }),
-            None => Ok(None),
-        }
-    }
-
-    /// Every record, oldest first (those waiting for the store as they will be
-    /// written).
-    pub fn list(&self) -> Result<Vec<Record>, ExperimentError> {
-        let mut list = self
-            .records
-            .all()?
-            .into_iter()
-            .map(|(id, bytes)| {
-                serde_json::from_slice(&bytes)
-                    .map_err(|source| ExperimentError::Unreadable { id, source })
-            })
-            .collect::<Result<Vec<Record>, _>>()?;
-        let pending = self.pending();
-        for r in &mut list {
-            if let Some(waiting) = pending.get(&r.id) {
-                r.clone_from(waiting);
-            }
-        }
-        Ok(list)
-    }
-
-    /// Whether the store's last write succeeded, and how many final records
-    /// wait for it.
-    pub fn state(&self) -> StoreState {
-        StoreState {
-            health: self.records.health(),
-            pending: self.pending().len(),
-        }
-    }
-
-    /// Retries what a failed write left: probes a degraded store (which
-    /// reopens it when that is due), and once it writes, writes the final
-    /// records waiting for it and, after a reopening, marks failed every
-    /// queued or running record that no submitted job stands for.
-    pub fn recover(&self) {
-        if matches!(self.records.health(), StoreHealth::Degraded { .. })
-            && self.records.probe().is_err()
-        {
-            return;
-        }
-        let Ok(_guard) = self.writes.lock() else {
-            return;
-        };
-        let waiting: Vec<Record> = self.pending().values().cloned().collect();
-        for r in waiting {
-            if self.put(&r).is_err() {
-                return;
-            }
-            self.notify(&r);
-        }
-        let generation = self.records.generation();
-        if self.swept.load(Ordering::SeqCst) != generation && self.sweep().is_ok() {
-            self.swept.store(generation, Ordering::SeqCst);
-        }
-    }
-
-    /// Marks failed every queued or running record that no submitted job
-    /// stands for: one a write reported failed left behind, whose bytes still
-    /// reached the disk. The caller holds `writes`.
-    fn sweep(&self) -> Result<(), ExperimentError> {
-        let active = self.active().clone();
-        for mut r in self.list()? {
-            if matches!(
-                r.status,
-                ExperimentStatus::Queued | ExperimentStatus::Running
-            ) && !active.contains(&r.id)
-            {
-                r.status = ExperimentStatus::Failed;
-                r.error = Some(
-                    "interrupted: the experiment store failed to write while this experiment was submitted; submit it again"
-                        .into(),
-                );
-                r.finished = Some(rfc3339(now_secs()));
-                self.put(&r)?;
-                self.notify(&r);
-            }
-        }
-        Ok(())
-    }
-
-    /// A new id for today: `YYYYMMDD` and a four-digit counter.
-    fn next_id(&self) -> Result<String, ExperimentError> {
-        let (y, m, d) = civil((now_secs() / 86_400) as i64);
-        let day = format!("{y:04}{m:02}{d:02}");
-        let last = self
-            .records
-            .all()?
-            .into_iter()
-            .filter_map(|(id, _)| id.strip_prefix(&day).and_then(|n| n.parse::<u32>().ok()))
-            .max()
-            .unwrap_or(0);
-        Ok(format!("{day}{:04}", last + 1))
-    }
-
-    /// Stores a new experiment as queued and hands it to the worker (the job's
-    /// id is the record's new id); returns its record.
-    pub fn submit(&self, mut record: Record, mut job: Job) -> Result<Record, ExperimentError> {
-        {
-            let _guard = self.writes.lock().map_err(|_| ExperimentError::Poisoned)?;
-            record.id = self.next_id()?;
-            record.status = ExperimentStatus::Queued;
-            record.created = rfc3339(now_secs());
-            // active before it is stored, so that no sweep takes it for one a
-            // failed write left
-            self.active().insert(record.id.clone());
-            if let Err(e) = self.put(&record) {
-                self.active().remove(&record.id);
-                return Err(e);
-            }
-        }
-        job.id.clone_from(&record.id);
-        let queue = self.queue.lock().map_err(|_| ExperimentError::Poisoned)?;
-        let sent = match queue.as_ref() {
-            Some(tx) => tx.send(job).map_err(|_| ExperimentError::WorkerStopped),
-            None => Err(ExperimentError::WorkerNotRunning),
-        };
-        if let Err(e) = sent {
-            self.active().remove(&record.id);
-            return Err(e);
-        }
-        Ok(record)
-    }
-
-    /// Changes a record with `f` and writes it (serialized with the other
-    /// changes, so that none is lost), then calls the listener; nothing when
-    /// there is no such record. A failed write leaves the record as it was.
-    fn update(&self, id: &str, f: impl FnOnce(&mut Record)) -> Result<(), ExperimentError> {
-        let r = {
-            let _guard = self.writes.lock().map_err(|_| ExperimentError::Poisoned)?;
-            let Some(mut r) = self.get(id)? else {
-                return Ok(());
-            };
-            f(&mut r);
-            self.put(&r)?;
-            r
-        };
-        // outside the lock: the listener may turn a whole report into RDF
-        self.notify(&r);
-        Ok(())
-    }
-
-    /// Marks failed an experiment whose final record could not be written
-    /// (`why`): written now if the store writes again, else kept in memory,
-    /// shown by `get` and `list`, until it does. `known` is its record as the
-    /// worker found it, for a store that cannot even be read.
-    fn fail_unstored(&self, id: &str, known: Option<Record>, why: &ExperimentError) {
-        let Ok(_guard) = self.writes.lock() else {
-            return;
-        };
-        let Some(mut r) = self.get(id).ok().flatten().or(known) else {
-            return;
-        };
-        r.status = ExperimentStatus::Failed;
-        r.report = None;
-        r.error = Some(if why.disk_full() {
-            "its result could not be stored: the disk under the server's data directory is full; submit it again once GET /api/v1/health answers ok".into()
-        } else {
-            "its result could not be stored: the experiment store cannot write (GET /api/v1/health says why); submit it again once it answers ok".into()
-        });
-        r.finished = Some(rfc3339(now_secs()));
-        match self.put(&r) {
-            Ok(()) => self.notify(&r),
-            Err(e) => {
-                eprintln!(
-                    "qajudge: experiment {id} failed and that cannot be stored yet: {}",
-                    crate::error_chain(&e)
-                );
-                self.pending().insert(id.to_string(), r);
-            }
-        }
-    }
-
-    /// Makes an experiment public; returns its record, or `None` when there is
-    /// no such experiment.
-    pub fn publish(&self, id: &str) -> Result<Option<Record>, ExperimentError> {
-        let _guard = self.writes.lock().map_err(|_| ExperimentError::Poisoned)?;
-        let Some(mut r) = self.get(id)? else {
-            return Ok(None);
-        };
-        if !r.published {
-            r.published = true;
-            self.put(&r)?;
-            self.notify(&r);
-        }
-        Ok(Some(r))
-    }
-
-    /// Calls the listener (if any) with a record that was just written.
-    fn notify(&self, r: &Record) {
-        if let Ok(listener) = self.listener.lock() {
-            if let Some(f) = listener.as_ref() {
-                f(r);
-            }
-        }
-    }
-
-    /// Sets the function called with every record written after a change of
-    /// status or publication (the SPARQL endpoint's loader).
-    pub fn on_change(&self, f: impl Fn(&Record) + Send + Sync + 'static) {
-        if let Ok(mut listener) = self.listener.lock() {
-            *listener = Some(Box::new(f));
-        }
-    }
-
-    /// Evaluates one experiment and stores its report (or why it failed). An
-    /// experiment whose final record cannot be written is marked failed all
-    /// the same (see [`ExperimentStore::fail_unstored`]).
-    fn execute(&self, job: Job, worker: &Worker) {
-        let id = job.id.clone();
-        let known = self.get(&id).ok().flatten();
-        // a failed write of the status or the progress leaves the record as it
-        // was; the final write says how the experiment ended
-        let _ = self.update(&id, |r| r.status = ExperimentStatus::Running);
-        let progress = |n: usize, total: usize| {
-            if n.is_multiple_of(10) || n == total {
-                let _ = self.update(&id, |r| r.progress = Some((n, total)));
-            }
-        };
-        let value = match evaluate_job(job, worker, &progress) {
-            Ok(report) => serde_json::to_value(&report)
-                .map_err(|e| format!("the report could not be written: {e}")),
-            Err(e) => Err(e.to_string()),
-        };
-        let finished = self.update(&id, |r| {
-            match value {
-                Ok(v) => {
-                    r.status = ExperimentStatus::Done;
-                    r.report = Some(v);
-                }
-                Err(e) => {
-                    r.status = ExperimentStatus::Failed;
-                    r.error = Some(e);
-                }
-            }
-            r.finished = Some(rfc3339(now_secs()));
-        });
-        if let Err(e) = finished {
-            self.fail_unstored(&id, known, &e);
-        }
-        self.active().remove(&id);
-    }
-}
-
-/// Evaluates a job through the one evaluation pipeline ([`run_job`]) with
-/// the worker's index, knowledge graph and prepared golds, calling `progress`
-/// with the questions asked so far and in all. The one path of stored
-/// experiments and of the synchronous `POST /api/v1/evaluate`.
-pub fn evaluate_job(
-    job: Job,
-    worker: &Worker,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Report, JobError> {
-    let runs = job
-        .runs
-        .into_iter()
-        .map(|r| match r {
-            RunSource::File { name, dataset } => EvalRun::File {
-                source: name.clone(),
-                name,
-                dataset,
-            },
-            RunSource::System { url } => EvalRun::System {
-                name: url.clone(),
-                url,
-            },
+/// The registered benchmarks.
+#[utoipa::path(get, path = "/api/v1/benchmarks", tag = "experiments",
+    responses((status = 200, description = "the benchmarks", body = Vec<BenchmarkInfo>)))]
+pub async fn benchmarks(state: web::Data<AppState>) -> ApiResult {
+    let list: Vec<BenchmarkInfo> = state
+        .benchmarks
+        .iter()
+        .map(|(name, b)| BenchmarkInfo {
+            name: name.clone(),
+            path: b.path.display().to_string(),
+            format: b.dataset.format.name(),
+            questions: b.dataset.questions.len(),
+            sha256: b.sha256.clone(),
         })
         .collect();
-    let executing = worker.knowledge_graph.as_deref().map(|kg| Executing {
-        kg,
-        options: worker.exec,
-    });
-    let env = Env {
-        index: worker.index.as_deref().map(|i| IndexRef {
-            equivalence: i,
-            path: &worker.index_path,
-            format_version: i.meta().format_version,
-        }),
-        systems: &Asking(job.live),
-        knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
-        golds: Some(&worker.golds),
-    };
-    let eval_job = EvalJob {
-        gold_name: job.gold_name,
-        gold: job.gold,
-        benchmark: job.benchmark,
-        runs,
-        options: job.options,
-        plan: job.plan,
-    };
-    run_job(eval_job, &env, &Asked(progress))
+    Ok(HttpResponse::Ok().json(list))
 }
 
-/// The questions asked of a job's live systems, told to a closure.
-struct Asked<'a>(&'a (dyn Fn(usize, usize) + Sync));
+/// A stored experiment without its report, for lists.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ExperimentSummary {
+    /// Its stable id.
+    id: String,
+    /// Where it is in its life.
+    status: ExperimentStatus,
+    /// When it was submitted.
+    created: String,
+    /// When it finished.
+    finished: Option<String>,
+    /// The profile.
+    profile: String,
+    /// The gold benchmark.
+    gold: String,
+    /// The runs.
+    runs: Vec<String>,
+    /// Why it failed.
+    error: Option<String>,
+    /// Public (listed, in `/sparql`).
+    published: bool,
+    /// Its page.
+    url: String,
+}
 
-impl Progress for Asked<'_> {
-    fn asked(&self, done: usize, total: usize) {
-        (self.0)(done, total);
+/// A record without its report, for lists.
+fn summary(r: &Record) -> ExperimentSummary {
+    ExperimentSummary {
+        id: r.id.clone(),
+        status: r.status,
+        created: r.created.clone(),
+        finished: r.finished.clone(),
+        profile: r.profile.clone(),
+        gold: r.gold.clone(),
+        runs: r.runs.clone(),
+        error: r.error.clone(),
+        published: r.published,
+        url: format!("/experiments/{}", r.id),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The published experiments, newest first (with the API token: all).
+#[utoipa::path(get, path = "/api/v1/experiments", tag = "experiments",
+    responses((status = 200, description = "the experiments", body = Vec<ExperimentSummary>),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody)))]
+pub async fn experiments_list(state: web::Data<AppState>, req: HttpRequest) -> ApiResult {
+    let admin = access::Credentials::of(&state, &req)?.is_admin();
+    let mut list = state.store.list().map_err(internal)?;
+    list.retain(|r| r.published || admin);
+    list.reverse();
+    Ok(HttpResponse::Ok().json(list.iter().map(summary).collect::<Vec<_>>()))
+}
 
-    /// A record of the given id and status.
-    fn record(id: &str, status: ExperimentStatus) -> Record {
-        Record {
-            id: id.into(),
-            status,
-            created: rfc3339(0),
-            finished: None,
-            profile: "judge".into(),
-            experiments: Vec::new(),
-            lang: "en".into(),
-            protocol: default_protocol(),
-            gold: "demo".into(),
-            runs: vec!["r".into()],
-            progress: None,
-            error: None,
-            report: None,
-            gold_sha256: None,
-            token_sha256: None,
-            published: false,
+/// A stored experiment with its report (a private one needs its token, in
+/// `X-Experiment-Token` or `Authorization: Bearer`; never in the URL).
+#[utoipa::path(get, path = "/api/v1/experiments/{id}", tag = "experiments",
+    params(("id" = String, Path, description = "the experiment's id, YYYYMMDDNNNN"),
+        ("X-Experiment-Token" = Option<String>, Header, description = "the experiment's secret token (or Authorization: Bearer TOKEN)")),
+    responses((status = 200, description = "the experiment", body = Record),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody),
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody)))]
+pub async fn experiment_get(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let record = access::visible_record(&state, &req, &id)?;
+    Ok(HttpResponse::Ok().json(record.shown()))
+}
+
+/// Makes an experiment public: listed, in `/sparql`, visible without its token.
+#[utoipa::path(post, path = "/api/v1/experiments/{id}/publish", tag = "experiments",
+    params(("id" = String, Path, description = "the experiment's id"),
+        ("X-Experiment-Token" = Option<String>, Header, description = "the experiment's secret token (or Authorization: Bearer TOKEN, or the server's API token)")),
+    responses((status = 200, description = "published", body = ExperimentSummary),
+        (status = 400, description = "a token in the query string (token_in_query): send it in a header", body = ErrorBody),
+        (status = 403, description = "public already, and asked without its token", body = ErrorBody),
+        (status = 404, description = "no such experiment, or a private one without its token", body = ErrorBody),
+        (status = 503, description = "the experiment store cannot write (store_unavailable)", body = ErrorBody),
+        (status = 507, description = "the disk under the data directory is full (insufficient_storage)", body = ErrorBody)))]
+pub async fn experiment_publish(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let id = id.into_inner();
+    let credentials = access::Credentials::of(&state, &req)?;
+    let record = access::visible_with(&state, &credentials, &id)?;
+    if !credentials.can_publish(&record) {
+        // published already and asked without its token: nothing to change
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!("experiment {id} is public; only its token or the server's API token may publish it"),
+        ));
+    }
+    // the gate learns of it on the blocking thread, which finishes even when
+    // the client goes away before the answer
+    let shared = state.clone();
+    let record = web::block(move || {
+        let published = shared.store.publish(&id)?;
+        if let Some(r) = &published {
+            shared.gate.admit(r);
+        }
+        Ok::<_, ExperimentError>(published)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(store_error)?
+    .ok_or_else(|| access::no_experiment(&record.id))?;
+    Ok(HttpResponse::Ok().json(summary(&record)))
+}
+
+/// The fields of an experiment form, read from a multipart body.
+#[derive(Default, utoipa::ToSchema)]
+pub struct Form {
+    /// A gold benchmark file (or `benchmark`).
+    #[schema(value_type = Option<String>, format = Binary)]
+    gold: Option<(String, Vec<u8>)>,
+    /// A registered benchmark's name (or `gold`).
+    benchmark: Option<String>,
+    /// A run file (repeatable).
+    #[schema(rename = "run", value_type = Vec<String>, format = Binary)]
+    runs: Vec<(String, Vec<u8>)>,
+    /// A live QA system's URL (repeatable).
+    #[schema(rename = "system_url")]
+    systems: Vec<String>,
+    /// The profile (default `judge`).
+    profile: Option<String>,
+    /// Sub-experiments, comma-separated (default: all the profile scores).
+    experiments: Option<String>,
+    /// The language of the questions sent to live systems.
+    lang: Option<String>,
+    /// The API of live systems: `gerbil` or `text2sparql`.
+    protocol: Option<String>,
+    /// The TEXT2SPARQL dataset IRI sent to live systems.
+    dataset: Option<String>,
+    /// Execute the gold queries on the knowledge graph (`true`/`false`).
+    refresh_gold: bool,
+    /// Execute the runs' queries on the knowledge graph.
+    execute_run: bool,
+    /// Public at once.
+    publish: bool,
+}
+
+/// What `POST /experiments` answers.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Created {
+    /// The stable id.
+    id: String,
+    /// `queued`.
+    status: ExperimentStatus,
+    /// The secret token that shows a private experiment (shown once).
+    token: String,
+    /// Public already (the form's `publish`).
+    published: bool,
+    /// Its page, with the token in the fragment (`#token=…`), which browsers
+    /// never send to the server.
+    url: String,
+    /// Its API address.
+    api: String,
+}
+
+/// Reads an experiment form from a multipart body: a 413 once its fields pass
+/// `limit` bytes in all, a 400 `bad_field` for a field it does not know.
+async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiError> {
+    let mut form = Form::default();
+    let mut total = 0usize;
+    while let Some(field) = payload.next().await {
+        let mut field = field.map_err(|e| {
+            ApiError::new(
+                ErrorCode::BadMultipart,
+                format!("the form is malformed: {e}"),
+            )
+        })?;
+        let name = field.name().unwrap_or_default().to_string();
+        let filename = field
+            .content_disposition()
+            .and_then(|c| c.get_filename())
+            .map(str::to_string);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(|e| {
+                ApiError::new(ErrorCode::BadMultipart, format!("field {name}: {e}"))
+            })?;
+            total += chunk.len();
+            if total > limit {
+                return Err(ApiError::too_large(limit));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let text = || String::from_utf8_lossy(&bytes).trim().to_string();
+        match name.as_str() {
+            "gold" => form.gold = Some((filename.unwrap_or_else(|| "gold".into()), bytes)),
+            "run" => {
+                let n = form.runs.len() + 1;
+                form.runs
+                    .push((filename.unwrap_or_else(|| format!("run{n}")), bytes));
+            }
+            "benchmark" => form.benchmark = Some(text()).filter(|t| !t.is_empty()),
+            "system_url" => {
+                let t = text();
+                if !t.is_empty() {
+                    form.systems.push(t);
+                }
+            }
+            "profile" => form.profile = Some(text()),
+            "experiments" => form.experiments = Some(text()),
+            "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
+            "protocol" => form.protocol = Some(text()).filter(|t| !t.is_empty()),
+            "dataset" => form.dataset = Some(text()).filter(|t| !t.is_empty()),
+            "refresh_gold" => form.refresh_gold = flag(&name, &text())?,
+            "execute_run" => form.execute_run = flag(&name, &text())?,
+            "publish" => form.publish = flag(&name, &text())?,
+            other => {
+                return Err(ApiError::new(
+                    ErrorCode::BadField,
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, publish"),
+                ))
+            }
         }
     }
+    Ok(form)
+}
 
-    #[test]
-    fn a_final_record_the_store_cannot_write_is_failed_and_written_later() {
-        let dir = std::env::temp_dir().join(format!(
-            "qajudge-experiments-unstored-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut store = ExperimentStore::open(&dir).expect("opens");
-        let running = record("202601010001", ExperimentStatus::Running);
-        let orphan = record("202601010002", ExperimentStatus::Queued);
-        store.put(&running).expect("put");
-        store.put(&orphan).expect("put");
-        store.active().insert(running.id.clone());
+/// A boolean form field: `true`/`on`/`1` or `false`/`off`/`0`/empty.
+fn flag(name: &str, value: &str) -> Result<bool, ApiError> {
+    match value {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" | "" => Ok(false),
+        other => Err(ApiError::new(
+            ErrorCode::BadField,
+            format!("field {name} is {other:?}; give true or false"),
+        )),
+    }
+}
 
-        // the store cannot be reopened: its directory is a file now
-        let path = dir.join(RECORDS_DIR);
-        let moved = dir.join("moved");
-        store.records.close_for_test();
-        std::fs::rename(&path, &moved).expect("moved");
-        std::fs::write(&path, b"x").expect("file");
-        let e = store.put(&running).expect_err("closed");
-        assert!(e.store_unavailable() && !e.disk_full(), "{e}");
-        store.fail_unstored(&running.id, Some(running.clone()), &e);
-        let failed = store.get(&running.id).expect("get").expect("shown");
-        assert_eq!(failed.status, ExperimentStatus::Failed);
-        assert!(
-            failed
-                .error
-                .as_deref()
-                .is_some_and(|e| e.contains("could not be stored")),
-            "{failed:?}"
-        );
-        assert_eq!(store.state().pending, 1);
-        assert!(matches!(store.state().health, StoreHealth::Degraded { .. }));
-        store.recover();
-        assert_eq!(store.state().pending, 1, "still waiting");
+/// The stem of a file name, for run names.
+fn stem(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    base.rsplit_once('.').map_or(base, |(s, _)| s).to_string()
+}
 
-        // repaired: the failed record is written, and the queued one that no
-        // job stands for is marked failed
-        std::fs::remove_file(&path).expect("file removed");
-        std::fs::rename(&moved, &path).expect("moved back");
-        store.recover();
-        assert_eq!(
-            store.state(),
-            StoreState {
-                health: StoreHealth::Ok,
-                pending: 0
+/// Stores an experiment (private until published) and queues it.
+#[utoipa::path(post, path = "/api/v1/experiments", tag = "experiments",
+    request_body(content = Form, content_type = "multipart/form-data"),
+    responses((status = 202, description = "queued; poll its API address with its token", body = Created),
+        (status = 400, description = "a bad field or file, or a token in the query string (token_in_query): send the API token in a header", body = ErrorBody),
+        (status = 401, description = "the server asks for its API token", body = ErrorBody),
+        (status = 404, description = "no such benchmark", body = ErrorBody),
+        (status = 413, description = "body too large", body = ErrorBody),
+        (status = 503, description = "the experiment store cannot write (store_unavailable); submit again once /api/v1/health answers ok", body = ErrorBody),
+        (status = 507, description = "the disk under the data directory is full (insufficient_storage); submit again once space is freed and /api/v1/health answers ok", body = ErrorBody)))]
+pub async fn experiments_post(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    payload: Multipart,
+) -> ApiResult {
+    access::Credentials::of(&state, &req)?.require_api_token(&state)?;
+    let form = read_form(payload, state.max_body_bytes).await?;
+    let (gold_name, gold, gold_sha256) = match (&form.gold, &form.benchmark) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::new(
+                ErrorCode::BadField,
+                "give either a gold file or a registered benchmark, not both",
+            ))
+        }
+        (Some((name, bytes)), None) => {
+            let dataset = crate::qald::parse(bytes, name).map_err(|e| {
+                ApiError::new(
+                    ErrorCode::BadGold,
+                    format!("the gold file is not a benchmark: {e}"),
+                )
+            })?;
+            if dataset.questions.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::BadGold,
+                    format!("the gold file {name} holds no question"),
+                ));
             }
-        );
-        let stored = store
-            .records
-            .get(&running.id)
-            .expect("get")
-            .expect("stored");
-        let stored: Record = serde_json::from_slice(&stored).expect("record");
-        assert_eq!(stored, failed);
-        let orphan = store.get(&orphan.id).expect("get").expect("kept");
-        assert_eq!(orphan.status, ExperimentStatus::Failed);
-        assert!(
-            orphan
-                .error
-                .as_deref()
-                .is_some_and(|e| e.contains("submit it again")),
-            "{orphan:?}"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
+            (
+                name.clone(),
+                Arc::new(dataset),
+                crate::digest::sha256_hex(bytes),
+            )
+        }
+        (None, Some(name)) => match state.benchmarks.get(name) {
+            Some(b) => (name.clone(), Arc::clone(&b.dataset), b.sha256.clone()),
+            None => {
+                return Err(ApiError::not_found(format!(
+                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
+                )))
+            }
+        },
+        (None, None) => {
+            return Err(ApiError::new(
+                ErrorCode::MissingField,
+                "give a gold file (field gold) or a registered benchmark (field benchmark)",
+            ))
+        }
+    };
+    if form.runs.is_empty() && form.systems.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
+            "give at least one run file (field run) or QA-system URL (field system_url)",
+        ));
     }
-
-    #[test]
-    fn dates_and_timestamps() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_795_324_861), "2026-11-22T05:21:01Z");
+    let profile = profile(form.profile.as_deref())?;
+    let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
+    let mut live = state.live.clone();
+    if let Some(lang) = &form.lang {
+        live.lang = lang.clone();
     }
+    if let Some(name) = &form.protocol {
+        live.protocol = Protocol::from_name(name).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::BadParameter,
+                format!("unknown protocol {name:?}; use gerbil or text2sparql"),
+            )
+        })?;
+    }
+    if form.dataset.is_some() {
+        live.dataset.clone_from(&form.dataset);
+    }
+    let executes = live.protocol == Protocol::Text2sparql && !form.systems.is_empty()
+        || form.refresh_gold
+        || form.execute_run;
+    if executes && state.knowledge_graph.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::NoKnowledgeGraph,
+            "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
+        ));
+    }
+    let token = crate::digest::secret_token().map_err(|e| {
+        ApiError::internal(format!("cannot draw a secret token from /dev/urandom: {e}"))
+    })?;
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    for (name, bytes) in &form.runs {
+        let dataset = crate::qald::parse(bytes, name).map_err(|e| {
+            ApiError::new(
+                ErrorCode::BadRun,
+                format!("the run file is not readable: {e}"),
+            )
+        })?;
+        names.push(name.clone());
+        runs.push(RunSource::File {
+            name: stem(name),
+            dataset: Box::new(dataset),
+        });
+    }
+    for url in &form.systems {
+        check_url(url, &live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
+        names.push(url.clone());
+        runs.push(RunSource::System { url: url.clone() });
+    }
+    let record = Record {
+        id: String::new(),
+        status: ExperimentStatus::default(),
+        created: String::new(),
+        finished: None,
+        profile: profile.name().to_string(),
+        experiments: experiments.iter().map(|e| e.name().to_string()).collect(),
+        lang: live.lang.clone(),
+        protocol: live.protocol.name().to_string(),
+        gold: gold_name.clone(),
+        runs: names,
+        progress: None,
+        error: None,
+        report: None,
+        gold_sha256: Some(gold_sha256),
+        token_sha256: Some(crate::digest::sha256_hex(token.as_bytes())),
+        published: form.publish,
+    };
+    let options = Options {
+        profile,
+        experiments,
+        explain: true,
+        max_class_size: DEFAULT_MAX_CLASS_SIZE,
+        ..Options::default()
+    };
+    let store = Arc::clone(&state.store);
+    let plan = Plan {
+        refresh_gold: form.refresh_gold,
+        execute_run: form.execute_run,
+    };
+    let job = Job {
+        id: String::new(),
+        benchmark: form.benchmark.clone(),
+        gold_name,
+        gold,
+        runs,
+        options,
+        live,
+        plan,
+    };
+    let shared = state.clone();
+    let record = web::block(move || {
+        let record = store.submit(record, job)?;
+        // on the blocking thread, which finishes even when the client goes away
+        shared.gate.admit(&record);
+        Ok::<_, ExperimentError>(record)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(store_error)?;
+    Ok(HttpResponse::Accepted()
+        .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
+        .json(Created {
+            url: format!("/experiments/{}#token={token}", record.id),
+            api: format!("/api/v1/experiments/{}", record.id),
+            id: record.id,
+            status: record.status,
+            token,
+            published: record.published,
+        }))
 }

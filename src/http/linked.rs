@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::experiments::Record;
+use super::experiment_store::Record;
 use crate::model::Term;
 use crate::sparql::Statement;
 

@@ -7,18 +7,35 @@
 //! `info`; the CLI sets the level from `RUST_LOG`), with the values of secret
 //! query parameters redacted; a request's head and body each have a deadline
 //! (see [`requests`]).
+//!
+//! Layout: [`routes`] is the one route table; each resource module owns its
+//! handlers and declares their OpenAPI paths ([`service`], [`lookups`],
+//! [`matching`], [`evaluate`], [`experiments`], [`published`]), and
+//! [`openapi`] merges those declarations into the document. Handlers share
+//! [`common`] and [`error`] (codes, bodies, error mappings) and never import
+//! one another, the table or the document: only this module does. Behind the
+//! handlers: [`access`] (tokens, who sees what), [`experiment_store`] (records
+//! and the queue), [`job`] (what an evaluation is and how it runs),
+//! [`store`] (RocksDB) and [`linked`] (Data Cube RDF).
 
 mod access;
-mod batch;
+mod common;
 mod error;
 mod evaluate;
+mod experiment_store;
 mod experiments;
+mod job;
 mod linked;
+mod lookups;
+mod matching;
 mod openapi;
 mod published;
 mod requests;
 mod routes;
+mod service;
 mod store;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -32,8 +49,9 @@ use crate::index::Index;
 use crate::live::LiveOptions;
 use crate::model::Dataset;
 use crate::sparql::{ExecOptions, KnowledgeGraph, PublishedGraph, QueryGate};
-pub use error::ApiError;
-pub use experiments::{ExperimentError, ExperimentStatus, ExperimentStore, Record, Worker};
+pub use error::{ApiError, ErrorCode};
+pub use experiment_store::{ExperimentError, ExperimentStatus, ExperimentStore, Record};
+pub use job::Worker;
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -137,6 +155,8 @@ pub struct AppState {
     published: Arc<PublishedGraph>,
     /// The time one query of `/sparql` may take.
     sparql_timeout: std::time::Duration,
+    /// The OpenAPI document, assembled once (`GET /api/v1/openapi.json`).
+    document: serde_json::Value,
 }
 
 impl AppState {
@@ -153,12 +173,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, state: web::Data<AppState>) {
         .app_data(
             web::JsonConfig::default()
                 .limit(limit)
-                .error_handler(|e, _| routes::json_error(e).into()),
+                .error_handler(|e, _| error::json_error(e).into()),
         )
         .app_data(web::PayloadConfig::new(limit))
         .app_data(
             web::QueryConfig::default()
-                .error_handler(|e, _| ApiError::bad("bad_query", e.to_string()).into()),
+                .error_handler(|e, _| ApiError::new(ErrorCode::BadQuery, e.to_string()).into()),
         )
         .configure(routes::routes);
 }
@@ -264,6 +284,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
                 .with_gate(config.query_gate.clone()),
         ),
         sparql_timeout: config.sparql_timeout,
+        document: openapi::document(),
     });
     let workers = config.workers.max(1);
     let body_timeout = config.body_timeout;

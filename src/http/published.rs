@@ -13,14 +13,35 @@ use std::sync::Arc;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use serde::Deserialize;
+use utoipa::OpenApi;
 
-use super::experiments::{ExperimentStatus, ExperimentStore, Record};
-use super::openapi::ErrorBody;
-use super::routes::{internal, visible_record};
+use super::access::visible_record;
+use super::common::{self, ApiResult};
+use super::error::{internal, ErrorBody, ErrorCode};
+use super::experiment_store::{ExperimentError, ExperimentStatus, ExperimentStore, Record};
 use super::{linked, ApiError, AppState};
-use crate::sparql::{negotiate_syntax, ExecOptions, PublishedGraph, QueryError, Reply};
+use crate::sparql::{negotiate_syntax, ExecOptions, GraphError, PublishedGraph, QueryError, Reply};
 
-type ApiResult = Result<HttpResponse, ApiError>;
+/// The paths of this module in the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(experiment_page, sparql_get, sparql_post))]
+pub struct Api;
+
+/// Why the published experiments cannot be loaded into `/sparql` at start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The experiment store cannot be listed.
+    #[error(transparent)]
+    Store(#[from] ExperimentError),
+    /// A published experiment's statements cannot be added to the graph.
+    #[error("experiment {id}: {error}")]
+    Insert {
+        /// The experiment's id.
+        id: String,
+        /// Why its statements were refused.
+        error: GraphError,
+    },
+}
 
 /// True when a record belongs in the SPARQL endpoint: published and done.
 fn listed(r: &Record) -> bool {
@@ -33,13 +54,16 @@ pub fn load(
     graph: &Arc<PublishedGraph>,
     store: &ExperimentStore,
     base: &str,
-) -> Result<usize, String> {
+) -> Result<usize, LoadError> {
     let mut n = 0;
-    for r in store.list().map_err(|e| e.to_string())? {
+    for r in store.list()? {
         if listed(&r) {
             graph
                 .insert(&linked::statements(base, &r))
-                .map_err(|e| format!("experiment {}: {e}", r.id))?;
+                .map_err(|error| LoadError::Insert {
+                    id: r.id.clone(),
+                    error,
+                })?;
             n += 1;
         }
     }
@@ -86,7 +110,7 @@ pub async fn experiment_page(
         None
     };
     let Some(syntax) = syntax else {
-        return Ok(super::routes::page().await);
+        return Ok(common::page());
     };
     let record = visible_record(&state, &req, &id)?;
     let base = state.base();
@@ -104,7 +128,7 @@ pub async fn experiment_page(
 /// The parameters of the SPARQL protocol.
 #[derive(Deserialize, utoipa::IntoParams, utoipa::ToSchema)]
 #[into_params(parameter_in = Query)]
-pub(super) struct SparqlParams {
+pub struct SparqlParams {
     /// A SELECT, ASK, CONSTRUCT or DESCRIBE query.
     query: Option<String>,
     /// An update (always refused).
@@ -117,8 +141,8 @@ async fn answer(state: &AppState, req: &HttpRequest, params: SparqlParams) -> Ap
         return Err(refused(QueryError::Update));
     }
     let Some(query) = params.query.filter(|q| !q.trim().is_empty()) else {
-        return Err(ApiError::bad(
-            "missing_parameter",
+        return Err(ApiError::new(
+            ErrorCode::MissingParameter,
             "give the query as ?query=… (GET), as a form field query (POST, application/x-www-form-urlencoded) or as the body (POST, application/sparql-query)",
         ));
     };
@@ -170,22 +194,18 @@ async fn answer(state: &AppState, req: &HttpRequest, params: SparqlParams) -> Ap
 
 /// The API error of a query without an answer.
 fn refused(e: QueryError) -> ApiError {
-    let (status, code) = match &e {
-        QueryError::Syntax(_) => (400, "bad_query"),
-        QueryError::ServiceNotAllowed(_) => (400, "service_not_allowed"),
-        QueryError::TooLarge(_) => (400, "query_too_large"),
-        QueryError::Update => (403, "read_only"),
-        QueryError::Timeout(_) => (503, "timeout"),
-        QueryError::ResultTooLarge(_) => (413, "result_too_large"),
-        QueryError::Busy { .. } => (503, "busy"),
-        QueryError::NotAcceptable(_) => (406, "not_acceptable"),
-        QueryError::Failed(_) | QueryError::Closed => (500, "query_failed"),
+    let code = match &e {
+        QueryError::Syntax(_) => ErrorCode::BadQuery,
+        QueryError::ServiceNotAllowed(_) => ErrorCode::ServiceNotAllowed,
+        QueryError::TooLarge(_) => ErrorCode::QueryTooLarge,
+        QueryError::Update => ErrorCode::ReadOnly,
+        QueryError::Timeout(_) => ErrorCode::Timeout,
+        QueryError::ResultTooLarge(_) => ErrorCode::ResultTooLarge,
+        QueryError::Busy { .. } => ErrorCode::Busy,
+        QueryError::NotAcceptable(_) => ErrorCode::NotAcceptable,
+        QueryError::Failed(_) | QueryError::Closed => ErrorCode::QueryFailed,
     };
-    ApiError {
-        status,
-        code,
-        message: e.to_string(),
-    }
+    ApiError::new(code, e.to_string())
 }
 
 /// `GET /sparql?query=…`.
@@ -233,7 +253,7 @@ pub async fn sparql_post(
         .to_ascii_lowercase();
     let text = || {
         String::from_utf8(body.to_vec())
-            .map_err(|_| ApiError::bad("bad_query", "the query is not UTF-8"))
+            .map_err(|_| ApiError::new(ErrorCode::BadQuery, "the query is not UTF-8"))
     };
     let params = match content_type.as_str() {
         "application/sparql-query" => SparqlParams {
@@ -242,11 +262,11 @@ pub async fn sparql_post(
         },
         "application/sparql-update" => return Err(refused(QueryError::Update)),
         "application/x-www-form-urlencoded" => web::Query::<SparqlParams>::from_query(&text()?)
-            .map_err(|e| ApiError::bad("bad_query", format!("the form is malformed: {e}")))?
+            .map_err(|e| ApiError::new(ErrorCode::BadQuery, format!("the form is malformed: {e}")))?
             .into_inner(),
         other => {
-            return Err(ApiError::bad(
-                "bad_content_type",
+            return Err(ApiError::new(
+                ErrorCode::BadContentType,
                 format!("content type {other:?}: send application/sparql-query or application/x-www-form-urlencoded"),
             ))
         }

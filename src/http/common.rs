@@ -1,0 +1,34 @@
+//! What several resource modules share and no handler owns: the result type
+//! of handlers, the profile parameter, and the web page (answered at `/` and,
+//! to a browser, at `/experiments/{id}`). It imports no handler module, so
+//! that handlers can import it without a circle.
+
+use actix_web::HttpResponse;
+
+use super::error::ErrorCode;
+use super::ApiError;
+use crate::eval::Profile;
+
+/// The web page (no external assets).
+const PAGE: &str = include_str!("page.html");
+
+/// What a handler answers: a response, or an error sent as JSON.
+pub type ApiResult = Result<HttpResponse, ApiError>;
+
+/// The web page as a response.
+pub fn page() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(PAGE)
+}
+
+/// The scoring profile a request names: `judge` when it names none (or an
+/// empty one), a 400 `bad_parameter` for an unknown one.
+pub fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
+    match name {
+        None | Some("") => Ok(Profile::Judge),
+        Some(n) => {
+            Profile::from_name(n).map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The server's side of an evaluation: a [`Job`] as submitted (the gold, its
+//! runs as files or live systems, the options, the live-call options), the
+//! [`Worker`] it runs with (the server's index and knowledge graph, and the
+//! prepared registered benchmarks), and [`evaluate_job`], which hands both to
+//! the one evaluation pipeline (`eval::job`) for stored experiments and the
+//! synchronous `POST /api/v1/evaluate`.
+
+use std::sync::Arc;
+
+use crate::eval::job::{
+    run_job, Env, Executor, GoldCache, Job as EvalJob, JobError, Plan, Progress,
+    RunSource as EvalRun,
+};
+use crate::eval::{IndexRef, Options, Report};
+use crate::index::Index;
+use crate::live::{Asking, LiveOptions};
+use crate::model::Dataset;
+use crate::sparql::{ExecOptions, Executing, KnowledgeGraph};
+
+/// A run to evaluate: a parsed file, or a live system to ask.
+pub enum RunSource {
+    /// An uploaded run file.
+    File {
+        /// Its name in the report.
+        name: String,
+        /// Its questions (boxed: a dataset is large beside a URL).
+        dataset: Box<Dataset>,
+    },
+    /// A live QA system.
+    System {
+        /// Its URL.
+        url: String,
+    },
+}
+
+/// A submitted experiment waiting for the worker.
+pub struct Job {
+    /// Its id (set by `submit`).
+    pub id: String,
+    /// The registered benchmark's name when the gold is one (its prepared
+    /// form is kept for the next experiment).
+    pub benchmark: Option<String>,
+    /// The gold benchmark's name, for the report.
+    pub gold_name: String,
+    /// The gold benchmark.
+    pub gold: Arc<Dataset>,
+    /// Its runs.
+    pub runs: Vec<RunSource>,
+    /// Evaluation options.
+    pub options: Options,
+    /// Live-call options.
+    pub live: LiveOptions,
+    /// Which queries are executed when the server has a knowledge graph.
+    pub plan: Plan,
+}
+
+/// What the worker evaluates with: the index and the knowledge graph the server
+/// was started with.
+#[derive(Clone)]
+pub struct Worker {
+    /// The index, if any.
+    pub index: Option<Arc<Index>>,
+    /// Its path, for the report.
+    pub index_path: String,
+    /// The knowledge graph, if any.
+    pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
+    /// The timeout and row cap of each query.
+    pub exec: ExecOptions,
+    /// Registered benchmarks prepared for the options experiments used.
+    pub golds: Arc<GoldCache>,
+}
+
+/// Evaluates a job through the one evaluation pipeline ([`run_job`]) with
+/// the worker's index, knowledge graph and prepared golds, calling `progress`
+/// with the questions asked so far and in all. The one path of stored
+/// experiments and of the synchronous `POST /api/v1/evaluate`.
+pub fn evaluate_job(
+    job: Job,
+    worker: &Worker,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Report, JobError> {
+    let runs = job
+        .runs
+        .into_iter()
+        .map(|r| match r {
+            RunSource::File { name, dataset } => EvalRun::File {
+                source: name.clone(),
+                name,
+                dataset,
+            },
+            RunSource::System { url } => EvalRun::System {
+                name: url.clone(),
+                url,
+            },
+        })
+        .collect();
+    let executing = worker.knowledge_graph.as_deref().map(|kg| Executing {
+        kg,
+        options: worker.exec,
+    });
+    let env = Env {
+        index: worker.index.as_deref().map(|i| IndexRef {
+            equivalence: i,
+            path: &worker.index_path,
+            format_version: i.meta().format_version,
+        }),
+        systems: &Asking(job.live),
+        knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
+        golds: Some(&worker.golds),
+    };
+    let eval_job = EvalJob {
+        gold_name: job.gold_name,
+        gold: job.gold,
+        benchmark: job.benchmark,
+        runs,
+        options: job.options,
+        plan: job.plan,
+    };
+    run_job(eval_job, &env, &Asked(progress))
+}
+
+/// The questions asked of a job's live systems, told to a closure.
+struct Asked<'a>(&'a (dyn Fn(usize, usize) + Sync));
+
+impl Progress for Asked<'_> {
+    fn asked(&self, done: usize, total: usize) {
+        (self.0)(done, total);
+    }
+}
