@@ -52,9 +52,6 @@ pub enum ErrorCode {
     BatchTooLarge,
     /// 503: every query slot of the server is taken (with `Retry-After`).
     Busy,
-    /// 502: a live QA system of the evaluation could not be asked at all (its
-    /// URL is refused or does not resolve): the failure is upstream.
-    SystemUnavailable,
     /// 403: an action the credentials sent do not allow.
     Forbidden,
     /// 507: the disk under the experiment store is full.
@@ -92,6 +89,9 @@ pub enum ErrorCode {
     /// 503: the experiment store cannot write for another reason than a full
     /// disk.
     StoreUnavailable,
+    /// 502: a live QA system of the evaluation could not be asked at all (its
+    /// URL is refused or does not resolve): the failure is upstream.
+    SystemUnavailable,
     /// 503: an evaluation or a query past its time limit.
     Timeout,
     /// 400: a token in the query string, which is never read.
