@@ -1,9 +1,7 @@
 //! Digests and secrets, the one module that names sha2: SHA-256 of files and
 //! documents (knowledge graph files, benchmarks, as provenance) and of the
-//! secret tokens of private experiments, and the tokens themselves, drawn from
-//! the operating system's random source.
-
-use std::io::Read;
+//! secret tokens of private experiments, and the tokens' text (their random
+//! bytes are drawn by the server, which does the I/O).
 
 use sha2::{Digest, Sha256};
 
@@ -37,12 +35,10 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A new secret token: 32 bytes of the operating system's random source, as
-/// 64 hex digits.
-pub fn secret_token() -> std::io::Result<String> {
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(hex(&bytes))
+/// A secret token of 32 random bytes (the caller draws them from the
+/// operating system's random source), as 64 hex digits.
+pub fn secret_token(random: &[u8; 32]) -> String {
+    hex(random)
 }
 
 /// True when `token`'s SHA-256 is `hash` (compared in time independent of
@@ -74,10 +70,10 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_fresh_and_match_only_their_hash() {
-        let a = secret_token().expect("a token");
-        let b = secret_token().expect("a token");
-        assert_eq!(a.len(), 64);
+    fn tokens_are_their_bytes_in_hex_and_match_only_their_hash() {
+        let a = secret_token(&[0xab; 32]);
+        let b = secret_token(&[0x01; 32]);
+        assert_eq!(a, "ab".repeat(32));
         assert_ne!(a, b);
         let hash = sha256_hex(a.as_bytes());
         assert!(token_matches(&a, &hash));

@@ -216,6 +216,19 @@ impl Gate {
     }
 }
 
+/// A new secret token: 32 bytes of the operating system's random source
+/// (`/dev/urandom`), as 64 hex digits.
+pub fn new_token() -> Result<String, ApiError> {
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| {
+            ApiError::internal(format!("cannot draw a secret token from /dev/urandom: {e}"))
+        })?;
+    Ok(crate::digest::secret_token(&bytes))
+}
+
 /// The 404 of an experiment that does not exist or may not be seen.
 pub fn no_experiment(id: &str) -> ApiError {
     ApiError::not_found(format!(
@@ -254,6 +267,15 @@ pub fn visible_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_tokens_are_fresh_64_hex_digits() {
+        let a = new_token().expect("a token");
+        let b = new_token().expect("a token");
+        assert_eq!(a.len(), 64);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
 
     #[test]
     fn secret_parameters_are_found_in_any_spelling() {

@@ -400,9 +400,7 @@ pub async fn experiments_post(
             "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
         ));
     }
-    let token = crate::digest::secret_token().map_err(|e| {
-        ApiError::internal(format!("cannot draw a secret token from /dev/urandom: {e}"))
-    })?;
+    let token = super::access::new_token()?;
     let mut runs = Vec::new();
     let mut names = Vec::new();
     for (name, bytes) in &form.runs {
