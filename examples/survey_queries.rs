@@ -27,7 +27,7 @@ fn main() {
         for q in &d.questions {
             if let Query::Sparql(s) = &q.query {
                 total += 1;
-                if let Err(e) = qajudge::annotate::walk::walk(s) {
+                if let Err(e) = qajudge::query::walk(s) {
                     fails.push((q.id.0.clone(), e.to_string().replace('\n', " ")));
                 }
             }

@@ -15,6 +15,7 @@ pub mod matching;
 pub mod metrics;
 pub mod model;
 pub mod qald;
+pub mod query;
 pub mod rng;
 pub mod sparql;
 pub mod stack;

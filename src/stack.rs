@@ -1,5 +1,5 @@
 //! Recursive work on a thread whose stack size is known: a query near the
-//! bounds qajudge reads (see `annotate::bounds` and `annotate::depth`) is
+//! bounds qajudge reads (see `query::bounds` and `query::depth`) is
 //! parsed, walked and executed on a thread of [`DEEP_STACK_BYTES`], whatever
 //! thread asked (a server's worker has 2 MiB, the main thread 8 MiB). The stack
 //! is reserved, not committed: a thread touches only the pages it uses.

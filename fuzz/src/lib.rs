@@ -90,13 +90,13 @@ const STACK_PER_LEVEL: usize = 16 << 10;
 const STACK_BASE: usize = 512 << 10;
 
 /// The depth invariant: a query within the bounds parses on a stack sized from
-/// the nesting the scan (`annotate::bounds::nesting`) reports for it, so a text
+/// the nesting the scan (`query::bounds::nesting`) reports for it, so a text
 /// the scan rates shallower than the parser finds it overflows this stack and
 /// aborts the run (a find); one past the bounds is refused by every reader.
 fn check_nesting_bound(query: &str) {
-    use qajudge::annotate::bounds;
+    use qajudge::query::bounds;
     let nesting = bounds::nesting(query);
-    let refused = qajudge::annotate::check_bounds(query).is_err_and(|e| e.is_too_large());
+    let refused = qajudge::query::check_bounds(query).is_err_and(|e| e.is_too_large());
     if nesting > bounds::MAX_NESTING || query.len() > bounds::MAX_QUERY_BYTES {
         assert!(refused, "past the bounds but read: {query:?}");
         return;
@@ -105,7 +105,7 @@ fn check_nesting_bound(query: &str) {
     let text = query.to_string();
     let parsed = std::thread::Builder::new()
         .stack_size(stack)
-        .spawn(move || qajudge::annotate::walk::parse_on_this_thread(&text))
+        .spawn(move || qajudge::query::parse_on_this_thread(&text))
         .expect("thread")
         .join()
         .expect("no panic");
@@ -134,10 +134,10 @@ pub fn check_sparql(bytes: &[u8]) {
         Default::default(),
         qajudge::annotate::MarkingStyle::Gerbil,
     );
-    let _ = qajudge::annotate::dialect::rewrite(query, &[]);
-    if let Ok(made) = qajudge::annotate::executable(query) {
+    let _ = qajudge::query::dialect::rewrite(query, &[]);
+    if let Ok(made) = qajudge::query::executable(query) {
         if !made.strict {
-            let again = qajudge::annotate::executable(&made.text).unwrap_or_else(|e| {
+            let again = qajudge::query::executable(&made.text).unwrap_or_else(|e| {
                 panic!("the executable text does not parse: {e}\n{}", made.text)
             });
             assert!(

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::markings::Markings;
-use super::walk::{Form, Walked};
 use crate::model::Question;
+use crate::query::{Form, Walked};
 
 /// The feature names `--by` accepts.
 pub const FEATURES: [&str; 10] = [

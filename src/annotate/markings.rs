@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use super::walk::{Node, Walked};
 use crate::matching::{term_marking, MatchOptions};
 use crate::model::{Answer, Question, Term};
+use crate::query::{Node, Walked};
 use crate::terms::canonical::canonical_iri;
 use crate::terms::literal::{is_date_datatype, is_numeric_datatype, parse_number};
 use crate::terms::prefixes;

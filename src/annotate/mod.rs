@@ -1,25 +1,21 @@
 //! The annotator: turns a SPARQL query or a file's explicit annotations into the
 //! markings that the sub-experiments score (SCORING 5) and the question features
-//! that breakdowns split by (SCORING 6).
+//! that breakdowns split by (SCORING 6). The query is read and walked by
+//! `crate::query` (the parser, its bounds, Virtuoso's dialect, the walks);
+//! this module turns what the walk saw into markings (`markings`) and features
+//! (`features`).
 
-pub mod bounds;
-mod depth;
-pub mod dialect;
 pub mod features;
 pub mod markings;
-pub mod walk;
 
 use serde::Serialize;
 
 pub use features::{Features, FEATURES};
 pub use markings::{AnswerType, AnswerTypeMark, Markings};
-pub use walk::GerbilWalk;
-pub use walk::{
-    check_bounds, check_executable_bounds, executable, walk, Executable, SparqlError, Walked,
-};
 
 use crate::matching::MatchOptions;
 use crate::model::{Query, Question};
+use crate::query::{walk, SparqlError, Walked};
 
 /// Everything the annotator says about one question.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
@@ -35,6 +31,31 @@ pub struct Annotation {
     pub modifiers: Vec<String>,
     /// How the query was read, and why a marking is missing.
     pub diagnostics: Vec<String>,
+    /// True when the query orders its solutions (ORDER BY anywhere in it:
+    /// [`Walked::ordered`]); false when there is none or it was not read. Not
+    /// in the answer: evaluation reads it so that it does not parse the query
+    /// again.
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub ordered: bool,
+}
+
+/// Why no markings can be derived from a question's query; each message is
+/// one diagnostic of the question.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuestionQueryError {
+    /// The query is the placeholder some QALD files write instead of one.
+    #[error("the query is OUT OF SCOPE: no markings can be derived from it")]
+    OutOfScope,
+    /// The query is past a bound qajudge reads (size, nesting, depth).
+    #[error("{0}; no markings are derived from it")]
+    TooLarge(SparqlError),
+    /// The query does not parse, even as the endpoints read it.
+    #[error("the query does not parse ({0}); fix it or give explicit annotations")]
+    Unreadable(SparqlError),
+    /// The query is a pseudo-query of a hybrid question.
+    #[error("the query is a pseudo-query (hybrid question): no markings can be derived from it")]
+    Pseudo,
 }
 
 /// True for the placeholder some QALD files write instead of a query.
@@ -42,23 +63,19 @@ fn out_of_scope(query: &str) -> bool {
     query.trim().eq_ignore_ascii_case("out of scope")
 }
 
-/// Parses the question's query, if it has a SPARQL one. `Err` carries a diagnostic.
-pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, String> {
+/// Parses and walks the question's query, if it has a SPARQL one; `Ok(None)`
+/// when it has no query. The error's message is the question's diagnostic.
+pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, QuestionQueryError> {
     match &q.query {
-        Query::Sparql(s) if out_of_scope(s) => {
-            Err("the query is OUT OF SCOPE: no markings can be derived from it".into())
-        }
+        Query::Sparql(s) if out_of_scope(s) => Err(QuestionQueryError::OutOfScope),
         Query::Sparql(s) => walk(s).map(Some).map_err(|e| {
             if e.is_too_large() {
-                format!("{e}; no markings are derived from it")
+                QuestionQueryError::TooLarge(e)
             } else {
-                format!("the query does not parse ({e}); fix it or give explicit annotations")
+                QuestionQueryError::Unreadable(e)
             }
         }),
-        Query::Pseudo(_) => Err(
-            "the query is a pseudo-query (hybrid question): no markings can be derived from it"
-                .into(),
-        ),
+        Query::Pseudo(_) => Err(QuestionQueryError::Pseudo),
         Query::None => Ok(None),
     }
 }
@@ -83,8 +100,8 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
     let mut diagnostics = Vec::new();
     let walked = match parse_question_query(q) {
         Ok(w) => w,
-        Err(d) => {
-            diagnostics.push(d);
+        Err(e) => {
+            diagnostics.push(e.to_string());
             None
         }
     };
@@ -106,6 +123,7 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
         diagnostics.push("the answer type is inferred, not declared".into());
     }
     let features = features::features(q, walked.as_ref(), &markings);
+    let ordered = walked.as_ref().is_some_and(|w| w.ordered);
     Annotation {
         id: q.id.0.clone(),
         markings,
@@ -119,6 +137,7 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
             })
             .unwrap_or_default(),
         diagnostics,
+        ordered,
     }
 }
 

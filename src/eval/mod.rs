@@ -389,13 +389,13 @@ pub fn prepare_gold(
             let terms = || qa.iter().flat_map(|a| a.iter()).flat_map(|a| &a.terms);
             let has_iri = terms().any(Term::is_iri);
             let has_literal = terms().any(|t| matches!(t, Term::Literal { .. }));
-            // the annotation already read the query; parse it only when there is none
+            // the annotation's walk already read the query; read it only when
+            // there is none
             let ordered = q.order_flagged()
                 || (profile.orders_by_query()
-                    && annotation.as_ref().map_or_else(
-                        || gold_query_orders(q),
-                        |a| a.modifiers.iter().any(|m| m == "ORDER BY"),
-                    ));
+                    && annotation
+                        .as_ref()
+                        .map_or_else(|| gold_query_orders(q), |a| a.ordered));
             let (sets, texts) = ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true);
             prepare::StoredEntry {
                 question: i,
@@ -586,13 +586,12 @@ fn without_annotations(q: &crate::model::Question) -> crate::model::Question {
     }
 }
 
-/// True when the gold query's solutions are ordered (ORDER BY).
+/// True when the solutions of a gold question's SPARQL query are ordered
+/// (ORDER BY), for a question with no annotation to read it from: the one
+/// read of its query ([`crate::query::orders`]).
 fn gold_query_orders(q: &crate::model::Question) -> bool {
     match &q.query {
-        crate::model::Query::Sparql(s) => {
-            crate::annotate::dialect::has_keyword(s, "order")
-                && crate::annotate::executable(s).is_ok_and(|e| e.ordered)
-        }
+        crate::model::Query::Sparql(s) => crate::query::orders(s),
         _ => false,
     }
 }

@@ -251,3 +251,31 @@ fn large_classes_are_reported() {
         ("sameas", Some(7))
     );
 }
+
+/// A gold question's ORDER BY is read from its annotation when there is one,
+/// and from its query alone when there is none: both say the same.
+#[test]
+fn a_gold_query_orders_the_same_with_and_without_an_annotation() {
+    let gold = dataset(
+        r#"{"questions":[
+            {"id":1,"query":{"sparql":"SELECT ?x WHERE { ?x ?p ?o } ORDER BY ?o"}},
+            {"id":2,"query":{"sparql":"SELECT ?x WHERE { { SELECT ?x WHERE { ?x ?p ?o } ORDER BY ?o LIMIT 1 } }"}},
+            {"id":3,"query":{"sparql":"SELECT ?x WHERE { ?x ?p 'ORDER BY' }"}},
+            {"id":4,"query":{"sparql":"SELECT ?x WHERE { ?x ?p } ORDER BY ?x"}},
+            {"id":5,"query":{"sparql":"OUT OF SCOPE"}},
+            {"id":6}
+        ]}"#,
+    );
+    let annotated = prepare_gold(&gold, &Options::default(), None);
+    let qa_only = Options {
+        experiments: vec![Experiment::Qa],
+        ..Options::default()
+    };
+    let not_annotated = prepare_gold(&gold, &qa_only, None);
+    let ordered = |p: &PreparedGold| p.entries.iter().map(|e| e.ordered).collect::<Vec<_>>();
+    assert_eq!(
+        ordered(&annotated),
+        vec![true, true, false, false, false, false]
+    );
+    assert_eq!(ordered(&not_annotated), ordered(&annotated));
+}

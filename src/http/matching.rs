@@ -208,8 +208,8 @@ pub async fn annotate(body: web::Json<AnnotateBody>) -> ApiResult {
     };
     let a = web::block(move || {
         // a query past the bounds read is refused, not annotated
-        crate::annotate::check_bounds(&body.sparql)?;
-        Ok::<_, crate::annotate::SparqlError>(annotate_question(&q, MatchOptions::default()))
+        crate::query::check_bounds(&body.sparql)?;
+        Ok::<_, crate::query::SparqlError>(annotate_question(&q, MatchOptions::default()))
     })
     .await
     .map_err(internal)?

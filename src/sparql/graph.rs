@@ -316,7 +316,7 @@ impl PublishedGraph {
         accept: &str,
         options: ExecOptions,
     ) -> Result<Reply, QueryError> {
-        crate::annotate::check_bounds(query).map_err(|e| QueryError::TooLarge(e.to_string()))?;
+        crate::query::check_bounds(query).map_err(|e| QueryError::TooLarge(e.to_string()))?;
         let permit = match &self.gate {
             Some(gate) => Some(gate.try_acquire().ok_or(QueryError::Busy {
                 slots: gate.slots(),

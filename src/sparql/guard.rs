@@ -30,8 +30,11 @@
 //! joins). Those stop at the store's next read after the deadline, and keep
 //! their query slot until then.
 //!
-//! This is the one place outside `annotate` that names spargebra: oxigraph
-//! evaluates spargebra's algebra, and the rewrite must hand it one.
+//! The rewrite itself is `query::ticks` (the SPARQL algebra is `query`'s): it
+//! places the ticks and says where the store holds the rows and how wide they
+//! are. This module turns that into each tick's cap, registers the ticks as
+//! custom functions of oxigraph's evaluator, and hands it the rewritten
+//! algebra to evaluate.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,15 +44,13 @@ use oxigraph::model::{Literal, NamedNode, Term as OxTerm};
 use oxigraph::sparql::{
     CancellationToken, PreparedSparqlQuery, SparqlEvaluator, SparqlSyntaxError,
 };
-use spargebra::algebra::{Expression, Function, GraphPattern};
-use spargebra::term::Variable;
-use spargebra::Query;
 
 use super::limits::{held_row_bytes, Budget, Held, Stop};
+use crate::query::ticks::{self, Hold};
 
-/// The IRI of tick `k` (a valid IRI for every `k`).
+/// The IRI of tick `k` (a valid IRI for every `k`), as the store names it.
 fn function_iri(k: usize) -> NamedNode {
-    NamedNode::new_unchecked(format!("urn:qajudge:tick:{k}"))
+    NamedNode::new_unchecked(ticks::tick_iri(k))
 }
 
 /// How often (in rows) a tick reads the clock.
@@ -83,10 +84,10 @@ pub fn prepare(
     token: &CancellationToken,
     budget: &Budget,
 ) -> Result<(PreparedSparqlQuery, Guard), SparqlSyntaxError> {
-    let query = spargebra::SparqlParser::new().parse_query(text)?;
-    let (query, guard) = Guard::new(query, budget.max_bytes());
+    let ticked = ticks::with_ticks(text)?;
+    let guard = Guard::new(&ticked.ticks, budget.max_bytes());
     let evaluator = guard.register(evaluator, token, budget);
-    Ok((evaluator.for_query(query), guard))
+    Ok((evaluator.for_query(ticked.query), guard))
 }
 
 /// Runs `f` (a query's evaluation) and catches a tick's stop; any other panic
@@ -126,57 +127,31 @@ fn abort(stop: Stop, token: &CancellationToken, stopped: &Mutex<Option<Stop>>) {
 }
 
 impl Guard {
-    /// Rewrites `query` (see the module); the rewritten query and its guard.
-    fn new(query: Query, max_bytes: usize) -> (Query, Guard) {
-        let mut ticks = Vec::new();
-        let mut go = |pattern| bound(pattern, max_bytes, &mut ticks);
-        let query = match query {
-            Query::Select {
-                dataset,
-                pattern,
-                base_iri,
-            } => Query::Select {
-                dataset,
-                pattern: go(pattern),
-                base_iri,
-            },
-            Query::Construct {
-                template,
-                dataset,
-                pattern,
-                base_iri,
-            } => Query::Construct {
-                template,
-                dataset,
-                pattern: go(pattern),
-                base_iri,
-            },
-            Query::Describe {
-                dataset,
-                pattern,
-                base_iri,
-            } => Query::Describe {
-                dataset,
-                pattern: go(pattern),
-                base_iri,
-            },
-            Query::Ask {
-                dataset,
-                pattern,
-                base_iri,
-            } => Query::Ask {
-                dataset,
-                pattern: go(pattern),
-                base_iri,
-            },
-        };
+    /// The guard of a query rewritten with `placed` (see the module): each
+    /// tick allows as many rows as `max_bytes` holds at their width, where the
+    /// store holds them.
+    fn new(placed: &[ticks::Tick], max_bytes: usize) -> Guard {
+        let ticks: Vec<Tick> = placed
+            .iter()
+            .map(|t| match *t {
+                ticks::Tick::Rows { held } => Tick {
+                    cap: held.map(|(hold, width)| {
+                        ((max_bytes / held_row_bytes(width)).max(1), held_for(hold))
+                    }),
+                    filter: false,
+                },
+                ticks::Tick::Filter => Tick {
+                    cap: None,
+                    filter: true,
+                },
+            })
+            .collect();
         let counts = Arc::new(ticks.iter().map(|_| AtomicUsize::new(0)).collect());
-        let guard = Guard {
+        Guard {
             ticks,
             counts,
             stopped: Arc::new(Mutex::new(None)),
-        };
-        (query, guard)
+        }
     }
 
     /// Adds the ticks to an evaluator.
@@ -230,186 +205,13 @@ impl Guard {
     }
 }
 
-/// The distinct in-scope variables of a pattern, in order.
-fn variables(pattern: &GraphPattern) -> Vec<Variable> {
-    let mut seen = Vec::new();
-    pattern.on_in_scope_variable(|v| {
-        if !seen.contains(v) {
-            seen.push(v.clone());
-        }
-    });
-    seen
-}
-
-/// A new tick: its call with `args`.
-fn tick(ticks: &mut Vec<Tick>, t: Tick, args: Vec<Expression>) -> Expression {
-    let iri = function_iri(ticks.len());
-    ticks.push(t);
-    Expression::FunctionCall(Function::Custom(iri), args)
-}
-
-/// `pattern` with a `BIND` of a new tick to an unbound variable; the tick
-/// allows as many rows as `max_bytes` holds at their width (if `held`).
-fn counted(
-    pattern: GraphPattern,
-    held: Option<Held>,
-    max_bytes: usize,
-    ticks: &mut Vec<Tick>,
-) -> GraphPattern {
-    let k = ticks.len();
-    let cap = held.map(|h| {
-        let width = variables(&pattern).len() + 1;
-        ((max_bytes / held_row_bytes(width)).max(1), h)
-    });
-    GraphPattern::Extend {
-        inner: Box::new(pattern),
-        variable: Variable::new_unchecked(format!("qajudge_tick_{k}")),
-        expression: tick(ticks, Tick { cap, filter: false }, Vec::new()),
-    }
-}
-
-/// Adds the ticks to every part of `pattern` (see the module). Recursive: it
-/// runs on the query's thread, whose stack holds any query that passed the
-/// bounds check.
-fn bound(pattern: GraphPattern, max: usize, ticks: &mut Vec<Tick>) -> GraphPattern {
-    use GraphPattern as P;
-    match pattern {
-        P::OrderBy { inner, expression } => {
-            let inner = bound(*inner, max, ticks);
-            P::OrderBy {
-                inner: Box::new(counted(inner, Some(Held::Sort), max, ticks)),
-                expression,
-            }
-        }
-        P::Group {
-            inner,
-            variables,
-            aggregates,
-        } => {
-            let inner = bound(*inner, max, ticks);
-            P::Group {
-                inner: Box::new(counted(inner, Some(Held::Group), max, ticks)),
-                variables,
-                aggregates,
-            }
-        }
-        P::Distinct { inner } => {
-            let inner = bound(*inner, max, ticks);
-            let projected = match &inner {
-                P::Project { variables, .. } => variables.clone(),
-                other => self::variables(other),
-            };
-            // the duplicates it drops still pass a tick
-            let inner = Box::new(counted(inner, None, max, ticks));
-            // projected again, so that the ticks' variables are not columns
-            P::Project {
-                inner: Box::new(counted(
-                    P::Distinct { inner },
-                    Some(Held::Deduplicate),
-                    max,
-                    ticks,
-                )),
-                variables: projected,
-            }
-        }
-        P::Reduced { inner } => {
-            let inner = bound(*inner, max, ticks);
-            P::Reduced {
-                inner: Box::new(counted(inner, None, max, ticks)),
-            }
-        }
-        P::Slice {
-            inner,
-            start,
-            length,
-        } => {
-            let inner = bound(*inner, max, ticks);
-            // the rows an OFFSET skips still pass a tick
-            let inner = if start > 0 {
-                counted(inner, None, max, ticks)
-            } else {
-                inner
-            };
-            P::Slice {
-                inner: Box::new(inner),
-                start,
-                length,
-            }
-        }
-        P::Minus { left, right } => {
-            // the rows it removes from the left still pass a tick
-            let left = bound(*left, max, ticks);
-            let left = Box::new(counted(left, None, max, ticks));
-            let right = bound(*right, max, ticks);
-            P::Minus {
-                left,
-                right: Box::new(counted(right, Some(Held::Minus), max, ticks)),
-            }
-        }
-        P::LeftJoin {
-            left,
-            right,
-            expression,
-        } => {
-            let left = Box::new(bound(*left, max, ticks));
-            let right = bound(*right, max, ticks);
-            P::LeftJoin {
-                left,
-                right: Box::new(counted(right, None, max, ticks)),
-                expression,
-            }
-        }
-        P::Filter { expr, inner } => {
-            let inner = Box::new(bound(*inner, max, ticks));
-            let t = Tick {
-                cap: None,
-                filter: true,
-            };
-            P::Filter {
-                expr: tick(ticks, t, vec![expr]),
-                inner,
-            }
-        }
-        P::Join { left, right } => {
-            let left = Box::new(bound(*left, max, ticks));
-            P::Join {
-                left,
-                right: Box::new(bound(*right, max, ticks)),
-            }
-        }
-        P::Lateral { left, right } => {
-            let left = Box::new(bound(*left, max, ticks));
-            P::Lateral {
-                left,
-                right: Box::new(bound(*right, max, ticks)),
-            }
-        }
-        P::Union { left, right } => {
-            let left = Box::new(bound(*left, max, ticks));
-            P::Union {
-                left,
-                right: Box::new(bound(*right, max, ticks)),
-            }
-        }
-        P::Graph { name, inner } => P::Graph {
-            name,
-            inner: Box::new(bound(*inner, max, ticks)),
-        },
-        P::Extend {
-            inner,
-            variable,
-            expression,
-        } => P::Extend {
-            inner: Box::new(bound(*inner, max, ticks)),
-            variable,
-            expression,
-        },
-        P::Project { inner, variables } => P::Project {
-            inner: Box::new(bound(*inner, max, ticks)),
-            variables,
-        },
-        // a remote endpoint's business; the leaves hold nothing
-        other @ (P::Service { .. } | P::Bgp { .. } | P::Path { .. } | P::Values { .. }) => other,
+/// What the limits call what the store holds rows for.
+fn held_for(hold: Hold) -> Held {
+    match hold {
+        Hold::Sort => Held::Sort,
+        Hold::Group => Held::Group,
+        Hold::Deduplicate => Held::Deduplicate,
+        Hold::Minus => Held::Minus,
     }
 }
 

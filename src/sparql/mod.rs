@@ -442,8 +442,8 @@ fn execute_embedded(
 ) -> Outcome {
     let started = Instant::now();
     let budget = limits::Budget::new(started, options.timeout, options.max_bytes);
-    // the text of `annotate::executable`: written back, it nests as deep as its algebra
-    if let Err(e) = crate::annotate::check_executable_bounds(query) {
+    // the text of `query::executable`: written back, it nests as deep as its algebra
+    if let Err(e) = crate::query::check_executable_bounds(query) {
         return Outcome::failed(ExecStatus::SyntaxError, e.to_string(), started);
     }
     let permit = match gate {
@@ -579,7 +579,7 @@ fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
         let snippet: String = snippet.chars().take(300).collect();
         // the endpoint decides what it accepts; a rejected query that is not
         // SPARQL 1.1 either is a syntax error
-        let status = if reply.status == 400 && crate::annotate::executable(query).is_err() {
+        let status = if reply.status == 400 && crate::query::executable(query).is_err() {
             ExecStatus::SyntaxError
         } else {
             ExecStatus::ExecutionError

@@ -54,7 +54,7 @@ fn execute_one(
     check_iris: bool,
     options: ExecOptions,
 ) -> (Execution, super::Outcome) {
-    let prepared = crate::annotate::executable(query);
+    let prepared = crate::query::executable(query);
     let mut execution = Execution {
         parses: prepared.as_ref().is_ok_and(|p| p.strict),
         ..Execution::default()

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use qajudge::annotate::{annotate_question, parse_question_query};
+use qajudge::annotate::{annotate_question, parse_question_query, QuestionQueryError};
 use qajudge::matching::MatchOptions;
 use qajudge::model::Query;
 
@@ -96,12 +96,12 @@ fn every_gold_query_is_annotated() {
             total += 1;
             match parse_question_query(q) {
                 Ok(_) => parsed += 1,
-                Err(e) if e.contains("OUT OF SCOPE") => out_of_scope += 1,
+                Err(QuestionQueryError::OutOfScope) => out_of_scope += 1,
                 Err(e) => {
                     eprintln!(
                         "{rel} {}: {}",
                         q.id,
-                        e.chars().take(160).collect::<String>()
+                        e.to_string().chars().take(160).collect::<String>()
                     );
                     let _ = text;
                     failed.push(q.id.0.clone());

@@ -8,7 +8,7 @@
 //! cannot tell a string, a comment or an IRI from code (`?x<(1)>2` is both), it
 //! never counts less nesting than a parser can find.
 
-use super::walk::SparqlError;
+use super::SparqlError;
 
 /// The longest query text read: 1 MiB (a query of the field is a few hundred
 /// bytes; a VALUES block of thousands of IRIs fits).

@@ -313,7 +313,7 @@ fn take_path(p: PropertyPathExpression, out: &mut Vec<Owned>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::walk::{check_bounds, executable, walk, SparqlError};
+    use super::super::{check_bounds, executable, walk, SparqlError};
 
     /// Runs `f` on a thread of 1 MiB of stack, less than any thread qajudge
     /// parses on: what passes here passes on a server's worker.
