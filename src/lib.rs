@@ -1,5 +1,5 @@
 //! qajudge: judge question-answering systems over knowledge graphs. The library
-//! holds every rule of `SCORING.md`; the binary (`src/main.rs`) is a thin CLI over it.
+//! holds every rule of `docs/scoring.md`; the binary (`src/main.rs`) is a thin CLI over it.
 
 #![forbid(unsafe_code)]
 

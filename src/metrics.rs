@@ -1,4 +1,4 @@
-//! Every counting convention of SCORING 3 and 4: per-question precision, recall and
+//! Every counting convention of docs/scoring.md (Counting, Aggregates): per-question precision, recall and
 //! F1 (with the QALD rule for a system that declares it cannot answer), and micro,
 //! macro and Macro F1 QALD aggregates. Pure functions over counts.
 
@@ -36,11 +36,11 @@ pub struct QuestionScore {
     /// Unmatched gold answers.
     #[serde(rename = "fn")]
     pub fn_: usize,
-    /// Precision (SCORING 3 table).
+    /// Precision (docs/scoring.md, Counting).
     pub precision: f64,
-    /// Recall (SCORING 3 table).
+    /// Recall (docs/scoring.md, Counting).
     pub recall: f64,
-    /// F1 (SCORING 3 table).
+    /// F1 (docs/scoring.md, Counting).
     pub f1: f64,
     /// Precision under the QALD rule.
     pub precision_qald: f64,
@@ -48,7 +48,7 @@ pub struct QuestionScore {
     pub recall_qald: f64,
 }
 
-/// The SCORING 3 table for `gold` distinct gold answers, `run` distinct run answers
+/// The counting table of docs/scoring.md for `gold` distinct gold answers, `run` distinct run answers
 /// and `tp` matched pairs (`tp <= min(gold, run)`).
 pub fn table(gold: usize, run: usize, tp: usize) -> Prf {
     match (gold, run) {
@@ -150,7 +150,7 @@ pub fn trec_ndcg(ranked: &[bool], relevant: usize) -> f64 {
     dcg / ideal
 }
 
-/// The order score of SCORING 10 (qajudge's, documented in docs/scoring.md): the
+/// The order score of docs/scoring.md (Executing SPARQL) (qajudge's, documented in docs/scoring.md): the
 /// gold list has `gold` answers in its order, and `run_ranks[i]` is the gold
 /// position matched by the run's i-th answer (`None`: no match). The answer at
 /// gold position k has gain `gold - k`, so that putting earlier gold answers
@@ -193,7 +193,7 @@ fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
     }
 }
 
-/// Aggregates per-question scores (SCORING 4).
+/// Aggregates per-question scores (docs/scoring.md, Aggregates).
 pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
     let n = scores.len();
     let (tp, fp, fn_) = scores
@@ -218,7 +218,7 @@ pub fn aggregate(scores: &[QuestionScore]) -> Aggregate {
     }
 }
 
-/// The QALD-1/2 measures (SCORING 4; Lopez et al.): questions answered right
+/// The QALD-1/2 measures (docs/scoring.md (Aggregates); Lopez et al.): questions answered right
 /// (F1 = 1) and partially (0 < F1 < 1), and P/R/F1 over the answered questions
 /// only: the mean per-question P and R, and their harmonic mean.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
@@ -350,7 +350,7 @@ pub fn bootstrap(scores: &[QuestionScore], resamples: usize, seed: u64) -> Confi
 /// rule) of run A and of run B.
 pub type PairedScores = ([f64; 3], [f64; 3]);
 
-/// The outcome of a paired approximate-randomisation test (SCORING 7).
+/// The outcome of a paired approximate-randomisation test (docs/scoring.md, Comparing runs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default, utoipa::ToSchema)]
 pub struct Significance {
     /// Questions compared.

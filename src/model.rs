@@ -183,7 +183,7 @@ pub struct Question {
     pub confidence: Option<f64>,
     /// Problems found while reading this question; they never abort the load.
     pub diagnostics: Vec<String>,
-    /// How its query was executed on a knowledge graph, when it was (SCORING 10).
+    /// How its query was executed on a knowledge graph, when it was (docs/scoring.md, Executing SPARQL).
     pub execution: Option<Execution>,
 }
 
@@ -191,13 +191,13 @@ pub struct Question {
 pub const RESULT_ORDER_MATTERS: &str = "RESULT_ORDER_MATTERS";
 
 impl Question {
-    /// True when the question is flagged `RESULT_ORDER_MATTERS` (SCORING 10).
+    /// True when the question is flagged `RESULT_ORDER_MATTERS` (docs/scoring.md, Executing SPARQL).
     pub fn order_flagged(&self) -> bool {
         self.tags.iter().any(|t| t == RESULT_ORDER_MATTERS)
     }
 }
 
-/// The outcome of executing a query (SCORING 10).
+/// The outcome of executing a query (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum ExecStatus {
     /// Executed; every row was kept.
@@ -343,7 +343,7 @@ pub struct Dataset {
     /// knowledge base version), kept for the report.
     pub metadata: Option<String>,
     /// Keys the reader does not know, with their count and one question that has
-    /// them, sorted by path (SCORING 1: nothing is read silently wrong).
+    /// them, sorted by path (docs/scoring.md (Reading): nothing is read silently wrong).
     pub unknown_keys: Vec<UnknownKey>,
     /// Answer objects that hold data but yielded no answer, as "question ID: what";
     /// `check` fails on them.

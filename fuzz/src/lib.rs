@@ -45,7 +45,7 @@ fn check_round_trip(dataset: &Dataset) {
         assert_eq!(a.id, b.id, "{written}");
         assert_eq!(a.query, b.query, "{written}");
         // a boolean inside a row of several terms is written as an xsd:boolean
-        // literal, which SCORING 2 counts as the same answer
+        // literal, which docs/scoring.md (Sameness) counts as the same answer
         let terms = |q: &Question| {
             q.answers.as_ref().map(|s| {
                 s.answers

@@ -1,4 +1,4 @@
-//! Question features for breakdowns (SCORING 6): answer type, query form, each
+//! Question features for breakdowns (docs/scoring.md, Breakdowns): answer type, query form, each
 //! SPARQL modifier, number of triple patterns, the dataset's own flags, MQALD
 //! modifiers (tags), question word and language. A feature may have several
 //! values for one question (a query with FILTER and ORDER BY has both modifiers).
@@ -23,7 +23,7 @@ pub const FEATURES: [&str; 10] = [
     "language",
 ];
 
-/// The modifiers SCORING 6 splits by.
+/// The modifiers docs/scoring.md (Breakdowns) splits by.
 pub const MODIFIERS: [&str; 13] = [
     "COUNT", "FILTER", "ORDER BY", "LIMIT", "OFFSET", "GROUP BY", "HAVING", "UNION", "OPTIONAL",
     "YEAR", "NOW", "MINUS", "VALUES",

@@ -1,4 +1,4 @@
-//! Markings of one question for the sub-experiments (SCORING 5): resources for
+//! Markings of one question for the sub-experiments (docs/scoring.md, Sub-experiments): resources for
 //! C2KB, properties for P2KB, normalised triples for RE2KB, the answer type for AT
 //! and the answer item types for AIT2KB. Explicit annotations take precedence over
 //! the query; `None` means the question has no usable source for that experiment.

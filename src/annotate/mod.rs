@@ -1,6 +1,6 @@
 //! The annotator: turns a SPARQL query or a file's explicit annotations into the
-//! markings that the sub-experiments score (SCORING 5) and the question features
-//! that breakdowns split by (SCORING 6). The query is read and walked by
+//! markings that the sub-experiments score (docs/scoring.md, Sub-experiments) and the question features
+//! that breakdowns split by (docs/scoring.md, Breakdowns). The query is read and walked by
 //! `crate::query` (the parser, its bounds, Virtuoso's dialect, the walks);
 //! this module turns what the walk saw into markings (`markings`) and features
 //! (`features`).
@@ -83,14 +83,14 @@ pub fn parse_question_query(q: &Question) -> Result<Option<Walked>, QuestionQuer
 /// How markings are derived from a query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MarkingStyle {
-    /// SCORING 5: the whole query is walked.
+    /// docs/scoring.md (Sub-experiments): the whole query is walked.
     #[default]
     Judge,
     /// As the GERBIL QA code derives them (the `gerbil` profile).
     Gerbil,
 }
 
-/// Annotates one question (SCORING 5 markings).
+/// Annotates one question: the markings of docs/scoring.md (Sub-experiments).
 pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
     annotate_question_as(q, opts, MarkingStyle::Judge)
 }

@@ -79,7 +79,7 @@ impl LiveArgs {
     }
 }
 
-/// The knowledge graph queries are executed on (SCORING 10).
+/// The knowledge graph queries are executed on (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Args, Default)]
 pub struct KgArgs {
     /// RDF files of the knowledge graph, loaded into an embedded in-memory store
@@ -159,7 +159,7 @@ impl KgArgs {
 /// Profiles offered on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ProfileArg {
-    /// SCORING.md as written (default).
+    /// docs/scoring.md as written (default).
     Judge,
     /// Reproduces the GERBIL QA platform's scores.
     Gerbil,

@@ -23,7 +23,7 @@ use crate::sparql::Executing;
 pub enum OutputFormat {
     /// A human-readable table.
     Table,
-    /// The JSON report of SCORING 9.
+    /// The JSON report (docs/report.md).
     Json,
     /// One CSV row per run (or per question with --per-question).
     Csv,
@@ -32,7 +32,7 @@ pub enum OutputFormat {
 /// Where the gold's markings come from, on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum GoldMarkingsArg {
-    /// Annotations when the file has them, else the query (SCORING 5).
+    /// Annotations when the file has them, else the query (docs/scoring.md, Sub-experiments).
     Auto,
     /// The query only.
     Query,

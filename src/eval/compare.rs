@@ -1,10 +1,10 @@
-//! Comparing runs (SCORING 7): paired approximate-randomisation tests between
+//! Comparing runs (docs/scoring.md, Comparing runs): paired approximate-randomisation tests between
 //! every two runs of one evaluation, per sub-experiment.
 
 use super::report::{Comparison, RunReport, Status};
 use super::BOOTSTRAP_SEED;
 
-/// The shuffles of the paired significance tests (SCORING 7).
+/// The shuffles of the paired significance tests (docs/scoring.md, Comparing runs).
 pub const SIGNIFICANCE_SHUFFLES: usize = 10_000;
 
 /// Paired approximate-randomisation tests between every two runs, per

@@ -24,7 +24,7 @@ pub struct MatchReport {
     /// False negatives.
     #[serde(rename = "fn")]
     pub fn_: usize,
-    /// Precision (SCORING 3).
+    /// Precision (docs/scoring.md, Counting).
     pub precision: f64,
     /// Recall.
     pub recall: f64,

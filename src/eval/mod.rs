@@ -1,6 +1,6 @@
 //! The evaluator: joins a gold benchmark and runs by question id, derives the
 //! markings of every sub-experiment, matches, scores every question, aggregates and
-//! splits by question features (SCORING 1–6, 9). Synchronous and deterministic:
+//! splits by question features (docs/scoring.md and docs/report.md). Synchronous and deterministic:
 //! the same inputs give a byte-identical report.
 
 mod compare;
@@ -29,7 +29,7 @@ pub use report::{
 };
 use score::evaluate_run;
 
-/// A sub-experiment (SCORING 5).
+/// A sub-experiment (docs/scoring.md, Sub-experiments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Experiment {
     /// Answer sets.
@@ -140,7 +140,7 @@ pub struct Options {
 /// Where the gold's sub-experiment markings come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GoldMarkings {
-    /// SCORING 5: explicit annotations when the file has them, else the query.
+    /// docs/scoring.md (Sub-experiments): explicit annotations when the file has them, else the query.
     #[default]
     Auto,
     /// The gold query only, even when the file has annotations (to score a file's
@@ -165,7 +165,7 @@ impl Default for Options {
     }
 }
 
-/// An index to evaluate with (SCORING 2b and the cross-kind rules).
+/// An index to evaluate with (docs/scoring.md (With an index) and the cross-kind rules).
 #[derive(Clone, Copy)]
 pub struct IndexRef<'a> {
     /// The lookups.

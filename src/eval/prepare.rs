@@ -182,7 +182,7 @@ pub(super) struct GoldEntry<'a> {
     pub(super) notes: Vec<String>,
     pub(super) has_iri: bool,
     pub(super) has_literal: bool,
-    /// True when the answer order is scored (SCORING 10).
+    /// True when the answer order is scored (docs/scoring.md, Executing SPARQL).
     pub(super) ordered: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The report of SCORING 9: per question and aggregate, per run and experiment.
+//! The report (docs/report.md): per question and aggregate, per run and experiment.
 //! Serialised as the public JSON contract; the CLI renders tables and CSV from it.
 
 use serde::Serialize;
@@ -16,12 +16,12 @@ pub struct Report {
     pub gold: GoldInfo,
     /// The index used, if any.
     pub index: Option<IndexInfo>,
-    /// The knowledge graph queries were executed on, if any (SCORING 10).
+    /// The knowledge graph queries were executed on, if any (docs/scoring.md, Executing SPARQL).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knowledge_graph: Option<KnowledgeGraphInfo>,
     /// One entry per run, in the order given.
     pub runs: Vec<RunReport>,
-    /// Paired significance tests between every two runs (SCORING 7), per
+    /// Paired significance tests between every two runs (docs/scoring.md, Comparing runs), per
     /// sub-experiment; empty with fewer than two runs.
     pub comparisons: Vec<Comparison>,
     /// Problems of the gold file and of the runs that did not stop the evaluation.
@@ -69,7 +69,7 @@ pub struct IndexInfo {
     pub format_version: u32,
 }
 
-/// What queries were executed on (SCORING 10).
+/// What queries were executed on (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct KnowledgeGraphInfo {
     /// The store and its version (`oxigraph 0.5.13 (in memory, embedded)`), or
@@ -100,7 +100,7 @@ pub struct KgFile {
     pub statements: u64,
 }
 
-/// How a question's query was executed (SCORING 10).
+/// How a question's query was executed (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct ExecutionReport {
     /// `ok`, `syntax_error`, `execution_error`, `timeout` or `truncated`.
@@ -135,7 +135,7 @@ impl ExecutionReport {
     }
 }
 
-/// Executions of a run's queries, counted (SCORING 10).
+/// Executions of a run's queries, counted (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct ExecutionCounts {
     /// Queries executed.
@@ -200,7 +200,7 @@ pub struct RunReport {
     pub extra_ids: Vec<String>,
 }
 
-/// The sub-experiments of SCORING 5.
+/// The sub-experiments of docs/scoring.md (Sub-experiments).
 #[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct Experiments {
     /// Answer sets.
@@ -278,7 +278,7 @@ pub struct ExperimentReport {
     >,
 }
 
-/// Aggregate counts and measures (SCORING 4).
+/// Aggregate counts and measures (docs/scoring.md, Aggregates).
 #[derive(Debug, Clone, Serialize, PartialEq, Default, utoipa::ToSchema)]
 pub struct AggregateReport {
     /// Gold questions.

@@ -1,6 +1,6 @@
 //! Scoring one run: joining its questions to the gold by id, matching and
 //! scoring every question of every wanted sub-experiment under the profile, and
-//! the aggregates and breakdowns (SCORING 3, 4, 6).
+//! the aggregates and breakdowns (docs/scoring.md: Counting, Aggregates, Breakdowns).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -484,7 +484,7 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The order score of a question under the matching rules (SCORING 10): the
+/// The order score of a question under the matching rules (docs/scoring.md, Executing SPARQL): the
 /// gold answers in their order, the run's answers in theirs, and which gold
 /// answer each run answer matched ([`crate::metrics::ordered_ndcg`]).
 fn order_score(

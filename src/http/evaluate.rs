@@ -1,6 +1,6 @@
 //! `POST /api/v1/evaluate`: a synchronous evaluation. JSON in (the gold as a
 //! registered benchmark's name or an inline document, inline runs, the options
-//! of `qajudge evaluate`), the report of SCORING 9 out, in one call, through the
+//! of `qajudge evaluate`), the report (docs/report.md) out, in one call, through the
 //! same [`evaluate_job`] as stored experiments and so the same code as the CLI;
 //! with the body size limit of the server and a time limit per call.
 
@@ -129,7 +129,7 @@ fn run_name(doc: &Document, n: usize) -> String {
         .unwrap_or_else(|| format!("run{n}"))
 }
 
-/// `POST /api/v1/evaluate`: the SCORING 9 report of runs against a gold
+/// `POST /api/v1/evaluate`: the report (docs/report.md) of runs against a gold
 /// benchmark, synchronously.
 #[utoipa::path(post, path = "/api/v1/evaluate", tag = "evaluation", request_body = EvaluateBody,
     responses((status = 200, description = "the report", body = crate::eval::Report),

@@ -50,7 +50,7 @@ pub struct Record {
     pub progress: Option<(usize, usize)>,
     /// Why it failed.
     pub error: Option<String>,
-    /// The report (SCORING 9) when done.
+    /// The report (docs/report.md) when done.
     #[schema(value_type = Option<crate::eval::Report>)]
     pub report: Option<serde_json::Value>,
     /// The SHA-256 of the gold benchmark's file, as provenance.

@@ -79,7 +79,7 @@ pub async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) 
 }
 
 /// What `sameas` answers without an index: the IRI's canonical form, in a class
-/// of its own (SCORING 2a still makes its spellings equal).
+/// of its own (docs/scoring.md (Sameness) still makes its spellings equal).
 fn class_of_one(iri: &str) -> SameAs {
     SameAs {
         iri: iri.to_string(),
@@ -346,11 +346,11 @@ pub async fn types_post(state: web::Data<AppState>, body: web::Json<IrisBody>) -
 pub struct Canonical {
     /// The IRI.
     iri: String,
-    /// Its canonical form (SCORING 2a).
+    /// Its canonical form (docs/scoring.md, Sameness).
     canonical: String,
 }
 
-/// `POST /canonical`: the canonical form of each IRI (SCORING 2a), no index needed.
+/// `POST /canonical`: the canonical form of each IRI (docs/scoring.md, Sameness), no index needed.
 #[utoipa::path(post, path = "/api/v1/canonical", tag = "lookups", request_body = IrisBody,
     responses((status = 200, description = "the canonical form of each IRI, in order", body = Vec<Canonical>),
         (status = 400, description = "malformed body, or more than 10,000 IRIs (batch_too_large)", body = ErrorBody)))]

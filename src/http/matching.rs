@@ -1,7 +1,7 @@
 //! Answer matching and SPARQL annotation: `POST /api/v1/match` compares a gold
 //! and a run answer list (one question, or a batch of up to 10,000 questions)
 //! under a profile, and `POST /api/v1/annotate` derives the sub-experiment
-//! markings and features of a SPARQL query (SCORING 5). The work runs on the
+//! markings and features of a SPARQL query (docs/scoring.md, Sub-experiments). The work runs on the
 //! blocking pool, off the server's threads.
 
 use actix_web::{web, HttpResponse};
@@ -196,7 +196,7 @@ pub struct AnnotateBody {
     sparql: String,
 }
 
-/// The sub-experiment markings and features SCORING 5 derives from a query.
+/// The sub-experiment markings and features docs/scoring.md (Sub-experiments) derives from a query.
 #[utoipa::path(post, path = "/api/v1/annotate", tag = "matching", request_body = AnnotateBody,
     responses((status = 200, description = "the markings", body = crate::annotate::Annotation),
         (status = 400, description = "malformed body, or a query past the size and nesting read (query_too_large)", body = ErrorBody)))]

@@ -1,4 +1,4 @@
-//! What evaluation asks of an index (SCORING 2b and the cross-kind rules): the
+//! What evaluation asks of an index (docs/scoring.md (With an index) and the cross-kind rules): the
 //! owl:sameAs class of an IRI, the members of a class, the IRIs carrying a label and
 //! the types of an IRI. The `Equivalence` trait has two implementations: the
 //! on-disk [`Index`](super::Index) and [`MemoryIndex`], built from a few facts in

@@ -1,4 +1,4 @@
-//! A maximum one-to-one matching between prepared gold and run answers (SCORING 2,
+//! A maximum one-to-one matching between prepared gold and run answers (docs/scoring.md: Sameness,
 //! counting), so that the result never depends on the order of answers.
 
 use rustc_hash::FxHashMap;

@@ -1,4 +1,4 @@
-//! The comparison keys of a term (SCORING 2): what a term is turned into so that
+//! The comparison keys of a term (docs/scoring.md, Sameness): what a term is turned into so that
 //! equivalent terms share a key, and the answers of a set ready for matching.
 
 use rustc_hash::FxHashSet;

@@ -1,4 +1,4 @@
-//! When two answers are the same (SCORING 2) and how many of them match: the
+//! When two answers are the same (docs/scoring.md, Sameness) and how many of them match: the
 //! literal rules (numbers, dates, booleans, strings), canonical IRIs, the sameAs
 //! closure and the label rules across kinds when an index is given (through the
 //! [`Equivalence`](crate::index::Equivalence) trait), the rules each profile switches (exact strings, the run's
@@ -23,7 +23,7 @@ pub use resolver::{prepare, Resolver};
 /// How IRIs are compared.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum IriRule {
-    /// Canonical form (SCORING 2a) and the index's closure, for gold and run alike.
+    /// Canonical form (docs/scoring.md, Sameness) and the index's closure, for gold and run alike.
     #[default]
     Equivalent,
     /// GERBIL's rules: its few canonical rules, and the closure of the run's IRIs
@@ -36,7 +36,7 @@ pub enum IriRule {
 /// How literals are compared.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LiteralRule {
-    /// The typed rules of SCORING 2 (numbers, dates, booleans, normalised strings).
+    /// The typed rules of docs/scoring.md (Sameness) (numbers, dates, booleans, normalised strings).
     #[default]
     Typed,
     /// The exact, case-sensitive string of the value.
@@ -88,7 +88,7 @@ pub const MAX_LABEL_CANDIDATES: usize = 1000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Reason {
-    /// Equal IRIs in canonical form (SCORING 2a).
+    /// Equal IRIs in canonical form (docs/scoring.md, Sameness).
     Iri,
     /// IRIs in one owl:sameAs class of the index.
     SameAs {

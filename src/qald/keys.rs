@@ -1,6 +1,6 @@
 //! Which keys the JSON readers know, the few they deliberately leave unread (each
 //! with its reason, in [`IGNORED`]), and the counting of every other key, so that
-//! nothing in a file is read silently wrong (SCORING 1). The readers call
+//! nothing in a file is read silently wrong (docs/scoring.md, Reading). The readers call
 //! [`KeyScan`] on the raw objects before they interpret them.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! Reading benchmarks and runs in every format of SCORING 1: QALD-JSON and its
+//! Reading benchmarks and runs in every format of docs/scoring.md (Reading): QALD-JSON and its
 //! variants, the QALD-7 extended JSON, eQALD, QALD-XML, LC-QuAD 1.0 and RuBQ. The
 //! format is detected from the content. Parsers take bytes and a name for messages;
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file

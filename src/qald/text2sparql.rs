@@ -1,4 +1,4 @@
-//! The TEXT2SPARQL challenge's formats (SCORING 1): the benchmark YAML
+//! The TEXT2SPARQL challenge's formats (docs/scoring.md, Reading): the benchmark YAML
 //! (`dataset {id, prefix, defaultNamespace}`, `questions [{id, question {LANG:
 //! text}, query {sparql}, features, classes, properties}]`), read as one question
 //! per (question, language) with id `PREFIX:ID-LANG`, and the system answers (a

@@ -136,7 +136,7 @@ pub fn binding_term(binding: &Value) -> Result<Term, BindingError> {
     parts_term(BindingParts::of_value(binding)?)
 }
 
-/// The term of a binding's parts, with every non-standard type of SCORING 1.
+/// The term of a binding's parts, with every non-standard type of docs/scoring.md (Reading).
 pub fn parts_term(parts: BindingParts<'_>) -> Result<Term, BindingError> {
     let value = match parts.value {
         Some(Ok(v)) => v,

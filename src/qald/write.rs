@@ -200,7 +200,7 @@ mod tests {
     /// Found by the `qald_xml` fuzz target: a set with a boolean row and other
     /// rows lost the other rows when written; each boolean row is now an answer
     /// object of its own, in order. A boolean inside a row of several terms is
-    /// written as an xsd:boolean literal (SCORING 2: the same answer).
+    /// written as an xsd:boolean literal (docs/scoring.md (Sameness): the same answer).
     #[test]
     fn booleans_beside_other_rows_are_kept() {
         let rows = vec![

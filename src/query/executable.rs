@@ -1,4 +1,4 @@
-//! The text a standard SPARQL 1.1 store executes (SCORING 10): the query as
+//! The text a standard SPARQL 1.1 store executes (docs/scoring.md, Executing SPARQL): the query as
 //! written when it is standard, else the algebra read the way the endpoints
 //! read it, written back with full IRIs and checked to read back as standard
 //! SPARQL; with the IRIs it mentions and whether it orders its solutions.
@@ -12,7 +12,7 @@ use super::parse::{on_enough_stack, parse_lenient, parse_with, Fail, Room};
 use super::walk::walk_parsed;
 use super::SparqlError;
 
-/// A query made ready for a standard SPARQL 1.1 store (SCORING 10).
+/// A query made ready for a standard SPARQL 1.1 store (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Executable {
     /// The text to execute: the query as written when it is standard SPARQL 1.1,

@@ -1,4 +1,4 @@
-//! The judge's walk over a query's whole algebra (SCORING 5): every graph
+//! The judge's walk over a query's whole algebra (docs/scoring.md, Sub-experiments): every graph
 //! pattern, OPTIONAL, UNION, MINUS, GRAPH, SERVICE, sub-queries, VALUES, and
 //! patterns inside FILTER EXISTS / NOT EXISTS, summed up as a [`Walked`] of
 //! plain IRIs, triples and modifiers, which the annotator turns into markings

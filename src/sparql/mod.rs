@@ -1,4 +1,4 @@
-//! Executing SPARQL on a knowledge graph (SCORING 10), the one module that names
+//! Executing SPARQL on a knowledge graph (docs/scoring.md, Executing SPARQL), the one module that names
 //! oxigraph. Two backends behind [`KnowledgeGraph`]: oxigraph's
 //! in-memory store loaded from RDF files (every format and compression the
 //! indexer reads; the union of the files is the default graph), and a SPARQL 1.1
@@ -40,9 +40,9 @@ pub use stream::{Reply, ResultStream};
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};
 use crate::model::{Answer, AnswerSet, ExecStatus, Term};
 
-/// The default timeout of one query (SCORING 10).
+/// The default timeout of one query (docs/scoring.md, Executing SPARQL).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-/// The default row cap of one query (SCORING 10).
+/// The default row cap of one query (docs/scoring.md, Executing SPARQL).
 pub const DEFAULT_MAX_ROWS: usize = 100_000;
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";

@@ -1,5 +1,5 @@
-//! Answering the questions of a benchmark or a run from their queries (SCORING
-//! 10): which questions are executed, the query made executable for the store,
+//! Answering the questions of a benchmark or a run from their queries (docs/scoring.md,
+//! Executing SPARQL): which questions are executed, the query made executable for the store,
 //! the checks (parses as SPARQL 1.1, IRIs that occur nowhere in the graph), and
 //! what changed against answers the file already gave.
 

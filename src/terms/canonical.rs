@@ -1,4 +1,4 @@
-//! Canonical IRIs (SCORING 2a): the rules that make two spellings of one DBpedia,
+//! Canonical IRIs (docs/scoring.md, Sameness): the rules that make two spellings of one DBpedia,
 //! Wikipedia, Wikidata or Freebase IRI equal without any index. Pure string work.
 
 use std::borrow::Cow;
@@ -151,7 +151,7 @@ fn title(t: &str) -> Cow<'_, str> {
     }
 }
 
-/// The canonical form of an IRI under SCORING 2a. Equal canonical forms mean the
+/// The canonical form of an IRI under docs/scoring.md (Sameness). Equal canonical forms mean the
 /// same resource; anything that is not an http(s) IRI is only percent-normalised.
 pub fn canonical_iri(iri: &str) -> String {
     canonical_form(iri).into_owned()
@@ -281,7 +281,7 @@ fn rewrite(decoded: &str) -> Option<String> {
     http(decoded, host, &[path])
 }
 
-/// The IRI form GERBIL compares (the `gerbil` profile, SCORING 8): only
+/// The IRI form GERBIL compares (the `gerbil` profile, docs/scoring.md (Profiles)): only
 /// `en.dbpedia.org` = `dbpedia.org`, the last path segment percent-decoded, and the
 /// bridge `xx.wikipedia.org/wiki/T` = `xx.dbpedia.org/resource/T`
 /// (`en.wikipedia.org` = `dbpedia.org`); schemes and everything else as written.

@@ -1,4 +1,4 @@
-//! Literal values (SCORING 2, literals): XSD datatypes, numbers and dates parsed
+//! Literal values (docs/scoring.md, Sameness: literals): XSD datatypes, numbers and dates parsed
 //! by value, and the normalised form strings and labels are compared in.
 
 use std::borrow::Cow;

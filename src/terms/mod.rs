@@ -1,5 +1,5 @@
 //! The vocabulary of terms every other module compares: canonical IRIs
-//! (SCORING 2a), literal values (numbers, dates, normalised strings) and the
+//! (docs/scoring.md, Sameness), literal values (numbers, dates, normalised strings) and the
 //! prefixes public endpoints predefine. Pure functions over strings.
 
 pub mod canonical;

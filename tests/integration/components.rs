@@ -1,6 +1,6 @@
 //! Reading every shape with nothing lost (eQALD as the GERBIL QA paper draws it,
 //! unknown keys, answer objects that yield nothing), component runs of entity
-//! and relation linkers, and the QALD-1/2 measures (SCORING 1, 4, 5).
+//! and relation linkers, and the QALD-1/2 measures (docs/scoring.md (Reading), 4, 5).
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Cross-graph matching with an index and the three profiles of SCORING 8, on
+//! Cross-graph matching with an index and the three profiles of docs/scoring.md (Profiles), on
 //! real runs (MQALD, NLIWOD) and on the built-in example with an index built from
 //! the small RDF file the project writes (`tests/data/demo/kg.ttl`).
 

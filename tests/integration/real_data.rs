@@ -180,7 +180,7 @@ fn one_benchmark_in_two_formats_agrees() {
             .collect();
         if other.ends_with(".xml") {
             // q67: the JSON gold binds its IRIs with the non-standard type "list", which
-            // SCORING 1 reads as plain literals; the XML gives the same text untyped,
+            // docs/scoring.md (Reading) reads as plain literals; the XML gives the same text untyped,
             // read as IRIs. A term keeps its kind, so they differ.
             assert_eq!(imperfect, vec!["67"], "{other}");
         } else {

@@ -1,5 +1,5 @@
 //! The `gerbil` profile: reproduces the GERBIL QA platform's scoring, as the
-//! `gerbil` column of SCORING 8 (docs/scoring.md, Profiles) reads GERBIL's QA
+//! `gerbil` column of docs/scoring.md (Profiles) reads GERBIL's QA
 //! code. One difference we know of: the run IRI's class is looked up by its
 //! canonical form (the index stores canonical keys), where GERBIL would look up
 //! the IRI as written. `tests/integration/profiles.rs` checks it on QALD runs.
@@ -74,7 +74,7 @@ impl Rules for Gerbil {
         self.score(gold, 0, 0)
     }
 
-    /// Precision, recall and F1 of the counts (SCORING 3), as GERBIL reports
+    /// Precision, recall and F1 of the counts (docs/scoring.md, Counting), as GERBIL reports
     /// them, with Macro F1 QALD.
     fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
         score_question(gold, run, tp)
@@ -105,7 +105,7 @@ impl Rules for Gerbil {
         true
     }
 
-    /// The order score of SCORING 10 is qajudge's, added beside GERBIL's
+    /// The order score of docs/scoring.md (Executing SPARQL) is qajudge's, added beside GERBIL's
     /// figures: ORDER BY in the gold query, or the flag, scores the order.
     fn orders_by_query(&self) -> bool {
         true

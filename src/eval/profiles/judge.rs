@@ -1,4 +1,4 @@
-//! The `judge` profile, the default: qajudge's own rules, SCORING 2–5 and 10 as
+//! The `judge` profile, the default: qajudge's own rules, docs/scoring.md as
 //! written (docs/scoring.md, the `judge` column of the Profiles table). It
 //! reproduces no other tool; the other profiles' files say where they depart
 //! from it.
@@ -18,7 +18,7 @@ pub struct Judge;
 
 impl Rules for Judge {
     /// IRIs by canonical form and the index's sameAs closure on both sides
-    /// (SCORING 2a), literals by the typed rules of SCORING 2 with the user's
+    /// (docs/scoring.md, Sameness), literals by the typed rules of docs/scoring.md (Sameness) with the user's
     /// `--strict-literals` and `--lenient-dates` (only `judge` honours them), a
     /// string answer against IRI gold one answer matched through the label index.
     fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
@@ -53,17 +53,17 @@ impl Rules for Judge {
         self.score(gold, 0, 0)
     }
 
-    /// SCORING 3: precision, recall and F1 of the counts, and the QALD variants.
+    /// docs/scoring.md (Counting): precision, recall and F1 of the counts, and the QALD variants.
     fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
         score_question(gold, run, tp)
     }
 
-    /// Every sub-experiment of SCORING 5.
+    /// Every sub-experiment of docs/scoring.md (Sub-experiments).
     fn experiments(&self, _e: Experiment) -> bool {
         true
     }
 
-    /// SCORING 5: the whole query is walked.
+    /// docs/scoring.md (Sub-experiments): the whole query is walked.
     fn marking_style(&self) -> MarkingStyle {
         MarkingStyle::Judge
     }
@@ -78,7 +78,7 @@ impl Rules for Judge {
         false
     }
 
-    /// SCORING 10: ORDER BY in the gold query, or the flag, scores the order.
+    /// docs/scoring.md (Executing SPARQL): ORDER BY in the gold query, or the flag, scores the order.
     fn orders_by_query(&self) -> bool {
         true
     }
@@ -88,7 +88,7 @@ impl Rules for Judge {
         false
     }
 
-    /// Everything of SCORING 4 is reported, micro measures included.
+    /// Everything of docs/scoring.md (Aggregates) is reported, micro measures included.
     fn reports_micro(&self) -> bool {
         true
     }

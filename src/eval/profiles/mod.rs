@@ -1,9 +1,9 @@
-//! Scoring profiles (SCORING 8): the [`Profile`] enum the CLI, the HTTP API and
+//! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
 //! `text2sparql.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
-//! rows of the SCORING 8 table map to these methods:
+//! rows of the profiles table of docs/scoring.md map to these methods:
 //!
 //! | rule | method |
 //! |---|---|
@@ -13,7 +13,7 @@
 //! | missing run question | [`Rules::missing`] |
 //! | per-question measures (mqald: QALD precision) | [`Rules::score`] |
 //! | sub-experiments | [`Rules::experiments`], [`Rules::marking_style`], [`Rules::keep_duplicate_markings`], [`Rules::empty_markings_score`] |
-//! | order (SCORING 10) | [`Rules::orders_by_query`] |
+//! | order (docs/scoring.md, Executing SPARQL) | [`Rules::orders_by_query`] |
 //! | reported | [`Rules::reports_micro`] |
 //! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Rules::scores_value_sets`], [`challenge_score`], `challenge_aggregate` |
 
@@ -42,7 +42,7 @@ pub use text2sparql::{challenge_score, Text2sparql};
 /// implements [`Rules`] by asking them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
-    /// The default: SCORING 2–5 as written.
+    /// The default: docs/scoring.md as written.
     #[default]
     Judge,
     /// Reproduces the GERBIL QA platform.
@@ -54,7 +54,7 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// Every profile, in the order of the SCORING 8 table.
+    /// Every profile, in the order of the profiles table of docs/scoring.md.
     pub const ALL: [Profile; 4] = [
         Profile::Judge,
         Profile::Gerbil,
@@ -99,7 +99,7 @@ impl Profile {
     }
 }
 
-/// Every rule in which profiles differ (SCORING 8). Each profile implements all
+/// Every rule in which profiles differ (docs/scoring.md, Profiles). Each profile implements all
 /// of them in its own file; there are no defaults, so a new profile decides
 /// every rule.
 pub trait Rules {
@@ -127,7 +127,7 @@ pub trait Rules {
     /// answers, `tp` of them matched.
     fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore;
 
-    /// True when this profile scores the sub-experiment `e` (SCORING 5).
+    /// True when this profile scores the sub-experiment `e` (docs/scoring.md, Sub-experiments).
     fn experiments(&self, e: Experiment) -> bool;
 
     /// How sub-experiment markings are derived from a query.
@@ -141,7 +141,7 @@ pub trait Rules {
     fn empty_markings_score(&self) -> bool;
 
     /// True when a gold query with ORDER BY makes a question's order scored
-    /// (SCORING 10); the `RESULT_ORDER_MATTERS` flag always does.
+    /// (docs/scoring.md, Executing SPARQL); the `RESULT_ORDER_MATTERS` flag always does.
     fn orders_by_query(&self) -> bool;
 
     /// True when QA is scored on sets of value strings with `trec_eval`'s

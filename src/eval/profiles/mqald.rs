@@ -1,5 +1,5 @@
 //! The `mqald` profile: reproduces the evaluation tool published with MQALD (its
-//! `Eval`), as the `mqald` column of SCORING 8 (docs/scoring.md, Profiles) reads
+//! `Eval`), as the `mqald` column of docs/scoring.md (Profiles) reads
 //! it: exact strings, the first answer object only, structural zeros, QALD
 //! precision per question, and macro figures only. `tests/integration/profiles.rs`
 //! checks the tool's figures on the three MQALD runs to the last digit.
@@ -120,7 +120,7 @@ impl Rules for Mqald {
         false
     }
 
-    /// The order score of SCORING 10 is qajudge's, added beside Eval's figures:
+    /// The order score of docs/scoring.md (Executing SPARQL) is qajudge's, added beside Eval's figures:
     /// ORDER BY in the gold query, or the flag, scores the order.
     fn orders_by_query(&self) -> bool {
         true

@@ -55,7 +55,7 @@ impl Rules for Text2sparql {
         self.score(gold, 0, 0)
     }
 
-    /// The counts' P, R and F1 (SCORING 3); QA itself is scored by
+    /// The counts' P, R and F1 (docs/scoring.md, Counting); QA itself is scored by
     /// [`challenge_score`].
     fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
         score_question(gold, run, tp)

@@ -71,7 +71,7 @@ class Prf:
 
 @dataclass
 class Aggregate:
-    """The aggregate figures of one sub-experiment of one run (SCORING 4)."""
+    """The aggregate figures of one sub-experiment of one run (docs/scoring.md, Aggregates)."""
 
     questions: int
     evaluated: int
@@ -156,7 +156,7 @@ class RunResult:
 
 @dataclass
 class Report:
-    """A report (SCORING 9)."""
+    """A report (docs/report.md)."""
 
     version: str
     profile: str
@@ -247,7 +247,7 @@ class Types:
 
 @dataclass
 class Canonical:
-    """The canonical form of one IRI (SCORING 2a)."""
+    """The canonical form of one IRI (docs/scoring.md, Sameness)."""
 
     iri: str
     canonical: str
