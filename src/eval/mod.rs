@@ -517,7 +517,15 @@ pub fn evaluate_executed(
         if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
             diagnostics.push(format!("run '{}': the live system {why}", run.name));
         }
-        let report = evaluate_run(&entries, run, &ctx, &options);
+        let (report, unsourced) = evaluate_run(&entries, run, &ctx, &options);
+        if !unsourced.is_empty() {
+            let names: Vec<&str> = unsourced.iter().map(|e| e.name()).collect();
+            diagnostics.push(format!(
+                "run '{}': the run has no queries or annotations for {}: not scored (docs/scoring.md, Sub-experiments)",
+                run.name,
+                names.join(", ")
+            ));
+        }
         if !report.extra_ids.is_empty() {
             diagnostics.push(format!(
                 "run '{}': {} question(s) not in the gold benchmark were ignored: {}",

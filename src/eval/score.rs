@@ -22,7 +22,7 @@ pub(super) fn evaluate_run(
     run: &Run<'_>,
     ctx: &Ctx<'_, '_>,
     options: &Options,
-) -> RunReport {
+) -> (RunReport, Vec<Experiment>) {
     let mut by_id: HashMap<&str, RunEntry<'_>> =
         HashMap::with_capacity(run.dataset.questions.len());
     let gold_by_id: HashMap<&str, &GoldEntry<'_>> = entries
@@ -71,8 +71,20 @@ pub(super) fn evaluate_run(
         .collect();
     extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
     let mut experiments = Experiments::default();
+    let mut unsourced = Vec::new();
     for e in Experiment::ALL {
         if !ctx.wanted[e] {
+            continue;
+        }
+        // no score for data nobody gave: a run without any source of markings
+        // for a sub-experiment is not scored there (docs/scoring.md, Sub-experiments)
+        if e != Experiment::Qa
+            && !ctx.profile.empty_markings_score()
+            && !by_id
+                .values()
+                .any(|r| gives_markings(e, r.question, ctx.resolver.has_types()))
+        {
+            unsourced.push(e);
             continue;
         }
         let report = score_experiment(
@@ -86,13 +98,37 @@ pub(super) fn evaluate_run(
         );
         *experiments.get_mut(e) = report;
     }
-    RunReport {
-        name: run.name.to_string(),
-        source: run.source.to_string(),
-        format: run.dataset.format.name(),
-        experiments,
-        extra_ids: extra,
-    }
+    (
+        RunReport {
+            name: run.name.to_string(),
+            source: run.source.to_string(),
+            format: run.dataset.format.name(),
+            experiments,
+            extra_ids: extra,
+        },
+        unsourced,
+    )
+}
+
+/// True when a run question gives a source of markings for sub-experiment `e`:
+/// a SPARQL query, an annotation of that kind, a declared answer type (AT) or
+/// item types, or answers the judge derives them from (AT always; AIT2KB with
+/// an index holding types).
+fn gives_markings(e: Experiment, q: &crate::model::Question, index_types: bool) -> bool {
+    let query = matches!(q.query, crate::model::Query::Sparql(_));
+    query
+        || match e {
+            Experiment::Qa => true,
+            Experiment::C2kb | Experiment::C2kbEntities | Experiment::C2kbClasses => {
+                !q.entities.is_empty() || !q.classes.is_empty()
+            }
+            Experiment::P2kb => !q.properties.is_empty(),
+            Experiment::Re2kb => !q.triples.is_empty(),
+            Experiment::At => q.answertype.is_some() || q.answers.is_some(),
+            Experiment::Ait2kb => {
+                !q.item_types.is_empty() || (index_types && q.answers.is_some())
+            }
+        }
 }
 
 /// Scores one sub-experiment of one run; `None` when no gold question has data.
@@ -129,6 +165,18 @@ fn score_experiment(
             }
         }
         let gold_set = match &entry.sets[e] {
+            // an empty gold marking set has nothing to find: no score for it
+            Some(set)
+                if set.is_empty() && e != Experiment::Qa && !profile.empty_markings_score() =>
+            {
+                not_evaluable += 1;
+                diags.push(format!(
+                    "not evaluable for {}: the gold question marks nothing for it, so no run can be scored there",
+                    e.name()
+                ));
+                questions.push(question_report(gq, Status::NotEvaluable, None, diags));
+                continue;
+            }
             Some(set) => set,
             None if e != Experiment::Qa && profile.empty_markings_score() => &empty_markings,
             None => {

@@ -100,7 +100,8 @@ impl Rules for Gerbil {
         true
     }
 
-    /// GERBIL scores a question without markings on both sides 1.0.
+    /// GERBIL scores a question without markings on both sides 1.0, and
+    /// scores every run whether or not it gave markings.
     fn empty_markings_score(&self) -> bool {
         true
     }

@@ -73,7 +73,10 @@ impl Rules for Judge {
         false
     }
 
-    /// A question with no markings in the gold is not evaluable.
+    /// No score for data nobody gave (docs/scoring.md, Sub-experiments): a
+    /// question whose gold has no usable source, or an empty marking set, is
+    /// not evaluable for that sub-experiment, and a run with no source of
+    /// markings for it (no query, no annotation of that kind) is not scored.
     fn empty_markings_score(&self) -> bool {
         false
     }

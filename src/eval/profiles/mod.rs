@@ -136,8 +136,11 @@ pub trait Rules {
     /// True when markings keep their duplicates.
     fn keep_duplicate_markings(&self) -> bool;
 
-    /// True when a question without markings on both sides scores 1.0 in a
-    /// sub-experiment instead of being not evaluable.
+    /// True when a sub-experiment is scored where nobody gave markings: a
+    /// question without markings on both sides scores 1.0, an empty gold set
+    /// is scored, and a run with no source of markings gets a score. False:
+    /// no score for data nobody gave (an empty gold set is not evaluable, such
+    /// a run's sub-experiment is `null`).
     fn empty_markings_score(&self) -> bool;
 
     /// True when a gold query with ORDER BY makes a question's order scored
