@@ -15,7 +15,7 @@ use super::render;
 use crate::eval::job::{run_job, Env, Executor, Job, Plan, Progress, RunSource};
 use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
-use crate::live::{Asking, LiveOptions};
+use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 
 /// Output formats.
@@ -218,13 +218,14 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    if !args.systems.is_empty()
-        && args.live.protocol == super::args::ProtocolArg::Text2sparql
-        && !args.kg.given()
-    {
+    let gold = super::load(&args.gold)?;
+    let protocol = match args.live.protocol {
+        Some(p) => p.into(),
+        None => protocol_for(&gold, args.profile.into()),
+    };
+    if !args.systems.is_empty() && protocol == Protocol::Text2sparql && !args.kg.given() {
         bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    let gold = super::load(&args.gold)?;
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
     for (i, path) in args.runs.iter().enumerate() {
         let dataset = super::load(path)?;
@@ -247,8 +248,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let kg = args.kg.open()?;
     let live = LiveOptions {
         lang: args.lang.clone().unwrap_or_else(|| "en".to_string()),
+        protocol,
         ..args.live.options()
-    };
+    }
+    .for_profile(args.profile.into());
     for (i, url) in args.systems.iter().enumerate() {
         let name = args
             .names

@@ -82,6 +82,10 @@ pub fn table(report: &Report, per_question: bool) -> String {
             continue;
         }
         let _ = writeln!(out, "\n{}", name.to_uppercase());
+        // failed calls of live systems get a column wherever a run has one
+        let errors = runs
+            .iter()
+            .any(|(_, e)| e.is_some_and(|e| e.aggregate.errors > 0));
         let mut rows = vec![[
             "run",
             "eval",
@@ -89,6 +93,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
             "empty",
             "missing",
             "extra",
+            "errors",
             "micro P",
             "micro R",
             "micro F1",
@@ -114,6 +119,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 a.empty.to_string(),
                 a.missing.to_string(),
                 a.extra.to_string(),
+                a.errors.to_string(),
                 fo(a.micro.map(|m| m.precision)),
                 fo(a.micro.map(|m| m.recall)),
                 fo(a.micro.map(|m| m.f1)),
@@ -124,6 +130,13 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 f(a.macro_qald.recall),
                 f(a.macro_qald.f1),
             ]);
+        }
+        if !errors {
+            for row in &mut rows {
+                if row.len() > 6 {
+                    row.remove(6);
+                }
+            }
         }
         pad_table(&rows, &mut out);
         for (run, e) in &runs {

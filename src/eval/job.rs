@@ -148,6 +148,18 @@ impl Progress for Silent {}
 /// Why a job has no report.
 #[derive(Debug)]
 pub enum JobError {
+    /// Every call to a live system failed: a failed run, not a score
+    /// (docs/scoring.md, Live systems that fail).
+    RunFailed {
+        /// The run's name.
+        name: String,
+        /// The system's URL.
+        url: String,
+        /// Calls that failed (every question's).
+        failed: usize,
+        /// The first question, in gold order, and why its call failed.
+        first: (String, String),
+    },
     /// A live system could not be asked at all (its URL is refused or does not
     /// resolve); shown as the system's own error, with its causes.
     System {
@@ -162,6 +174,15 @@ impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
+            JobError::RunFailed {
+                name,
+                url,
+                failed,
+                first: (id, why),
+            } => write!(
+                f,
+                "every call to the live system {url} (run '{name}') failed, {failed} of {failed}: a failed run has no scores; the first, for question {id}: {why}; check that the system runs at that URL and speaks the protocol given (--protocol)"
+            ),
         }
     }
 }
@@ -171,6 +192,7 @@ impl std::error::Error for JobError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JobError::System { source, .. } => source.source(),
+            JobError::RunFailed { .. } => None,
         }
     }
 }
@@ -213,6 +235,14 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
                     }
                 })?;
                 progress.asked_all(&url);
+                if let Some(first) = every_call_failed(&job.gold, &dataset) {
+                    return Err(JobError::RunFailed {
+                        failed: job.gold.questions.len(),
+                        name,
+                        url,
+                        first,
+                    });
+                }
                 loaded.push(LoadedRun {
                     name,
                     source: url,
@@ -263,6 +293,17 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         env.index,
         execution,
     ))
+}
+
+/// The first failed call, in gold order, when every question of a non-empty
+/// gold has a failed call in `run` (a live system's answers).
+fn every_call_failed(gold: &Dataset, run: &Dataset) -> Option<(String, String)> {
+    let errors = &run.calls.as_ref()?.errors;
+    if gold.questions.is_empty() || gold.questions.iter().any(|q| !errors.contains_key(&q.id.0)) {
+        return None;
+    }
+    let first = &gold.questions[0].id.0;
+    errors.get(first).map(|why| (first.clone(), why.clone()))
 }
 
 /// The diagnostic for a gold benchmark whose questions have a query and no
@@ -445,9 +486,79 @@ mod tests {
             &Silent,
         )
         .expect_err("no report");
-        let JobError::System { url, .. } = &e;
-        assert_eq!(url, "http://10.0.0.1/");
+        assert!(
+            matches!(&e, JobError::System { url, .. } if url == "http://10.0.0.1/"),
+            "{e:?}"
+        );
         assert_eq!(e.to_string(), "system url \"http://10.0.0.1/\" is refused");
+    }
+
+    /// A system whose calls fail for the questions in `failing`.
+    struct Failing(&'static [&'static str]);
+
+    impl Systems for Failing {
+        fn ask(
+            &self,
+            _url: &str,
+            gold: &Dataset,
+            _asked: &(dyn Fn() + Sync),
+        ) -> Result<Dataset, SystemError> {
+            let ids: Vec<&str> = gold.questions.iter().map(|q| q.id.0.as_str()).collect();
+            let mut d = answering(&ids, "http://ex.org/a");
+            let mut calls = crate::model::Calls::default();
+            for id in self.0 {
+                calls
+                    .errors
+                    .insert((*id).to_string(), format!("http status 501 ({id})"));
+            }
+            d.calls = Some(calls);
+            Ok(d)
+        }
+    }
+
+    #[test]
+    fn a_run_whose_every_call_failed_is_a_failed_run_naming_the_first() {
+        let system = |failing| {
+            let f = Failing(failing);
+            let env = Env {
+                index: None,
+                systems: &f,
+                knowledge_graph: None,
+                golds: None,
+            };
+            run_job(
+                job(vec![RunSource::System {
+                    name: "s".into(),
+                    url: "http://127.0.0.1:1/".into(),
+                }]),
+                &env,
+                &Silent,
+            )
+        };
+        let e = system(&["2", "1"]).expect_err("a failed run");
+        assert!(
+            matches!(&e, JobError::RunFailed { failed: 2, first, .. } if first.0 == "1"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .contains("for question 1: http status 501 (1)"),
+            "{e}"
+        );
+        // one call answered: a scored run, its failures counted and warned of
+        let report = system(&["2"]).expect("a scored run");
+        let json = serde_json::to_value(&report).unwrap_or_default();
+        assert_eq!(
+            json["runs"][0]["experiments"]["qa"]["aggregate"]["errors"],
+            1
+        );
+        assert!(
+            json["diagnostics"].to_string().contains(
+                "run 's': 1 of 2 calls to the live system failed (scored as empty answers, counted in errors); the first, for question 2: http status 501 (2)"
+            ),
+            "{}",
+            json["diagnostics"]
+        );
     }
 
     #[test]

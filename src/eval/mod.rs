@@ -517,6 +517,9 @@ pub fn evaluate_executed(
         if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
             diagnostics.push(format!("run '{}': the live system {why}", run.name));
         }
+        if let Some(note) = failed_calls(gold, run) {
+            diagnostics.push(note);
+        }
         let (report, unsourced) = evaluate_run(&entries, run, &ctx, &options);
         if !unsourced.is_empty() {
             let names: Vec<&str> = unsourced.iter().map(|e| e.name()).collect();
@@ -563,6 +566,26 @@ pub fn evaluate_executed(
         comparisons,
         diagnostics,
     }
+}
+
+/// The warning of a live run some of whose calls failed: how many, and the
+/// first in gold order (docs/scoring.md, Live systems that fail).
+fn failed_calls(gold: &Dataset, run: &Run<'_>) -> Option<String> {
+    let errors = &run.dataset.calls.as_ref()?.errors;
+    let (id, why) = gold
+        .questions
+        .iter()
+        .find_map(|q| errors.get(&q.id.0).map(|why| (&q.id.0, why)))?;
+    let failed = gold
+        .questions
+        .iter()
+        .filter(|q| errors.contains_key(&q.id.0))
+        .count();
+    Some(format!(
+        "run '{}': {failed} of {} calls to the live system failed (scored as empty answers, counted in errors); the first, for question {id}: {why}",
+        run.name,
+        gold.questions.len()
+    ))
 }
 
 /// One diagnostic listing the keys a file has that the reader does not know.

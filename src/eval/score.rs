@@ -125,9 +125,7 @@ fn gives_markings(e: Experiment, q: &crate::model::Question, index_types: bool) 
             Experiment::P2kb => !q.properties.is_empty(),
             Experiment::Re2kb => !q.triples.is_empty(),
             Experiment::At => q.answertype.is_some() || q.answers.is_some(),
-            Experiment::Ait2kb => {
-                !q.item_types.is_empty() || (index_types && q.answers.is_some())
-            }
+            Experiment::Ait2kb => !q.item_types.is_empty() || (index_types && q.answers.is_some()),
         }
 }
 

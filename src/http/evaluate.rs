@@ -246,8 +246,9 @@ pub async fn evaluate(
     match actix_web::rt::time::timeout(remaining(started, timeout_ms), work).await {
         Ok(done) => {
             let report = done.map_err(internal)?.map_err(|e| match e {
-                // a live system that cannot be asked is a failed upstream
-                JobError::System { .. } => {
+                // a live system that cannot be asked, or that failed every
+                // call, is a failed upstream
+                JobError::System { .. } | JobError::RunFailed { .. } => {
                     ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
                 }
             })?;

@@ -380,13 +380,20 @@ pub async fn experiments_post(
     if let Some(lang) = &form.lang {
         live.lang = lang.clone();
     }
-    if let Some(name) = &form.protocol {
-        live.protocol = Protocol::from_name(name).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::BadParameter,
-                format!("unknown protocol {name:?}; use gerbil or text2sparql"),
-            )
-        })?;
+    match &form.protocol {
+        Some(name) => {
+            live.protocol = Protocol::from_name(name).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::BadParameter,
+                    format!("unknown protocol {name:?}; use gerbil or text2sparql"),
+                )
+            })?;
+        }
+        // without one, a TEXT2SPARQL benchmark or profile asks in its protocol
+        None if live.protocol == Protocol::Gerbil => {
+            live.protocol = crate::live::protocol_for(&gold, profile);
+        }
+        None => {}
     }
     if form.dataset.is_some() {
         live.dataset.clone_from(&form.dataset);

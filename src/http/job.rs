@@ -104,7 +104,7 @@ pub fn evaluate_job(
             path: &worker.index_path,
             format_version: i.meta().format_version,
         }),
-        systems: &Asking(job.live),
+        systems: &Asking(job.live.for_profile(job.options.profile)),
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: Some(&worker.golds),
     };

@@ -62,6 +62,17 @@ impl Protocol {
     }
 }
 
+/// The protocol to ask live systems in when none is given: the TEXT2SPARQL
+/// challenge's for a TEXT2SPARQL benchmark or under its profile, else GERBIL
+/// QA's.
+pub fn protocol_for(gold: &Dataset, profile: crate::eval::Profile) -> Protocol {
+    if gold.format == Format::Text2SparqlYaml || profile == crate::eval::Profile::Text2sparql {
+        Protocol::Text2sparql
+    } else {
+        Protocol::Gerbil
+    }
+}
+
 /// How to call a live system.
 #[derive(Debug, Clone)]
 pub struct LiveOptions {
@@ -69,8 +80,9 @@ pub struct LiveOptions {
     pub timeout: Duration,
     /// How many calls run at once.
     pub concurrency: usize,
-    /// The share of failed calls (after `min_calls`) that stops the run.
-    pub max_error_rate: f64,
+    /// The share of failed calls (after `min_calls`) that stops the run;
+    /// `None`: never stop (see [`LiveOptions::for_profile`]).
+    pub max_error_rate: Option<f64>,
     /// Calls made before the error rate is checked.
     pub min_calls: usize,
     /// The language of the question texts sent (`lang`).
@@ -93,12 +105,25 @@ pub struct LiveOptions {
     pub cache: Option<PathBuf>,
 }
 
+impl LiveOptions {
+    /// These options under a scoring profile: without an explicit maximum
+    /// error rate, the profile's threshold (GERBIL QA's under `gerbil`, none
+    /// otherwise: docs/scoring.md, Live systems that fail).
+    pub fn for_profile(self, profile: crate::eval::Profile) -> LiveOptions {
+        use crate::eval::Rules;
+        LiveOptions {
+            max_error_rate: self.max_error_rate.or(profile.live_error_threshold()),
+            ..self
+        }
+    }
+}
+
 impl Default for LiveOptions {
     fn default() -> LiveOptions {
         LiveOptions {
             timeout: Duration::from_secs(60),
             concurrency: 4,
-            max_error_rate: 0.5,
+            max_error_rate: None,
             min_calls: 10,
             lang: "en".to_string(),
             allowed_hosts: None,
@@ -509,12 +534,13 @@ pub fn ask_all(
                 }
                 progress(n, total);
                 let f = failed.load(Ordering::SeqCst);
-                if n >= opts.min_calls && f as f64 / n as f64 > opts.max_error_rate {
+                let over = |rate: f64| f as f64 / n as f64 > rate;
+                if n >= opts.min_calls && opts.max_error_rate.is_some_and(over) {
                     if !stop.swap(true, Ordering::SeqCst) {
                         if let Ok(mut s) = stopped.lock() {
                             *s = Some(format!(
                                 "stopped after {n} calls: {f} failed, more than the maximum error rate {}",
-                                opts.max_error_rate
+                                opts.max_error_rate.unwrap_or_default()
                             ));
                         }
                     }
@@ -633,6 +659,34 @@ impl CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_gerbil_stops_a_failing_system_unless_the_user_says() {
+        use crate::eval::Profile;
+        let stop = |o: LiveOptions, p: Profile| o.for_profile(p).max_error_rate;
+        assert_eq!(stop(LiveOptions::default(), Profile::Gerbil), Some(0.5));
+        assert_eq!(stop(LiveOptions::default(), Profile::Judge), None);
+        assert_eq!(stop(LiveOptions::default(), Profile::Text2sparql), None);
+        let given = LiveOptions {
+            max_error_rate: Some(0.9),
+            ..LiveOptions::default()
+        };
+        assert_eq!(stop(given.clone(), Profile::Gerbil), Some(0.9));
+        assert_eq!(stop(given, Profile::Judge), Some(0.9));
+    }
+
+    #[test]
+    fn a_text2sparql_benchmark_or_profile_asks_in_its_protocol() {
+        use crate::eval::Profile;
+        let qald = Dataset::new(Format::QaldJson);
+        let yaml = Dataset::new(Format::Text2SparqlYaml);
+        assert_eq!(protocol_for(&qald, Profile::Judge), Protocol::Gerbil);
+        assert_eq!(protocol_for(&yaml, Profile::Judge), Protocol::Text2sparql);
+        assert_eq!(
+            protocol_for(&qald, Profile::Text2sparql),
+            Protocol::Text2sparql
+        );
+    }
 
     #[test]
     fn hosts_and_allowed_hosts() {

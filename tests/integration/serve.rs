@@ -733,32 +733,92 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
     let report: Value = serde_json::from_slice(&o.stdout).expect("json");
     check_live(&report);
 
-    // a system that fails too often stops the run
+    // some calls failed: scored, with a warning naming the count and the first
+    let warning = "run 'SYSTEM': 3 of 13 calls to the live system failed (scored as empty answers, counted in errors); the first, for question 2: ";
+    let warning = warning.replace("SYSTEM", &system);
+    assert!(
+        report["diagnostics"].as_array().is_some_and(|d| d
+            .iter()
+            .any(|x| x.as_str().is_some_and(|x| x.starts_with(&warning)))),
+        "{}",
+        report["diagnostics"]
+    );
+    // … and the table has an errors column
     let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
         .current_dir(root())
-        .args([
-            "evaluate",
-            "--gold",
-            GOLD,
-            "--system-url",
-            "http://127.0.0.1:9/qa",
-            "--timeout-ms",
-            "300",
-        ])
-        .args(["--experiments", "qa", "--format", "json"])
+        .args(["evaluate", "--gold", GOLD, "--system-url", &system])
+        .args(["--timeout-ms", "500", "--experiments", "qa"])
         .output()
         .expect("qajudge runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let report: Value = serde_json::from_slice(&o.stdout).expect("json");
-    assert_eq!(
-        report["runs"][0]["experiments"]["qa"]["aggregate"]["errors"],
-        13
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let header = table
+        .lines()
+        .find(|l| l.starts_with("run "))
+        .unwrap_or_default();
+    assert!(header.contains(" errors "), "{table}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("3 of 13 calls to the live system failed"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // a system whose every call fails is a failed run: exit 1 naming the
+    // first error, no table of zeros (docs/scoring.md, Live systems that fail)
+    let dead = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .current_dir(root())
+        .args(["evaluate", "--gold", GOLD, "--system-url"])
+        .args(["http://127.0.0.1:9/qa", "--timeout-ms", "300"])
+        .args(["--experiments", "qa", "--format", "json"])
+        .output()
+        .expect("qajudge runs");
+    let err = String::from_utf8_lossy(&dead.stderr).into_owned();
+    assert_eq!(dead.status.code(), Some(1), "{err}");
+    assert!(
+        dead.stdout.is_empty(),
+        "no report: {}",
+        String::from_utf8_lossy(&dead.stdout)
     );
     assert!(
-        report["diagnostics"]
-            .to_string()
-            .contains("maximum error rate"),
-        "{}",
-        report["diagnostics"]
+        err.contains("every call to the live system http://127.0.0.1:9/qa")
+            && err.contains("13 of 13")
+            && err.contains("for question 1: ")
+            && err.contains("refused"),
+        "{err}"
+    );
+    // under judge every question was asked; under gerbil GERBIL's threshold
+    // stops after 10 calls (the 3 questions not asked count as failed), and
+    // the run fails the same way
+    let gerbil = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .current_dir(root())
+        .args(["evaluate", "--gold", GOLD, "--system-url"])
+        .args(["http://127.0.0.1:9/qa", "--timeout-ms", "300"])
+        .args(["--experiments", "qa", "--profile", "gerbil"])
+        .output()
+        .expect("qajudge runs");
+    let err = String::from_utf8_lossy(&gerbil.stderr).into_owned();
+    assert_eq!(gerbil.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("13 of 13") && err.contains("for question 1: "),
+        "{err}"
+    );
+
+    // on the server, the experiment ends failed with the error
+    let (status, created) = post_form(
+        &s,
+        &[
+            ("benchmark", None, b"demo"),
+            ("system_url", None, b"http://127.0.0.1:9/qa"),
+        ],
+    );
+    assert_eq!(status, 202, "{created}");
+    let failed = wait(&s, &created);
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert!(failed["report"].is_null(), "{failed}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("every call to the live system http://127.0.0.1:9/qa")),
+        "{failed}"
     );
 }

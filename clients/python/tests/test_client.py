@@ -163,3 +163,16 @@ def test_private_experiments_publishing_and_sparql(client: Client) -> None:
     )
     [row] = results["results"]["bindings"]
     assert float(row["f"]["value"]) == done.report.runs[0].experiments["qa"].aggregate.macro_qald.f1
+
+
+def test_submit_sets_protocol_language_and_execution(client: Client) -> None:
+    run = os.environ["QAJUDGE_RUN"]
+    # the fields reach the server: an unknown protocol is its 400
+    with pytest.raises(QajudgeError) as e:
+        client.submit([run], benchmark="demo", protocol="smoke-signals")
+    assert e.value.status == 400 and e.value.code == "bad_parameter"
+    assert "smoke-signals" in str(e.value)
+    created = client.submit([run], benchmark="demo", protocol="gerbil", lang="de", dataset="demo")
+    done: Experiment = client.wait(created.id, created.token)
+    assert done.status == "done"
+    assert done.lang == "de" and done.protocol == "gerbil"

@@ -95,6 +95,13 @@ impl Rules for Gerbil {
         MarkingStyle::Gerbil
     }
 
+    /// GERBIL QA gives up on a system that makes too many single errors;
+    /// qajudge's threshold for it: more than half of the calls failed, checked
+    /// after 10 calls.
+    fn live_error_threshold(&self) -> Option<f64> {
+        Some(0.5)
+    }
+
     /// GERBIL keeps duplicate markings.
     fn keep_duplicate_markings(&self) -> bool {
         true

@@ -68,6 +68,13 @@ impl Rules for Judge {
         MarkingStyle::Judge
     }
 
+    /// Every question is asked of a live system, however many calls fail
+    /// (docs/scoring.md, Live systems that fail): a run whose every call
+    /// failed is a failed run, not a score.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
     /// Markings are sets: duplicates count once.
     fn keep_duplicate_markings(&self) -> bool {
         false

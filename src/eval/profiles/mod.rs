@@ -133,6 +133,11 @@ pub trait Rules {
     /// How sub-experiment markings are derived from a query.
     fn marking_style(&self) -> MarkingStyle;
 
+    /// The share of failed calls after which a live system is no longer asked
+    /// (the questions not asked count as failed), unless the user gives one;
+    /// `None`: every question is asked.
+    fn live_error_threshold(&self) -> Option<f64>;
+
     /// True when markings keep their duplicates.
     fn keep_duplicate_markings(&self) -> bool;
 
@@ -182,6 +187,9 @@ impl Rules for Profile {
     }
     fn marking_style(&self) -> MarkingStyle {
         self.rules().marking_style()
+    }
+    fn live_error_threshold(&self) -> Option<f64> {
+        self.rules().live_error_threshold()
     }
     fn keep_duplicate_markings(&self) -> bool {
         self.rules().keep_duplicate_markings()

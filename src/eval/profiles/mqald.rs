@@ -110,6 +110,11 @@ impl Rules for Mqald {
         MarkingStyle::Judge
     }
 
+    /// As `judge`: MQALD's Eval scores files, not live systems.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
     /// Markings are not scored; as `judge`.
     fn keep_duplicate_markings(&self) -> bool {
         false

@@ -71,6 +71,12 @@ impl Rules for Text2sparql {
         MarkingStyle::Judge
     }
 
+    /// As `judge`: every question is asked (the TEXT2SPARQL client asks every
+    /// question of the benchmark).
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
     /// Markings are not scored; as `judge`.
     fn keep_duplicate_markings(&self) -> bool {
         false

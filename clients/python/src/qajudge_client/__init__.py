@@ -283,6 +283,9 @@ class Experiment:
     published: bool
     error: Optional[str]
     report: Optional[Report]
+    lang: str = "en"
+    protocol: str = "gerbil"
+    experiments: List[str] = field(default_factory=list)
 
     @staticmethod
     def of(j: Json) -> "Experiment":
@@ -290,6 +293,7 @@ class Experiment:
             j["id"], j["status"], j["created"], j.get("finished"), j["profile"],
             j["gold"], j["runs"], j.get("published", True), j.get("error"),
             Report.of(j["report"]) if j.get("report") else None,
+            j.get("lang", "en"), j.get("protocol", "gerbil"), list(j.get("experiments") or []),
         )
 
 
@@ -475,9 +479,21 @@ class Client:
         profile: Optional[str] = None,
         experiments: Optional[Sequence[str]] = None,
         publish: bool = False,
+        protocol: Optional[str] = None,
+        dataset: Optional[str] = None,
+        lang: Optional[str] = None,
+        refresh_gold: bool = False,
+        execute_run: bool = False,
     ) -> Created:
         """Stores an experiment (private until published, unless ``publish``)
-        and queues it; the answer's ``token`` shows it while private."""
+        and queues it; the answer's ``token`` shows it while private.
+
+        ``protocol`` is how live systems are asked (``gerbil`` or
+        ``text2sparql``; by default the server's, text2sparql for a TEXT2SPARQL
+        benchmark or profile), ``dataset`` the id sent to text2sparql systems,
+        ``lang`` the language of the questions sent; ``refresh_gold`` and
+        ``execute_run`` execute every gold or run query on the server's
+        knowledge graph."""
         fields: List[Tuple[str, Optional[str], bytes]] = []
         if benchmark:
             fields.append(("benchmark", None, benchmark.encode()))
@@ -493,6 +509,16 @@ class Client:
             fields.append(("experiments", None, ",".join(experiments).encode()))
         if publish:
             fields.append(("publish", None, b"true"))
+        if protocol:
+            fields.append(("protocol", None, protocol.encode()))
+        if dataset:
+            fields.append(("dataset", None, dataset.encode()))
+        if lang:
+            fields.append(("lang", None, lang.encode()))
+        if refresh_gold:
+            fields.append(("refresh_gold", None, b"true"))
+        if execute_run:
+            fields.append(("execute_run", None, b"true"))
         boundary = uuid.uuid4().hex
         body = bytearray()
         for name, filename, data in fields:
