@@ -281,6 +281,11 @@ fn score_experiment(
             // flattened the rows), so that its indexes point into them
             if let Some(answers) = run.and_then(|r| r.qa.as_deref()) {
                 cross_kind_notes(entry, answers, run_set, &matching, ctx, &mut diags);
+                if let Some(note) =
+                    cross_graph_note(entry, gold_set, answers, run_set, &matching, ctx)
+                {
+                    diags.push(note);
+                }
             }
         }
         scored.push((i, status, score));
@@ -494,6 +499,76 @@ pub(super) fn cross_kind_notes(
             "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
         ));
     }
+}
+
+/// The knowledge graph an IRI belongs to, for the graphs benchmarks use
+/// (Wikipedia articles are DBpedia resources by the canonical rules).
+fn graph_of(iri: &str) -> Option<&'static str> {
+    let host = iri.split("://").nth(1)?.split('/').next()?;
+    let host = host.rsplit('@').next()?;
+    let is = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    if is("wikidata.org") {
+        Some("Wikidata")
+    } else if is("dbpedia.org") || is("wikipedia.org") {
+        Some("DBpedia")
+    } else if is("freebase.com") {
+        Some("Freebase")
+    } else if is("dblp.org") {
+        Some("DBLP")
+    } else if is("yago-knowledge.org") {
+        Some("YAGO")
+    } else {
+        None
+    }
+}
+
+/// The first IRI among an answer's terms.
+fn first_iri(a: &Answer) -> Option<&str> {
+    a.terms.iter().find_map(|t| match t {
+        Term::Iri(i) => Some(i.as_str()),
+        _ => None,
+    })
+}
+
+/// A note for a question whose unmatched run IRIs are all in one knowledge
+/// graph and whose gold IRIs are all in another: no answer of the run can
+/// match unless an index links the two graphs.
+fn cross_graph_note(
+    entry: &GoldEntry<'_>,
+    gold_set: &[Prepared],
+    answers: &[Answer],
+    run_set: &[Prepared],
+    matching: &Matching,
+    ctx: &Ctx<'_, '_>,
+) -> Option<String> {
+    let gold_answers = entry.qa.as_deref()?;
+    let gold_iris: Vec<&str> = gold_set
+        .iter()
+        .filter_map(|p| gold_answers.get(p.index).and_then(first_iri))
+        .collect();
+    let gold_graph = graph_of(gold_iris.first()?)?;
+    if gold_iris.iter().any(|g| graph_of(g) != Some(gold_graph)) {
+        return None;
+    }
+    let matched: HashSet<usize> = matching.pairs.iter().map(|p| p.run).collect();
+    let run_iris: Vec<&str> = run_set
+        .iter()
+        .filter(|p| !matched.contains(&p.index))
+        .filter_map(|p| answers.get(p.index).and_then(first_iri))
+        .collect();
+    let run_graph = graph_of(run_iris.first()?)?;
+    if run_graph == gold_graph || run_iris.iter().any(|r| graph_of(r) != Some(run_graph)) {
+        return None;
+    }
+    let linked = if ctx.resolver.has_index() {
+        "the index (--index) does not link them"
+    } else {
+        "no index links them (--index)"
+    };
+    Some(format!(
+        "gold {} and run {} are in different knowledge graphs ({gold_graph}, {run_graph}) and {linked}, so they cannot match; build or fetch an index that links {gold_graph} and {run_graph} (see indexes/ and docs/index-format.md)",
+        gold_iris[0], run_iris[0]
+    ))
 }
 
 pub(super) fn question_report(

@@ -279,3 +279,41 @@ fn a_gold_query_orders_the_same_with_and_without_an_annotation() {
     );
     assert_eq!(ordered(&not_annotated), ordered(&annotated));
 }
+
+#[test]
+fn answers_in_another_knowledge_graph_get_a_note_naming_both_graphs() {
+    let gold = dataset(&format!(
+        r#"{{"questions":[{{"id":"1","answers":{}}},{{"id":"2","answers":{}}}]}}"#,
+        uris(&["http://dbpedia.org/resource/Bernhard_Riemann"]),
+        uris(&["http://dbpedia.org/resource/Berlin"])
+    ));
+    let run = dataset(&format!(
+        r#"{{"questions":[{{"id":"1","answers":{}}},{{"id":"2","answers":{}}}]}}"#,
+        uris(&["http://www.wikidata.org/entity/Q42299"]),
+        uris(&["http://dbpedia.org/resource/Munich"])
+    ));
+    let report = evaluate(
+        &gold,
+        "g",
+        &[Run {
+            name: "r",
+            source: "r.json",
+            dataset: &run,
+        }],
+        Options::default(),
+    );
+    let qa = report.runs[0].experiments.qa.as_ref().unwrap();
+    let note = |i: usize| {
+        qa.questions[i]
+            .diagnostics
+            .iter()
+            .find(|d| d.contains("different knowledge graphs"))
+            .cloned()
+    };
+    assert_eq!(
+        note(0).as_deref(),
+        Some("gold http://dbpedia.org/resource/Bernhard_Riemann and run http://www.wikidata.org/entity/Q42299 are in different knowledge graphs (DBpedia, Wikidata) and no index links them (--index), so they cannot match; build or fetch an index that links DBpedia and Wikidata (see indexes/ and docs/index-format.md)")
+    );
+    // a wrong answer in the gold's own graph is just wrong
+    assert_eq!(note(1), None);
+}
