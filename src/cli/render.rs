@@ -223,9 +223,10 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 // executed queries add their status (and invented IRIs) and the order score
                 let executed = e.questions.iter().any(|q| q.execution.is_some());
                 let ordered = e.questions.iter().any(|q| q.ndcg.is_some());
-                let mut header: Vec<String> = ["id", "status", "tp", "fp", "fn", "P", "R", "F1"]
-                    .map(String::from)
-                    .to_vec();
+                let mut header: Vec<String> =
+                    ["id", "question", "status", "tp", "fp", "fn", "P", "R", "F1"]
+                        .map(String::from)
+                        .to_vec();
                 if executed {
                     header.push("query".to_string());
                 }
@@ -237,6 +238,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 for q in &e.questions {
                     let mut row = vec![
                         q.id.clone(),
+                        short(q.question.as_deref().unwrap_or_default(), QUESTION_WIDTH),
                         q.status.name().to_string(),
                         q.score.tp.to_string(),
                         q.score.fp.to_string(),
@@ -275,9 +277,14 @@ pub fn table(report: &Report, per_question: bool) -> String {
                     .confidence
                     .map(|c| format!(", confidence {c}"))
                     .unwrap_or_default();
+                let text = q
+                    .question
+                    .as_deref()
+                    .map(|t| format!(" {t}"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{} ({}, F1 {}{confidence})",
+                    "{}{text} ({}, F1 {}{confidence})",
                     q.id,
                     q.status.name(),
                     f(q.score.f1)
@@ -339,6 +346,19 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The widest question text a per-question table prints.
+const QUESTION_WIDTH: usize = 48;
+
+/// `text` cut to `width` characters, with `…` where it was cut.
+fn short(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
+}
+
 /// CSV: one row per run and experiment, or one row per question with `per_question`.
 pub fn csv(report: &Report, per_question: bool) -> String {
     let mut out = String::new();
@@ -349,7 +369,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         .any(|e| e.aggregate.confidence.is_some());
     if per_question {
         out.push_str(
-            "run,experiment,id,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
+            "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
         );
     } else {
         out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
@@ -365,9 +385,10 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                 for q in &e.questions {
                     let _ = writeln!(
                         out,
-                        "{},{name},{},{},{},{},{},{},{},{},{},{}",
+                        "{},{name},{},{},{},{},{},{},{},{},{},{},{}",
                         csv_field(run),
                         csv_field(&q.id),
+                        csv_field(q.question.as_deref().unwrap_or_default()),
                         q.status.name(),
                         q.score.tp,
                         q.score.fp,

@@ -361,6 +361,10 @@ impl Status {
 pub struct QuestionReport {
     /// The question id, as a string.
     pub id: String,
+    /// The gold question's text in the report's language (`--lang`), else
+    /// English, else its first; absent when the gold has no text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
     /// Its status.
     pub status: Status,
     /// Its counts and measures.

@@ -306,10 +306,16 @@ fn score_experiment(
     if scored.is_empty() {
         return None;
     }
+    let lang = options.lang.as_deref().unwrap_or("en");
+    let texts: HashMap<&str, &str> = entries
+        .iter()
+        .filter_map(|e| Some((e.question.id.0.as_str(), e.question.text(lang)?)))
+        .collect();
     for report in &mut questions {
         report.confidence = runs
             .get(report.id.as_str())
             .and_then(|r| r.question.confidence);
+        report.question = texts.get(report.id.as_str()).map(|t| (*t).to_string());
     }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
     agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);
@@ -579,6 +585,7 @@ pub(super) fn question_report(
 ) -> QuestionReport {
     QuestionReport {
         id: q.id.0.clone(),
+        question: None,
         status,
         score: score.unwrap_or_default(),
         ndcg: None,

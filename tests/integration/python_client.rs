@@ -41,5 +41,5 @@ fn the_python_client_passes_its_tests_against_the_server() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "pytest failed:\n{text}");
-    assert!(text.contains("6 passed"), "{text}");
+    assert!(text.contains("7 passed"), "{text}");
 }

@@ -163,7 +163,9 @@ fn sparql_cross_products_end_at_a_limit_in_bounded_memory() {
         .nth(1)
         .and_then(|l| l.trim().parse().ok())
         .expect("a count");
-    assert!(n > 1000, "{n} statements");
+    // one experiment's Data Cube: its cross product with itself is
+    // hundreds of thousands of rows, far past the limits below
+    assert!(n > 500, "{n} statements");
 
     // streamed past its first MiB, then cut short at its deadline or its bytes
     let all = sparql(

@@ -113,12 +113,16 @@ class QuestionResult:
     recall: float
     f1: float
     raw: Json = field(repr=False)
+    question: Optional[str] = None
+    diagnostics: List[str] = field(default_factory=list)
+    explanation: Optional[Json] = None
 
     @staticmethod
     def of(j: Json) -> "QuestionResult":
         return QuestionResult(
             j["id"], j["status"], j["tp"], j["fp"], j["fn"],
             j["precision"], j["recall"], j["f1"], j,
+            j.get("question"), list(j.get("diagnostics") or []), j.get("explanation"),
         )
 
 
