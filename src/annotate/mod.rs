@@ -90,6 +90,10 @@ pub enum MarkingStyle {
     Gerbil,
 }
 
+/// The note of a question whose answer type is inferred from its answers or
+/// query rather than declared; evaluations count it once per file.
+pub const INFERRED_TYPE: &str = "the answer type is inferred, not declared";
+
 /// Annotates one question: the markings of docs/scoring.md (Sub-experiments).
 pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
     annotate_question_as(q, opts, MarkingStyle::Judge)
@@ -120,7 +124,7 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
         }
     };
     if markings.answer_type.is_some_and(|t| !t.declared) {
-        diagnostics.push("the answer type is inferred, not declared".into());
+        diagnostics.push(INFERRED_TYPE.into());
     }
     let features = features::features(q, walked.as_ref(), &markings);
     let ordered = walked.as_ref().is_some_and(|w| w.ordered);

@@ -273,7 +273,12 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         }
         None => Execution {
             knowledge_graph: None,
-            diagnostics: unexecuted_gold(&gold).into_iter().collect(),
+            // only QA needs the gold's answers
+            diagnostics: if scores_qa(&job.options) {
+                unexecuted_gold(&gold).into_iter().collect()
+            } else {
+                Vec::new()
+            },
         },
     };
     let runs = Run::all(&loaded);
@@ -304,6 +309,11 @@ fn every_call_failed(gold: &Dataset, run: &Dataset) -> Option<(String, String)> 
     }
     let first = &gold.questions[0].id.0;
     errors.get(first).map(|why| (first.clone(), why.clone()))
+}
+
+/// True when the options score QA (all sub-experiments, or QA among them).
+fn scores_qa(options: &Options) -> bool {
+    options.experiments.is_empty() || options.experiments.contains(&super::Experiment::Qa)
 }
 
 /// The diagnostic for a gold benchmark whose questions have a query and no

@@ -504,6 +504,18 @@ pub fn evaluate_executed(
         .iter()
         .map(|e| e.view(&gold.questions[e.question]))
         .collect();
+    let at = ctx.wanted[Experiment::At];
+    let inferred = entries
+        .iter()
+        .filter(|e| e.notes.iter().any(|n| n == crate::annotate::INFERRED_TYPE))
+        .count();
+    if at && inferred > 0 {
+        diagnostics.push(format!(
+            "gold: {}, for {inferred} of {} question(s) (AT compares it)",
+            crate::annotate::INFERRED_TYPE,
+            entries.len()
+        ));
+    }
     let mut reports = Vec::with_capacity(runs.len());
     for run in runs {
         diagnostics.extend(
@@ -520,9 +532,17 @@ pub fn evaluate_executed(
         if let Some(note) = failed_calls(gold, run) {
             diagnostics.push(note);
         }
-        let (report, unsourced) = evaluate_run(&entries, run, &ctx, &options);
-        if !unsourced.is_empty() {
-            let names: Vec<&str> = unsourced.iter().map(|e| e.name()).collect();
+        let (report, notes) = evaluate_run(&entries, run, &ctx, &options);
+        if at && notes.inferred_types > 0 {
+            diagnostics.push(format!(
+                "run '{}': {}, for {} question(s) (AT compares it)",
+                run.name,
+                crate::annotate::INFERRED_TYPE,
+                notes.inferred_types
+            ));
+        }
+        if !notes.unsourced.is_empty() {
+            let names: Vec<&str> = notes.unsourced.iter().map(|e| e.name()).collect();
             diagnostics.push(format!(
                 "run '{}': the run has no queries or annotations for {}: not scored (docs/scoring.md, Sub-experiments)",
                 run.name,

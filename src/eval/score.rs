@@ -22,7 +22,7 @@ pub(super) fn evaluate_run(
     run: &Run<'_>,
     ctx: &Ctx<'_, '_>,
     options: &Options,
-) -> (RunReport, Vec<Experiment>) {
+) -> (RunReport, RunNotes) {
     let mut by_id: HashMap<&str, RunEntry<'_>> =
         HashMap::with_capacity(run.dataset.questions.len());
     let gold_by_id: HashMap<&str, &GoldEntry<'_>> = entries
@@ -72,6 +72,10 @@ pub(super) fn evaluate_run(
     extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
     let mut experiments = Experiments::default();
     let mut unsourced = Vec::new();
+    let inferred_types = by_id
+        .values()
+        .filter(|r| r.notes.iter().any(|n| n == crate::annotate::INFERRED_TYPE))
+        .count();
     for e in Experiment::ALL {
         if !ctx.wanted[e] {
             continue;
@@ -106,8 +110,19 @@ pub(super) fn evaluate_run(
             experiments,
             extra_ids: extra,
         },
-        unsourced,
+        RunNotes {
+            unsourced,
+            inferred_types,
+        },
     )
+}
+
+/// What the report says of a run once, not per question.
+pub(super) struct RunNotes {
+    /// Sub-experiments the run gives no source of markings for.
+    pub(super) unsourced: Vec<Experiment>,
+    /// Run questions whose answer type is inferred, not declared.
+    pub(super) inferred_types: usize,
 }
 
 /// True when a run question gives a source of markings for sub-experiment `e`:
@@ -157,9 +172,17 @@ fn score_experiment(
             diags.extend(r.question.diagnostics.iter().map(|d| format!("run: {d}")));
         }
         if e != Experiment::Qa {
-            diags.extend(entry.notes.iter().map(|d| format!("gold: {d}")));
+            // an inferred answer type is told once per file, not per row
+            let told = |d: &&String| d.as_str() != crate::annotate::INFERRED_TYPE;
+            diags.extend(
+                entry
+                    .notes
+                    .iter()
+                    .filter(told)
+                    .map(|d| format!("gold: {d}")),
+            );
             if let Some(r) = run {
-                diags.extend(r.notes.iter().map(|d| format!("run: {d}")));
+                diags.extend(r.notes.iter().filter(told).map(|d| format!("run: {d}")));
             }
         }
         let gold_set = match &entry.sets[e] {

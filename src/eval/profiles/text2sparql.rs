@@ -6,7 +6,7 @@
 //! the published figures and lists the questions where they cannot be reproduced.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::Rules;
 use crate::annotate::MarkingStyle;
@@ -169,10 +169,11 @@ pub(in crate::eval) fn challenge_aggregate(
         mean(&v)
     };
     let all: Vec<&(usize, Status, QuestionScore)> = scored.iter().collect();
-    let order: HashMap<usize, f64> = ndcgs
+    let order: BTreeMap<usize, f64> = ndcgs
         .iter()
         .filter_map(|(i, n)| n.map(|n| (*i, n)))
         .collect();
+    // in question order, so that the sum is the same in every run
     let ordered: Vec<f64> = order.values().copied().collect();
     let ndcg = (!ordered.is_empty()).then(|| mean(&ordered));
     let set_f_ndcg = ndcg.map(|avg| {
