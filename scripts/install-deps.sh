@@ -7,7 +7,8 @@
 # Debian's Virtuoso (the store the TEXT2SPARQL organisers used) and curl; with
 # `--recipes` what the index recipes of indexes/ stream dumps with (curl, gzip,
 # bzip2, zstd, awk); with `--java` a Java runtime (Debian's OpenJDK 17), which
-# Apache Spark runs on.
+# Apache Spark runs on; with `--latex` pdflatex with booktabs and poppler's
+# pdftotext/pdffonts (the test of the paper-ready tables).
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -31,6 +32,10 @@ for arg in "$@"; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
       done
       command -v awk >/dev/null 2>&1 || missing+=(mawk)
+      ;;
+    --latex)
+      command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base texlive-latex-recommended)
+      command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
       ;;
     --java)
       command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)

@@ -10,7 +10,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.89 or newer) and run this again" >&2
   exit 1
 fi
-bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java
+bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --latex
 bash scripts/install-servers.sh
 if [ ! -d ../shared/data ]; then
   echo "note: ../shared/data is missing: tests that read real benchmarks skip (they fail under CI=true)" >&2

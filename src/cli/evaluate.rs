@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::render;
+use super::{paper, render};
 use crate::eval::job::{run_job, Env, Executor, Job, Plan, Progress, RunSource};
 use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
@@ -27,6 +27,12 @@ pub enum OutputFormat {
     Json,
     /// One CSV row per run (or per question with --per-question).
     Csv,
+    /// A LaTeX table (booktabs) per sub-experiment for a paper: runs as rows,
+    /// best values in bold, marks against --baseline (QA only unless
+    /// --experiments says otherwise).
+    Latex,
+    /// The same tables in Markdown.
+    Markdown,
 }
 
 /// Where the gold's markings come from, on the command line.
@@ -87,8 +93,13 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub lenient_dates: bool,
     /// Add 95% bootstrap confidence intervals over questions (1000 resamples, fixed seed).
-    #[arg(long)]
+    #[arg(long, alias = "ci")]
     pub confidence: bool,
+    /// Compare every other run with this one (by its name) instead of every
+    /// two runs; paper tables mark significant differences against it
+    /// (docs/scoring.md, Comparing runs).
+    #[arg(long, value_name = "RUN")]
+    pub baseline: Option<String>,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
     /// (default: all that have data); c2kb brings c2kb_entities and c2kb_classes,
     /// its split.
@@ -263,17 +274,41 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             url: url.clone(),
         });
     }
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| match r {
+            RunSource::File { name, .. } | RunSource::System { name, .. } => name.as_str(),
+        })
+        .collect();
+    if let Some(b) = args.baseline.as_deref().filter(|b| !names.contains(b)) {
+        bail!(
+            "--baseline {b:?} names no run; the runs are {}: give one of them (a file's stem, or its --name)",
+            names
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let paper = matches!(args.format, OutputFormat::Latex | OutputFormat::Markdown);
+    let experiments = if paper && args.experiments.is_empty() {
+        // a paper's table is QA unless the user asks for more
+        vec![Experiment::Qa]
+    } else {
+        args.experiments.clone()
+    };
     let options = Options {
         profile: args.profile.into(),
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
         bootstrap: if args.confidence { 1000 } else { 0 },
-        experiments: args.experiments.clone(),
+        experiments,
         by: args.by.clone(),
         explain: args.explain,
         max_class_size: args.max_class_size,
         gold_markings: args.gold_markings.into(),
         lang: args.lang.clone(),
+        baseline: args.baseline.clone(),
     };
     let index = args.index.as_deref().map(Index::open).transpose()?;
     let index_path = args
@@ -311,6 +346,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Table => render::table(&report, args.per_question),
         OutputFormat::Csv => render::csv(&report, args.per_question),
+        OutputFormat::Latex => paper::latex(&report, args.baseline.as_deref()),
+        OutputFormat::Markdown => paper::markdown(&report, args.baseline.as_deref()),
     };
     {
         use std::io::Write;

@@ -7,6 +7,7 @@ mod check;
 mod evaluate;
 mod index;
 mod input;
+mod paper;
 mod refresh;
 mod render;
 mod serve;

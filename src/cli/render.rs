@@ -303,20 +303,26 @@ pub fn table(report: &Report, per_question: bool) -> String {
         }
     }
     if !report.comparisons.is_empty() {
+        let shuffles = report.comparisons[0].significance.shuffles;
         let _ = writeln!(
             out,
-            "\nPAIRED SIGNIFICANCE (approximate randomisation, {} shuffles; differences are A - B)",
-            report.comparisons[0].significance.shuffles
+            "\nPAIRED SIGNIFICANCE (approximate randomisation, {shuffles} shuffles; differences are A - B; p adjusted: {} over the {} comparisons, significant below {})",
+            report.comparisons[0].correction,
+            report.comparisons.len(),
+            crate::eval::ALPHA
         );
+        let p = |v: f64| p_value(v, shuffles);
         let mut rows = vec![[
             "experiment",
             "run A",
             "run B",
             "questions",
-            "F1 diff",
-            "p (F1)",
+            "macro F1 diff",
+            "p",
+            "p adjusted",
             "Macro F1 QALD diff",
-            "p (Macro F1 QALD)",
+            "p",
+            "p adjusted",
         ]
         .map(String::from)
         .to_vec()];
@@ -328,14 +334,27 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 c.run_b.clone(),
                 s.questions.to_string(),
                 f(s.f1_difference),
-                f(s.p_f1),
+                p(s.p_f1),
+                p(c.p_f1_adjusted),
                 f(s.macro_f1_qald_difference),
-                f(s.p_macro_f1_qald),
+                p(s.p_macro_f1_qald),
+                p(c.p_macro_f1_qald_adjusted),
             ]);
         }
         pad_table(&rows, &mut out);
     }
     out
+}
+
+/// A p-value of a test with `shuffles` rounds: one that no shuffle reached
+/// (below 1/shuffles) is printed as `< 1/shuffles`, never as 0.
+fn p_value(p: f64, shuffles: usize) -> String {
+    let floor = 1.0 / shuffles.max(1) as f64;
+    if p < floor {
+        format!("< {floor}")
+    } else {
+        f(p)
+    }
 }
 
 fn csv_field(s: &str) -> String {

@@ -18,7 +18,7 @@ use crate::index::Equivalence;
 use crate::matching::{Resolver, Side};
 use crate::model::{Dataset, Term};
 use compare::compare_runs;
-pub use compare::SIGNIFICANCE_SHUFFLES;
+pub use compare::{holm, ALPHA, CORRECTION, SIGNIFICANCE_SHUFFLES};
 pub use explain::{match_lists, MatchReport};
 use prepare::{Ctx, GoldEntry};
 pub use profiles::{Profile, Rules};
@@ -135,6 +135,9 @@ pub struct Options {
     pub gold_markings: GoldMarkings,
     /// The language the runs were asked in (`--lang`), for `--by language`.
     pub lang: Option<String>,
+    /// The run every other run is compared with (`--baseline`); without one,
+    /// every two runs are compared.
+    pub baseline: Option<String>,
 }
 
 /// Where the gold's sub-experiment markings come from.
@@ -161,6 +164,7 @@ impl Default for Options {
             max_class_size: DEFAULT_MAX_CLASS_SIZE,
             gold_markings: GoldMarkings::Auto,
             lang: None,
+            baseline: None,
         }
     }
 }
@@ -559,7 +563,7 @@ pub fn evaluate_executed(
         }
         reports.push(report);
     }
-    let comparisons = compare_runs(&reports);
+    let comparisons = compare_runs(&reports, options.baseline.as_deref());
     diagnostics.extend(
         resolver
             .take_errors()

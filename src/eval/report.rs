@@ -40,6 +40,13 @@ pub struct Comparison {
     /// The test's outcome (differences are A minus B).
     #[serde(flatten)]
     pub significance: crate::metrics::Significance,
+    /// `p_f1` adjusted for the comparisons of the report (see `correction`).
+    pub p_f1_adjusted: f64,
+    /// `p_macro_f1_qald` adjusted for the comparisons of the report.
+    pub p_macro_f1_qald_adjusted: f64,
+    /// The correction for multiple testing: `holm-bonferroni`, over every
+    /// comparison of the report, each statistic on its own.
+    pub correction: &'static str,
 }
 
 /// What the gold benchmark was.

@@ -16,6 +16,7 @@ mod index;
 mod inputs;
 mod live_text2sparql;
 mod outputs;
+mod paper;
 mod profiles;
 mod published;
 mod python_client;

@@ -1,0 +1,372 @@
+//! Paper-ready tables of a report (`--format latex`, `--format markdown`): one
+//! table per sub-experiment with the runs as rows and the headline measures as
+//! columns (macro P, R, F1, Macro F1 QALD, and micro F1 where the profile
+//! reports it), the best value of each column in bold, 95 % bootstrap
+//! intervals when the report has them, and marks where a run is significantly
+//! better (↑) or worse (↓) than the `--baseline` run after the report's
+//! Holm–Bonferroni correction at α = 0.05; then, per `--by` feature, a table of
+//! Macro F1 QALD with the feature's values as rows and the runs as columns.
+//! The LaTeX needs `\usepackage{booktabs}`; marks are math arrows, so no other
+//! package.
+
+use std::fmt::Write;
+
+use crate::eval::{AggregateReport, Comparison, ExperimentReport, Report, ALPHA};
+use crate::metrics::Interval;
+
+/// Which output language a table is written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Latex,
+    Markdown,
+}
+
+/// A measure's comparison with the baseline: (difference, adjusted p-value).
+type Test = fn(&Comparison) -> (f64, f64);
+
+/// A column of the runs table: its header, its value, and how the comparison
+/// with the baseline reads for it (difference, adjusted p-value), if it has one.
+struct Measure {
+    header: &'static str,
+    value: fn(&AggregateReport) -> Option<f64>,
+    interval: fn(&AggregateReport) -> Option<Interval>,
+    test: Option<Test>,
+}
+
+fn measures() -> Vec<Measure> {
+    vec![
+        Measure {
+            header: "Macro P",
+            value: |a| Some(a.macro_.precision),
+            interval: |_| None,
+            test: None,
+        },
+        Measure {
+            header: "Macro R",
+            value: |a| Some(a.macro_.recall),
+            interval: |_| None,
+            test: None,
+        },
+        Measure {
+            header: "Macro F1",
+            value: |a| Some(a.macro_.f1),
+            interval: |a| a.confidence.as_ref().map(|c| c.macro_.f1),
+            test: Some(|c| (c.significance.f1_difference, c.p_f1_adjusted)),
+        },
+        Measure {
+            header: "Macro F1 QALD",
+            value: |a| Some(a.macro_qald.f1),
+            interval: |a| a.confidence.as_ref().map(|c| c.macro_qald.f1),
+            test: Some(|c| {
+                (
+                    c.significance.macro_f1_qald_difference,
+                    c.p_macro_f1_qald_adjusted,
+                )
+            }),
+        },
+        Measure {
+            header: "Micro F1",
+            value: |a| a.micro.map(|m| m.f1),
+            interval: |a| a.confidence.as_ref().map(|c| c.micro.f1),
+            test: None,
+        },
+    ]
+}
+
+/// The report's tables in LaTeX (booktabs).
+pub fn latex(report: &Report, baseline: Option<&str>) -> String {
+    tables(report, baseline, Style::Latex)
+}
+
+/// The report's tables in Markdown.
+pub fn markdown(report: &Report, baseline: Option<&str>) -> String {
+    tables(report, baseline, Style::Markdown)
+}
+
+fn tables(report: &Report, baseline: Option<&str>, style: Style) -> String {
+    let mut out = String::new();
+    if style == Style::Latex {
+        out.push_str("% qajudge tables; \\usepackage{booktabs} in the preamble\n");
+    }
+    for (name, experiment) in experiments(report) {
+        runs_table(report, name, &experiment, baseline, style, &mut out);
+        by_tables(name, &experiment, style, &mut out);
+    }
+    out
+}
+
+/// The sub-experiments that have a score, with each run's report of it.
+fn experiments(report: &Report) -> Vec<(&'static str, Vec<(&str, &ExperimentReport)>)> {
+    let Some(first) = report.runs.first() else {
+        return Vec::new();
+    };
+    first
+        .experiments
+        .named()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, (name, _))| {
+            let runs: Vec<(&str, &ExperimentReport)> = report
+                .runs
+                .iter()
+                .filter_map(|r| r.experiments.named()[k].1.map(|e| (r.name.as_str(), e)))
+                .collect();
+            (!runs.is_empty()).then_some((name, runs))
+        })
+        .collect()
+}
+
+fn runs_table(
+    report: &Report,
+    name: &str,
+    runs: &[(&str, &ExperimentReport)],
+    baseline: Option<&str>,
+    style: Style,
+    out: &mut String,
+) {
+    let columns: Vec<Measure> = measures()
+        .into_iter()
+        .filter(|m| runs.iter().any(|(_, e)| (m.value)(&e.aggregate).is_some()))
+        .collect();
+    let best: Vec<Option<f64>> = columns
+        .iter()
+        .map(|m| {
+            runs.iter()
+                .filter_map(|(_, e)| (m.value)(&e.aggregate))
+                .fold(None, |b: Option<f64>, v| Some(b.map_or(v, |b| b.max(v))))
+        })
+        .collect();
+    let comparisons: Vec<&Comparison> = report
+        .comparisons
+        .iter()
+        .filter(|c| c.experiment == name && Some(c.run_b.as_str()) == baseline)
+        .collect();
+    let mut header = vec![cell("Run", style)];
+    header.extend(columns.iter().map(|m| cell(m.header, style)));
+    let mut rows = Vec::new();
+    for (run, e) in runs {
+        let mut row = vec![match baseline {
+            Some(b) if b == *run => format!("{} (baseline)", cell(run, style)),
+            _ => cell(run, style),
+        }];
+        for (m, best) in columns.iter().zip(&best) {
+            let Some(v) = (m.value)(&e.aggregate) else {
+                row.push("–".to_string());
+                continue;
+            };
+            let mut text = format!("{v:.3}");
+            if best.is_some_and(|b| (b - v).abs() < 1e-12) {
+                text = bold(&text, style);
+            }
+            if let Some(iv) = (m.interval)(&e.aggregate) {
+                text.push_str(&interval(iv, style));
+            }
+            let mark = m.test.and_then(|test| {
+                let c = comparisons.iter().find(|c| c.run_a == *run)?;
+                let (difference, p) = test(c);
+                (p < ALPHA && difference != 0.0).then_some(difference > 0.0)
+            });
+            if let Some(better) = mark {
+                text.push_str(&arrow(better, style));
+            }
+            row.push(text);
+        }
+        rows.push(row);
+    }
+    let note = note(report, name, runs, baseline, &comparisons);
+    let caption = format!("{} on {}", name.to_uppercase(), report.gold.path);
+    write_table(&caption, &header, &rows, &note, style, out);
+}
+
+/// The table's note: what bold, the interval and the marks mean.
+fn note(
+    report: &Report,
+    name: &str,
+    runs: &[(&str, &ExperimentReport)],
+    baseline: Option<&str>,
+    comparisons: &[&Comparison],
+) -> String {
+    let mut note = format!(
+        "{} runs, {} questions, profile {}. Best value per column in bold.",
+        runs.len(),
+        report.gold.questions,
+        report.profile
+    );
+    if runs.iter().any(|(_, e)| e.aggregate.confidence.is_some()) {
+        note.push_str(" In brackets: 95 % bootstrap confidence intervals over questions.");
+    }
+    if let (Some(b), Some(c)) = (baseline, comparisons.first()) {
+        let made = report
+            .comparisons
+            .iter()
+            .filter(|c| c.experiment == name)
+            .count();
+        let _ = write!(
+            note,
+            " ↑/↓: significantly better/worse than the baseline {b} (paired approximate randomisation over questions, {} shuffles; Holm–Bonferroni correction over the {} comparisons of the report, α = {ALPHA}).",
+            c.significance.shuffles,
+            report.comparisons.len()
+        );
+        if made != report.comparisons.len() {
+            let _ = write!(note, " {made} of them in this table.");
+        }
+    }
+    note
+}
+
+/// Per `--by` feature: Macro F1 QALD by value (rows) and run (columns).
+fn by_tables(name: &str, runs: &[(&str, &ExperimentReport)], style: Style, out: &mut String) {
+    let features: std::collections::BTreeSet<&String> = runs
+        .iter()
+        .filter_map(|(_, e)| e.breakdown.as_ref())
+        .flat_map(|b| b.keys())
+        .collect();
+    for feature in features {
+        let values: std::collections::BTreeSet<&String> = runs
+            .iter()
+            .filter_map(|(_, e)| e.breakdown.as_ref()?.get(feature))
+            .flat_map(|m| m.keys())
+            .collect();
+        let mut header = vec![cell(feature, style)];
+        header.extend(runs.iter().map(|(r, _)| cell(r, style)));
+        let mut rows = Vec::new();
+        for value in values {
+            let scores: Vec<Option<(f64, usize)>> = runs
+                .iter()
+                .map(|(_, e)| {
+                    let a = e.breakdown.as_ref()?.get(feature)?.get(value)?;
+                    Some((a.macro_qald.f1, a.evaluated))
+                })
+                .collect();
+            let best = scores
+                .iter()
+                .flatten()
+                .map(|(v, _)| *v)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let questions = scores.iter().flatten().map(|(_, n)| *n).max().unwrap_or(0);
+            let mut row = vec![format!("{} ({questions})", cell(value, style))];
+            for s in &scores {
+                row.push(match s {
+                    Some((v, _)) if (best - v).abs() < 1e-12 => bold(&format!("{v:.3}"), style),
+                    Some((v, _)) => format!("{v:.3}"),
+                    None => "–".to_string(),
+                });
+            }
+            rows.push(row);
+        }
+        let caption = format!("{} Macro F1 QALD by {feature}", name.to_uppercase());
+        let note = format!(
+            "In brackets: the questions evaluated with that {feature}. Best value per row in bold."
+        );
+        write_table(&caption, &header, &rows, &note, style, out);
+    }
+}
+
+fn write_table(
+    caption: &str,
+    header: &[String],
+    rows: &[Vec<String>],
+    note: &str,
+    style: Style,
+    out: &mut String,
+) {
+    match style {
+        Style::Latex => {
+            let _ = writeln!(out, "\\begin{{table}}[ht]\n\\centering");
+            let _ = writeln!(out, "\\caption{{{}}}", latex_escape(caption));
+            let _ = writeln!(
+                out,
+                "\\begin{{tabular}}{{l{}}}",
+                "r".repeat(header.len() - 1)
+            );
+            let _ = writeln!(out, "\\toprule\n{} \\\\\n\\midrule", header.join(" & "));
+            for r in rows {
+                let _ = writeln!(out, "{} \\\\", r.join(" & "));
+            }
+            let _ = writeln!(out, "\\bottomrule\n\\end{{tabular}}");
+            let _ = writeln!(
+                out,
+                "\\par\\smallskip\\footnotesize {}\n\\end{{table}}\n",
+                latex_escape(note)
+                    .replace('↑', "$\\uparrow$")
+                    .replace('↓', "$\\downarrow$")
+                    .replace('α', "$\\alpha$")
+                    .replace('–', "--")
+            );
+        }
+        Style::Markdown => {
+            let _ = writeln!(out, "**{caption}**\n");
+            let _ = writeln!(out, "| {} |", header.join(" | "));
+            let align: Vec<&str> = (0..header.len())
+                .map(|i| if i == 0 { ":---" } else { "---:" })
+                .collect();
+            let _ = writeln!(out, "| {} |", align.join(" | "));
+            for r in rows {
+                let _ = writeln!(out, "| {} |", r.join(" | "));
+            }
+            let _ = writeln!(out, "\n{note}\n");
+        }
+    }
+}
+
+/// A name or value as a table cell: escaped for LaTeX, `|` escaped for Markdown.
+fn cell(text: &str, style: Style) -> String {
+    match style {
+        Style::Latex => latex_escape(text),
+        Style::Markdown => text.replace('|', "\\|"),
+    }
+}
+
+fn bold(text: &str, style: Style) -> String {
+    match style {
+        Style::Latex => format!("\\textbf{{{text}}}"),
+        Style::Markdown => format!("**{text}**"),
+    }
+}
+
+fn interval(iv: Interval, style: Style) -> String {
+    match style {
+        Style::Latex => format!("\\,{{\\scriptsize[{:.3}, {:.3}]}}", iv.low, iv.high),
+        Style::Markdown => format!(" [{:.3}, {:.3}]", iv.low, iv.high),
+    }
+}
+
+fn arrow(better: bool, style: Style) -> String {
+    match (style, better) {
+        (Style::Latex, true) => "\\,$\\uparrow$".to_string(),
+        (Style::Latex, false) => "\\,$\\downarrow$".to_string(),
+        (Style::Markdown, true) => " ↑".to_string(),
+        (Style::Markdown, false) => " ↓".to_string(),
+    }
+}
+
+/// Text with LaTeX's special characters escaped.
+fn latex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latex_specials_are_escaped() {
+        assert_eq!(
+            latex_escape("a_b & 50% $x #1 {y} ~ ^ \\"),
+            "a\\_b \\& 50\\% \\$x \\#1 \\{y\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
+        );
+    }
+}

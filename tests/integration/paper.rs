@@ -1,0 +1,168 @@
+//! Paper-ready tables: the 5 NLIWOD runs on QALD-9 train against a baseline
+//! as LaTeX, compiled with Debian's pdflatex (booktabs) and read back with
+//! pdftotext and pdffonts; the same table in Markdown, checked as a table.
+//! `scripts/test.sh` installs texlive and poppler; without them the LaTeX test
+//! fails under CI and skips elsewhere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::serve::root;
+
+const BASELINE: &str = "QAKIS_QALD9_Train";
+
+/// `qajudge evaluate` of the five QALD-9 runs in `format`, against the baseline.
+fn tables(data: &Path, format: &str) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qajudge"));
+    cmd.current_dir(root()).args([
+        "evaluate",
+        "--gold",
+        &data
+            .join("qald/9/qald-9-train-multilingual.json")
+            .display()
+            .to_string(),
+    ]);
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(data.join("systems/nliwod/qald9"))
+        .expect("the NLIWOD QALD-9 runs")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 5);
+    for r in &runs {
+        cmd.arg("--run").arg(r);
+    }
+    let o = cmd
+        .args(["--baseline", BASELINE, "--confidence", "--format", format])
+        .output()
+        .expect("qajudge runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).expect("utf-8")
+}
+
+fn tool(name: &str) -> bool {
+    Command::new(name)
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success() || !o.stderr.is_empty() || !o.stdout.is_empty())
+}
+
+#[test]
+fn a_latex_table_compiles_and_reads_back_with_its_marks() {
+    let data = crate::require_data!();
+    if !(tool("pdflatex") && tool("pdftotext") && tool("pdffonts")) {
+        assert!(
+            std::env::var("CI").is_err(),
+            "pdflatex, pdftotext and pdffonts are missing: scripts/test.sh installs them (apt-get install texlive-latex-recommended poppler-utils)"
+        );
+        eprintln!("skipping: pdflatex/pdftotext are not installed (scripts/test.sh installs them)");
+        return;
+    }
+    let table = tables(&data, "latex");
+    // the best macro F1 (GANSWER2, 0.445) in bold, its interval beside it, and
+    // marks against the baseline
+    assert!(table.contains("\\textbf{0.445}"), "{table}");
+    assert!(
+        table.contains("QAKIS\\_QALD9\\_Train (baseline)"),
+        "{table}"
+    );
+    assert!(table.contains("\\,$\\uparrow$") && table.contains("\\,$\\downarrow$"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("paper-latex");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let doc = format!(
+        "\\documentclass{{article}}\n\\usepackage{{booktabs}}\n\\usepackage[margin=1cm,landscape]{{geometry}}\n\\begin{{document}}\n{table}\n\\end{{document}}\n"
+    );
+    std::fs::write(dir.join("t.tex"), doc).expect("write");
+    let o = Command::new("pdflatex")
+        .current_dir(&dir)
+        .args(["-interaction=nonstopmode", "-halt-on-error", "t.tex"])
+        .output()
+        .expect("pdflatex runs");
+    assert!(
+        o.status.success(),
+        "pdflatex failed:\n{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = Command::new("pdftotext")
+        .current_dir(&dir)
+        .args(["-layout", "t.pdf", "-"])
+        .output()
+        .expect("pdftotext runs");
+    // the default (OT1) fonts draw an escaped underscore as a rule, which
+    // pdftotext reads as a space
+    let text = String::from_utf8_lossy(&o.stdout).replace('_', " ");
+    for run in [
+        "AskNow QALD9 Train",
+        "GANSWER2 QALD9 Train",
+        "QAKIS QALD9 Train (baseline)",
+    ] {
+        assert!(text.contains(run), "{run}: {text}");
+    }
+    let ganswer = text
+        .lines()
+        .find(|l| l.contains("GANSWER2"))
+        .unwrap_or_default();
+    assert!(
+        ganswer.contains("0.445") && ganswer.contains('↑'),
+        "{ganswer}"
+    );
+    let asknow = text
+        .lines()
+        .find(|l| l.contains("AskNow"))
+        .unwrap_or_default();
+    assert!(asknow.contains('↓'), "{asknow}");
+    assert!(text.contains("Holm"), "{text}");
+    // bold values are set in a bold font (Computer Modern bold extended)
+    let o = Command::new("pdffonts")
+        .current_dir(&dir)
+        .arg("t.pdf")
+        .output()
+        .expect("pdffonts runs");
+    let fonts = String::from_utf8_lossy(&o.stdout).to_lowercase();
+    assert!(
+        fonts.contains("bx") || fonts.contains("bold"),
+        "no bold font in the pdf:\n{fonts}"
+    );
+}
+
+#[test]
+fn a_markdown_table_is_a_table() {
+    let data = crate::require_data!();
+    let table = tables(&data, "markdown");
+    let lines: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+    // header, alignment, five runs
+    assert_eq!(lines.len(), 7, "{table}");
+    let columns = |l: &str| l.matches(" | ").count();
+    assert!(
+        lines.iter().all(|l| columns(l) == columns(lines[0])),
+        "{table}"
+    );
+    assert!(lines[1].contains(":---") && lines[1].contains("---:"));
+    let ganswer = lines.iter().find(|l| l.contains("GANSWER2")).unwrap_or(&"");
+    assert!(
+        ganswer.contains("**0.445**") && ganswer.contains('↑'),
+        "{ganswer}"
+    );
+    assert!(
+        table.contains("| QAKIS_QALD9_Train (baseline) |"),
+        "{table}"
+    );
+    assert!(table.contains("Holm–Bonferroni"), "{table}");
+}
+
+#[test]
+fn a_baseline_that_names_no_run_is_refused_with_the_run_names() {
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .current_dir(root())
+        .args(["evaluate", "--gold", crate::serve::GOLD, "--run"])
+        .arg(root().join("tests/data/demo/example-system.json"))
+        .args(["--baseline", "nobody"])
+        .output()
+        .expect("qajudge runs");
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--baseline \"nobody\" names no run") && err.contains("\"example-system\""),
+        "{err}"
+    );
+}
