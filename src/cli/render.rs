@@ -154,6 +154,37 @@ pub fn table(report: &Report, per_question: bool) -> String {
             );
         }
         for (run, e) in &runs {
+            // the TEXT2SPARQL challenge's headline figures (its profile)
+            if let Some(c) = e.and_then(|e| e.aggregate.challenge.as_ref()) {
+                let ordered = match (c.ndcg, c.set_f_ndcg) {
+                    (Some(n), Some(both)) => format!(
+                        "; nDCG {} over {} ordered question(s); set_F_ndcg {}",
+                        f(n),
+                        c.ordered_questions,
+                        f(both)
+                    ),
+                    _ => "; no question flagged RESULT_ORDER_MATTERS".to_string(),
+                };
+                let _ = writeln!(
+                    out,
+                    "{run}: TEXT2SPARQL set_P {} set_recall {} set_F {}{ordered}",
+                    f(c.set_p),
+                    f(c.set_recall),
+                    f(c.set_f)
+                );
+                for (lang, l) in &c.by_language {
+                    let _ = writeln!(
+                        out,
+                        "{run}: TEXT2SPARQL [{lang}] {} question(s): set_P {} set_recall {} set_F {}",
+                        l.questions,
+                        f(l.set_p),
+                        f(l.set_recall),
+                        f(l.set_f)
+                    );
+                }
+            }
+        }
+        for (run, e) in &runs {
             if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
                 let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
                 let _ = writeln!(

@@ -295,3 +295,38 @@ fn ck25_under_judge_compares_typed_terms() {
     let ex = qa.aggregate.executions.as_ref().expect("test input");
     assert_eq!(ex.executed, 50);
 }
+
+#[test]
+fn the_challenge_headline_figures_are_in_the_command_line_table() {
+    let data = crate::require_data!();
+    let (gold, kg) = ck25(&data);
+    let run = data.join("text2sparql/systems/INFAI/ck25_answers.json");
+    let table = |format: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_qajudge"))
+            .arg("evaluate")
+            .arg("--gold")
+            .arg(&gold)
+            .arg("--kg")
+            .args(&kg)
+            .arg("--run")
+            .arg(&run)
+            .args(["--profile", "text2sparql", "--format", format])
+            .output()
+            .expect("qajudge runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let report: serde_json::Value = serde_json::from_str(&table("json")).expect("json");
+    let c = &report["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"];
+    let f4 = |v: &serde_json::Value| format!("{:.4}", v.as_f64().expect("a number"));
+    let want = format!(
+        "ck25_answers: TEXT2SPARQL set_P {} set_recall {} set_F {}; nDCG {} over 2 ordered question(s); set_F_ndcg {}",
+        f4(&c["set_p"]),
+        f4(&c["set_recall"]),
+        f4(&c["set_f"]),
+        f4(&c["ndcg"]),
+        f4(&c["set_f_ndcg"])
+    );
+    let text = table("table");
+    assert!(text.contains(&want), "{want}\n{text}");
+}
