@@ -35,6 +35,15 @@ pub enum OutputFormat {
     Markdown,
 }
 
+/// What `--explain` shows.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExplainArg {
+    /// Every matched pair and every unmatched answer.
+    All,
+    /// Only the missed and wrong answers.
+    Errors,
+}
+
 /// Where the gold's markings come from, on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum GoldMarkingsArg {
@@ -59,8 +68,15 @@ pub struct EvaluateArgs {
     /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ).
     #[arg(long, value_name = "FILE")]
     pub gold: PathBuf,
-    /// A run to score; repeat for several runs.
-    #[arg(long = "run", value_name = "FILE", required_unless_present = "systems")]
+    /// Runs to score: one or more files after one flag (`--run a.json b.json`,
+    /// shell globs), or the flag repeated.
+    #[arg(
+        long = "run",
+        value_name = "FILE",
+        num_args = 1..,
+        action = clap::ArgAction::Append,
+        required_unless_present = "systems"
+    )]
     pub runs: Vec<PathBuf>,
     /// A live QA system to ask every gold question, in the API of --protocol;
     /// repeatable. Scored after the run files.
@@ -118,9 +134,11 @@ pub struct EvaluateArgs {
     /// the same answer, strings match IRIs through labels, types feed AIT2KB.
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
-    /// Add, per question, which run answer matched which gold answer and why.
-    #[arg(long)]
-    pub explain: bool,
+    /// Add, per question, which run answer matched which gold answer and why
+    /// (`--explain`, or `--explain all`); `--explain errors` shows only the
+    /// missed and wrong answers, on the questions that have some.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", value_name = "WHAT")]
+    pub explain: Option<ExplainArg>,
     /// Report matches through owl:sameAs classes larger than this.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CLASS_SIZE)]
     pub max_class_size: usize,
@@ -304,7 +322,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         bootstrap: if args.confidence { 1000 } else { 0 },
         experiments,
         by: args.by.clone(),
-        explain: args.explain,
+        explain: args.explain.is_some(),
+        explain_errors_only: args.explain == Some(ExplainArg::Errors),
         max_class_size: args.max_class_size,
         gold_markings: args.gold_markings.into(),
         lang: args.lang.clone(),

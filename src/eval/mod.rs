@@ -129,6 +129,9 @@ pub struct Options {
     pub by: Vec<String>,
     /// Add, per question, the matched pairs and why (`--explain`).
     pub explain: bool,
+    /// With `explain`: only the missed and wrong answers, on the questions
+    /// that have some (`--explain errors`).
+    pub explain_errors_only: bool,
     /// Matches through a sameAs class larger than this are reported (`--max-class-size`).
     pub max_class_size: usize,
     /// Where the gold's markings come from (`--gold-markings`).
@@ -161,6 +164,7 @@ impl Default for Options {
             experiments: Vec::new(),
             by: Vec::new(),
             explain: false,
+            explain_errors_only: false,
             max_class_size: DEFAULT_MAX_CLASS_SIZE,
             gold_markings: GoldMarkings::Auto,
             lang: None,

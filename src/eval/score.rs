@@ -8,7 +8,7 @@ use super::explain::explain;
 use super::prepare::{Ctx, GoldEntry, RunEntry};
 use super::profiles::{challenge_aggregate, challenge_score};
 use super::report::{
-    AggregateReport, ExecutionCounts, ExecutionReport, ExperimentReport, Experiments,
+    AggregateReport, ExecutionCounts, ExecutionReport, ExperimentReport, Experiments, Explanation,
     QuestionReport, RunReport, Status,
 };
 use super::{natural_key, Experiment, Options, Rules, Run, BOOTSTRAP_SEED};
@@ -265,7 +265,10 @@ fn score_experiment(
             report.ndcg = ndcg;
             attach_executions(&mut report, gq, run);
             if options.explain {
-                report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
+                report.explanation = explained(
+                    explain(e, entry, run, gold_set, run_set, &matching),
+                    options,
+                );
             }
             questions.push(report);
             continue;
@@ -322,7 +325,10 @@ fn score_experiment(
             attach_executions(&mut report, gq, run);
         }
         if options.explain {
-            report.explanation = Some(explain(e, entry, run, gold_set, run_set, &matching));
+            report.explanation = explained(
+                explain(e, entry, run, gold_set, run_set, &matching),
+                options,
+            );
         }
         questions.push(report);
     }
@@ -528,6 +534,21 @@ pub(super) fn cross_kind_notes(
             "{iris} IRI answer(s) could not be compared with the gold strings: matching labels needs an index (--index)"
         ));
     }
+}
+
+/// An explanation as the options ask for it: whole, or (`--explain errors`)
+/// only the missed and wrong answers, and none where there are none.
+fn explained(x: Explanation, options: &Options) -> Option<Explanation> {
+    if !options.explain_errors_only {
+        return Some(x);
+    }
+    if x.unmatched_gold.is_empty() && x.unmatched_run.is_empty() {
+        return None;
+    }
+    Some(Explanation {
+        pairs: Vec::new(),
+        ..x
+    })
 }
 
 /// The knowledge graph an IRI belongs to, for the graphs benchmarks use

@@ -597,3 +597,47 @@ fn demo_sparql_system_is_executed_on_the_demo_graph() {
         "{c2kb}"
     );
 }
+
+#[test]
+fn several_runs_after_one_flag_and_explanations_of_errors_only() {
+    let cross = "tests/data/demo/cross-graph.json";
+    let o = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, cross, "--experiments", "qa", "--format", "json",
+        "--explain", "errors",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let names: Vec<&str> = r["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter_map(|x| x["name"].as_str())
+        .collect();
+    assert_eq!(names, ["example-system", "cross-graph"]);
+    let qs = r["runs"][0]["experiments"]["qa"]["questions"]
+        .as_array()
+        .expect("questions");
+    // only missed and wrong answers, on the questions that have some
+    for q in qs {
+        let x = &q["explanation"];
+        if q["f1"] == 1.0 {
+            assert!(x.is_null(), "{q}");
+        } else if !x.is_null() {
+            assert_eq!(x["pairs"].as_array().map(Vec::len), Some(0), "{q}");
+        }
+    }
+    assert!(qs.iter().any(|q| !q["explanation"].is_null()));
+    // a bare --explain is every pair, as before
+    let o = qajudge(&[
+        "evaluate", "--gold", GOLD, "--run", RUN, "--experiments", "qa", "--explain", "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let pairs: usize = r["runs"][0]["experiments"]["qa"]["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .filter_map(|q| q["explanation"]["pairs"].as_array().map(Vec::len))
+        .sum();
+    assert!(pairs > 0);
+}
