@@ -4,6 +4,7 @@
 mod annotate;
 mod args;
 mod check;
+mod diff;
 mod evaluate;
 mod index;
 mod input;
@@ -37,6 +38,9 @@ pub struct Cli {
 pub enum Command {
     /// Score one or more runs against a gold benchmark.
     Evaluate(evaluate::EvaluateArgs),
+    /// The questions one run gets right and another does not, with the question
+    /// text, the gold answers and both runs' answers.
+    Diff(diff::DiffArgs),
     /// Validate a benchmark or run file and say what it holds.
     Check(check::CheckArgs),
     /// Print the markings and features of a query or of every question of a file.
@@ -83,6 +87,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Check(args) => check::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Annotate(args) => annotate::run(args),
         Command::Index(args) => index::run(args),
         Command::Sameas(args) => index::run_sameas(args),

@@ -602,8 +602,18 @@ fn demo_sparql_system_is_executed_on_the_demo_graph() {
 fn several_runs_after_one_flag_and_explanations_of_errors_only() {
     let cross = "tests/data/demo/cross-graph.json";
     let o = qajudge(&[
-        "evaluate", "--gold", GOLD, "--run", RUN, cross, "--experiments", "qa", "--format", "json",
-        "--explain", "errors",
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        cross,
+        "--experiments",
+        "qa",
+        "--format",
+        "json",
+        "--explain",
+        "errors",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
@@ -629,7 +639,15 @@ fn several_runs_after_one_flag_and_explanations_of_errors_only() {
     assert!(qs.iter().any(|q| !q["explanation"].is_null()));
     // a bare --explain is every pair, as before
     let o = qajudge(&[
-        "evaluate", "--gold", GOLD, "--run", RUN, "--experiments", "qa", "--explain", "--format",
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--experiments",
+        "qa",
+        "--explain",
+        "--format",
         "json",
     ]);
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
@@ -640,4 +658,84 @@ fn several_runs_after_one_flag_and_explanations_of_errors_only() {
         .filter_map(|q| q["explanation"]["pairs"].as_array().map(Vec::len))
         .sum();
     assert!(pairs > 0);
+}
+
+#[test]
+fn diff_lists_what_one_run_gets_right_and_the_other_not_as_evaluate_scores_it() {
+    let data = crate::require_data!();
+    let gold = data.join("qald/9/qald-9-train-multilingual.json");
+    let a = data.join("systems/nliwod/qald9/GANSWER2_QALD9_Train.json");
+    let b = data.join("systems/nliwod/qald9/QANSWER_QALD9_Train.json");
+    let path = |p: &std::path::Path| p.display().to_string();
+    let o = qajudge(&[
+        "diff",
+        "--gold",
+        &path(&gold),
+        "--run",
+        &path(&a),
+        &path(&b),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let diff: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        &path(&gold),
+        "--run",
+        &path(&a),
+        &path(&b),
+        "--experiments",
+        "qa",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let right = |k: usize| -> std::collections::BTreeSet<String> {
+        r["runs"][k]["experiments"]["qa"]["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .filter(|q| q["f1"] == 1.0 && q["status"] != "not_evaluable")
+            .filter_map(|q| q["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (ra, rb) = (right(0), right(1));
+    let ids = |key: &str| -> std::collections::BTreeSet<String> {
+        diff[key]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|d| d["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(ids("a_only"), ra.difference(&rb).cloned().collect());
+    assert_eq!(ids("b_only"), rb.difference(&ra).cloned().collect());
+    let first = &diff["a_only"][0];
+    assert!(
+        first["question"].as_str().is_some_and(|t| !t.is_empty()),
+        "{first}"
+    );
+    assert!(
+        first["gold"].as_array().is_some_and(|g| !g.is_empty()),
+        "{first}"
+    );
+    // Markdown: a table per direction
+    let o = qajudge(&[
+        "diff",
+        "--gold",
+        &path(&gold),
+        "--run",
+        &path(&a),
+        &path(&b),
+        "--format",
+        "markdown",
+    ]);
+    let md = stdout(&o);
+    assert_eq!(
+        md.matches("| id | question | F1 A | F1 B | gold | A | B |")
+            .count(),
+        2
+    );
 }
