@@ -206,46 +206,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
             .into_iter()
             .collect();
         for feature in features {
-            let _ = writeln!(out, "\n{} by {feature}", name.to_uppercase());
-            let mut rows = vec![[
-                feature.as_str(),
-                "run",
-                "eval",
-                "micro F1",
-                "macro F1",
-                "Macro F1 QALD",
-            ]
-            .map(String::from)
-            .to_vec()];
-            let mut values: Vec<&String> = runs
-                .iter()
-                .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
-                .filter_map(|b| b.get(feature))
-                .flat_map(|m| m.keys())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            values.sort_by_key(|v| (v.parse::<u64>().unwrap_or(u64::MAX), (*v).clone()));
-            for value in values {
-                for (run, e) in &runs {
-                    let Some(a) = e
-                        .and_then(|e| e.breakdown.as_ref())
-                        .and_then(|b| b.get(feature))
-                        .and_then(|m| m.get(value))
-                    else {
-                        continue;
-                    };
-                    rows.push(vec![
-                        value.clone(),
-                        run.to_string(),
-                        a.evaluated.to_string(),
-                        fo(a.micro.map(|m| m.f1)),
-                        f(a.macro_.f1),
-                        f(a.macro_qald.f1),
-                    ]);
-                }
-            }
-            pad_table(&rows, &mut out);
+            by_table(name, feature, &runs, &mut out);
         }
         if per_question {
             for (run, e) in &runs {
@@ -396,6 +357,146 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The aggregates of one sub-experiment split by `feature`: with one run, its
+/// counts and F1 measures per value; with several, one column per run
+/// (Macro F1 QALD) beside the questions evaluated.
+fn by_table(
+    name: &str,
+    feature: &str,
+    runs: &[(&str, Option<&crate::eval::ExperimentReport>)],
+    out: &mut String,
+) {
+    let split = |e: &Option<&crate::eval::ExperimentReport>, value: &str| {
+        e.and_then(|e| e.breakdown.as_ref())
+            .and_then(|b| b.get(feature))
+            .and_then(|m| m.get(value))
+            .cloned()
+    };
+    let mut values: Vec<&String> = runs
+        .iter()
+        .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
+        .filter_map(|b| b.get(feature))
+        .flat_map(|m| m.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    values.sort_by_key(|v| (v.parse::<u64>().unwrap_or(u64::MAX), (*v).clone()));
+    if runs.len() > 1 {
+        let _ = writeln!(
+            out,
+            "\n{} by {feature} (Macro F1 QALD per run)",
+            name.to_uppercase()
+        );
+        let mut header = vec![feature.to_string(), "eval".to_string()];
+        header.extend(runs.iter().map(|(r, _)| (*r).to_string()));
+        let mut rows = vec![header];
+        for value in values {
+            let cells: Vec<Option<crate::eval::AggregateReport>> =
+                runs.iter().map(|(_, e)| split(e, value)).collect();
+            let evaluated = cells
+                .iter()
+                .flatten()
+                .map(|a| a.evaluated)
+                .max()
+                .unwrap_or(0);
+            let mut row = vec![value.clone(), evaluated.to_string()];
+            row.extend(cells.iter().map(|a| {
+                a.as_ref()
+                    .map_or_else(|| "-".to_string(), |a| f(a.macro_qald.f1))
+            }));
+            rows.push(row);
+        }
+        pad_table(&rows, out);
+        return;
+    }
+    let _ = writeln!(out, "\n{} by {feature}", name.to_uppercase());
+    let mut rows = vec![[
+        feature,
+        "run",
+        "eval",
+        "micro F1",
+        "macro F1",
+        "Macro F1 QALD",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for value in values {
+        for (run, e) in runs {
+            let Some(a) = split(e, value) else {
+                continue;
+            };
+            rows.push(vec![
+                value.clone(),
+                (*run).to_string(),
+                a.evaluated.to_string(),
+                fo(a.micro.map(|m| m.f1)),
+                f(a.macro_.f1),
+                f(a.macro_qald.f1),
+            ]);
+        }
+    }
+    pad_table(&rows, out);
+}
+
+/// One CSV row of aggregate measures, with the `--by` columns given.
+fn csv_aggregate(
+    out: &mut String,
+    run: &str,
+    experiment: &str,
+    by: &[&str],
+    a: &crate::eval::AggregateReport,
+    with_confidence: bool,
+) {
+    let _ = write!(out, "{},{experiment},", csv_field(run));
+    for v in by {
+        let _ = write!(out, "{},", csv_field(v));
+    }
+    let _ = write!(
+        out,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        a.questions,
+        a.evaluated,
+        a.not_evaluable,
+        a.answered,
+        a.empty,
+        a.missing,
+        a.extra,
+        a.errors,
+        co(a.micro.map(|m| m.precision)),
+        co(a.micro.map(|m| m.recall)),
+        co(a.micro.map(|m| m.f1)),
+        a.macro_.precision,
+        a.macro_.recall,
+        a.macro_.f1,
+        a.macro_qald.precision,
+        a.macro_qald.recall,
+        a.macro_qald.f1,
+        a.right,
+        a.partial,
+        a.answered_only.precision,
+        a.answered_only.recall,
+        a.answered_only.f1
+    );
+    if with_confidence {
+        match &a.confidence {
+            Some(c) => {
+                let _ = write!(
+                    out,
+                    ",{},{},{},{},{},{}",
+                    c.micro.f1.low,
+                    c.micro.f1.high,
+                    c.macro_.f1.low,
+                    c.macro_.f1.high,
+                    c.macro_qald.f1.low,
+                    c.macro_qald.f1.high
+                );
+            }
+            None => out.push_str(",,,,,,"),
+        }
+    }
+    out.push('\n');
+}
+
 /// The widest question text a per-question table prints.
 const QUESTION_WIDTH: usize = 48;
 
@@ -417,12 +518,26 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         .iter()
         .filter_map(|r| r.experiments.qa.as_ref())
         .any(|e| e.aggregate.confidence.is_some());
+    // --by features, a column each (empty on the rows of the whole run)
+    let features: Vec<&String> = report
+        .runs
+        .iter()
+        .flat_map(|r| r.experiments.named())
+        .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
+        .flat_map(|b| b.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if per_question {
         out.push_str(
             "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
         );
     } else {
-        out.push_str("run,experiment,questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
+        out.push_str("run,experiment,");
+        for f in &features {
+            let _ = write!(out, "{},", csv_field(&format!("by_{f}")));
+        }
+        out.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
         if with_confidence {
             out.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
         }
@@ -451,47 +566,19 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     );
                 }
             } else {
-                let a = &e.aggregate;
-                let _ = write!(
-                    out,
-                    "{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    csv_field(run),
-                    a.questions,
-                    a.evaluated,
-                    a.not_evaluable,
-                    a.answered,
-                    a.empty,
-                    a.missing,
-                    a.extra,
-                    a.errors,
-                    co(a.micro.map(|m| m.precision)),
-                    co(a.micro.map(|m| m.recall)),
-                    co(a.micro.map(|m| m.f1)),
-                    a.macro_.precision,
-                    a.macro_.recall,
-                    a.macro_.f1,
-                    a.macro_qald.precision,
-                    a.macro_qald.recall,
-                    a.macro_qald.f1,
-                    a.right,
-                    a.partial,
-                    a.answered_only.precision,
-                    a.answered_only.recall,
-                    a.answered_only.f1
-                );
-                if let (true, Some(c)) = (with_confidence, &a.confidence) {
-                    let _ = write!(
-                        out,
-                        ",{},{},{},{},{},{}",
-                        c.micro.f1.low,
-                        c.micro.f1.high,
-                        c.macro_.f1.low,
-                        c.macro_.f1.high,
-                        c.macro_qald.f1.low,
-                        c.macro_qald.f1.high
-                    );
+                let by = vec![""; features.len()];
+                csv_aggregate(&mut out, run, name, &by, &e.aggregate, with_confidence);
+                // one row per value of each --by feature, in its own column
+                for (k, feature) in features.iter().enumerate() {
+                    let Some(split) = e.breakdown.as_ref().and_then(|b| b.get(*feature)) else {
+                        continue;
+                    };
+                    for (value, a) in split {
+                        let mut by = vec![""; features.len()];
+                        by[k] = value.as_str();
+                        csv_aggregate(&mut out, run, name, &by, a, with_confidence);
+                    }
                 }
-                out.push('\n');
             }
         }
     }

@@ -739,3 +739,68 @@ fn diff_lists_what_one_run_gets_right_and_the_other_not_as_evaluate_scores_it() 
         2
     );
 }
+
+#[test]
+fn by_features_get_a_csv_column_each_and_a_table_column_per_run() {
+    let cross = "tests/data/demo/cross-graph.json";
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--experiments",
+        "qa",
+        "--by",
+        "form",
+        "--by",
+        "answertype",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = stdout(&o);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("run,experiment,by_answertype,by_form,questions,"));
+    let width = lines[0].split(',').count();
+    assert!(lines.iter().all(|l| l.split(',').count() == width), "{csv}");
+    // the whole run, then one row per value of each feature
+    assert!(lines[1].starts_with("example-system,qa,,,13,"), "{csv}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("example-system,qa,,ask,")),
+        "{csv}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("example-system,qa,resource,,")),
+        "{csv}"
+    );
+    // two runs: the --by table has a column per run
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        cross,
+        "--experiments",
+        "qa",
+        "--by",
+        "form",
+    ]);
+    let table = stdout(&o);
+    let header = table
+        .lines()
+        .skip_while(|l| !l.starts_with("QA by form"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        header.starts_with("form")
+            && header.contains("example-system")
+            && header.contains("cross-graph"),
+        "{table}"
+    );
+}
