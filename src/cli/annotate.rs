@@ -22,6 +22,69 @@ pub struct AnnotateArgs {
     /// A benchmark or run file: annotate every question (one JSON object each).
     #[arg(long, value_name = "FILE")]
     pub gold: Option<PathBuf>,
+    /// What `--gold` writes: `json` (markings and features of every question)
+    /// or `run` (JSON Lines with the keys a component run is read with —
+    /// `id`, `question`, `entities`, `classes`, `properties`, `triples` — so that
+    /// the output can be scored as a run).
+    #[arg(long, value_enum, default_value_t = AnnotateFormat::Json)]
+    pub format: AnnotateFormat,
+}
+
+/// Output formats of `annotate --gold`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum AnnotateFormat {
+    /// One JSON array of annotations.
+    Json,
+    /// JSON Lines in the component-run format.
+    Run,
+}
+
+/// A triple node as a component run writes it: a quoted literal as its
+/// lexical value (a component run's plain strings are literals), any other
+/// node (`<iri>`, `?`, a path) as it is.
+fn lexical(node: &str) -> String {
+    match node
+        .strip_prefix('"')
+        .and_then(|rest| rest.rfind('"').map(|end| &rest[..end]))
+    {
+        Some(inner) => inner.replace("\\\"", "\"").replace("\\\\", "\\"),
+        None => node.to_string(),
+    }
+}
+
+/// One question's markings as a line of a JSON Lines component run.
+fn component_line(q: &Question, a: &crate::annotate::Annotation) -> serde_json::Value {
+    let m = &a.markings;
+    let classes = m.classes.clone().unwrap_or_default();
+    let entities: Vec<String> = m
+        .resources
+        .iter()
+        .flatten()
+        .filter(|r| !classes.contains(r))
+        .cloned()
+        .collect();
+    let mut line = serde_json::json!({
+        "id": q.id.0,
+        "entities": entities,
+        "classes": classes,
+        "properties": m.properties.clone().unwrap_or_default(),
+        "triples": m
+            .triple_nodes
+            .iter()
+            .flatten()
+            .map(|t| t.clone().map(|node| lexical(&node)))
+            .collect::<Vec<_>>(),
+    });
+    if let Some((lang, text)) = q
+        .texts
+        .iter()
+        .find(|(l, _)| l == "en")
+        .or_else(|| q.texts.first())
+    {
+        line["question"] = serde_json::Value::from(text.as_str());
+        line["language"] = serde_json::Value::from(lang.as_str());
+    }
+    line
 }
 
 /// Runs `qajudge annotate`.
@@ -57,7 +120,14 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
                 .any(|d| d.contains("does not parse") || d.contains("too large to read"))
         })
         .count();
-    outln!("{}", serde_json::to_string_pretty(&all)?)?;
+    match args.format {
+        AnnotateFormat::Json => outln!("{}", serde_json::to_string_pretty(&all)?)?,
+        AnnotateFormat::Run => {
+            for (q, a) in dataset.questions.iter().zip(&all) {
+                outln!("{}", serde_json::to_string(&component_line(q, a))?)?;
+            }
+        }
+    }
     eprintln!(
         "{}: {} questions annotated, {} queries could not be read",
         path.display(),

@@ -273,3 +273,45 @@ fn rubq_queries_agree_with_the_annotations() {
         );
     }
 }
+
+#[test]
+fn annotate_writes_a_component_run_that_scores_its_own_markings_exactly() {
+    let data = crate::require_data!();
+    let gold = data.join("qald/9/qald-9-train-multilingual.json");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["annotate", "--format", "run", "--gold"])
+        .arg(&gold)
+        .output()
+        .expect("qajudge runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("annotate-run");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let run = dir.join("qald9-markings.jsonl");
+    std::fs::write(&run, &o.stdout).expect("write");
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 408);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .arg("evaluate")
+        .arg("--gold")
+        .arg(&gold)
+        .arg("--run")
+        .arg(&run)
+        .args([
+            "--gold-markings",
+            "query",
+            "--experiments",
+            "c2kb,p2kb,re2kb",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .expect("qajudge runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    // read back as a JSON Lines component run, the markings are the gold's own:
+    // every evaluable question right (one gold query of 408 does not parse)
+    for e in ["c2kb", "c2kb_entities", "c2kb_classes", "p2kb", "re2kb"] {
+        let a = &r["runs"][0]["experiments"][e]["aggregate"];
+        assert_eq!(r["runs"][0]["format"], "component-jsonl");
+        assert_eq!(a["right"], a["evaluated"], "{e}: {a}");
+        assert!(a["evaluated"].as_u64().is_some_and(|n| n > 100), "{e}: {a}");
+    }
+}
