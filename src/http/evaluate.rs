@@ -244,7 +244,6 @@ pub async fn evaluate(
         max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
         gold_markings,
         lang: body.lang.clone(),
-        ..Options::default()
     };
     let job = Job {
         id: String::new(),
