@@ -73,6 +73,8 @@ mod tests {
             "MatchReport",
             "ErrorBody",
             "Created",
+            "Leaderboard",
+            "LeaderboardRow",
         ] {
             assert!(
                 schemas[name]["properties"].is_object()
