@@ -214,6 +214,26 @@ impl Gate {
         let has_token = any_matches(&credentials.tokens, hash);
         entry.is_some_and(|e| e.published || has_token || credentials.admin)
     }
+
+    /// The ids of the published experiments, newest first, at most `limit`
+    /// of them, and how many there are in all.
+    pub fn published_newest(&self, limit: usize) -> (Vec<String>, usize) {
+        let entries = self
+            .entries
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ids: Vec<String> = entries
+            .iter()
+            .filter(|(_, e)| e.published)
+            .map(|(id, _)| id.clone())
+            .collect();
+        drop(entries);
+        let total = ids.len();
+        // ids are YYYYMMDDNNNN: their order is the order of submission
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.truncate(limit);
+        (ids, total)
+    }
 }
 
 /// A new secret token: 32 bytes of the operating system's random source

@@ -1,5 +1,5 @@
 //! What several resource modules share and no handler owns: the result type
-//! of handlers, the profile parameter, and the web page (answered at `/` and,
+//! of handlers, the profile, confidence and `by` parameters, and the web page (answered at `/` and,
 //! to a browser, at `/experiments/{id}`). It imports no handler module, so
 //! that handlers can import it without a circle.
 
@@ -20,6 +20,28 @@ pub fn page() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .body(PAGE)
+}
+
+/// The bootstrap resamples of a request that asks for confidence intervals
+/// (`confidence`), as the CLI's `--confidence`.
+pub const CONFIDENCE_RESAMPLES: usize = 1000;
+
+/// The features a request splits aggregates by (`by`), as the CLI's `--by`
+/// takes them: each one of [`crate::annotate::FEATURES`], else a 400
+/// `bad_parameter` naming it.
+pub fn features(names: &[String]) -> Result<Vec<String>, ApiError> {
+    for name in names {
+        if !crate::annotate::FEATURES.contains(&name.as_str()) {
+            return Err(ApiError::new(
+                ErrorCode::BadParameter,
+                format!(
+                    "unknown feature {name:?} in by; use one of {}",
+                    crate::annotate::FEATURES.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(names.to_vec())
 }
 
 /// The scoring profile a request names: `judge` when it names none (or an

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::OpenApi;
 
-use super::common::profile;
+use super::common::{features, profile, CONFIDENCE_RESAMPLES};
 use super::error::{internal, ErrorBody, ErrorCode};
 use super::job::{evaluate_job, Job, RunSource};
 use super::{ApiError, AppState};
@@ -91,6 +91,17 @@ pub(super) struct EvaluateBody {
     /// Execute the runs' queries on the server's knowledge graph.
     #[serde(default)]
     execute_run: bool,
+    /// Add 95 % bootstrap confidence intervals over questions (1000
+    /// resamples, fixed seed; `aggregate.confidence`, docs/report.md), like the CLI's
+    /// `--confidence`.
+    #[serde(default)]
+    confidence: bool,
+    /// Split every aggregate by question features, like the CLI's `--by`
+    /// (docs/scoring.md, Breakdowns):
+    /// answertype, form, modifier, triples, aggregation, onlydbo, hybrid,
+    /// tags, qword, language.
+    #[serde(default)]
+    by: Vec<String>,
     /// The time limit of the call in ms (default 60,000, at most 600,000).
     timeout_ms: Option<u64>,
 }
@@ -165,6 +176,7 @@ pub async fn evaluate(
             format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
         ));
     }
+    let by = features(&body.by)?;
     // inline documents are parsed on the blocking pool, within the call's
     // time limit: a large or awkward document never stalls the server's workers
     let registered = match &body.gold {
@@ -220,13 +232,18 @@ pub async fn evaluate(
     let options = Options {
         profile: profile(body.profile.as_deref())?,
         experiments,
+        bootstrap: if body.confidence {
+            CONFIDENCE_RESAMPLES
+        } else {
+            0
+        },
+        by,
         explain: body.explain,
         strict_literals: body.strict_literals,
         lenient_dates: body.lenient_dates,
         max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
         gold_markings,
         lang: body.lang.clone(),
-        ..Options::default()
     };
     let job = Job {
         id: String::new(),

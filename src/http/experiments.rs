@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use utoipa::OpenApi;
 
-use super::common::{profile, ApiResult};
+use super::common::{features, profile, ApiResult, CONFIDENCE_RESAMPLES};
 use super::error::{internal, store_error, ErrorBody, ErrorCode};
 use super::experiment_store::{ExperimentError, ExperimentStatus, Record};
 use super::job::{Job, RunSource};
@@ -193,6 +193,11 @@ pub struct Form {
     /// A live QA system's URL (repeatable).
     #[schema(rename = "system_url")]
     systems: Vec<String>,
+    /// A run's name in the report (repeatable, like the CLI's `--name`): the
+    /// names apply in order to the run files, then to the system URLs; an
+    /// empty one keeps the default (the file's stem, the URL).
+    #[schema(rename = "name")]
+    names: Vec<String>,
     /// The profile (default `judge`).
     profile: Option<String>,
     /// Sub-experiments, comma-separated (default: all the profile scores).
@@ -209,6 +214,14 @@ pub struct Form {
     execute_run: bool,
     /// Public at once.
     publish: bool,
+    /// Add 95 % bootstrap confidence intervals over questions (1000
+    /// resamples, fixed seed; `aggregate.confidence`, docs/report.md), like the CLI's
+    /// `--confidence`.
+    confidence: bool,
+    /// Split every aggregate by a question feature (repeatable, like the
+    /// CLI's `--by`; docs/scoring.md, Breakdowns): answertype, form, modifier, triples, aggregation,
+    /// onlydbo, hybrid, tags, qword, language.
+    by: Vec<String>,
 }
 
 /// What `POST /experiments` answers.
@@ -272,6 +285,14 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
                     form.systems.push(t);
                 }
             }
+            "name" => form.names.push(text()),
+            "confidence" => form.confidence = flag(&name, &text())?,
+            "by" => {
+                let t = text();
+                if !t.is_empty() {
+                    form.by.push(t);
+                }
+            }
             "profile" => form.profile = Some(text()),
             "experiments" => form.experiments = Some(text()),
             "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
@@ -283,7 +304,7 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             other => {
                 return Err(ApiError::new(
                     ErrorCode::BadField,
-                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, publish"),
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, name, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, confidence, by, publish"),
                 ))
             }
         }
@@ -373,6 +394,17 @@ pub async fn experiments_post(
             "give at least one run file (field run) or QA-system URL (field system_url)",
         ));
     }
+    let given = form.runs.len() + form.systems.len();
+    if form.names.len() > given {
+        return Err(ApiError::new(
+            ErrorCode::BadField,
+            format!(
+                "{} name fields for {given} runs (run and system_url); give at most one name per run, in the order of the run files, then the system URLs",
+                form.names.len()
+            ),
+        ));
+    }
+    let by = features(&form.by)?;
     let profile = profile(form.profile.as_deref())?;
     let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
         .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
@@ -410,7 +442,9 @@ pub async fn experiments_post(
     let token = super::access::new_token()?;
     let mut runs = Vec::new();
     let mut names = Vec::new();
-    for (name, bytes) in &form.runs {
+    // the name given for the i-th run (files, then systems), if any
+    let named = |i: usize| form.names.get(i).filter(|n| !n.is_empty()).cloned();
+    for (i, (name, bytes)) in form.runs.iter().enumerate() {
         let dataset = crate::qald::parse(bytes, name).map_err(|e| {
             ApiError::new(
                 ErrorCode::BadRun,
@@ -419,14 +453,17 @@ pub async fn experiments_post(
         })?;
         names.push(name.clone());
         runs.push(RunSource::File {
-            name: stem(name),
+            name: named(i).unwrap_or_else(|| stem(name)),
             dataset: Box::new(dataset),
         });
     }
-    for url in &form.systems {
+    for (i, url) in form.systems.iter().enumerate() {
         check_url(url, &live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
         names.push(url.clone());
-        runs.push(RunSource::System { url: url.clone() });
+        runs.push(RunSource::System {
+            name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
+            url: url.clone(),
+        });
     }
     let record = Record {
         id: String::new(),
@@ -449,6 +486,12 @@ pub async fn experiments_post(
     let options = Options {
         profile,
         experiments,
+        bootstrap: if form.confidence {
+            CONFIDENCE_RESAMPLES
+        } else {
+            0
+        },
+        by,
         explain: true,
         max_class_size: DEFAULT_MAX_CLASS_SIZE,
         ..Options::default()

@@ -28,6 +28,8 @@ pub enum RunSource {
     },
     /// A live QA system.
     System {
+        /// Its name in the report (the form's `name`, else its URL).
+        name: String,
         /// Its URL.
         url: String,
     },
@@ -88,10 +90,7 @@ pub fn evaluate_job(
                 name,
                 dataset,
             },
-            RunSource::System { url } => EvalRun::System {
-                name: url.clone(),
-                url,
-            },
+            RunSource::System { name, url } => EvalRun::System { name, url },
         })
         .collect();
     let executing = worker.knowledge_graph.as_deref().map(|kg| Executing {

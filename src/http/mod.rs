@@ -10,7 +10,8 @@
 //!
 //! Layout: [`routes`] is the one route table; each resource module owns its
 //! handlers and declares their OpenAPI paths ([`service`], [`lookups`],
-//! [`matching`], [`evaluate`], [`experiments`], [`published`]), and
+//! [`matching`], [`evaluate`], [`experiments`], [`leaderboard`],
+//! [`published`]), and
 //! [`openapi`] merges those declarations into the document. Handlers share
 //! [`common`] and [`error`] (codes, bodies, error mappings) and never import
 //! one another, the table or the document: only this module does. Behind the
@@ -25,6 +26,7 @@ mod evaluate;
 mod experiment_store;
 mod experiments;
 mod job;
+mod leaderboard;
 mod linked;
 mod lookups;
 mod matching;

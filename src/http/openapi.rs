@@ -9,7 +9,7 @@ use serde_json::Value;
 use utoipa::OpenApi;
 
 use super::error::ErrorBody;
-use super::{evaluate, experiments, lookups, matching, published, service};
+use super::{evaluate, experiments, leaderboard, lookups, matching, published, service};
 
 /// What the document has besides the paths: its info, its tags (in this
 /// order) and the error body every route may answer.
@@ -43,6 +43,7 @@ pub fn document() -> Value {
         matching::Api::openapi(),
         evaluate::Api::openapi(),
         experiments::Api::openapi(),
+        leaderboard::Api::openapi(),
         published::Api::openapi(),
     ] {
         api.merge(part);
@@ -72,6 +73,8 @@ mod tests {
             "MatchReport",
             "ErrorBody",
             "Created",
+            "Leaderboard",
+            "LeaderboardRow",
         ] {
             assert!(
                 schemas[name]["properties"].is_object()

@@ -8,7 +8,7 @@
 use actix_web::{web, HttpRequest, Route};
 
 use super::common::ApiResult;
-use super::{evaluate, experiments, lookups, matching, published, service, ApiError};
+use super::{evaluate, experiments, leaderboard, lookups, matching, published, service, ApiError};
 
 /// The prefix of the JSON API's scope.
 pub const API_PREFIX: &str = "/api/v1";
@@ -133,6 +133,11 @@ pub const TABLE: &[Endpoint] = &[
         method: Method::Get,
         path: "/api/v1/benchmarks",
         handler: |r| r.to(experiments::benchmarks),
+    },
+    Endpoint {
+        method: Method::Get,
+        path: "/api/v1/benchmarks/{name}/leaderboard",
+        handler: |r| r.to(leaderboard::leaderboard),
     },
     Endpoint {
         method: Method::Get,

@@ -89,7 +89,9 @@ fn request(method: &str, path: &str) -> web_test::TestRequest {
 async fn every_documented_route_is_served() {
     let app = web_test::init_service(App::new().configure(routes::routes)).await;
     for (method, path) in documented() {
-        let uri = path.replace("{id}", "202601010001");
+        let uri = path
+            .replace("{id}", "202601010001")
+            .replace("{name}", "demo");
         let resp = web_test::call_service(&app, request(&method, &uri).to_request()).await;
         let status = resp.status();
         let body = web_test::read_body(resp).await;

@@ -168,6 +168,48 @@ impl Driver {
         );
     }
 
+    /// Runs `script` (a function body) in the page; its return value.
+    fn script(&self, script: &str) -> Value {
+        let r = call(
+            "POST",
+            &self.url("/execute/sync"),
+            Some(json!({"script": script, "args": []})),
+        );
+        r["value"].clone()
+    }
+
+    /// An attribute of an element (`null` when it has none).
+    fn attribute(&self, element: &str, name: &str) -> Value {
+        call(
+            "GET",
+            &self.url(&format!("/element/{element}/attribute/{name}")),
+            None,
+        )["value"]
+            .clone()
+    }
+
+    /// The computed value of a CSS property of an element (ChromeDriver gives
+    /// colours as `rgba(r, g, b, a)`).
+    fn css(&self, element: &str, property: &str) -> String {
+        call(
+            "GET",
+            &self.url(&format!("/element/{element}/css/{property}")),
+            None,
+        )["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Waits until `check` holds, for at most `secs` seconds.
+    fn until(&self, secs: u64, what: &str, check: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !check() {
+            assert!(start.elapsed() < Duration::from_secs(secs), "{what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn screenshot(&self) -> Vec<u8> {
         let r = call("GET", &self.url("/screenshot"), None);
         base64(r["value"].as_str().expect("screenshot"))
@@ -231,7 +273,7 @@ fn the_web_page_runs_an_experiment_in_chromium() {
     // the figures of the CLI with the index: micro P 9/12, Macro F1 QALD
     assert!(text.contains("0.7500"), "{text}");
     assert!(!d
-        .find_all("table.bars[data-experiment='qa'] .bar")
+        .find_all("svg.f1-chart[data-experiment='qa'] rect.bar")
         .is_empty());
     // the per-question table: 13 questions, filter by status, sort by F1
     let rows = "table.questions[data-experiment='qa'][data-run='example-system'] tbody tr";
@@ -329,7 +371,9 @@ fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
     for row in ["set_F_ndcg", "queries executed 49", "queries failed 1"] {
         assert!(aggregate.contains(row), "{row}: {aggregate}");
     }
-    // per question: the query's execution status beside the scores
+    // per question: the query's execution status beside the scores (all
+    // 50 questions on one page)
+    d.click(&d.wait_for("section[data-experiment='qa'] .page-size option[value='100']"));
     let table = "table.questions[data-experiment='qa']";
     let head = d.text(&d.wait_for(&format!("{table} thead")));
     assert!(head.contains("query"), "{head}");
@@ -352,4 +396,227 @@ fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
         .join("qajudge-web-page-text2sparql.png");
     std::fs::write(&out, d.screenshot())
         .unwrap_or_else(|e| panic!("screenshot not written to {}: {e}", out.display()));
+}
+
+/// Where a screenshot is written: the build directory (`target/`, or
+/// `$CARGO_TARGET_DIR`).
+fn screenshot_to(d: &Driver, name: &str) {
+    let png = d.screenshot();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp.parent().unwrap_or(tmp).join(name);
+    std::fs::write(&out, png)
+        .unwrap_or_else(|e| panic!("screenshot not written to {}: {e}", out.display()));
+}
+
+/// The page's height and the window's, in CSS pixels.
+fn heights(d: &Driver) -> (f64, f64) {
+    let v = d.script("return [document.body.scrollHeight, window.innerHeight];");
+    let (height, screen) = (
+        v[0].as_f64().expect("scrollHeight"),
+        v[1].as_f64().expect("innerHeight"),
+    );
+    eprintln!("the page is {height} px tall, the window {screen} px");
+    (height, screen)
+}
+
+#[test]
+fn three_named_runs_with_intervals_a_matrix_and_a_leaderboard() {
+    let Some(d) = Driver::start() else { return };
+    // the knowledge graph scores the run of queries without answers
+    let s = Server::start(
+        &tmp("browser-three-runs"),
+        &[
+            "--kg",
+            "tests/data/demo/kg.ttl",
+            "tests/data/demo/facts.ttl",
+        ],
+    );
+    d.go(&s.url("/"));
+    d.wait_for("#benchmark option[value='demo']");
+    // the registered benchmark is chosen already
+    assert_eq!(
+        d.script("return document.querySelector('#benchmark').value;"),
+        "demo"
+    );
+    let files: Vec<String> = [
+        RUN,
+        "tests/data/demo/cross-graph.json",
+        "tests/data/demo/sparql-system.json",
+    ]
+    .iter()
+    .map(|f| root().join(f).display().to_string())
+    .collect();
+    d.type_in(&d.wait_for("#runs"), &files.join("\n"));
+    // a name field per run file, the file's stem as its placeholder
+    d.until(10, "three name fields", || {
+        d.find_all(".run-name").len() == 3
+    });
+    let names = d.find_all(".run-name");
+    assert_eq!(d.attribute(&names[1], "placeholder"), "cross-graph");
+    d.type_in(&names[0], "system A");
+    d.type_in(&names[2], "sparql");
+    d.click(&d.wait_for("#confidence"));
+    d.click(&d.wait_for("#by-choice summary"));
+    d.click(&d.wait_for(".by[value='answertype']"));
+    d.click(&d.wait_for("#submit"));
+    let status = d.wait_for("#experiment-status");
+    d.until(120, "the experiment ends done", || {
+        d.text(&status) == "done"
+    });
+    d.wait_for("table.matrix[data-experiment='qa']");
+
+    // before anything is opened, the page is at most three screens tall
+    let (height, screen) = heights(&d);
+    assert!(
+        height <= 3.0 * screen,
+        "the page is {height} px, the window {screen} px"
+    );
+    d.script("document.querySelector('#results').scrollIntoView();");
+    screenshot_to(&d, "qajudge-web-page-results.png");
+
+    // the chooser: every sub-experiment with data, the three runs by their names
+    let runs: Vec<String> = d
+        .find_all("#run-choice option")
+        .iter()
+        .map(|o| d.text(o))
+        .collect();
+    assert_eq!(runs, ["system A", "cross-graph", "sparql"]);
+    assert!(!d
+        .find_all("#experiment-choice option[value='qa']")
+        .is_empty());
+    // one sub-experiment at a time: the others are not shown
+    let shown = d.script(
+        "return [...document.querySelectorAll('section.experiment')].filter(s => !s.hidden).map(s => s.dataset.experiment);",
+    );
+    assert_eq!(shown, json!(["qa"]));
+
+    // macro F1 and Macro F1 QALD per run, with their bootstrap intervals
+    let chart = "svg.f1-chart[data-experiment='qa']";
+    assert_eq!(d.find_all(&format!("{chart} rect.bar")).len(), 6);
+    assert_eq!(d.find_all(&format!("{chart} g.ci")).len(), 6);
+    assert_eq!(d.find_all(&format!("{chart} g.ci line")).len(), 18);
+    let aggregate = d.text(&d.wait_for("table.aggregate[data-experiment='qa']"));
+    assert!(aggregate.contains("macro F1 95 % CI"), "{aggregate}");
+    // an F1 histogram per run, ten bins each, and the answertype breakdown
+    let histograms = d.find_all("svg.histogram[data-experiment='qa']");
+    assert_eq!(histograms.len(), 3);
+    assert_eq!(
+        d.find_all("svg.histogram[data-experiment='qa'][data-run='sparql'] rect.bin")
+            .len(),
+        10
+    );
+    assert!(!d
+        .find_all(
+            ".breakdown[data-experiment='qa'] svg.feature[data-feature='answertype'] rect.bar"
+        )
+        .is_empty());
+
+    // the matrix: a row per question, a cell per run coloured by F1 (viridis)
+    let matrix = "table.matrix[data-experiment='qa']";
+    assert_eq!(d.find_all(&format!("{matrix} tbody tr")).len(), 13);
+    assert_eq!(d.find_all(&format!("{matrix} td.cell")).len(), 39);
+    let right = d.wait_for(&format!(
+        "{matrix} td.cell[data-run='system A'][data-id='2']"
+    ));
+    assert_eq!(d.attribute(&right, "data-f1"), "1");
+    assert_eq!(d.css(&right, "background-color"), "rgba(253, 231, 37, 1)");
+    let title = d.attribute(&right, "title");
+    assert!(
+        title
+            .as_str()
+            .is_some_and(|t| t.contains("When was Barack Obama born?") && t.contains("F1 1.0000")),
+        "{title}"
+    );
+    assert_eq!(d.text(&right), "1.00");
+    // a question one run gets wrong: F1 0 is the scale's other end
+    let found = d.script(&format!(
+        "const c = document.querySelector(\"{matrix} td.cell[data-f1='0']\"); return [c.dataset.run, c.dataset.id];"
+    ));
+    let (run, qid) = (
+        found[0].as_str().expect("a run"),
+        found[1].as_str().expect("an id"),
+    );
+    let wrong = d.wait_for(&format!(
+        "{matrix} td.cell[data-run='{run}'][data-id='{qid}']"
+    ));
+    assert_eq!(d.css(&wrong, "background-color"), "rgba(68, 1, 84, 1)");
+    assert_eq!(d.css(&wrong, "color"), "rgba(255, 255, 255, 1)");
+    // a click shows the question's answers and notes in that run
+    d.click(&wrong);
+    let detail = d.text(&d.wait_for(".matrix-block .cell-detail"));
+    assert!(detail.contains(&format!("{qid} · {run}")), "{detail}");
+    assert!(detail.contains("F1 0.0000"), "{detail}");
+
+    // the per-question table of the chosen run, a page at a time
+    let rows = "table.questions[data-experiment='qa'][data-run='system A'] tbody tr";
+    assert_eq!(d.find_all(rows).len(), 13);
+    d.click(&d.wait_for("section[data-experiment='qa'] .page-size option[value='10']"));
+    assert_eq!(d.find_all(rows).len(), 10);
+    let block = "section[data-experiment='qa'] div:has(> table[data-run='system A'])";
+    let info = d.wait_for(&format!("{block} .page-info"));
+    assert_eq!(d.text(&info), "1–10 of 13");
+    d.click(&d.wait_for(&format!("{block} button.next")));
+    assert_eq!(d.find_all(rows).len(), 3);
+    assert_eq!(d.text(&info), "11–13 of 13");
+    d.click(&d.wait_for(&format!("{block} button.prev")));
+    assert_eq!(d.find_all(rows).len(), 10);
+    // another run through the chooser
+    d.click(&d.wait_for("#run-choice option[value='2']"));
+    let sparql = "table.questions[data-experiment='qa'][data-run='sparql']";
+    d.wait_for(sparql);
+    assert_eq!(
+        d.script(&format!(
+            "return document.querySelector(\"{block}\").hidden;"
+        )),
+        true
+    );
+    assert!(d
+        .text(&d.wait_for(&format!("{sparql} thead")))
+        .contains("query"));
+
+    // published, it is on the benchmark's leaderboard, a row per run
+    d.click(&d.wait_for("#publish"));
+    let id = d.text(&d.wait_for("#experiment-id"));
+    let board = "#leaderboard tbody tr";
+    d.until(20, "three leaderboard rows", || {
+        d.find_all(board).len() == 3
+    });
+    let column = |n: usize| -> Vec<String> {
+        d.find_all(&format!("{board} td:nth-child({n})"))
+            .iter()
+            .map(|c| d.text(c))
+            .collect()
+    };
+    let mut listed = column(2);
+    listed.sort();
+    assert_eq!(listed, ["cross-graph", "sparql", "system A"]);
+    let descending = |values: Vec<String>| {
+        let v: Vec<f64> = values.iter().map(|x| x.parse().expect("a score")).collect();
+        v.windows(2).all(|w| w[0] >= w[1])
+    };
+    assert!(descending(column(6)), "by macro F1: {:?}", column(6));
+    // sorted by another column with a click on its header
+    let qald = d.wait_for("#leaderboard th[data-sort='macro_f1_qald']");
+    d.click(&qald);
+    d.until(20, "sorted by Macro F1 QALD", || {
+        d.attribute(&qald, "aria-sort") == "descending"
+    });
+    assert!(descending(column(7)), "by Macro F1 QALD: {:?}", column(7));
+    let links = d.find_all(&format!("{board} a[href='/experiments/{id}']"));
+    assert_eq!(links.len(), 3);
+    d.script("document.querySelector('#leaderboard-section').scrollIntoView();");
+    screenshot_to(&d, "qajudge-web-page-leaderboard.png");
+
+    // each row links to the experiment's own page, which also fits three screens
+    d.click(&links[0]);
+    let status = d.wait_for("#experiment-status");
+    d.until(20, "the experiment's page", || d.text(&status) == "done");
+    d.wait_for("table.matrix[data-experiment='qa']");
+    let (height, screen) = heights(&d);
+    assert!(
+        height <= 3.0 * screen,
+        "the page is {height} px, the window {screen} px"
+    );
+    screenshot_to(&d, "qajudge-web-page-experiment.png");
 }

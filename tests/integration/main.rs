@@ -14,6 +14,7 @@ mod full_disk;
 mod hostile;
 mod index;
 mod inputs;
+mod leaderboard;
 mod live_text2sparql;
 mod outputs;
 mod paper;

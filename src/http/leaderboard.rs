@@ -1,0 +1,304 @@
+//! The leaderboard of a registered benchmark (`GET
+//! /api/v1/benchmarks/{name}/leaderboard`): one row per run of each published,
+//! finished experiment whose gold is that benchmark's file (the same SHA-256:
+//! the registered benchmark, or the same file uploaded), with its headline QA
+//! measures (macro F1, Macro F1 QALD, micro F1; docs/scoring.md, Aggregates),
+//! sorted by one of them. Private experiments never appear, whoever asks. The
+//! work is bounded: the route reads at most [`MAX_EXPERIMENTS`] records, those
+//! of the newest published experiments of the server (which ones are published
+//! is known from memory, [`super::access::Gate`]), and says when there were
+//! more.
+
+use std::cmp::Ordering;
+
+use actix_web::{web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::OpenApi;
+
+use super::common::ApiResult;
+use super::error::{internal, ErrorBody, ErrorCode};
+use super::experiment_store::{ExperimentStatus, Record};
+use super::{ApiError, AppState};
+
+/// The path of this module in the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(leaderboard))]
+pub struct Api;
+
+/// The most published experiments one leaderboard reads (the newest).
+pub const MAX_EXPERIMENTS: usize = 1000;
+
+/// What a leaderboard can be sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    /// Macro F1, best first.
+    MacroF1,
+    /// Macro F1 QALD, best first.
+    MacroF1Qald,
+    /// Micro F1, best first.
+    MicroF1,
+    /// The experiment's submission, newest first.
+    Created,
+}
+
+impl Sort {
+    /// Every order, by the name `?sort=` takes.
+    const ALL: [(&'static str, Sort); 4] = [
+        ("macro_f1", Sort::MacroF1),
+        ("macro_f1_qald", Sort::MacroF1Qald),
+        ("micro_f1", Sort::MicroF1),
+        ("created", Sort::Created),
+    ];
+
+    /// The order `?sort=` names (none: macro F1), else a 400 naming it.
+    fn parse(name: Option<&str>) -> Result<Sort, ApiError> {
+        let name = name.unwrap_or("macro_f1");
+        Sort::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::BadParameter,
+                    format!(
+                        "sort={name:?} is not a leaderboard column; use one of macro_f1, macro_f1_qald, micro_f1, created"
+                    ),
+                )
+            })
+    }
+
+    /// Its name.
+    fn name(self) -> &'static str {
+        Sort::ALL
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map_or("macro_f1", |(n, _)| n)
+    }
+}
+
+/// The parameters of a leaderboard.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardQuery {
+    /// The column to sort by: `macro_f1` (default), `macro_f1_qald` or
+    /// `micro_f1` (best first, runs without a QA score last), or `created`
+    /// (newest first).
+    sort: Option<String>,
+}
+
+/// One run of a published experiment.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct LeaderboardRow {
+    /// The experiment's stable id.
+    experiment: String,
+    /// The run's name in the report.
+    run: String,
+    /// The experiment's profile.
+    profile: String,
+    /// When the experiment was submitted (UTC, RFC 3339).
+    created: String,
+    /// The experiment's page.
+    url: String,
+    /// Macro F1 of QA (`null` when the run has no QA score).
+    macro_f1: Option<f64>,
+    /// Macro F1 QALD of QA.
+    macro_f1_qald: Option<f64>,
+    /// Micro F1 of QA (`null` also under the `mqald` profile, which does not
+    /// report it).
+    micro_f1: Option<f64>,
+}
+
+/// A benchmark's leaderboard.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Leaderboard {
+    /// The registered benchmark.
+    benchmark: String,
+    /// The column the rows are sorted by.
+    sort: &'static str,
+    /// The published experiments read: the newest, at most `limit`.
+    read: usize,
+    /// The most published experiments read ([`MAX_EXPERIMENTS`]).
+    limit: usize,
+    /// There are more published experiments than `limit`: older ones are
+    /// left out.
+    truncated: bool,
+    /// One row per run of each finished experiment on the benchmark.
+    rows: Vec<LeaderboardRow>,
+}
+
+/// The rows of a record: one per run of a finished, published experiment
+/// whose gold has the SHA-256 `sha256`; none for any other.
+fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
+    let on_benchmark = record.gold_sha256.as_deref() == Some(sha256);
+    if !record.published || record.status != ExperimentStatus::Done || !on_benchmark {
+        return Vec::new();
+    }
+    let Some(runs) = record.report.as_ref().and_then(|r| r["runs"].as_array()) else {
+        return Vec::new();
+    };
+    runs.iter()
+        .map(|run| {
+            let qa = &run["experiments"]["qa"]["aggregate"];
+            let f1 = |measure: &str| qa[measure]["f1"].as_f64();
+            LeaderboardRow {
+                experiment: record.id.clone(),
+                run: run["name"].as_str().unwrap_or_default().to_string(),
+                profile: record.profile.clone(),
+                created: record.created.clone(),
+                url: format!("/experiments/{}", record.id),
+                macro_f1: f1("macro"),
+                macro_f1_qald: f1("macro_qald"),
+                micro_f1: f1("micro"),
+            }
+        })
+        .collect()
+}
+
+/// Sorts rows: a measure best first (no score last), `created` newest first;
+/// ties newest experiment first, then in the report's order of runs.
+fn sort_rows(rows: &mut [LeaderboardRow], sort: Sort) {
+    let measure = |r: &LeaderboardRow| match sort {
+        Sort::MacroF1 => r.macro_f1,
+        Sort::MacroF1Qald => r.macro_f1_qald,
+        Sort::MicroF1 => r.micro_f1,
+        Sort::Created => None,
+    };
+    // stable: rows come newest experiment first, runs in report order
+    rows.sort_by(|a, b| match sort {
+        Sort::Created => b.created.cmp(&a.created),
+        _ => match (measure(a), measure(b)) {
+            (Some(x), Some(y)) => y.partial_cmp(&x).unwrap_or(Ordering::Equal),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        },
+    });
+}
+
+/// The leaderboard of a registered benchmark from its published experiments.
+#[utoipa::path(get, path = "/api/v1/benchmarks/{name}/leaderboard", tag = "experiments",
+    params(("name" = String, Path, description = "a registered benchmark's name"), LeaderboardQuery),
+    responses((status = 200, description = "one row per run of each published, finished experiment on the benchmark (at most the 1000 newest published experiments are read)", body = Leaderboard),
+        (status = 400, description = "an unknown sort column (bad_parameter)", body = ErrorBody),
+        (status = 404, description = "no such benchmark", body = ErrorBody)))]
+pub async fn leaderboard(
+    state: web::Data<AppState>,
+    name: web::Path<String>,
+    q: web::Query<LeaderboardQuery>,
+) -> ApiResult {
+    let name = name.into_inner();
+    let sort = Sort::parse(q.sort.as_deref())?;
+    let Some(benchmark) = state.benchmarks.get(&name) else {
+        return Err(ApiError::not_found(format!(
+            "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
+        )));
+    };
+    let sha256 = benchmark.sha256.clone();
+    let shared = state.clone();
+    // records are read and decoded on the blocking pool
+    let (ids, total, rows) = web::block(move || {
+        let (ids, total) = shared.gate.published_newest(MAX_EXPERIMENTS);
+        let mut rows = Vec::new();
+        for id in &ids {
+            if let Some(record) = shared.store.get(id)? {
+                rows.extend(rows_of(&record, &sha256));
+            }
+        }
+        Ok::<_, super::ExperimentError>((ids, total, rows))
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?;
+    let mut rows = rows;
+    sort_rows(&mut rows, sort);
+    Ok(HttpResponse::Ok().json(Leaderboard {
+        benchmark: name,
+        sort: sort.name(),
+        read: ids.len(),
+        limit: MAX_EXPERIMENTS,
+        truncated: total > ids.len(),
+        rows,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A finished record of two runs on the gold `sha`.
+    fn record(id: &str, sha: &str, published: bool, scores: [Option<f64>; 2]) -> Record {
+        let run = |name: &str, f1: Option<f64>| match f1 {
+            Some(f) => json!({"name": name, "experiments": {"qa": {"aggregate": {
+                "macro": {"f1": f}, "macro_qald": {"f1": f / 2.0}, "micro": null}}}}),
+            None => json!({"name": name, "experiments": {"qa": null}}),
+        };
+        Record {
+            id: id.into(),
+            status: ExperimentStatus::Done,
+            created: format!("2026-01-0{}T00:00:00Z", &id[11..]),
+            finished: None,
+            profile: "judge".into(),
+            experiments: Vec::new(),
+            lang: "en".into(),
+            protocol: "gerbil".into(),
+            gold: "demo".into(),
+            runs: vec!["a".into(), "b".into()],
+            progress: None,
+            error: None,
+            report: Some(json!({"runs": [run("a", scores[0]), run("b", scores[1])]})),
+            gold_sha256: Some(sha.into()),
+            token_sha256: None,
+            published,
+        }
+    }
+
+    #[test]
+    fn rows_of_published_finished_experiments_on_the_benchmark_only() {
+        let on = record("202601010001", "s", true, [Some(0.5), None]);
+        let rows = rows_of(&on, "s");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].run, "a");
+        assert_eq!(rows[0].macro_f1, Some(0.5));
+        assert_eq!(rows[0].macro_f1_qald, Some(0.25));
+        assert_eq!(rows[0].micro_f1, None);
+        assert_eq!(rows[0].url, "/experiments/202601010001");
+        assert_eq!(rows[1].macro_f1, None);
+        assert!(rows_of(&on, "other").is_empty(), "another benchmark");
+        let private = record("202601010002", "s", false, [Some(0.5), None]);
+        assert!(rows_of(&private, "s").is_empty(), "private");
+        let mut failed = on.clone();
+        failed.status = ExperimentStatus::Failed;
+        assert!(rows_of(&failed, "s").is_empty(), "failed");
+    }
+
+    #[test]
+    fn sorted_best_first_with_no_score_last() {
+        let mut rows = rows_of(&record("202601010002", "s", true, [None, Some(0.2)]), "s");
+        rows.extend(rows_of(
+            &record("202601010001", "s", true, [Some(0.9), Some(0.2)]),
+            "s",
+        ));
+        sort_rows(&mut rows, Sort::MacroF1);
+        let order: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.experiment.as_str(), r.run.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("202601010001", "a"),
+                ("202601010002", "b"),
+                ("202601010001", "b"),
+                ("202601010002", "a")
+            ]
+        );
+        sort_rows(&mut rows, Sort::Created);
+        assert_eq!(rows[0].experiment, "202601010002");
+        assert_eq!(Sort::parse(None), Ok(Sort::MacroF1));
+        assert_eq!(Sort::parse(Some("micro_f1")), Ok(Sort::MicroF1));
+        let e = Sort::parse(Some("f1")).expect_err("unknown");
+        assert_eq!(e.code, ErrorCode::BadParameter);
+        assert!(e.message.contains("\"f1\""), "{}", e.message);
+    }
+}
