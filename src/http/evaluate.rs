@@ -244,6 +244,8 @@ pub async fn evaluate(
         max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
         gold_markings,
         lang: body.lang.clone(),
+        explain_errors_only: false,
+        baseline: None,
     };
     let job = Job {
         id: String::new(),
