@@ -120,6 +120,7 @@ fn evaluations(c: &mut Criterion, index: &Index, path: &str) {
             equivalence: index,
             path,
             format_version: index.meta().format_version,
+            built: None,
         };
         group.bench_function(format!("{name}/with_index"), |b| {
             b.iter(|| {

@@ -52,11 +52,7 @@ fn main() {
                 explain: true,
                 ..Options::default()
             },
-            Some(IndexRef {
-                equivalence: &index,
-                path: "index",
-                format_version: index.meta().format_version,
-            }),
+            Some(IndexRef::of(&index, "index")),
         );
         std::hint::black_box(report);
         times.push(t.elapsed().as_secs_f64() * 1000.0);

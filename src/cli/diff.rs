@@ -140,11 +140,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     };
     let no_systems = Asking(LiveOptions::default());
     let env = Env {
-        index: index.as_ref().map(|i| IndexRef {
-            equivalence: i,
-            path: &index_path,
-            format_version: i.meta().format_version,
-        }),
+        index: index.as_ref().map(|i| IndexRef::of(i, &index_path)),
         systems: &no_systems as &dyn Systems,
         knowledge_graph: None,
         golds: None,

@@ -351,11 +351,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         options: args.kg.options(),
     });
     let env = Env {
-        index: index.as_ref().map(|i| IndexRef {
-            equivalence: i,
-            path: &index_path,
-            format_version: i.meta().format_version,
-        }),
+        index: index.as_ref().map(|i| IndexRef::of(i, &index_path)),
         systems: &Asking(live),
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: None,

@@ -24,8 +24,8 @@ use prepare::{Ctx, GoldEntry};
 pub use profiles::{Profile, Rules};
 pub use report::{
     AggregateReport, ChallengeAggregate, Comparison, ExecutionCounts, ExecutionReport,
-    ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, KgFile, KnowledgeGraphInfo,
-    LanguageAggregate, MatchedPair, QuestionReport, Report, RunReport, Status,
+    ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, IndexInput, KgFile,
+    KnowledgeGraphInfo, LanguageAggregate, MatchedPair, QuestionReport, Report, RunReport, Status,
 };
 use score::evaluate_run;
 
@@ -182,6 +182,21 @@ pub struct IndexRef<'a> {
     pub path: &'a str,
     /// Its on-disk format version, for the report.
     pub format_version: u32,
+    /// The built index's metadata and the SHA-256 of its `meta.json`, for the
+    /// report's provenance (`None` for an index held in memory).
+    pub built: Option<(&'a crate::index::format::IndexMeta, &'a str)>,
+}
+
+impl<'a> IndexRef<'a> {
+    /// A built index opened from `path`, with its provenance.
+    pub fn of(index: &'a crate::index::Index, path: &'a str) -> IndexRef<'a> {
+        IndexRef {
+            equivalence: index,
+            path,
+            format_version: index.meta().format_version,
+            built: Some((index.meta(), index.meta_sha256())),
+        }
+    }
 }
 
 /// The fixed seed of the bootstrap, so that reports are reproducible.
@@ -588,6 +603,23 @@ pub fn evaluate_executed(
         index: index.map(|i| IndexInfo {
             path: i.path.to_string(),
             format_version: i.format_version,
+            built_by: i.built.map(|(m, _)| m.built_by.clone()),
+            built_at: i.built.map(|(m, _)| m.built_at),
+            meta_sha256: i.built.map(|(_, sha)| sha.to_string()),
+            inputs: i
+                .built
+                .map(|(m, _)| {
+                    m.inputs
+                        .iter()
+                        .map(|f| IndexInput {
+                            path: f.path.clone(),
+                            bytes: f.bytes,
+                            xxh3_64: f.xxh3_64.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            provenance: i.built.and_then(|(m, _)| m.provenance.clone()),
         }),
         knowledge_graph: execution.knowledge_graph,
         runs: reports,

@@ -67,13 +67,42 @@ pub struct GoldInfo {
     pub metadata: Option<String>,
 }
 
-/// The index used for equivalence.
+/// The index used for equivalence, with what identifies its build.
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct IndexInfo {
     /// Its directory.
     pub path: String,
     /// Its on-disk format version.
     pub format_version: u32,
+    /// The qajudge version that built it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub built_by: Option<String>,
+    /// When the build finished (seconds since the Unix epoch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub built_at: Option<u64>,
+    /// SHA-256 of its `meta.json` (inputs with their checksums, counts): one
+    /// value per build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_sha256: Option<String>,
+    /// The files it was built from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<IndexInput>,
+    /// Where its inputs came from, as its builder recorded (`index build
+    /// --provenance`; the recipes of `indexes/` record dumps, versions, URLs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Object)]
+    pub provenance: Option<serde_json::Value>,
+}
+
+/// One input file of an index.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct IndexInput {
+    /// Its path as given to the build.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// XXH3-64 checksum of its bytes, in hex.
+    pub xxh3_64: String,
 }
 
 /// What queries were executed on (docs/scoring.md, Executing SPARQL).

@@ -160,6 +160,7 @@ fn an_index_unifies_iris_in_every_sub_experiment() {
             equivalence: &kg,
             path: "memory",
             format_version: 0,
+            built: None,
         }),
     );
     let e = &with.runs[0].experiments;
@@ -175,6 +176,7 @@ fn an_index_unifies_iris_in_every_sub_experiment() {
         equivalence: &kg,
         path: "memory",
         format_version: 0,
+        built: None,
     });
     let prepared = prepare_gold(&gold, &Options::default(), Some(&kg));
     for _ in 0..2 {
@@ -235,6 +237,7 @@ fn large_classes_are_reported() {
             equivalence: &kg,
             path: "memory",
             format_version: 0,
+            built: None,
         }),
     );
     let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];

@@ -98,11 +98,10 @@ pub fn evaluate_job(
         options: worker.exec,
     });
     let env = Env {
-        index: worker.index.as_deref().map(|i| IndexRef {
-            equivalence: i,
-            path: &worker.index_path,
-            format_version: i.meta().format_version,
-        }),
+        index: worker
+            .index
+            .as_deref()
+            .map(|i| IndexRef::of(i, &worker.index_path)),
         systems: &Asking(job.live.for_profile(job.options.profile)),
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: Some(&worker.golds),

@@ -197,6 +197,9 @@ pub fn restore_set_aside(dir: &Path) -> bool {
 pub struct Index {
     dir: PathBuf,
     meta: IndexMeta,
+    /// SHA-256 of `meta.json` as read: it names the build (its inputs with
+    /// their checksums, its counts), so reports can say which index they used.
+    meta_sha256: String,
     store: Store,
     sameas: SameAsTable,
     labels: Labels,
@@ -243,6 +246,7 @@ impl Index {
         Ok(Index {
             dir: dir.to_path_buf(),
             meta,
+            meta_sha256: crate::digest::sha256_hex(text.as_bytes()),
             store,
             sameas,
             labels,
@@ -252,6 +256,12 @@ impl Index {
     /// The index directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// SHA-256 of the index's `meta.json`, which records its inputs' checksums
+    /// and its counts: one value per build.
+    pub fn meta_sha256(&self) -> &str {
+        &self.meta_sha256
     }
 
     /// The build metadata.

@@ -62,6 +62,7 @@ fn run(
             equivalence: i,
             path: "demo-index",
             format_version: i.meta().format_version,
+            built: None,
         }),
     )
 }
