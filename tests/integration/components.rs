@@ -595,3 +595,41 @@ fn by_language_counts_a_question_under_the_language_it_was_answered_in() {
     assert_eq!(by["de"]["evaluated"], 2, "{by}");
     assert!(by.get("en").is_none(), "{by}");
 }
+
+#[test]
+fn a_run_without_queries_or_annotations_has_no_marking_scores() {
+    let data = crate::require_data!();
+    let gold = data.join("qald/9/qald-9-train-multilingual.json");
+    let run = data.join("systems/nliwod/qald9/GANSWER2_QALD9_Train.json");
+    let r = json_report(&[
+        "--gold",
+        &gold.display().to_string(),
+        "--run",
+        &run.display().to_string(),
+    ]);
+    let x = &r["runs"][0]["experiments"];
+    // GANSWER2 gives answers and answer types, no query and no annotation: it
+    // used to get c2kb_classes Macro F1 QALD 0.7887 and ait2kb 0.6497 for
+    // markings nobody gave
+    for e in ["c2kb", "c2kb_entities", "c2kb_classes", "p2kb", "re2kb", "ait2kb"] {
+        assert!(x[e].is_null(), "{e}: {}", x[e]);
+    }
+    assert!(!x["qa"].is_null() && !x["at"].is_null());
+    assert!(
+        r["diagnostics"].to_string().contains(
+            "the run has no queries or annotations for c2kb, c2kb_entities, c2kb_classes, p2kb, re2kb, ait2kb: not scored"
+        ),
+        "{}",
+        r["diagnostics"]
+    );
+    // under gerbil, GERBIL's behaviour: every sub-experiment is scored
+    let g = json_report(&[
+        "--gold",
+        &gold.display().to_string(),
+        "--run",
+        &run.display().to_string(),
+        "--profile",
+        "gerbil",
+    ]);
+    assert!(!g["runs"][0]["experiments"]["c2kb"].is_null());
+}
