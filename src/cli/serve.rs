@@ -29,6 +29,12 @@ pub struct ServeArgs {
     /// and a regular file of at most --max-input-mb.
     #[arg(long = "benchmark", value_name = "NAME=FILE")]
     pub benchmarks: Vec<String>,
+    /// The knowledge graph of one registered benchmark, as NAME=FILE
+    /// (repeatable; the files given for one name are its graph): experiments on
+    /// that benchmark execute their queries there, and others on `--kg` or
+    /// `--endpoint`, if given.
+    #[arg(long = "benchmark-kg", value_name = "NAME=FILE")]
+    pub benchmark_kgs: Vec<String>,
     /// A host live QA systems may be on (repeatable). Without it the server
     /// calls no live system: a client could otherwise make it call any port
     /// of the machine it runs on. Give `--allow-system-host 127.0.0.1` for
@@ -122,6 +128,21 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--benchmark {name}"))?;
         benchmarks.push((name, file));
     }
+    let mut graph_files: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
+    for g in &args.benchmark_kgs {
+        let (name, file) = parse_benchmark(g).map_err(|e| {
+            anyhow::anyhow!(
+                "{}",
+                e.to_string().replace("--benchmark ", "--benchmark-kg ")
+            )
+        })?;
+        if !benchmarks.iter().any(|(b, _)| *b == name) {
+            bail!("--benchmark-kg {g:?} names no registered benchmark {name:?}; register it with --benchmark {name}=FILE");
+        }
+        super::input::check_file(&file, super::input::max_input_bytes())
+            .with_context(|| format!("--benchmark-kg {name}"))?;
+        graph_files.entry(name).or_default().push(file);
+    }
     for origin in &args.cors_origins {
         check_origin(origin)?;
     }
@@ -161,6 +182,14 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .kg
             .open()?
             .map(|kg| std::sync::Arc::new(kg.with_gate(query_gate.clone()))),
+        benchmark_kgs: graph_files
+            .into_iter()
+            .map(|(name, files)| {
+                let kg = crate::sparql::KnowledgeGraph::load(&files, args.kg.options(), &|_, _| {})
+                    .with_context(|| format!("--benchmark-kg {name}"))?;
+                Ok((name, std::sync::Arc::new(kg.with_gate(query_gate.clone()))))
+            })
+            .collect::<anyhow::Result<_>>()?,
         exec: args.kg.options(),
         max_body_bytes: args.max_body_bytes,
         workers: args.workers.unwrap_or_else(|| {

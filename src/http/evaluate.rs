@@ -223,7 +223,10 @@ pub async fn evaluate(
             ))
         }
     };
-    if (body.refresh_gold || body.execute_run) && state.worker.knowledge_graph.is_none() {
+    let benchmark = from_benchmark.then_some(gold_name.as_str());
+    if (body.refresh_gold || body.execute_run)
+        && state.worker.knowledge_graph_for(benchmark).is_none()
+    {
         return Err(ApiError::new(
             ErrorCode::NoKnowledgeGraph,
             "refresh_gold and execute_run execute queries, and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",

@@ -433,7 +433,12 @@ pub async fn experiments_post(
     let executes = live.protocol == Protocol::Text2sparql && !form.systems.is_empty()
         || form.refresh_gold
         || form.execute_run;
-    if executes && state.knowledge_graph.is_none() {
+    if executes
+        && state
+            .worker
+            .knowledge_graph_for(form.benchmark.as_deref())
+            .is_none()
+    {
         return Err(ApiError::new(
             ErrorCode::NoKnowledgeGraph,
             "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",

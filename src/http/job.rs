@@ -66,10 +66,24 @@ pub struct Worker {
     pub index_path: String,
     /// The knowledge graph, if any.
     pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
+    /// Knowledge graphs of registered benchmarks, by name.
+    pub benchmark_kgs: Arc<std::collections::BTreeMap<String, Arc<KnowledgeGraph>>>,
     /// The timeout and row cap of each query.
     pub exec: ExecOptions,
     /// Registered benchmarks prepared for the options experiments used.
     pub golds: Arc<GoldCache>,
+}
+
+impl Worker {
+    /// The knowledge graph queries of an evaluation on `benchmark` (a
+    /// registered one, or `None` for an uploaded gold) are executed on: the
+    /// benchmark's own (`--benchmark-kg`), else the server's (`--kg`,
+    /// `--endpoint`).
+    pub fn knowledge_graph_for(&self, benchmark: Option<&str>) -> Option<&Arc<KnowledgeGraph>> {
+        benchmark
+            .and_then(|b| self.benchmark_kgs.get(b))
+            .or(self.knowledge_graph.as_ref())
+    }
 }
 
 /// Evaluates a job through the one evaluation pipeline ([`run_job`]) with
@@ -93,10 +107,12 @@ pub fn evaluate_job(
             RunSource::System { name, url } => EvalRun::System { name, url },
         })
         .collect();
-    let executing = worker.knowledge_graph.as_deref().map(|kg| Executing {
-        kg,
-        options: worker.exec,
-    });
+    let executing = worker
+        .knowledge_graph_for(job.benchmark.as_deref())
+        .map(|kg| Executing {
+            kg,
+            options: worker.exec,
+        });
     let env = Env {
         index: worker
             .index

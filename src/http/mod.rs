@@ -71,6 +71,9 @@ pub struct ServeConfig {
     /// The knowledge graph queries are executed on (gold queries without
     /// answers, run queries, TEXT2SPARQL systems), if any.
     pub knowledge_graph: Option<Arc<KnowledgeGraph>>,
+    /// Knowledge graphs of registered benchmarks (`--benchmark-kg`), by name:
+    /// experiments on such a benchmark execute their queries there.
+    pub benchmark_kgs: BTreeMap<String, Arc<KnowledgeGraph>>,
     /// The timeout and row cap of each query.
     pub exec: ExecOptions,
     /// The largest request body accepted, in bytes.
@@ -257,6 +260,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         index: index.clone(),
         index_path: index_path.clone(),
         knowledge_graph: config.knowledge_graph.clone(),
+        benchmark_kgs: Arc::new(config.benchmark_kgs.clone()),
         exec: config.exec,
         golds: Arc::new(GoldCache::default()),
     };

@@ -62,10 +62,18 @@ fn demo_json_report_has_the_hand_computed_figures() {
     assert_eq!(report["index"]["format_version"], 4);
     // which build: its meta.json's SHA-256 and its inputs with their checksums
     let sha = report["index"]["meta_sha256"].as_str().unwrap_or_default();
-    assert!(sha.len() == 64 && sha.bytes().all(|c| c.is_ascii_hexdigit()), "{sha}");
-    assert_eq!(report["index"]["inputs"][0]["path"], "tests/data/demo/kg.ttl");
+    assert!(
+        sha.len() == 64 && sha.bytes().all(|c| c.is_ascii_hexdigit()),
+        "{sha}"
+    );
     assert_eq!(
-        report["index"]["inputs"][0]["xxh3_64"].as_str().map(str::len),
+        report["index"]["inputs"][0]["path"],
+        "tests/data/demo/kg.ttl"
+    );
+    assert_eq!(
+        report["index"]["inputs"][0]["xxh3_64"]
+            .as_str()
+            .map(str::len),
         Some(16)
     );
     let run = &report["runs"][0];

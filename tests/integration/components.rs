@@ -611,7 +611,14 @@ fn a_run_without_queries_or_annotations_has_no_marking_scores() {
     // GANSWER2 gives answers and answer types, no query and no annotation: it
     // used to get c2kb_classes Macro F1 QALD 0.7887 and ait2kb 0.6497 for
     // markings nobody gave
-    for e in ["c2kb", "c2kb_entities", "c2kb_classes", "p2kb", "re2kb", "ait2kb"] {
+    for e in [
+        "c2kb",
+        "c2kb_entities",
+        "c2kb_classes",
+        "p2kb",
+        "re2kb",
+        "ait2kb",
+    ] {
         assert!(x[e].is_null(), "{e}: {}", x[e]);
     }
     assert!(!x["qa"].is_null() && !x["at"].is_null());

@@ -822,3 +822,59 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
         "{failed}"
     );
 }
+
+#[test]
+fn each_benchmark_executes_on_its_own_knowledge_graph() {
+    let data = tmp("benchmark-kg");
+    let s = Server::start(
+        &data,
+        &[
+            "--benchmark",
+            &format!("other={GOLD}"),
+            "--benchmark-kg",
+            "demo=tests/data/demo/kg.ttl",
+            "--benchmark-kg",
+            "demo=tests/data/demo/facts.ttl",
+        ],
+    );
+    let run = std::fs::read_to_string(root().join("tests/data/demo/sparql-system.json"))
+        .expect("the demo's sparql run");
+    let body = |gold: &str| {
+        format!(
+            r#"{{"gold": "{gold}", "runs": [{{"name": "sparql", "document": {run}}}], "execute_run": true, "experiments": ["qa"]}}"#
+        )
+    };
+    // demo has its graph: the report names its two files
+    let (status, report) = post_json(&s, "/api/v1/evaluate", &body("demo"));
+    assert_eq!(status, 200, "{report}");
+    let files: Vec<&str> = report["knowledge_graph"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        ["tests/data/demo/kg.ttl", "tests/data/demo/facts.ttl"]
+    );
+    // the same gold registered as `other` has none, and the server no --kg
+    let (status, e) = post_json(&s, "/api/v1/evaluate", &body("other"));
+    assert_eq!(status, 400, "{e}");
+    assert_eq!(e["error"]["code"], "no_knowledge_graph");
+    drop(s);
+    // a graph for a benchmark that is not registered is refused at start
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .current_dir(root())
+        .args(["serve", "--data"])
+        .arg(tmp("benchmark-kg-refused"))
+        .args(["--benchmark", &format!("demo={GOLD}")])
+        .args(["--benchmark-kg", "qald8=tests/data/demo/kg.ttl"])
+        .output()
+        .expect("qajudge runs");
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("names no registered benchmark \"qald8\""),
+        "{err}"
+    );
+}
