@@ -69,7 +69,9 @@ def test_the_openapi_document_validates(openapi: dict) -> None:
 
 
 def test_answers_conform_to_the_document(client: Client, openapi: dict) -> None:
-    conforms(openapi, "/api/v1/health", "get", 200, client.health())
+    health = client.health()
+    assert health.status == "ok" and health.store["state"] == "ok" and health.benchmarks >= 1
+    conforms(openapi, "/api/v1/health", "get", 200, health.raw)
     conforms(openapi, "/api/v1/sameas", "post", 200, raw("/api/v1/sameas", ["http://dbpedia.org/resource/Berlin"]))
     conforms(openapi, "/api/v1/canonical", "post", 200, raw("/api/v1/canonical", ["https://dbpedia.org/page/Berlin"]))
     conforms(openapi, "/api/v1/types", "post", 200, raw("/api/v1/types", ["http://dbpedia.org/resource/Berlin"]))
@@ -111,6 +113,12 @@ def test_an_evaluation_equals_the_command_line(client: Client) -> None:
     # the gold inline, as a file, gives the same figures
     inline = client.evaluate(os.environ["QAJUDGE_GOLD"], [("example-system", os.environ["QAJUDGE_RUN"])])
     assert inline.runs[0].experiments["qa"].aggregate.raw == qa.raw
+    # two runs: their paired tests, with Holm-Bonferroni adjusted p-values
+    two = client.evaluate("demo", [("a", os.environ["QAJUDGE_RUN"]), ("b", os.environ["QAJUDGE_RUN"])])
+    qa_tests = [c for c in two.comparisons if c.experiment == "qa"]
+    assert len(qa_tests) == 1 and qa_tests[0].run_a == "a" and qa_tests[0].run_b == "b"
+    assert qa_tests[0].correction == "holm-bonferroni" and qa_tests[0].f1_difference == 0
+    assert qa_tests[0].p_f1_adjusted >= qa_tests[0].p_f1
 
 
 def test_lookups_and_matching(client: Client) -> None:

@@ -142,6 +142,58 @@ class ExperimentResult:
 
 
 @dataclass
+class Comparison:
+    """A paired significance test between two runs on one sub-experiment
+    (differences are A − B; ``*_adjusted`` are Holm–Bonferroni adjusted over
+    the report's comparisons)."""
+
+    run_a: str
+    run_b: str
+    experiment: str
+    questions: int
+    f1_difference: float
+    p_f1: float
+    p_f1_adjusted: float
+    macro_f1_qald_difference: float
+    p_macro_f1_qald: float
+    p_macro_f1_qald_adjusted: float
+    correction: str
+    shuffles: int
+
+    @staticmethod
+    def of(j: Json) -> "Comparison":
+        return Comparison(
+            j["run_a"], j["run_b"], j["experiment"], j["questions"],
+            j["f1_difference"], j["p_f1"], j.get("p_f1_adjusted", j["p_f1"]),
+            j["macro_f1_qald_difference"], j["p_macro_f1_qald"],
+            j.get("p_macro_f1_qald_adjusted", j["p_macro_f1_qald"]),
+            j.get("correction", ""), j["shuffles"],
+        )
+
+
+@dataclass
+class Health:
+    """The service's state: ``status`` is ``ok``, or ``degraded`` while the
+    experiment store cannot write (``store`` says why and since when)."""
+
+    status: str
+    version: str
+    benchmarks: int
+    experiments: int
+    index: Optional[Json]
+    knowledge_graph: Optional[Json]
+    store: Json
+    raw: Json = field(repr=False)
+
+    @staticmethod
+    def of(j: Json) -> "Health":
+        return Health(
+            j["status"], j["version"], j.get("benchmarks", 0), j.get("experiments", 0),
+            j.get("index"), j.get("knowledge_graph"), j.get("store") or {}, j,
+        )
+
+
+@dataclass
 class RunResult:
     """One run's results; ``experiments`` holds the sub-experiments scored."""
 
@@ -168,12 +220,17 @@ class Report:
     runs: List[RunResult]
     diagnostics: List[str]
     raw: Json = field(repr=False)
+    comparisons: List["Comparison"] = field(default_factory=list)
+    index: Optional[Json] = None
+    knowledge_graph: Optional[Json] = None
 
     @staticmethod
     def of(j: Json) -> "Report":
         return Report(
             j["version"], j["profile"], j["gold"],
             [RunResult.of(r) for r in j["runs"]], j.get("diagnostics", []), j,
+            [Comparison.of(c) for c in j.get("comparisons") or []],
+            j.get("index"), j.get("knowledge_graph"),
         )
 
     def run(self, name: str) -> RunResult:
@@ -370,9 +427,9 @@ class Client:
 
     # -- lookups -----------------------------------------------------------
 
-    def health(self) -> Json:
-        """The service's status, index and counts."""
-        return self._json("GET", "/api/v1/health")
+    def health(self) -> Health:
+        """The service's status, index, knowledge graph, counts and store."""
+        return Health.of(self._json("GET", "/api/v1/health"))
 
     def sameas(self, iris: Sequence[str], limit: Optional[int] = None) -> List[SameAs]:
         """The owl:sameAs class of each IRI, in order (at most 10,000 per call)."""
