@@ -180,7 +180,17 @@ def test_submit_sets_protocol_language_and_execution(client: Client) -> None:
         client.submit([run], benchmark="demo", protocol="smoke-signals")
     assert e.value.status == 400 and e.value.code == "bad_parameter"
     assert "smoke-signals" in str(e.value)
-    created = client.submit([run], benchmark="demo", protocol="gerbil", lang="de", dataset="demo")
+    created = client.submit(
+        [run], benchmark="demo", protocol="gerbil", lang="de", dataset="demo",
+        names=["mine"], confidence=True, by=["form"],
+    )
     done: Experiment = client.wait(created.id, created.token)
     assert done.status == "done"
     assert done.lang == "de" and done.protocol == "gerbil"
+    assert done.report is not None and done.report.runs[0].name == "mine"
+    qa = done.report.runs[0].experiments["qa"]
+    assert qa.aggregate.raw.get("confidence") is not None
+    assert "select" in qa.breakdown["form"]
+    client.publish(created.id, created.token)
+    board = client.leaderboard("demo")
+    assert any(r["experiment"] == created.id and r["run"] == "mine" for r in board["rows"])

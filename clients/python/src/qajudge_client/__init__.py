@@ -132,12 +132,15 @@ class ExperimentResult:
 
     aggregate: Aggregate
     questions: List[QuestionResult]
+    breakdown: Json = field(default_factory=dict)
 
     @staticmethod
     def of(j: Json) -> "ExperimentResult":
+        """``breakdown`` maps each ``by`` feature to its values' aggregates."""
         return ExperimentResult(
             Aggregate.of(j["aggregate"]),
             [QuestionResult.of(q) for q in j.get("questions", [])],
+            j.get("breakdown") or {},
         )
 
 
@@ -507,8 +510,8 @@ class Client:
         document (a path, or a JSON document); each run is a document or a
         ``(name, document)`` pair. Other options of ``POST /evaluate``
         (``strict_literals``, ``lenient_dates``, ``max_class_size``,
-        ``gold_markings``, ``lang``, ``refresh_gold``, ``execute_run``) pass
-        through."""
+        ``gold_markings``, ``lang``, ``refresh_gold``, ``execute_run``,
+        ``confidence``, ``by``: a list of question features) pass through."""
         if isinstance(gold, str) and not os.path.exists(gold):
             gold_body: Any = gold
         else:
@@ -545,6 +548,9 @@ class Client:
         lang: Optional[str] = None,
         refresh_gold: bool = False,
         execute_run: bool = False,
+        names: Sequence[str] = (),
+        confidence: bool = False,
+        by: Sequence[str] = (),
     ) -> Created:
         """Stores an experiment (private until published, unless ``publish``)
         and queues it; the answer's ``token`` shows it while private.
@@ -554,7 +560,9 @@ class Client:
         benchmark or profile), ``dataset`` the id sent to text2sparql systems,
         ``lang`` the language of the questions sent; ``refresh_gold`` and
         ``execute_run`` execute every gold or run query on the server's
-        knowledge graph."""
+        knowledge graph. ``names`` names the runs in order (run files, then
+        system URLs), ``confidence`` adds 95 % bootstrap intervals, ``by``
+        splits every aggregate by question features."""
         fields: List[Tuple[str, Optional[str], bytes]] = []
         if benchmark:
             fields.append(("benchmark", None, benchmark.encode()))
@@ -580,6 +588,12 @@ class Client:
             fields.append(("refresh_gold", None, b"true"))
         if execute_run:
             fields.append(("execute_run", None, b"true"))
+        for n in names:
+            fields.append(("name", None, n.encode()))
+        if confidence:
+            fields.append(("confidence", None, b"true"))
+        for b in by:
+            fields.append(("by", None, b.encode()))
         boundary = uuid.uuid4().hex
         body = bytearray()
         for name, filename, data in fields:
@@ -618,6 +632,15 @@ class Client:
     def experiments(self) -> List[Json]:
         """The published experiments, newest first."""
         return self._json("GET", "/api/v1/experiments")
+
+    def leaderboard(self, benchmark: str, sort: Optional[str] = None) -> Json:
+        """The published runs on a registered benchmark, best first by
+        ``sort`` (``macro_f1`` by default, ``macro_f1_qald``, ``micro_f1`` or
+        ``created``)."""
+        path = f"/api/v1/benchmarks/{urllib.parse.quote(benchmark, safe='')}/leaderboard"
+        if sort:
+            path += "?sort=" + urllib.parse.quote(sort, safe="")
+        return self._json("GET", path)
 
     def publish(self, id: str, token: Optional[str] = None) -> Json:
         """Makes an experiment public (listed, in ``/sparql``)."""
