@@ -620,3 +620,47 @@ fn three_named_runs_with_intervals_a_matrix_and_a_leaderboard() {
     );
     screenshot_to(&d, "qajudge-web-page-experiment.png");
 }
+
+#[test]
+fn a_three_run_qald8_experiment_fits_three_screens_before_anything_is_opened() {
+    let Some(d) = Driver::start() else { return };
+    let Some(data) = crate::data::shared() else {
+        return;
+    };
+    let gold = data.join("qald/8/qald-8-train-multilingual.json");
+    let s = Server::start(
+        &tmp("browser-qald8"),
+        &["--benchmark", &format!("qald8={}", gold.display())],
+    );
+    let runs: Vec<(String, Vec<u8>)> = ["GANSWER2", "QAKIS", "TeBaQA"]
+        .iter()
+        .map(|n| {
+            let name = format!("{n}_QALD8_Train.json");
+            let bytes = std::fs::read(data.join("systems/nliwod/qald8").join(&name))
+                .expect("a NLIWOD QALD-8 run");
+            (name, bytes)
+        })
+        .collect();
+    let mut parts: Vec<(&str, Option<&str>, &[u8])> = vec![("benchmark", None, b"qald8")];
+    for (name, bytes) in &runs {
+        parts.push(("run", Some(name.as_str()), bytes.as_slice()));
+    }
+    parts.push(("confidence", None, b"true"));
+    let (status, created) = crate::serve::post_form(&s, &parts);
+    assert_eq!(status, 202, "{created}");
+    let done = crate::serve::wait(&s, &created);
+    assert_eq!(done["status"], "done", "{done}");
+    let id = created["id"].as_str().expect("id");
+    let token = created["token"].as_str().expect("token");
+    d.go(&s.url(&format!("/experiments/{id}#token={token}")));
+    d.wait_for("table.matrix[data-experiment='qa']");
+    // every QALD-8 train question is a row of the matrix, three runs each
+    let rows = d.script("return document.querySelectorAll(\"table.matrix[data-experiment='qa'] tbody tr\").length;");
+    assert_eq!(rows.as_u64(), done["report"]["gold"]["questions"].as_u64());
+    let (height, screen) = heights(&d);
+    screenshot_to(&d, "qajudge-web-page-qald8.png");
+    assert!(
+        height <= 3.0 * screen,
+        "the page is {height} px tall, more than three windows of {screen} px"
+    );
+}
