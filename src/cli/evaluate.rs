@@ -298,6 +298,13 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             RunSource::File { name, .. } | RunSource::System { name, .. } => name.as_str(),
         })
         .collect();
+    if let Some(dup) = names
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| names[..i].contains(n).then_some(n))
+    {
+        bail!("two runs are named {dup:?}: give each its own with --name (one per run, in order)");
+    }
     if let Some(b) = args.baseline.as_deref().filter(|b| !names.contains(b)) {
         bail!(
             "--baseline {b:?} names no run; the runs are {}: give one of them (a file's stem, or its --name)",

@@ -295,7 +295,7 @@ fn write_table(
             );
         }
         Style::Markdown => {
-            let _ = writeln!(out, "**{caption}**\n");
+            let _ = writeln!(out, "**{}**\n", cell(caption, style));
             let _ = writeln!(out, "| {} |", header.join(" | "));
             let align: Vec<&str> = (0..header.len())
                 .map(|i| if i == 0 { ":---" } else { "---:" })
@@ -304,16 +304,25 @@ fn write_table(
             for r in rows {
                 let _ = writeln!(out, "| {} |", r.join(" | "));
             }
-            let _ = writeln!(out, "\n{note}\n");
+            let _ = writeln!(out, "\n{}\n", cell(note, style));
         }
     }
 }
 
-/// A name or value as a table cell: escaped for LaTeX, `|` escaped for Markdown.
+/// A name or value as a table cell, on one line: escaped for LaTeX; for
+/// Markdown `|` escaped and `<`, `>`, `&` as entities (no raw HTML passes).
 fn cell(text: &str, style: Style) -> String {
+    let line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     match style {
-        Style::Latex => latex_escape(text),
-        Style::Markdown => text.replace('|', "\\|"),
+        Style::Latex => latex_escape(&line),
+        Style::Markdown => line
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('|', "\\|"),
     }
 }
 
@@ -351,6 +360,9 @@ fn latex_escape(text: &str) -> String {
                 out.push(c);
             }
             '~' => out.push_str("\\textasciitilde{}"),
+            '|' => out.push_str("\\textbar{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
             '^' => out.push_str("\\textasciicircum{}"),
             _ => out.push(c),
         }
@@ -361,6 +373,18 @@ fn latex_escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_are_one_line_and_pass_no_markup() {
+        assert_eq!(
+            cell("two\nlines <b>x</b> | a&b", Style::Markdown),
+            "two lines &lt;b&gt;x&lt;/b&gt; \\| a&amp;b"
+        );
+        assert_eq!(
+            cell("a|b<c>\td", Style::Latex),
+            "a\\textbar{}b\\textless{}c\\textgreater{} d"
+        );
+    }
 
     #[test]
     fn latex_specials_are_escaped() {

@@ -516,7 +516,8 @@ pub fn csv(report: &Report, per_question: bool) -> String {
     let with_confidence = report
         .runs
         .iter()
-        .filter_map(|r| r.experiments.qa.as_ref())
+        .flat_map(|r| r.experiments.named())
+        .filter_map(|(_, e)| e)
         .any(|e| e.aggregate.confidence.is_some());
     // --by features, a column each (empty on the rows of the whole run)
     let features: Vec<&String> = report

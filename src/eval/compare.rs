@@ -18,7 +18,7 @@ pub const ALPHA: f64 = 0.05;
 /// questions evaluated in both runs (fixed seed): every run against the
 /// baseline (A = the run, B = the baseline), or every two runs without one;
 /// the p-values of each statistic corrected with Holm–Bonferroni over all the
-/// comparisons made.
+/// comparisons made that have a question in common.
 pub(super) fn compare_runs(runs: &[RunReport], baseline: Option<&str>) -> Vec<Comparison> {
     let mut pairs_of_runs: Vec<(&RunReport, &RunReport)> = Vec::new();
     match baseline.and_then(|b| runs.iter().find(|r| r.name == b)) {
@@ -68,15 +68,26 @@ pub(super) fn compare_runs(runs: &[RunReport], baseline: Option<&str>) -> Vec<Co
             });
         }
     }
-    let f1 = holm(&out.iter().map(|c| c.significance.p_f1).collect::<Vec<_>>());
-    let qald = holm(
-        &out.iter()
-            .map(|c| c.significance.p_macro_f1_qald)
+    // comparisons without a question in common test nothing: they keep p = 1
+    // and are not counted in the correction
+    let tested: Vec<usize> = (0..out.len())
+        .filter(|&i| out[i].significance.questions > 0)
+        .collect();
+    let f1 = holm(
+        &tested
+            .iter()
+            .map(|&i| out[i].significance.p_f1)
             .collect::<Vec<_>>(),
     );
-    for ((c, f), q) in out.iter_mut().zip(f1).zip(qald) {
-        c.p_f1_adjusted = f;
-        c.p_macro_f1_qald_adjusted = q;
+    let qald = holm(
+        &tested
+            .iter()
+            .map(|&i| out[i].significance.p_macro_f1_qald)
+            .collect::<Vec<_>>(),
+    );
+    for ((&i, f), q) in tested.iter().zip(f1).zip(qald) {
+        out[i].p_f1_adjusted = f;
+        out[i].p_macro_f1_qald_adjusted = q;
     }
     out
 }

@@ -134,9 +134,9 @@ fn gives_markings(e: Experiment, q: &crate::model::Question, index_types: bool) 
     query
         || match e {
             Experiment::Qa => true,
-            Experiment::C2kb | Experiment::C2kbEntities | Experiment::C2kbClasses => {
-                !q.entities.is_empty() || !q.classes.is_empty()
-            }
+            Experiment::C2kb => !q.entities.is_empty() || !q.classes.is_empty(),
+            Experiment::C2kbEntities => !q.entities.is_empty(),
+            Experiment::C2kbClasses => !q.classes.is_empty(),
             Experiment::P2kb => !q.properties.is_empty(),
             Experiment::Re2kb => !q.triples.is_empty(),
             Experiment::At => q.answertype.is_some() || q.answers.is_some(),

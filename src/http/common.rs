@@ -30,6 +30,7 @@ pub const CONFIDENCE_RESAMPLES: usize = 1000;
 /// takes them: each one of [`crate::annotate::FEATURES`], else a 400
 /// `bad_parameter` naming it.
 pub fn features(names: &[String]) -> Result<Vec<String>, ApiError> {
+    let mut out: Vec<String> = Vec::new();
     for name in names {
         if !crate::annotate::FEATURES.contains(&name.as_str()) {
             return Err(ApiError::new(
@@ -40,8 +41,13 @@ pub fn features(names: &[String]) -> Result<Vec<String>, ApiError> {
                 ),
             ));
         }
+        // a feature named twice splits once: the work stays bounded by the
+        // number of features, whatever the request repeats
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
     }
-    Ok(names.to_vec())
+    Ok(out)
 }
 
 /// The scoring profile a request names: `judge` when it names none (or an

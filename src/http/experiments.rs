@@ -285,7 +285,19 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
                     form.systems.push(t);
                 }
             }
-            "name" => form.names.push(text()),
+            "name" => {
+                let n = text();
+                if n.chars().count() > MAX_NAME_CHARS || n.chars().any(char::is_control) {
+                    return Err(ApiError::new(
+                        ErrorCode::BadField,
+                        format!(
+                            "the run name {:?} is longer than {MAX_NAME_CHARS} characters or holds a control character (a line break, a tab); give a short name on one line",
+                            n.chars().take(80).collect::<String>()
+                        ),
+                    ));
+                }
+                form.names.push(n);
+            }
             "confidence" => form.confidence = flag(&name, &text())?,
             "by" => {
                 let t = text();
@@ -323,6 +335,9 @@ fn flag(name: &str, value: &str) -> Result<bool, ApiError> {
         )),
     }
 }
+
+/// The longest run name the form takes, in characters.
+const MAX_NAME_CHARS: usize = 200;
 
 /// The stem of a file name, for run names.
 fn stem(name: &str) -> String {
@@ -469,6 +484,18 @@ pub async fn experiments_post(
             name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
             url: url.clone(),
         });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for r in &runs {
+        let name = match r {
+            RunSource::File { name, .. } | RunSource::System { name, .. } => name,
+        };
+        if !seen.insert(name.clone()) {
+            return Err(ApiError::new(
+                ErrorCode::BadField,
+                format!("two runs are named {name:?}; give each a name of its own (field name, in the order of the run files, then the system URLs)"),
+            ));
+        }
     }
     let record = Record {
         id: String::new(),

@@ -28,6 +28,35 @@ pub struct Api;
 /// The most published experiments one leaderboard reads (the newest).
 pub const MAX_EXPERIMENTS: usize = 1000;
 
+/// Leaderboards computed at once: each reads and decodes up to
+/// [`MAX_EXPERIMENTS`] records, so more callers wait for a 503 `busy`.
+pub const MAX_AT_ONCE: usize = 2;
+
+/// Leaderboards being computed now.
+static COMPUTING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A place among the leaderboards computed at once, given back on drop.
+struct Slot;
+
+impl Slot {
+    /// A slot, or `None` when [`MAX_AT_ONCE`] are taken.
+    fn take() -> Option<Slot> {
+        use std::sync::atomic::Ordering;
+        let taken = COMPUTING.fetch_add(1, Ordering::SeqCst);
+        if taken >= MAX_AT_ONCE {
+            COMPUTING.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(Slot)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        COMPUTING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// What a leaderboard can be sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sort {
@@ -195,19 +224,26 @@ pub async fn leaderboard(
     };
     let sha256 = benchmark.sha256.clone();
     let shared = state.clone();
-    // records are read and decoded on the blocking pool
+    let Some(slot) = Slot::take() else {
+        return Err(ApiError::new(
+            super::error::ErrorCode::Busy,
+            format!("{MAX_AT_ONCE} leaderboards are being computed; try again in a moment"),
+        ));
+    };
+    // records are read and decoded on the blocking pool, one at a time; one
+    // that cannot be read is left out rather than failing the whole board
     let (ids, total, rows) = web::block(move || {
+        let _slot = slot;
         let (ids, total) = shared.gate.published_newest(MAX_EXPERIMENTS);
         let mut rows = Vec::new();
         for id in &ids {
-            if let Some(record) = shared.store.get(id)? {
+            if let Ok(Some(record)) = shared.store.get(id) {
                 rows.extend(rows_of(&record, &sha256));
             }
         }
-        Ok::<_, super::ExperimentError>((ids, total, rows))
+        (ids, total, rows)
     })
     .await
-    .map_err(internal)?
     .map_err(internal)?;
     let mut rows = rows;
     sort_rows(&mut rows, sort);

@@ -655,7 +655,9 @@ fn a_three_run_qald8_experiment_fits_three_screens_before_anything_is_opened() {
     d.go(&s.url(&format!("/experiments/{id}#token={token}")));
     d.wait_for("table.matrix[data-experiment='qa']");
     // every QALD-8 train question is a row of the matrix, three runs each
-    let rows = d.script("return document.querySelectorAll(\"table.matrix[data-experiment='qa'] tbody tr\").length;");
+    let rows = d.script(
+        "return document.querySelectorAll(\"table.matrix[data-experiment='qa'] tbody tr\").length;",
+    );
     assert_eq!(rows.as_u64(), done["report"]["gold"]["questions"].as_u64());
     let (height, screen) = heights(&d);
     screenshot_to(&d, "qajudge-web-page-qald8.png");

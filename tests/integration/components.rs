@@ -405,8 +405,9 @@ fn rubq_annotations_agree_with_rubq_queries_through_the_cli() {
     assert_eq!(x["p2kb"]["aggregate"]["evaluated"], 477);
     assert_eq!(x["p2kb"]["aggregate"]["right"], 475);
     // RuBQ's question_uris name no classes: c2kb_classes counts only the 7
-    // questions whose gold query has a class, and the run finds none of them
-    // (it used to count 473 class-less questions as right)
+    // questions whose gold query has a class, and the run (its markings are
+    // its annotations; its queries make it a source) finds none of them (it
+    // used to count 473 class-less questions as right)
     let classes = &x["c2kb_classes"]["aggregate"];
     assert_eq!(classes["evaluated"], 7);
     assert_eq!(classes["right"], 0);
@@ -639,4 +640,30 @@ fn a_run_without_queries_or_annotations_has_no_marking_scores() {
         "gerbil",
     ]);
     assert!(!g["runs"][0]["experiments"]["c2kb"].is_null());
+}
+
+#[test]
+fn an_entity_linker_without_classes_has_no_class_score() {
+    // the demo linker's entities only (no classes, no triples, no query)
+    let text = std::fs::read_to_string(crate::serve::root().join(LINKER_JSONL)).expect("linker");
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("classes");
+                o.remove("triples");
+            }
+            v.to_string()
+        })
+        .collect();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("entity-linker");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("entities.jsonl");
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    let r = json_report(&["--gold", GOLD, "--run", &path.display().to_string()]);
+    let x = &r["runs"][0]["experiments"];
+    assert!(!x["c2kb_entities"].is_null());
+    assert!(x["c2kb_classes"].is_null(), "{}", x["c2kb_classes"]);
+    assert!(x["re2kb"].is_null());
 }

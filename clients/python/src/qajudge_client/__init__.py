@@ -588,11 +588,12 @@ class Client:
             fields.append(("refresh_gold", None, b"true"))
         if execute_run:
             fields.append(("execute_run", None, b"true"))
-        for n in names:
+        # a single string is one name or feature, not its characters
+        for n in [names] if isinstance(names, str) else names:
             fields.append(("name", None, n.encode()))
         if confidence:
             fields.append(("confidence", None, b"true"))
-        for b in by:
+        for b in [by] if isinstance(by, str) else by:
             fields.append(("by", None, b.encode()))
         boundary = uuid.uuid4().hex
         body = bytearray()
