@@ -92,10 +92,13 @@ pub struct Walked {
     pub bgps: usize,
     /// True when the query's code holds BIND (LSQ's `Bind`).
     pub binds: bool,
-    /// True when an expression (in FILTER, BIND, ORDER BY, a projection or an
-    /// aggregate) applies a function or an operator rather than naming a
-    /// variable or a constant (LSQ's `Functions`).
+    /// True when a FILTER (not a HAVING) applies a function or an operator
+    /// rather than naming a variable or a constant (LSQ's `Functions`, which
+    /// looks at filters only).
     pub functions: bool,
+    /// True when a slice skips solutions (OFFSET above 0: LSQ's `Offset`; the
+    /// `OFFSET` modifier is also set by `OFFSET 0`).
+    pub skips: bool,
 }
 
 /// Parses a query (with the endpoints' predefined prefixes, and Virtuoso's dialect
@@ -271,12 +274,6 @@ impl Walker {
     }
 
     fn expression(&mut self, e: &Expression) {
-        if !matches!(
-            e,
-            Expression::NamedNode(_) | Expression::Literal(_) | Expression::Variable(_)
-        ) {
-            self.out.functions = true;
-        }
         match e {
             Expression::NamedNode(_)
             | Expression::Literal(_)
@@ -425,15 +422,16 @@ impl Walker {
                 self.pattern(right);
                 if let Some(e) = expression {
                     self.out.modifiers.insert("FILTER");
+                    self.out.functions |= !is_leaf(e);
                     self.expression(e);
                 }
             }
             GraphPattern::Filter { expr, inner } => {
-                self.out.modifiers.insert(if is_grouped(inner) {
-                    "HAVING"
-                } else {
-                    "FILTER"
-                });
+                let having = is_grouped(inner);
+                self.out
+                    .modifiers
+                    .insert(if having { "HAVING" } else { "FILTER" });
+                self.out.functions |= !having && !is_leaf(expr);
                 self.pattern(inner);
                 self.expression(expr);
             }
@@ -494,6 +492,7 @@ impl Walker {
                 }
                 if *start > 0 {
                     self.out.modifiers.insert("OFFSET");
+                    self.out.skips = true;
                 }
                 self.pattern(inner);
             }
@@ -512,6 +511,14 @@ impl Walker {
             }
         }
     }
+}
+
+/// True for an expression that names a variable or a constant.
+fn is_leaf(e: &Expression) -> bool {
+    matches!(
+        e,
+        Expression::NamedNode(_) | Expression::Literal(_) | Expression::Variable(_)
+    )
 }
 
 /// True when a pattern is a grouping, possibly under the extensions that bind its
@@ -631,11 +638,26 @@ mod tests {
             ),
             ("SELECT ?x WHERE { ?x ?p \"bind\" }", 1, false, false),
             ("ASK { }", 0, false, false),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o } ORDER BY DESC(xsd:date(?o))",
+                1,
+                false,
+                false,
+            ),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o } GROUP BY ?x HAVING(COUNT(?o) > 2)",
+                1,
+                false,
+                false,
+            ),
         ] {
             let walked = walk(query).expect("walked");
             assert_eq!(walked.bgps, bgps, "{query}");
             assert_eq!(walked.binds, binds, "{query}");
             assert_eq!(walked.functions, functions, "{query}");
         }
+        let skips = |q: &str| walk(q).expect("walked").skips;
+        assert!(skips("SELECT ?x WHERE { ?x ?p ?o } OFFSET 2"));
+        assert!(!skips("SELECT ?x WHERE { ?x ?p ?o } OFFSET 0 LIMIT 1"));
     }
 }

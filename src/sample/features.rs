@@ -65,7 +65,7 @@ pub struct QuestionFeatures {
     pub ask: bool,
     /// DISTINCT.
     pub distinct: bool,
-    /// FILTER (HAVING included).
+    /// FILTER (HAVING is not one).
     pub filter: bool,
     /// OPTIONAL.
     pub optional: bool,
@@ -79,11 +79,11 @@ pub struct QuestionFeatures {
     pub aggregates: bool,
     /// LIMIT.
     pub limit: bool,
-    /// OFFSET.
+    /// OFFSET above 0.
     pub offset: bool,
     /// BIND.
     pub bind: bool,
-    /// A function or operator in an expression.
+    /// A function or operator in a FILTER.
     pub functions: bool,
 }
 
@@ -210,14 +210,14 @@ impl QuestionFeatures {
             select: form == Some(Form::Select),
             ask: form == Some(Form::Ask),
             distinct: has("DISTINCT"),
-            filter: has("FILTER") || has("HAVING"),
+            filter: has("FILTER"),
             optional: has("OPTIONAL"),
             union: has("UNION"),
             order_by: has("ORDER BY"),
             group_by: has("GROUP BY"),
             aggregates: ["COUNT", "SUM", "AVG", "MIN", "MAX"].iter().any(|a| has(a)),
             limit: has("LIMIT"),
-            offset: has("OFFSET"),
+            offset: walked.is_some_and(|w| w.skips),
             bind: walked.is_some_and(|w| w.binds),
             functions: walked.is_some_and(|w| w.functions),
         }
