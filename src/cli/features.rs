@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::annotate::{annotate_question, parse_question_query};
+use crate::annotate::{annotate_walked, MarkingStyle};
 use crate::matching::MatchOptions;
 use crate::sample::QuestionFeatures;
 
@@ -214,8 +214,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
         .questions
         .iter()
         .map(|q| {
-            let annotation = annotate_question(q, opts);
-            let walked = parse_question_query(q).ok().flatten();
+            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
             QuestionFeatures::compute(q, &annotation, walked.as_ref(), &args.lang, None)
         })
         .collect();
@@ -254,8 +253,7 @@ mod tests {
             ),
             ..crate::model::Question::default()
         };
-        let a = annotate_question(&q, MatchOptions::default());
-        let w = parse_question_query(&q).expect("reads");
+        let (a, w) = annotate_walked(&q, MatchOptions::default(), MarkingStyle::Judge);
         let f = QuestionFeatures::compute(&q, &a, w.as_ref(), "en", None);
         let row = csv_row(&f);
         assert_eq!(row.len(), CSV_COLUMNS.len());

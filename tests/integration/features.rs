@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use qajudge::annotate::{annotate_question, parse_question_query};
+use qajudge::annotate::{annotate_walked, MarkingStyle};
 use qajudge::matching::MatchOptions;
 use qajudge::sample::QuestionFeatures;
 
@@ -124,8 +124,7 @@ fn qald9_train(data: &Path) -> Vec<QuestionFeatures> {
     gold.questions
         .iter()
         .map(|q| {
-            let a = annotate_question(q, MatchOptions::default());
-            let w = parse_question_query(q).ok().flatten();
+            let (a, w) = annotate_walked(q, MatchOptions::default(), MarkingStyle::Judge);
             QuestionFeatures::compute(q, &a, w.as_ref(), "en", None)
         })
         .collect()
