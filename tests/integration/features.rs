@@ -325,3 +325,33 @@ fn hand_checked_questions() {
     assert_eq!(f.answer_type.as_deref(), Some("number"));
     assert!(f.number_answer);
 }
+
+#[test]
+fn the_command_writes_csv_json_and_a_table() {
+    let data = require_data!();
+    let gold = data.join("qald/9/qald-9-train-multilingual.json");
+    let gold = gold.to_str().expect("a UTF-8 path");
+    let run = |format: &str| {
+        let o = crate::cli::qajudge(&["features", "--gold", gold, "--format", format]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("UTF-8")
+    };
+    let csv = run("csv");
+    let mut lines = csv.lines();
+    let head = lines.next().expect("a header");
+    assert!(head.starts_with("id,text,words,entities,"), "{head}");
+    assert!(head.ends_with(",bind,functions"), "{head}");
+    assert_eq!(lines.count(), 408);
+    // question 31's row, its text without a comma
+    assert!(csv.lines().any(|l| l.starts_with(
+        "31,Who is the tallest player of the Atlanta Falcons?,9,Atlanta_Falcons,2,2,team|height,"
+    )));
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let all = json.as_array().expect("an array");
+    assert_eq!(all.len(), 408);
+    assert_eq!(all[0]["id"], "1");
+    assert_eq!(all[0]["triple_patterns"], 1);
+    let table = run("table");
+    assert!(table.starts_with("id "));
+    assert_eq!(table.lines().count(), 409);
+}
