@@ -17,6 +17,7 @@ pub mod model;
 pub mod qald;
 pub mod query;
 pub mod rng;
+pub mod sample;
 pub mod sparql;
 pub mod stack;
 pub mod terms;

@@ -101,6 +101,17 @@ pub fn annotate_question(q: &Question, opts: MatchOptions) -> Annotation {
 
 /// Annotates one question with markings of the given style.
 pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyle) -> Annotation {
+    annotate_walked(q, opts, style).0
+}
+
+/// Annotates one question and returns its walked query too (`None` when it has
+/// no readable SPARQL query), for callers that need more of the walk than the
+/// annotation keeps (the question features of `crate::sample`).
+pub fn annotate_walked(
+    q: &Question,
+    opts: MatchOptions,
+    style: MarkingStyle,
+) -> (Annotation, Option<Walked>) {
     let mut diagnostics = Vec::new();
     let walked = match parse_question_query(q) {
         Ok(w) => w,
@@ -128,11 +139,12 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
     }
     let features = features::features(q, walked.as_ref(), &markings);
     let ordered = walked.as_ref().is_some_and(|w| w.ordered);
-    Annotation {
+    let annotation = Annotation {
         id: q.id.0.clone(),
         markings,
         features,
         modifiers: walked
+            .as_ref()
             .map(|w| {
                 w.modifiers
                     .iter()
@@ -142,7 +154,8 @@ pub fn annotate_question_as(q: &Question, opts: MatchOptions, style: MarkingStyl
             .unwrap_or_default(),
         diagnostics,
         ordered,
-    }
+    };
+    (annotation, walked)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod args;
 mod check;
 mod diff;
 mod evaluate;
+mod features;
 mod index;
 mod input;
 mod paper;
@@ -45,6 +46,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Print the markings and features of a query or of every question of a file.
     Annotate(annotate::AnnotateArgs),
+    /// Print the QaldGen question features and LSQ query features of every
+    /// question of a benchmark (table, CSV or JSON).
+    Features(features::FeaturesArgs),
     /// Build an index from RDF dumps, or print its metadata.
     Index(index::IndexArgs),
     /// Print the owl:sameAs class of IRIs (JSON).
@@ -89,6 +93,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Annotate(args) => annotate::run(args),
+        Command::Features(args) => features::run(args),
         Command::Index(args) => index::run(args),
         Command::Sameas(args) => index::run_sameas(args),
         Command::Labels(args) => index::run_labels(args),

@@ -86,6 +86,19 @@ pub struct Walked {
     pub ordered: bool,
     /// What GERBIL QA's walk collects (the markings of the `gerbil` profile).
     pub gerbil: GerbilWalk,
+    /// The number of basic graph patterns: the non-empty blocks of triple
+    /// patterns, a run of property paths in one group counted with them
+    /// (LSQ's `bgps`).
+    pub bgps: usize,
+    /// True when the query's code holds BIND (LSQ's `Bind`).
+    pub binds: bool,
+    /// True when a FILTER (not a HAVING) applies a function or an operator
+    /// rather than naming a variable or a constant (LSQ's `Functions`, which
+    /// looks at filters only).
+    pub functions: bool,
+    /// True when a slice skips solutions (OFFSET above 0: LSQ's `Offset`; the
+    /// `OFFSET` modifier is also set by `OFFSET 0`).
+    pub skips: bool,
 }
 
 /// Parses a query (with the endpoints' predefined prefixes, and Virtuoso's dialect
@@ -121,6 +134,7 @@ pub(super) fn walk_parsed(parsed: &Query, query: &str, notes: Vec<String>) -> Wa
     if has_keyword(query, "offset") {
         w.out.modifiers.insert("OFFSET");
     }
+    w.out.binds = has_keyword(query, "bind");
     if form == Form::Select {
         w.out.projected = projected(pattern);
         w.out.counts = counts(pattern, &w.out.projected);
@@ -182,6 +196,8 @@ fn counts(pattern: &GraphPattern, projected: &[String]) -> bool {
 struct Walker {
     out: Walked,
     fresh: usize,
+    /// Inside a join of blocks of triples: whether its BGP is counted yet.
+    block: Option<bool>,
 }
 
 impl Walker {
@@ -337,9 +353,38 @@ impl Walker {
         }
     }
 
+    /// Counts one block of triples, once per run of joined blocks.
+    fn count_bgp(&mut self) {
+        match &mut self.block {
+            Some(true) => {}
+            Some(seen) => {
+                *seen = true;
+                self.out.bgps += 1;
+            }
+            None => self.out.bgps += 1,
+        }
+    }
+
     fn pattern(&mut self, p: &GraphPattern) {
+        if matches!(
+            p,
+            GraphPattern::Join { .. } | GraphPattern::Bgp { .. } | GraphPattern::Path { .. }
+        ) {
+            self.pattern_kind(p);
+        } else {
+            // below any other pattern, a block of triples starts a BGP of its own
+            let outer = self.block.take();
+            self.pattern_kind(p);
+            self.block = outer;
+        }
+    }
+
+    fn pattern_kind(&mut self, p: &GraphPattern) {
         match p {
             GraphPattern::Bgp { patterns } => {
+                if !patterns.is_empty() {
+                    self.count_bgp();
+                }
                 for t in patterns {
                     self.triple(t);
                 }
@@ -349,14 +394,23 @@ impl Walker {
                 path,
                 object,
             } => {
+                self.count_bgp();
                 self.out.triple_patterns += 1;
                 let s = self.term(subject);
                 let o = self.term(object);
                 self.path(s, path, o);
             }
             GraphPattern::Join { left, right } | GraphPattern::Lateral { left, right } => {
-                self.pattern(left);
-                self.pattern(right);
+                // triples and paths joined together are one BGP
+                if matches!(p, GraphPattern::Join { .. }) && self.block.is_none() {
+                    self.block = Some(false);
+                    self.pattern(left);
+                    self.pattern(right);
+                    self.block = None;
+                } else {
+                    self.pattern(left);
+                    self.pattern(right);
+                }
             }
             GraphPattern::LeftJoin {
                 left,
@@ -368,15 +422,16 @@ impl Walker {
                 self.pattern(right);
                 if let Some(e) = expression {
                     self.out.modifiers.insert("FILTER");
+                    self.out.functions |= !is_leaf(e);
                     self.expression(e);
                 }
             }
             GraphPattern::Filter { expr, inner } => {
-                self.out.modifiers.insert(if is_grouped(inner) {
-                    "HAVING"
-                } else {
-                    "FILTER"
-                });
+                let having = is_grouped(inner);
+                self.out
+                    .modifiers
+                    .insert(if having { "HAVING" } else { "FILTER" });
+                self.out.functions |= !having && !is_leaf(expr);
                 self.pattern(inner);
                 self.expression(expr);
             }
@@ -437,6 +492,7 @@ impl Walker {
                 }
                 if *start > 0 {
                     self.out.modifiers.insert("OFFSET");
+                    self.out.skips = true;
                 }
                 self.pattern(inner);
             }
@@ -455,6 +511,14 @@ impl Walker {
             }
         }
     }
+}
+
+/// True for an expression that names a variable or a constant.
+fn is_leaf(e: &Expression) -> bool {
+    matches!(
+        e,
+        Expression::NamedNode(_) | Expression::Literal(_) | Expression::Variable(_)
+    )
 }
 
 /// True when a pattern is a grouping, possibly under the extensions that bind its
@@ -530,5 +594,70 @@ mod tests {
         }
         // a query that does not read orders nothing
         assert!(!orders("SELECT ?x WHERE { ?x ?p } ORDER BY ?x"));
+    }
+
+    #[test]
+    fn bgps_binds_and_functions_as_lsq_counts_them() {
+        for (query, bgps, binds, functions) in [
+            ("SELECT ?x WHERE { ?x ?p ?o . ?o ?q ?r }", 1, false, false),
+            (
+                "SELECT ?x WHERE { ?x <http://a>/<http://b> ?o . ?o ?q ?r }",
+                1,
+                false,
+                false,
+            ),
+            (
+                "SELECT ?x WHERE { { ?x ?p ?o } UNION { ?x ?q ?o } }",
+                2,
+                false,
+                false,
+            ),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o OPTIONAL { ?o ?q ?r } }",
+                2,
+                false,
+                false,
+            ),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o FILTER(?o > 3) }",
+                1,
+                false,
+                true,
+            ),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o BIND(?o AS ?y) }",
+                1,
+                true,
+                false,
+            ),
+            (
+                "SELECT (COUNT(?x) AS ?c) WHERE { ?x ?p ?o }",
+                1,
+                false,
+                false,
+            ),
+            ("SELECT ?x WHERE { ?x ?p \"bind\" }", 1, false, false),
+            ("ASK { }", 0, false, false),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o } ORDER BY DESC(xsd:date(?o))",
+                1,
+                false,
+                false,
+            ),
+            (
+                "SELECT ?x WHERE { ?x ?p ?o } GROUP BY ?x HAVING(COUNT(?o) > 2)",
+                1,
+                false,
+                false,
+            ),
+        ] {
+            let walked = walk(query).expect("walked");
+            assert_eq!(walked.bgps, bgps, "{query}");
+            assert_eq!(walked.binds, binds, "{query}");
+            assert_eq!(walked.functions, functions, "{query}");
+        }
+        let skips = |q: &str| walk(q).expect("walked").skips;
+        assert!(skips("SELECT ?x WHERE { ?x ?p ?o } OFFSET 2"));
+        assert!(!skips("SELECT ?x WHERE { ?x ?p ?o } OFFSET 0 LIMIT 1"));
     }
 }

@@ -10,6 +10,7 @@ mod components;
 mod data;
 mod endpoint;
 mod faults;
+mod features;
 mod full_disk;
 mod hostile;
 mod index;

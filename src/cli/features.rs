@@ -1,0 +1,265 @@
+//! `qajudge features`: the QaldGen question features and LSQ query features of
+//! every question of a benchmark (docs/features.md), as a table, CSV (one row per
+//! question, fixed columns) or a JSON array. The computation is
+//! `crate::sample::features`; this file reads the file and writes the output.
+
+use super::outln;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::annotate::{annotate_walked, MarkingStyle};
+use crate::matching::MatchOptions;
+use crate::sample::QuestionFeatures;
+
+/// Arguments of `qajudge features`.
+#[derive(Debug, Args)]
+pub struct FeaturesArgs {
+    /// A benchmark file in any format qajudge reads.
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// The language of the question text (else English, else the first).
+    #[arg(long, default_value = "en")]
+    pub lang: String,
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = FeaturesFormat::Table)]
+    pub format: FeaturesFormat,
+}
+
+/// Output formats of `features`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum FeaturesFormat {
+    /// An aligned table of the main features.
+    Table,
+    /// CSV, one row per question, the columns of [`CSV_COLUMNS`].
+    Csv,
+    /// A JSON array of feature objects.
+    Json,
+}
+
+/// The CSV columns, in order (lists are `|`-separated).
+pub const CSV_COLUMNS: [&str; 33] = [
+    "id",
+    "text",
+    "words",
+    "entities",
+    "entity_words",
+    "avg_entity_words",
+    "relations",
+    "relation_words",
+    "avg_relation_words",
+    "classes",
+    "class_words",
+    "avg_class_words",
+    "answer_type",
+    "number_answer",
+    "boolean_answer",
+    "qword",
+    "triple_patterns",
+    "bgps",
+    "projection_variables",
+    "result_size",
+    "select",
+    "ask",
+    "distinct",
+    "filter",
+    "optional",
+    "union",
+    "order_by",
+    "group_by",
+    "aggregates",
+    "limit",
+    "offset",
+    "bind",
+    "functions",
+];
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn join<T: ToString>(values: &[T]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// One question as CSV fields, in the order of [`CSV_COLUMNS`].
+fn csv_row(f: &QuestionFeatures) -> Vec<String> {
+    vec![
+        f.id.clone(),
+        f.text.clone().unwrap_or_default(),
+        f.words.to_string(),
+        join(&f.entities),
+        join(&f.entity_words),
+        f.avg_entity_words.to_string(),
+        join(&f.relations),
+        join(&f.relation_words),
+        f.avg_relation_words.to_string(),
+        join(&f.classes),
+        join(&f.class_words),
+        f.avg_class_words.to_string(),
+        opt(f.answer_type.as_deref()),
+        f.number_answer.to_string(),
+        f.boolean_answer.to_string(),
+        opt(f.qword.as_deref()),
+        opt(f.triple_patterns),
+        opt(f.bgps),
+        opt(f.projection_variables),
+        opt(f.result_size),
+        f.select.to_string(),
+        f.ask.to_string(),
+        f.distinct.to_string(),
+        f.filter.to_string(),
+        f.optional.to_string(),
+        f.union.to_string(),
+        f.order_by.to_string(),
+        f.group_by.to_string(),
+        f.aggregates.to_string(),
+        f.limit.to_string(),
+        f.offset.to_string(),
+        f.bind.to_string(),
+        f.functions.to_string(),
+    ]
+}
+
+/// The SPARQL features a question's query uses, as LSQ names them.
+fn used(f: &QuestionFeatures) -> String {
+    [
+        (f.select, "Select"),
+        (f.ask, "Ask"),
+        (f.distinct, "Distinct"),
+        (f.filter, "Filter"),
+        (f.optional, "Optional"),
+        (f.union, "Union"),
+        (f.order_by, "OrderBy"),
+        (f.group_by, "GroupBy"),
+        (f.aggregates, "Aggregators"),
+        (f.limit, "Limit"),
+        (f.offset, "Offset"),
+        (f.bind, "Bind"),
+        (f.functions, "Functions"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, name)| *name)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+/// The table: one line per question.
+fn table(all: &[QuestionFeatures]) -> String {
+    let head = [
+        "id", "words", "ent", "rel", "cls", "answer", "qword", "tps", "bgps", "pvars", "results",
+        "features",
+    ];
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|f| {
+            vec![
+                f.id.clone(),
+                f.words.to_string(),
+                f.entities.len().to_string(),
+                f.relations.len().to_string(),
+                f.classes.len().to_string(),
+                opt(f.answer_type.as_deref()),
+                opt(f.qword.as_deref()),
+                opt(f.triple_patterns),
+                opt(f.bgps),
+                opt(f.projection_variables),
+                opt(f.result_size),
+                used(f),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let mut out = line(head.iter().map(|h| (*h).to_string()).collect());
+    for r in rows {
+        out.push('\n');
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// Runs `qajudge features`.
+pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
+    let dataset = super::load(&args.gold)?;
+    let opts = MatchOptions::default();
+    let all: Vec<QuestionFeatures> = dataset
+        .questions
+        .iter()
+        .map(|q| {
+            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
+            QuestionFeatures::compute(q, &annotation, walked.as_ref(), &args.lang, None)
+        })
+        .collect();
+    match args.format {
+        FeaturesFormat::Json => outln!("{}", serde_json::to_string_pretty(&all)?)?,
+        FeaturesFormat::Csv => {
+            outln!("{}", CSV_COLUMNS.join(","))?;
+            for f in &all {
+                let row: Vec<String> = csv_row(f).iter().map(|c| csv_field(c)).collect();
+                outln!("{}", row.join(","))?;
+            }
+        }
+        FeaturesFormat::Table => outln!("{}", table(&all))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a, b"), "\"a, b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn a_csv_row_has_every_column() {
+        let q = crate::model::Question {
+            id: crate::model::QuestionId("7".into()),
+            texts: vec![("en".into(), "Is Berlin a city?".into())],
+            query: crate::model::Query::Sparql(
+                "ASK { <http://x/Berlin> a <http://x/City> }".into(),
+            ),
+            ..crate::model::Question::default()
+        };
+        let (a, w) = annotate_walked(&q, MatchOptions::default(), MarkingStyle::Judge);
+        let f = QuestionFeatures::compute(&q, &a, w.as_ref(), "en", None);
+        let row = csv_row(&f);
+        assert_eq!(row.len(), CSV_COLUMNS.len());
+        assert_eq!(row[0], "7");
+        assert_eq!(row[9], "City");
+        assert_eq!(used(&f), "Ask");
+        assert!(table(&[f]).lines().nth(1).expect("a row").starts_with("7 "));
+    }
+}
