@@ -296,7 +296,9 @@ fn the_web_page_runs_an_experiment_in_chromium() {
     assert!(text.contains("cross-graph"), "{text}");
     let comparisons = d.text(&d.wait_for("#comparisons"));
     assert!(
-        comparisons.contains("example-system") && comparisons.contains("cross-graph"),
+        comparisons.contains("example-system")
+            && comparisons.contains("cross-graph")
+            && comparisons.contains("p adjusted"),
         "{comparisons}"
     );
     // the explanation of a match is on the page
