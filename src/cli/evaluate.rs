@@ -68,6 +68,11 @@ pub struct EvaluateArgs {
     /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ).
     #[arg(long, value_name = "FILE")]
     pub gold: PathBuf,
+    /// Score only these questions of the gold: a file of question ids, one per
+    /// line (blank lines and lines starting with `#` are skipped), for a
+    /// micro-benchmark drawn from a benchmark without rewriting it.
+    #[arg(long, value_name = "FILE")]
+    pub questions: Option<PathBuf>,
     /// Runs to score: one or more files after one flag (`--run a.json b.json`,
     /// shell globs), or the flag repeated.
     #[arg(
@@ -229,6 +234,52 @@ impl Progress for Bars {
     }
 }
 
+/// Keeps the gold questions whose ids a `--questions` file lists, in the
+/// gold's order, and returns the ids of those left out; an id the gold does
+/// not have is an error naming it.
+fn keep_questions(
+    gold: &mut crate::model::Dataset,
+    path: &Path,
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let bytes = super::input::read(path)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not UTF-8 text at byte {}; give one question id per line",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let mut wanted = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let id = line.trim();
+        if id.is_empty() || id.starts_with('#') {
+            continue;
+        }
+        if !gold.questions.iter().any(|q| q.id.0 == id) {
+            bail!(
+                "{}:{}: question {id:?} is not in the gold benchmark; list ids of its questions, one per line",
+                path.display(),
+                n + 1
+            );
+        }
+        wanted.insert(id.to_string());
+    }
+    if wanted.is_empty() {
+        bail!(
+            "{}: lists no question id; give one per line",
+            path.display()
+        );
+    }
+    let left_out = gold
+        .questions
+        .iter()
+        .filter(|q| !wanted.contains(&q.id.0))
+        .map(|q| q.id.0.clone())
+        .collect();
+    gold.questions.retain(|q| wanted.contains(&q.id.0));
+    Ok(left_out)
+}
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -247,7 +298,13 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    let gold = super::load(&args.gold)?;
+    let mut gold = super::load(&args.gold)?;
+    // the gold questions left out of a --questions sample: runs' answers to
+    // them are left out too (not counted as extra)
+    let left_out: std::collections::HashSet<String> = match &args.questions {
+        Some(path) => keep_questions(&mut gold, path)?,
+        None => Default::default(),
+    };
     let protocol = match args.live.protocol {
         Some(p) => p.into(),
         None => protocol_for(&gold, args.profile.into()),
@@ -257,7 +314,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     }
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let dataset = super::load(path)?;
+        let mut dataset = super::load(path)?;
+        dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
             // are named by their folder too

@@ -820,3 +820,78 @@ fn by_features_get_a_csv_column_each_and_a_table_column_per_run() {
         "{table}"
     );
 }
+
+#[test]
+fn questions_limits_the_scoring_to_a_sample_of_the_gold() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("questions-sample");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let ids = dir.join("ids.txt");
+    std::fs::write(&ids, "# a sample\n1\n2\n\n5\n").expect("write");
+    let ids = ids.display().to_string();
+    let full = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--experiments",
+        "qa",
+        "--format",
+        "json",
+    ]);
+    let full: serde_json::Value = serde_json::from_slice(&full.stdout).expect("json");
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--experiments",
+        "qa",
+        "--format",
+        "json",
+        "--questions",
+        &ids,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(r["gold"]["questions"], 3);
+    let f1 = |report: &serde_json::Value, id: &str| {
+        report["runs"][0]["experiments"]["qa"]["questions"]
+            .as_array()
+            .and_then(|qs| qs.iter().find(|q| q["id"] == id))
+            .map(|q| q["f1"].clone())
+    };
+    for id in ["1", "2", "5"] {
+        assert_eq!(f1(&r, id), f1(&full, id), "{id}");
+    }
+    let mean: f64 = ["1", "2", "5"]
+        .iter()
+        .filter_map(|id| f1(&full, id).and_then(|v| v.as_f64()))
+        .sum::<f64>()
+        / 3.0;
+    let macro_f1 = r["runs"][0]["experiments"]["qa"]["aggregate"]["macro"]["f1"]
+        .as_f64()
+        .unwrap_or(-1.0);
+    assert!((macro_f1 - mean).abs() < 1e-12, "{macro_f1} vs {mean}");
+    // the run's answers to questions outside the sample are not "extra"
+    assert_eq!(r["runs"][0]["extra_ids"], serde_json::json!(["99"]));
+    // an id the gold does not have is an error naming the line
+    std::fs::write(dir.join("bad.txt"), "1\n77\n").expect("write");
+    let bad = dir.join("bad.txt").display().to_string();
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        GOLD,
+        "--run",
+        RUN,
+        "--questions",
+        &bad,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad.txt:2: question \"77\" is not in the gold benchmark"),
+        "{}",
+        stderr(&o)
+    );
+}
