@@ -12,6 +12,7 @@ mod input;
 mod paper;
 mod refresh;
 mod render;
+mod sample;
 mod serve;
 
 use std::path::Path;
@@ -57,6 +58,9 @@ pub enum Command {
     Labels(index::LabelsArgs),
     /// Print the classes of an IRI (JSON).
     Types(index::TypesArgs),
+    /// Draw a micro-benchmark from a benchmark's questions by their features
+    /// (FEASIBLE or at random) and write it as a benchmark and a list of ids.
+    Sample(sample::SampleArgs),
     /// Serve the JSON API, stored experiments and the web page over HTTP.
     Serve(serve::ServeArgs),
     /// Execute every gold query on a knowledge graph and write the benchmark
@@ -98,6 +102,7 @@ pub fn run() -> ExitCode {
         Command::Sameas(args) => index::run_sameas(args),
         Command::Labels(args) => index::run_labels(args),
         Command::Types(args) => index::run_types(args),
+        Command::Sample(args) => sample::run(args),
         Command::Serve(args) => serve::run_serve(args),
         Command::Refresh(args) => refresh::run(args),
     };

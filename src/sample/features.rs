@@ -87,6 +87,75 @@ pub struct QuestionFeatures {
     pub functions: bool,
 }
 
+/// The numeric and boolean features a sample's vectors can be made of, by
+/// the name `sample --features` takes (booleans are 0/1, an unknown count 0).
+pub const NUMERIC: [&str; 26] = [
+    "words",
+    "entities",
+    "relations",
+    "classes",
+    "avg_entity_words",
+    "avg_relation_words",
+    "avg_class_words",
+    "number_answer",
+    "boolean_answer",
+    "triple_patterns",
+    "bgps",
+    "projection_variables",
+    "result_size",
+    "select",
+    "ask",
+    "distinct",
+    "filter",
+    "optional",
+    "union",
+    "order_by",
+    "group_by",
+    "aggregates",
+    "limit",
+    "offset",
+    "bind",
+    "functions",
+];
+
+impl QuestionFeatures {
+    /// The value of the numeric or boolean feature `name` (see [`NUMERIC`]),
+    /// `None` for a name that is not one.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        let b = |x: bool| if x { 1.0 } else { 0.0 };
+        let n = |x: Option<usize>| x.unwrap_or(0) as f64;
+        Some(match name {
+            "words" => self.words as f64,
+            "entities" => self.entities.len() as f64,
+            "relations" => self.relations.len() as f64,
+            "classes" => self.classes.len() as f64,
+            "avg_entity_words" => self.avg_entity_words,
+            "avg_relation_words" => self.avg_relation_words,
+            "avg_class_words" => self.avg_class_words,
+            "number_answer" => b(self.number_answer),
+            "boolean_answer" => b(self.boolean_answer),
+            "triple_patterns" => n(self.triple_patterns),
+            "bgps" => n(self.bgps),
+            "projection_variables" => n(self.projection_variables),
+            "result_size" => n(self.result_size),
+            "select" => b(self.select),
+            "ask" => b(self.ask),
+            "distinct" => b(self.distinct),
+            "filter" => b(self.filter),
+            "optional" => b(self.optional),
+            "union" => b(self.union),
+            "order_by" => b(self.order_by),
+            "group_by" => b(self.group_by),
+            "aggregates" => b(self.aggregates),
+            "limit" => b(self.limit),
+            "offset" => b(self.offset),
+            "bind" => b(self.bind),
+            "functions" => b(self.functions),
+            _ => return None,
+        })
+    }
+}
+
 /// Words of a question text, split on whitespace as QaldGen's `length` does.
 pub fn question_words(text: &str) -> usize {
     text.split_whitespace().count()

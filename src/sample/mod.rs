@@ -1,8 +1,12 @@
 //! Micro-benchmarks in the manner of QaldGen (docs/features.md): the question
-//! and query features a sample is drawn over. Today only the features
-//! (`features`): computed from a question, its annotation and its walked query,
-//! with no I/O; the samplers of issue 42 are not built.
+//! and query features a sample is drawn over (`features`: computed from a
+//! question, its annotation and its walked query) and the samplers over their
+//! vectors (`select`: FEASIBLE's exemplars and prototypes, a seeded random
+//! sample, diversity and representativeness). No I/O.
 
 pub mod features;
+pub mod select;
 
-pub use features::{local_name, name_words, question_words, LabelLookup, QuestionFeatures};
+pub use features::{
+    local_name, name_words, question_words, LabelLookup, QuestionFeatures, NUMERIC,
+};

@@ -895,3 +895,110 @@ fn questions_limits_the_scoring_to_a_sample_of_the_gold() {
         stderr(&o)
     );
 }
+
+#[test]
+fn sample_draws_a_repeatable_micro_benchmark_with_its_diversity() {
+    let data = crate::require_data!();
+    let gold = data
+        .join("qald/9/qald-9-train-multilingual.json")
+        .display()
+        .to_string();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sample-qald9");
+    let _ = std::fs::remove_dir_all(&dir);
+    let features = "words,entities,relations,triple_patterns,result_size,filter,union,aggregates";
+    let draw = |out: &str, method: &str, seed: &str| -> serde_json::Value {
+        let o = qajudge(&[
+            "sample",
+            "--gold",
+            &gold,
+            "--features",
+            features,
+            "--size",
+            "20",
+            "--method",
+            method,
+            "--seed",
+            seed,
+            "--format",
+            "json",
+            "--out",
+            &dir.join(out).display().to_string(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).expect("json")
+    };
+    let a = draw("a", "feasible", "0");
+    let b = draw("b", "feasible", "0");
+    assert_eq!(a["questions"], b["questions"], "same inputs, same sample");
+    assert_eq!(a["questions"].as_array().map(Vec::len), Some(20));
+    let r1 = draw("r1", "random", "3");
+    assert_eq!(r1["questions"], draw("r2", "random", "3")["questions"]);
+    assert_ne!(r1["questions"], draw("r3", "random", "4")["questions"]);
+    // the written benchmark holds the 20 questions and is read by evaluate
+    let o = qajudge(&["check", &dir.join("a/benchmark.json").display().to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids = std::fs::read_to_string(dir.join("a/ids.txt")).expect("ids");
+    assert_eq!(ids.lines().count(), 20);
+    // diversity recomputed here from `qajudge features`: the mean over the
+    // features of the population sd of each feature divided by its maximum
+    let o = qajudge(&["features", "--gold", &gold, "--format", "json"]);
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let all = all.as_array().expect("questions");
+    let value = |q: &serde_json::Value, f: &str| -> f64 {
+        match f {
+            "entities" | "relations" => q[f].as_array().map_or(0.0, |v| v.len() as f64),
+            _ => match &q[f] {
+                serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
+                v => v.as_f64().unwrap_or(0.0),
+            },
+        }
+    };
+    let chosen: Vec<&serde_json::Value> = a["questions"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .filter_map(|id| all.iter().find(|q| q["id"] == *id))
+        .collect();
+    assert_eq!(chosen.len(), 20);
+    let mut sds = Vec::new();
+    for f in features.split(',') {
+        let max = all.iter().map(|q| value(q, f)).fold(0.0, f64::max);
+        let xs: Vec<f64> = chosen
+            .iter()
+            .map(|q| if max > 0.0 { value(q, f) / max } else { 0.0 })
+            .collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+        sds.push(var.sqrt());
+    }
+    let diversity = sds.iter().sum::<f64>() / sds.len() as f64;
+    let reported = a["diversity"].as_f64().unwrap_or(-1.0);
+    assert!(
+        (reported - diversity).abs() < 1e-9,
+        "{reported} vs {diversity}"
+    );
+    // FEASIBLE spreads the sample: more diverse than a random one here
+    assert!(reported > r1["diversity"].as_f64().unwrap_or(1.0));
+    // an --out holding other files is refused, nothing written
+    let foreign = dir.join("foreign");
+    std::fs::create_dir_all(&foreign).expect("dir");
+    std::fs::write(foreign.join("notes.txt"), "mine").expect("write");
+    let o = qajudge(&[
+        "sample",
+        "--gold",
+        &gold,
+        "--features",
+        "words",
+        "--size",
+        "5",
+        "--out",
+        &foreign.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("holds other files (notes.txt)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!foreign.join("benchmark.json").exists());
+}
