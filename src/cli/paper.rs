@@ -141,7 +141,13 @@ fn runs_table(
         .iter()
         .filter(|c| c.experiment == name && Some(c.run_b.as_str()) == baseline)
         .collect();
+    // failed calls of live systems get a column wherever a run has one
+    // (docs/scoring.md, Live systems that fail)
+    let errors = runs.iter().any(|(_, e)| e.aggregate.errors > 0);
     let mut header = vec![cell("Run", style)];
+    if errors {
+        header.push(cell("Errors", style));
+    }
     header.extend(columns.iter().map(|m| cell(m.header, style)));
     let mut rows = Vec::new();
     for (run, e) in runs {
@@ -149,6 +155,9 @@ fn runs_table(
             Some(b) if b == *run => format!("{} (baseline)", cell(run, style)),
             _ => cell(run, style),
         }];
+        if errors {
+            row.push(e.aggregate.errors.to_string());
+        }
         for (m, best) in columns.iter().zip(&best) {
             let Some(v) = (m.value)(&e.aggregate) else {
                 row.push("–".to_string());
@@ -192,6 +201,9 @@ fn note(
         report.gold.questions,
         report.profile
     );
+    if runs.iter().any(|(_, e)| e.aggregate.errors > 0) {
+        note.push_str(" Errors: calls to a live system that failed, scored as empty answers.");
+    }
     if runs.iter().any(|(_, e)| e.aggregate.confidence.is_some()) {
         note.push_str(" In brackets: 95 % bootstrap confidence intervals over questions.");
     }

@@ -763,6 +763,21 @@ fn live_qa_systems_from_the_server_and_the_command_line() {
         String::from_utf8_lossy(&o.stderr)
     );
 
+    // the paper table has the errors too
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .current_dir(root())
+        .args(["evaluate", "--gold", GOLD, "--system-url", &system])
+        .args(["--timeout-ms", "500", "--format", "markdown"])
+        .output()
+        .expect("qajudge runs");
+    let md = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(md.contains("| Run | Errors | Macro P |"), "{md}");
+    assert!(
+        md.lines()
+            .any(|l| l.contains(&system) && l.contains("| 3 |")),
+        "{md}"
+    );
+
     // a system whose every call fails is a failed run: exit 1 naming the
     // first error, no table of zeros (docs/scoring.md, Live systems that fail)
     let dead = Command::new(env!("CARGO_BIN_EXE_qajudge"))
