@@ -1,0 +1,114 @@
+//! The sub-experiments (QA, C2KB and its split, P2KB, RE2KB, AT, AIT2KB):
+//! their names, parsing a list of them, and a value per sub-experiment.
+
+use super::report::Experiments;
+
+/// A sub-experiment (docs/scoring.md, Sub-experiments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Experiment {
+    /// Answer sets.
+    Qa,
+    /// Resources: entities and classes.
+    C2kb,
+    /// C2KB on entities only (resources that are not classes): how a NED
+    /// component is judged.
+    C2kbEntities,
+    /// C2KB on classes only (objects of `rdf:type` / `wdt:P31`, `CLASS` annotations).
+    C2kbClasses,
+    /// Properties.
+    P2kb,
+    /// Triples.
+    Re2kb,
+    /// Answer type.
+    At,
+    /// Answer item types.
+    Ait2kb,
+}
+
+impl Experiment {
+    /// All sub-experiments, in report order.
+    pub const ALL: [Experiment; 8] = [
+        Experiment::Qa,
+        Experiment::C2kb,
+        Experiment::C2kbEntities,
+        Experiment::C2kbClasses,
+        Experiment::P2kb,
+        Experiment::Re2kb,
+        Experiment::At,
+        Experiment::Ait2kb,
+    ];
+
+    /// The name used in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        Experiments::NAMES[self as usize]
+    }
+
+    /// Parses a name (`qa`, `c2kb`, …).
+    pub fn parse(name: &str) -> Option<Experiment> {
+        Experiment::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Parses a name, or says which names there are.
+    pub fn from_name(name: &str) -> Result<Experiment, UnknownName> {
+        Experiment::parse(name).ok_or_else(|| UnknownName {
+            kind: "experiment",
+            name: name.to_string(),
+            known: Experiment::ALL.map(Experiment::name).join(", "),
+        })
+    }
+
+    /// Parses a comma-separated list of names (empty items ignored).
+    pub fn list_from_names(names: &str) -> Result<Vec<Experiment>, UnknownName> {
+        names
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(Experiment::from_name)
+            .collect()
+    }
+}
+
+/// A profile or sub-experiment name that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} {name:?}; use one of {known}")]
+pub struct UnknownName {
+    /// What was named (`profile`, `experiment`).
+    pub kind: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names there are, comma-separated.
+    pub known: String,
+}
+
+/// One value per sub-experiment, indexed by [`Experiment`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerExperiment<T>([T; 8]);
+
+impl<T> PerExperiment<T> {
+    /// A value for each sub-experiment, from `f`.
+    pub fn from_fn(mut f: impl FnMut(Experiment) -> T) -> PerExperiment<T> {
+        PerExperiment(Experiment::ALL.map(&mut f))
+    }
+}
+
+impl PerExperiment<bool> {
+    /// True when any sub-experiment besides QA is set (they need markings).
+    pub fn any_markings(&self) -> bool {
+        Experiment::ALL[1..].iter().any(|e| self[*e])
+    }
+}
+
+impl<T> std::ops::Index<Experiment> for PerExperiment<T> {
+    type Output = T;
+    fn index(&self, e: Experiment) -> &T {
+        &self.0[e as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<Experiment> for PerExperiment<T> {
+    fn index_mut(&mut self, e: Experiment) -> &mut T {
+        &mut self.0[e as usize]
+    }
+}
