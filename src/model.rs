@@ -185,6 +185,26 @@ pub struct Question {
     pub diagnostics: Vec<String>,
     /// How its query was executed on a knowledge graph, when it was (docs/scoring.md, Executing SPARQL).
     pub execution: Option<Execution>,
+    /// Further gold readings of the question, each with its own query and
+    /// answers (WebQSP's `Parses`); `query` and `answers` above are the first
+    /// one's. Official profiles read them (docs/scoring.md, Other benchmark families).
+    pub parses: Vec<Parse>,
+    /// A logical form other than SPARQL, as written (GrailQA's S-expression,
+    /// KQA Pro's program as JSON text), for profiles that compare them.
+    pub logical_form: Option<String>,
+}
+
+/// One gold reading of a question among several (WebQSP's `Parses`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parse {
+    /// The reading's own id (`ParseId`).
+    pub id: String,
+    /// Its query.
+    pub query: Query,
+    /// Its answers.
+    pub answers: AnswerSet,
+    /// Its own fields (annotator comments, quality labels) as strings.
+    pub flags: BTreeMap<String, String>,
 }
 
 /// The feature of a TEXT2SPARQL question whose answer order is scored.

@@ -415,6 +415,13 @@ pub fn evaluate_executed(
                 .to_string(),
         );
     }
+    if let Some(official) = profile.official() {
+        diagnostics.push(format!(
+            "the {} profile reproduces {}; its own figures are under `official` in each run's QA aggregate and question (docs/scoring.md, Other benchmark families)",
+            profile.name(),
+            official.script()
+        ));
+    }
     let entries: Vec<GoldEntry<'_>> = prepared
         .entries
         .iter()

@@ -361,7 +361,16 @@ pub struct AggregateReport {
     /// The challenge's figures (the `text2sparql` profile, QA only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenge: Option<ChallengeAggregate>,
+    /// The run-level figures of the official script a benchmark's profile
+    /// reproduces, under the script's own names (QA only; docs/scoring.md,
+    /// Other benchmark families).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub official: Option<Figures>,
 }
+
+/// Figures under an official script's own names (`hits@1/first`, `f1`,
+/// `em_iid` …), in name order.
+pub type Figures = std::collections::BTreeMap<String, f64>;
 
 /// The status of a question in a run.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -423,6 +432,10 @@ pub struct QuestionReport {
     /// The matched pairs and why, and the unmatched answers (`--explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// The question's figures as the official script of the profile computes
+    /// them (QA only; absent where the script leaves the question out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub official: Option<Figures>,
 }
 
 /// Why a question scored what it did (`--explain`).

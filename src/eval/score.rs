@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::explain::explain;
 use super::notes::{cross_graph_note, cross_kind_notes, explained};
 use super::prepare::{Ctx, GoldEntry, RunEntry};
-use super::profiles::{challenge_aggregate, challenge_score};
+use super::profiles::{challenge_aggregate, challenge_score, official_figures, Official};
 use super::report::{
     AggregateReport, ExecutionCounts, ExecutionReport, ExperimentReport, Experiments,
     QuestionReport, RunReport, Status,
@@ -103,6 +103,9 @@ pub(super) fn evaluate_run(
         );
         *experiments.get_mut(e) = report;
     }
+    if let (Some(official), Some(qa)) = (ctx.profile.official(), experiments.qa.as_mut()) {
+        attach_official(official, entries, run.dataset, qa);
+    }
     (
         RunReport {
             name: run.name.to_string(),
@@ -116,6 +119,23 @@ pub(super) fn evaluate_run(
             inferred_types,
         },
     )
+}
+
+/// Adds the official script's figures (docs/scoring.md, Other benchmark
+/// families) to a run's QA report: per question where the script keeps it, and
+/// for the run.
+fn attach_official(
+    official: &dyn Official,
+    entries: &[GoldEntry<'_>],
+    run: &crate::model::Dataset,
+    qa: &mut ExperimentReport,
+) {
+    let gold: Vec<&Question> = entries.iter().map(|e| e.question).collect();
+    let (mut per_question, aggregate) = official_figures(official, &gold, run);
+    for report in &mut qa.questions {
+        report.official = per_question.remove(report.id.as_str());
+    }
+    qa.aggregate.official = Some(aggregate);
 }
 
 /// What the report says of a run once, not per question.
@@ -505,6 +525,7 @@ pub(super) fn question_report(
         gold_execution: None,
         diagnostics,
         explanation: None,
+        official: None,
     }
 }
 

@@ -128,6 +128,11 @@ impl Rules for Gerbil {
     fn reports_micro(&self) -> bool {
         true
     }
+
+    /// None: no official script's own figures.
+    fn official(&self) -> Option<&'static dyn super::Official> {
+        None
+    }
 }
 
 #[cfg(test)]

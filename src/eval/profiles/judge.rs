@@ -102,4 +102,9 @@ impl Rules for Judge {
     fn reports_micro(&self) -> bool {
         true
     }
+
+    /// None: no official script's own figures.
+    fn official(&self) -> Option<&'static dyn super::Official> {
+        None
+    }
 }

@@ -16,10 +16,12 @@
 //! | order (docs/scoring.md, Executing SPARQL) | [`Rules::orders_by_query`] |
 //! | reported | [`Rules::reports_micro`] |
 //! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Rules::scores_value_sets`], [`challenge_score`], `challenge_aggregate` |
+//! | official scripts' own figures (docs/scoring.md, Other benchmark families) | [`Rules::official`], [`Official`] |
 
 mod gerbil;
 mod judge;
 mod mqald;
+mod official;
 mod text2sparql;
 
 use std::borrow::Cow;
@@ -34,6 +36,7 @@ use super::Experiment;
 pub use gerbil::Gerbil;
 pub use judge::Judge;
 pub use mqald::Mqald;
+pub use official::{official_figures, Official};
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
 
@@ -160,6 +163,10 @@ pub trait Rules {
     /// False when micro measures are not part of this profile's report (the
     /// aggregate's `micro` is `null`).
     fn reports_micro(&self) -> bool;
+
+    /// The official script whose own figures this profile reproduces beside
+    /// P/R/F1 (QA's `official`), or `None`.
+    fn official(&self) -> Option<&'static dyn Official>;
 }
 
 /// A profile's rules are those of its file ([`Profile::rules`]).
@@ -205,6 +212,9 @@ impl Rules for Profile {
     }
     fn reports_micro(&self) -> bool {
         self.rules().reports_micro()
+    }
+    fn official(&self) -> Option<&'static dyn Official> {
+        self.rules().official()
     }
 }
 

@@ -141,6 +141,11 @@ impl Rules for Mqald {
     fn reports_micro(&self) -> bool {
         false
     }
+
+    /// None: no official script's own figures.
+    fn official(&self) -> Option<&'static dyn super::Official> {
+        None
+    }
 }
 
 /// The boolean of a set's first answer object, if it is an ASK answer, and its

@@ -104,6 +104,11 @@ impl Rules for Text2sparql {
     fn reports_micro(&self) -> bool {
         false
     }
+
+    /// None: no official script's own figures.
+    fn official(&self) -> Option<&'static dyn super::Official> {
+        None
+    }
 }
 
 /// The documents of one answer set as the challenge's code sees them

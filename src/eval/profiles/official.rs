@@ -1,0 +1,103 @@
+//! Official figures (docs/scoring.md, Other benchmark families): the interface a
+//! profile named after a benchmark's official evaluation script implements to
+//! reproduce that script's own measures, per question and for the run, under
+//! the script's own names. The figures are computed from the gold and run
+//! questions as read (every field the readers keep), independently of the
+//! judge's matching, and reported beside the usual P/R/F1 under `official`.
+
+use std::collections::HashMap;
+
+use crate::eval::report::Figures;
+use crate::model::{Dataset, Question};
+
+/// An official evaluation script, as a profile reproduces it.
+pub trait Official: Sync {
+    /// The script and the version it follows (repository, path and commit),
+    /// named in the report's note.
+    fn script(&self) -> &'static str;
+
+    /// The figures of one gold question: `run` holds every run question with
+    /// its id, in file order (empty when the run lacks it). `None` when the
+    /// script leaves the question out of its figures.
+    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures>;
+
+    /// The run's figures from those of the questions the script kept (each
+    /// with its gold question), given the number of gold questions.
+    fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures;
+}
+
+/// The official figures of a run against a gold: per gold question id (the
+/// questions the script keeps) and for the run.
+pub fn official_figures(
+    official: &dyn Official,
+    gold: &[&Question],
+    run: &Dataset,
+) -> (HashMap<String, Figures>, Figures) {
+    let mut by_id: HashMap<&str, Vec<&Question>> = HashMap::new();
+    for q in &run.questions {
+        by_id.entry(q.id.0.as_str()).or_default().push(q);
+    }
+    let mut per_question = HashMap::new();
+    let mut scored = Vec::new();
+    for g in gold {
+        let answers = by_id.get(g.id.0.as_str()).map_or(&[][..], Vec::as_slice);
+        if let Some(figures) = official.question(g, answers) {
+            per_question.insert(g.id.0.clone(), figures);
+            scored.push(*g);
+        }
+    }
+    let kept: Vec<(&Question, &Figures)> = scored
+        .iter()
+        .map(|g| (*g, &per_question[g.id.0.as_str()]))
+        .collect();
+    let aggregate = official.aggregate(&kept, gold.len());
+    (per_question, aggregate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, QuestionId};
+
+    /// A script that counts a question as solved when the run has it, and
+    /// leaves out gold questions whose id starts with `x`.
+    struct Presence;
+
+    impl Official for Presence {
+        fn script(&self) -> &'static str {
+            "presence"
+        }
+        fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+            (!gold.id.0.starts_with('x'))
+                .then(|| Figures::from([("hit".to_string(), f64::from(u8::from(!run.is_empty())))]))
+        }
+        fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures {
+            let hits: f64 = scored.iter().map(|(_, f)| f["hit"]).sum();
+            Figures::from([
+                ("hits".to_string(), hits),
+                ("gold".to_string(), gold_questions as f64),
+            ])
+        }
+    }
+
+    fn q(id: &str) -> Question {
+        Question {
+            id: QuestionId(id.into()),
+            ..Question::default()
+        }
+    }
+
+    #[test]
+    fn joins_by_id_and_keeps_what_the_script_keeps() {
+        let gold = [q("1"), q("2"), q("x3")];
+        let gold: Vec<&Question> = gold.iter().collect();
+        let mut run = Dataset::new(Format::QaldJson);
+        run.questions = vec![q("2"), q("2"), q("x3"), q("9")];
+        let (per, agg) = official_figures(&Presence, &gold, &run);
+        assert_eq!(per.len(), 2);
+        assert_eq!(per["1"]["hit"], 0.0);
+        assert_eq!(per["2"]["hit"], 1.0);
+        assert_eq!(agg["hits"], 1.0);
+        assert_eq!(agg["gold"], 3.0);
+    }
+}
