@@ -105,6 +105,10 @@ pub struct AnswerSet {
     /// `"5000000.0^^http://dbpedia.org/datatype/usDollar"`), as (answer, term, value
     /// as written); profiles that compare value strings use them.
     pub raw_values: Vec<(usize, usize, String)>,
+    /// For each answer, the index in `vars` of each of its terms (a result
+    /// row's columns), when the reader knows them; empty otherwise. Row-wise
+    /// scoring of tables reads them (docs/scoring.md, Other benchmark families).
+    pub columns: Vec<Vec<usize>>,
 }
 
 /// How much of an answer set came from its first answer object.
@@ -327,6 +331,14 @@ pub enum Format {
     Text2SparqlAnswers,
     /// A component run in JSON Lines (entities, classes, properties, triples).
     ComponentJsonl,
+    /// WikiWebQuestions, SPINACH or their QALD copies (`id, question, sparql`).
+    Spinach,
+    /// A SPINACH run (`predicted_sparql`, `predicted_answer_tuple`, `gold_answer_tuple`).
+    SpinachRun,
+    /// LC-QuAD 2.0 (`uid`, `question`, `sparql_wikidata` …).
+    Lcquad2,
+    /// DBLP-QuAD (`questions[{id, query_type, question, query, entities, relations …}]`).
+    DblpQuad,
 }
 
 impl Format {
@@ -342,6 +354,10 @@ impl Format {
             Format::Text2SparqlYaml => "text2sparql-yaml",
             Format::Text2SparqlAnswers => "text2sparql-answers",
             Format::ComponentJsonl => "component-jsonl",
+            Format::Spinach => "spinach",
+            Format::SpinachRun => "spinach-run",
+            Format::Lcquad2 => "lcquad2",
+            Format::DblpQuad => "dblp-quad",
         }
     }
 }
@@ -368,6 +384,12 @@ pub struct Dataset {
     /// Answer objects that hold data but yielded no answer, as "question ID: what";
     /// `check` fails on them.
     pub lost: Vec<String>,
+    /// The gold a run file carries beside its answers (a SPINACH run's
+    /// `gold_answer_tuple`), scored against when no gold file is given.
+    pub own_gold: Option<Box<Dataset>>,
+    /// True when the file gives its questions no ids and the reader numbered
+    /// them by position: against another gold they are joined by question text.
+    pub positional_ids: bool,
 }
 
 impl Dataset {
@@ -382,6 +404,8 @@ impl Dataset {
             metadata: None,
             unknown_keys: Vec::new(),
             lost: Vec::new(),
+            own_gold: None,
+            positional_ids: false,
         }
     }
 }

@@ -171,6 +171,9 @@ pub enum ProfileArg {
     Mqald,
     /// Reproduces the TEXT2SPARQL challenge's scoring.
     Text2sparql,
+    /// Reproduces the SPINACH evaluation: row-major F1 over one-to-one matched
+    /// result rows (docs/scoring.md, The `spinach` profile).
+    Spinach,
 }
 
 impl From<ProfileArg> for Profile {
@@ -180,6 +183,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Gerbil => Profile::Gerbil,
             ProfileArg::Mqald => Profile::Mqald,
             ProfileArg::Text2sparql => Profile::Text2sparql,
+            ProfileArg::Spinach => Profile::Spinach,
         }
     }
 }

@@ -65,9 +65,11 @@ impl From<GoldMarkingsArg> for GoldMarkings {
 /// Arguments of `qajudge evaluate`.
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
-    /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ).
+    /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ, and the
+    /// families of docs/scoring.md, Other benchmark families). Without it, the
+    /// gold is the one the run files carry (a SPINACH run's gold answers).
     #[arg(long, value_name = "FILE")]
-    pub gold: PathBuf,
+    pub gold: Option<PathBuf>,
     /// Score only these questions of the gold: a file of question ids, one per
     /// line (blank lines and lines starting with `#` are skipped), for a
     /// micro-benchmark drawn from a benchmark without rewriting it.
@@ -234,6 +236,35 @@ impl Progress for Bars {
     }
 }
 
+/// The gold the run files carry (docs/scoring.md, Other benchmark families),
+/// named after the first run that carries it: every run file must carry one,
+/// and the same one.
+fn own_gold(
+    paths: &[PathBuf],
+    runs: &mut [crate::model::Dataset],
+) -> anyhow::Result<(crate::model::Dataset, String)> {
+    let mut gold: Option<(crate::model::Dataset, String)> = None;
+    for (path, run) in paths.iter().zip(runs.iter_mut()) {
+        let Some(own) = run.own_gold.take() else {
+            bail!(
+                "{}: this run carries no gold of its own; give the benchmark with --gold FILE",
+                path.display()
+            );
+        };
+        match &gold {
+            None => gold = Some((*own, format!("{} (its own gold)", path.display()))),
+            Some((g, name)) if g.questions != own.questions => bail!(
+                "{}: the gold this run carries differs from the one {name} carries; score runs of different golds separately, or give the benchmark with --gold FILE",
+                path.display()
+            ),
+            Some(_) => {}
+        }
+    }
+    gold.ok_or_else(|| {
+        anyhow::anyhow!("no --gold and no run file: give the benchmark with --gold FILE")
+    })
+}
+
 /// Keeps the gold questions whose ids a `--questions` file lists, in the
 /// gold's order, and returns the ids of those left out; an id the gold does
 /// not have is an error naming it.
@@ -298,7 +329,17 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    let mut gold = super::load(&args.gold)?;
+    let mut loaded = Vec::with_capacity(args.runs.len());
+    for path in &args.runs {
+        loaded.push(super::load(path)?);
+    }
+    let (mut gold, gold_name) = match &args.gold {
+        Some(path) => (super::load(path)?, path.display().to_string()),
+        None => own_gold(&args.runs, &mut loaded)?,
+    };
+    for run in &mut loaded {
+        crate::qald::join_by_text(run, &gold);
+    }
     // the gold questions left out of a --questions sample: runs' answers to
     // them are left out too (not counted as extra)
     let left_out: std::collections::HashSet<String> = match &args.questions {
@@ -313,8 +354,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
-    for (i, path) in args.runs.iter().enumerate() {
-        let mut dataset = super::load(path)?;
+    for ((i, path), mut dataset) in args.runs.iter().enumerate().zip(loaded) {
         dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
@@ -401,7 +441,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     let job = Job {
-        gold_name: args.gold.display().to_string(),
+        gold_name,
         gold: Arc::new(gold),
         benchmark: None,
         runs,

@@ -63,11 +63,6 @@ const RECORDS: &[Family] = &[
         any: &["translations", "questionEntity", "complexityType"],
     },
     Family {
-        name: "a SPINACH run",
-        all: &["predicted_sparql"],
-        any: &["predicted_answer_tuple", "gold_answer_tuple"],
-    },
-    Family {
         name: "DBLP-QuAD",
         all: &["query_type", "template_id"],
         any: &[],
@@ -85,11 +80,6 @@ const RECORDS: &[Family] = &[
     Family {
         name: "WebQuestions",
         all: &["question", "answers", "url"],
-        any: &[],
-    },
-    Family {
-        name: "WikiWebQuestions or SPINACH (id, question, sparql)",
-        all: &["id", "question", "sparql"],
         any: &[],
     },
 ];

@@ -74,6 +74,16 @@ pub const RUBQ: &[&str] = &[
 ];
 /// Keys of one RuBQ answer.
 pub const RUBQ_ANSWER: &[&str] = &["type", "value", "label", "xml:lang", "datatype"];
+/// Keys of a WikiWebQuestions / SPINACH record.
+pub const SPINACH: &[&str] = &["id", "question", "sparql", "title", "url"];
+/// Keys of a SPINACH run's record.
+pub const SPINACH_RUN: &[&str] = &[
+    "question",
+    "predicted_sparql",
+    "gold_sparql",
+    "predicted_answer_tuple",
+    "gold_answer_tuple",
+];
 /// Keys of one TEXT2SPARQL system answer.
 pub const TEXT2SPARQL_ANSWER: &[&str] =
     &["qname", "query", "dataset", "question", "uri", "endpoint"];

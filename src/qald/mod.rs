@@ -12,6 +12,7 @@ mod jsonl;
 mod keys;
 mod lcquad;
 mod rubq;
+mod spinach;
 mod text2sparql;
 pub mod values;
 mod write;
@@ -206,6 +207,12 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if first.is_some_and(spinach::is_run) {
+                return Ok(spinach::parse_run(items));
+            }
+            if first.is_some_and(spinach::is_dataset) && first.and_then(family::of_record).is_none() {
+                return Ok(spinach::parse_dataset(items));
+            }
             if let Some(f) = first.and_then(family::of_record) {
                 return Err(shape_error(source, &family::not_read(f)));
             }
@@ -251,6 +258,43 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             "not a benchmark or run: the top-level json value must be an object with `questions` or an array",
         )),
     }
+}
+
+/// Gives the questions of a run numbered by position ([`Dataset::positional_ids`])
+/// the ids of the gold questions with the same text (any language, compared
+/// trimmed), so that a run without ids joins another gold; a question whose
+/// text is not in the gold keeps its number, prefixed with `#`, and is named in
+/// the run's diagnostics.
+pub fn join_by_text(run: &mut Dataset, gold: &Dataset) {
+    if !run.positional_ids {
+        return;
+    }
+    let mut by_text: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for q in &gold.questions {
+        for (_, t) in &q.texts {
+            by_text.entry(t.trim()).or_insert(q.id.0.as_str());
+        }
+    }
+    let mut notes = Vec::new();
+    for q in &mut run.questions {
+        let found = q
+            .texts
+            .iter()
+            .find_map(|(_, t)| by_text.get(t.trim()).copied());
+        match found {
+            Some(id) => q.id = crate::model::QuestionId(id.to_string()),
+            None => {
+                notes.push(format!(
+                    "run question {} ({:?}) has no id and its text is in no gold question: left out of the join",
+                    q.id,
+                    q.texts.first().map(|(_, t)| t.as_str()).unwrap_or("")
+                ));
+                q.id = crate::model::QuestionId(format!("#{}", q.id));
+            }
+        }
+    }
+    run.positional_ids = false;
+    run.diagnostics.extend(notes);
 }
 
 fn flag_duplicate_ids(dataset: &mut Dataset) {

@@ -285,11 +285,17 @@ pub fn read_row<'a>(
     if !terms.is_empty() {
         let answer = set.answers.len();
         let mut row = Vec::with_capacity(terms.len());
-        for (i, (_, term, raw)) in terms.into_iter().enumerate() {
+        let mut columns = Vec::with_capacity(terms.len());
+        for (i, (position, term, raw)) in terms.into_iter().enumerate() {
             if let Some(raw) = raw {
                 set.raw_values.push((answer, i, raw));
             }
             row.push(term);
+            columns.push(position);
+        }
+        // columns are known for every row or for none
+        if set.columns.len() == answer {
+            set.columns.push(columns);
         }
         set.answers.push(Answer { terms: row });
     }

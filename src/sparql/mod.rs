@@ -384,6 +384,7 @@ fn collect(
                 .sum::<usize>();
         budget.spend(bytes).map_err(stopped)?;
         columns.push(row.iter().map(|(c, _)| *c).collect());
+        set.columns.push(row.iter().map(|(c, _)| *c).collect());
         set.answers.push(Answer {
             terms: row.into_iter().map(|(_, t)| t).collect(),
         });

@@ -9,6 +9,7 @@ mod cli;
 mod components;
 mod data;
 mod endpoint;
+mod families;
 mod faults;
 mod features;
 mod full_disk;

@@ -20,8 +20,10 @@
 
 mod gerbil;
 mod judge;
+mod lsap;
 mod mqald;
 mod official;
+mod spinach;
 mod text2sparql;
 
 use std::borrow::Cow;
@@ -37,6 +39,7 @@ pub use gerbil::Gerbil;
 pub use judge::Judge;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
+pub use spinach::Spinach;
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
 
@@ -54,15 +57,18 @@ pub enum Profile {
     Mqald,
     /// Reproduces the TEXT2SPARQL challenge's scoring (`text2sparql-client`).
     Text2sparql,
+    /// Reproduces the SPINACH evaluation (row-major F1 over matched result rows).
+    Spinach,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 4] = [
+    pub const ALL: [Profile; 5] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
         Profile::Text2sparql,
+        Profile::Spinach,
     ];
 
     /// The name printed in reports.
@@ -72,6 +78,7 @@ impl Profile {
             Profile::Gerbil => "gerbil",
             Profile::Mqald => "mqald",
             Profile::Text2sparql => "text2sparql",
+            Profile::Spinach => "spinach",
         }
     }
 
@@ -98,6 +105,7 @@ impl Profile {
             Profile::Gerbil => &Gerbil,
             Profile::Mqald => &Mqald,
             Profile::Text2sparql => &Text2sparql,
+            Profile::Spinach => &Spinach,
         }
     }
 }
@@ -231,6 +239,7 @@ mod tests {
             vars: (0..vars).map(|i| format!("v{i}")).collect(),
             first_object: first.map(|answers| FirstObject { answers, vars }),
             raw_values: Vec::new(),
+            columns: Vec::new(),
         }
     }
     pub(super) fn iri(s: &str) -> Term {

@@ -1,0 +1,285 @@
+//! The `spinach` profile: reproduces the evaluation of the SPINACH agent
+//! (stanford-oval/spinach @ 8bb2d9c, `eval.py::f1` and
+//! `spinach_agent/evaluate_parser.py::calculate_metrics`, read in their code;
+//! docs/scoring.md, The `spinach` profile). A question's answers are a table:
+//! gold and run result rows are paired one-to-one by SciPy's
+//! `linear_sum_assignment` to maximise the summed row recall, so a
+//! multi-column answer is not flattened. Its figures are the official ones
+//! ([`Official`]); P/R/F1 beside them count values exactly as written (IRI,
+//! literal with its language and datatype), no index.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::lsap::{linear_sum_assignment, numpy_sum};
+use super::{Official, Rules};
+use crate::annotate::MarkingStyle;
+use crate::eval::report::Figures;
+use crate::eval::Experiment;
+use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::metrics::{score_question, QuestionScore};
+use crate::model::{Answer, AnswerSet, Question, Term};
+
+/// The rules of the `spinach` profile.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spinach;
+
+/// The script this profile follows.
+const SCRIPT: &str = "the SPINACH evaluation (stanford-oval/spinach @ 8bb2d9cfa7f5, eval.py f1 and spinach_agent/evaluate_parser.py calculate_metrics)";
+
+impl Rules for Spinach {
+    /// A binding's type, value, language and datatype must all be equal: exact
+    /// IRIs and literals, no labels, whatever the user's switches.
+    fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
+        MatchOptions {
+            strict_literals: true,
+            lenient_dates: false,
+            iri: IriRule::Exact,
+            literal: LiteralRule::Exact,
+            label: LabelRule::Off,
+        }
+    }
+
+    /// Exact values need no index.
+    fn uses_index(&self) -> bool {
+        false
+    }
+
+    /// As read; the official figures take the rows themselves.
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        Cow::Borrowed(&set.answers)
+    }
+
+    /// None: the shape of the answers decides nothing before counting.
+    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
+        None
+    }
+
+    /// A question the run lacks scores as an empty answer.
+    fn missing(&self, gold: usize) -> QuestionScore {
+        self.score(gold, 0, 0)
+    }
+
+    /// The counts' P, R and F1 (docs/scoring.md, Counting).
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        score_question(gold, run, tp)
+    }
+
+    /// QA only: the SPINACH evaluation scores answers.
+    fn experiments(&self, e: Experiment) -> bool {
+        e == Experiment::Qa
+    }
+
+    /// Unused (QA only).
+    fn marking_style(&self) -> MarkingStyle {
+        MarkingStyle::Judge
+    }
+
+    /// Every question is asked.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
+    /// Unused (QA only).
+    fn keep_duplicate_markings(&self) -> bool {
+        false
+    }
+
+    /// Unused (QA only).
+    fn empty_markings_score(&self) -> bool {
+        false
+    }
+
+    /// The script does not look at the order of rows.
+    fn orders_by_query(&self) -> bool {
+        false
+    }
+
+    /// The matching rules score QA.
+    fn scores_value_sets(&self) -> bool {
+        false
+    }
+
+    /// Micro measures are ours, beside the official figures.
+    fn reports_micro(&self) -> bool {
+        true
+    }
+
+    /// The SPINACH evaluation's row-major F1 and EM.
+    fn official(&self) -> Option<&'static dyn Official> {
+        Some(&Spinach)
+    }
+}
+
+impl Official for Spinach {
+    fn script(&self) -> &'static str {
+        SCRIPT
+    }
+
+    /// `f1` (row-major F1) and `em` (1 when `f1` is exactly 1) of a question
+    /// the run has (the script iterates over the run's entries: a question
+    /// the run lacks is not in its figures), and `none` (1 when the run's
+    /// answer is falsy in Python: no answer, no row, or ASK false).
+    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+        let run = run.first()?;
+        let f1 = row_major_f1(run.answers.as_ref(), gold.answers.as_ref());
+        let none = match run.answers.as_ref().map(tuple) {
+            None => true,
+            Some(Tuple::Bool(b)) => !b,
+            Some(Tuple::Rows(rows)) => rows.is_empty(),
+        };
+        Some(Figures::from([
+            ("f1".to_string(), f1),
+            ("em".to_string(), f64::from(u8::from(f1 == 1.0))),
+            ("none".to_string(), f64::from(u8::from(none))),
+        ]))
+    }
+
+    /// As `calculate_metrics` prints them, unrounded: `row_major_f1` (the sum
+    /// of F1 × 100 / count), `row_major_em` (% of F1 == 1), `none_answers` (%
+    /// of falsy answers) and `evaluated` (count).
+    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+        let count = scored.len() as f64;
+        let mut f1_score = 0.0;
+        let mut em = 0usize;
+        let mut none = 0usize;
+        for (_, f) in scored {
+            f1_score += f["f1"];
+            em += usize::from(f["em"] == 1.0);
+            none += usize::from(f["none"] == 1.0);
+        }
+        let percent = |x: f64| if count > 0.0 { x * 100.0 / count } else { 0.0 };
+        Figures::from([
+            ("evaluated".to_string(), count),
+            ("row_major_f1".to_string(), percent(f1_score)),
+            ("row_major_em".to_string(), percent(em as f64)),
+            ("none_answers".to_string(), percent(none as f64)),
+        ])
+    }
+}
+
+/// An answer set as the script sees it: a boolean (ASK) or result rows.
+enum Tuple<'a> {
+    Bool(bool),
+    Rows(Vec<Vec<(Option<&'a str>, Key<'a>)>>),
+}
+
+/// A binding as the script compares it (`tuple(sorted(value.items()))`):
+/// type, value, language, datatype.
+type Key<'a> = (&'static str, &'a str, Option<&'a str>, Option<&'a str>);
+
+fn key(term: &Term) -> Key<'_> {
+    match term {
+        Term::Iri(v) => match v.strip_prefix("_:") {
+            Some(b) => ("bnode", b, None, None),
+            None => ("uri", v.as_str(), None, None),
+        },
+        Term::Literal {
+            lexical,
+            datatype,
+            lang,
+        } => (
+            "literal",
+            lexical.as_str(),
+            lang.as_deref(),
+            datatype.as_deref(),
+        ),
+        Term::Boolean(true) => ("boolean", "true", None, None),
+        Term::Boolean(false) => ("boolean", "false", None, None),
+    }
+}
+
+/// The rows of a set, each cell with its variable's name when the reader
+/// knows the columns.
+fn tuple(set: &AnswerSet) -> Tuple<'_> {
+    if set.vars.is_empty() {
+        if let [Answer { terms }] = set.answers.as_slice() {
+            if let [Term::Boolean(b)] = terms.as_slice() {
+                return Tuple::Bool(*b);
+            }
+        }
+    }
+    let columns = (set.columns.len() == set.answers.len()).then_some(&set.columns);
+    Tuple::Rows(
+        set.answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                a.terms
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| {
+                        let var = columns
+                            .and_then(|c| c[i].get(k))
+                            .and_then(|v| set.vars.get(*v))
+                            .map(String::as_str);
+                        (var, key(t))
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// `_compute_match_ratio`: the share of a gold row's values (its `…Label` and
+/// `…Description` columns left out) found in the predicted row, as multisets.
+fn match_ratio(predicted: &[(Option<&str>, Key<'_>)], gold: &[(Option<&str>, Key<'_>)]) -> f64 {
+    let mut wanted: HashMap<&Key<'_>, usize> = HashMap::new();
+    let mut total = 0usize;
+    for (var, k) in gold {
+        if var.is_some_and(|v| v.ends_with("Label") || v.ends_with("Description")) {
+            continue;
+        }
+        *wanted.entry(k).or_default() += 1;
+        total += 1;
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let mut overlap = 0usize;
+    for (_, k) in predicted {
+        if let Some(n) = wanted.get_mut(k).filter(|n| **n > 0) {
+            *n -= 1;
+            overlap += 1;
+        }
+    }
+    overlap as f64 / total as f64
+}
+
+/// `eval.f1` with maximal matching. Where the script fails (no predicted and
+/// no gold row: 0/0, an `AssertionError`), 0.
+pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> f64 {
+    let Some(predicted) = predicted else {
+        return 0.0;
+    };
+    let gold = gold.map(tuple).unwrap_or(Tuple::Rows(Vec::new()));
+    let (p, g) = match (tuple(predicted), gold) {
+        (Tuple::Bool(a), Tuple::Bool(b)) => return f64::from(u8::from(a == b)),
+        (Tuple::Bool(_), _) | (_, Tuple::Bool(_)) => return 0.0,
+        (Tuple::Rows(p), Tuple::Rows(g)) => (p, g),
+    };
+    let mut cost = Vec::with_capacity(p.len() * g.len());
+    for pr in &p {
+        for gr in &g {
+            cost.push(match_ratio(pr, gr));
+        }
+    }
+    let pairs = linear_sum_assignment(p.len(), g.len(), &cost, true);
+    let assigned: Vec<f64> = pairs.iter().map(|(i, j)| cost[i * g.len() + j]).collect();
+    let positive: Vec<f64> = assigned.iter().copied().filter(|v| *v > 0.0).collect();
+    let tp = numpy_sum(&positive);
+    let partial: Vec<f64> = assigned
+        .iter()
+        .filter(|v| **v < 1.0 && **v > 0.0)
+        .map(|v| 1.0 - v)
+        .collect();
+    let mut fp_or_fn = numpy_sum(&partial);
+    fp_or_fn += (2 * assigned.iter().filter(|v| **v <= 0.0).count()) as f64;
+    fp_or_fn += ((p.len() - pairs.len()) + (g.len() - pairs.len())) as f64;
+    let denominator = 2.0 * tp + fp_or_fn;
+    if denominator == 0.0 {
+        0.0
+    } else {
+        2.0 * tp / denominator
+    }
+}

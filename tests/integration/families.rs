@@ -1,0 +1,213 @@
+//! Benchmark families beyond QALD and the profiles that reproduce their
+//! official scripts (docs/scoring.md, Other benchmark families): SPINACH's
+//! real runs on QALD-10 and QALD-7 scored alone (the run carries its gold) and
+//! joined to the QALD-10 gold by question text, and project-written cases
+//! whose figures the official script computed.
+
+use std::process::Command;
+
+use crate::require_data;
+
+/// Runs `qajudge evaluate ARGS --format json` and returns the report and its text.
+fn evaluate_text(args: &[&str]) -> (serde_json::Value, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .arg("evaluate")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("qajudge runs");
+    assert!(
+        o.status.success(),
+        "qajudge evaluate {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8(o.stdout).expect("utf-8");
+    (serde_json::from_str(&text).expect("a json report"), text)
+}
+
+/// Runs `qajudge evaluate ARGS --format json` and returns the report.
+fn evaluate(args: &[&str]) -> serde_json::Value {
+    evaluate_text(args).0
+}
+
+/// True when two figures are equal but for the last bit (serde_json's reading
+/// of a float may round differently; the report's text is checked exactly
+/// where the figures matter most).
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= f64::EPSILON * b.abs()
+}
+
+/// The QA report of the first run.
+fn qa(report: &serde_json::Value) -> &serde_json::Value {
+    &report["runs"][0]["experiments"]["qa"]
+}
+
+/// The official F1 of question `id`.
+fn f1_of(qa: &serde_json::Value, id: &str) -> f64 {
+    qa["questions"]
+        .as_array()
+        .and_then(|qs| qs.iter().find(|q| q["id"] == id))
+        .and_then(|q| q["official"]["f1"].as_f64())
+        .unwrap_or_else(|| panic!("question {id} has no official f1"))
+}
+
+/// SPINACH's run on QALD-10 (387 questions) as its official evaluation scores
+/// it, to the last digit. The figures below were printed by the official
+/// `eval.f1` (stanford-oval/spinach @ 8bb2d9c, scipy 1.17.1, numpy 1.26.4)
+/// summed as `calculate_metrics` does, with
+/// `python check.py qald10-en-spinach-run.json` where check.py is
+/// `tot += f1(e["predicted_answer_tuple"], e["gold_answer_tuple"])` over the
+/// entries and prints `tot*100/n`, the % of f1 == 1 and the % of falsy answers:
+/// `row-major F1 = 69.54413017835817 EM = 63.049095607235145 none = 5.426356589147287`.
+#[test]
+fn spinach_qald10_run_scores_as_its_official_evaluation() {
+    let data = require_data!();
+    let run = data.join("wikidata/spinach/qald10-en-spinach-run.json");
+    let (report, text) = evaluate_text(&["--run", run.to_str().unwrap(), "--profile", "spinach"]);
+    let qa = qa(&report);
+    let official = &qa["aggregate"]["official"];
+    assert_eq!(official["evaluated"], 387.0);
+    for figure in [
+        "\"row_major_f1\": 69.54413017835817",
+        "\"row_major_em\": 63.049095607235145",
+        "\"none_answers\": 5.426356589147287",
+    ] {
+        assert!(text.contains(figure), "{figure}");
+    }
+    // rows of several columns (a label twice beside the id), matched one to one;
+    // the official per-question figures
+    for (id, f1) in [
+        ("183", 0.6153846153846154),
+        ("185", 0.7692307692307693),
+        ("186", 0.18181818181818182),
+        ("221", 0.8),
+    ] {
+        assert!(
+            same(f1_of(qa, id), f1),
+            "question {id}: {} != {f1}",
+            f1_of(qa, id)
+        );
+    }
+    let notes = report["diagnostics"].to_string();
+    assert!(notes.contains("stanford-oval/spinach"), "{notes}");
+    let gold = report["gold"].to_string();
+    assert!(gold.contains("its own gold"), "{gold}");
+}
+
+/// The QALD-7 run (45 questions, a gold of 7,634 rows): same script, same
+/// command: `row-major F1 = 74.61716455161164 EM = 62.22222222222222 none = 2.2222222222222223`.
+#[test]
+fn spinach_qald7_run_scores_as_its_official_evaluation() {
+    let data = require_data!();
+    let run = data.join("wikidata/spinach/qald7-task4-spinach-run.json");
+    let report = evaluate(&["--run", run.to_str().unwrap(), "--profile", "spinach"]);
+    let official = &qa(&report)["aggregate"]["official"];
+    assert_eq!(official["row_major_f1"], 74.61716455161164);
+    assert_eq!(official["row_major_em"], 62.22222222222222);
+    assert_eq!(official["none_answers"], 2.2222222222222223);
+}
+
+/// A SPINACH run has no ids: against the QALD-10 gold its questions are joined
+/// by their text, and the 7 QALD-10 questions it lacks are missing.
+#[test]
+fn a_run_without_ids_joins_a_gold_by_question_text() {
+    let data = require_data!();
+    let gold = data.join("qald/10/qald_10.json");
+    let run = data.join("wikidata/spinach/qald10-en-spinach-run.json");
+    let report = evaluate(&[
+        "--gold",
+        gold.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+    ]);
+    let agg = &qa(&report)["aggregate"];
+    assert_eq!(agg["questions"], 394);
+    assert_eq!(agg["missing"], 7);
+    assert_eq!(
+        report["runs"][0]["extra_ids"].as_array().map(Vec::len),
+        Some(0)
+    );
+}
+
+/// Project-written cases, each a question of one SPINACH-shaped run file. The
+/// official figures, printed by the official `eval.f1` (stanford-oval/spinach
+/// @ 8bb2d9c; scipy 1.17.1, numpy 1.26.4) with `python mk.py`, which writes
+/// this file and prints `f1(p, g)` per case and the aggregate as
+/// `calculate_metrics` computes it:
+/// ```text
+/// 0 exact incl. label: f1 = 1.0
+/// 1 rows permuted, other names: f1 = 1.0
+/// 2 half the gold columns: f1 = 0.6666666666666666
+/// 3 duplicates: f1 = 0.3333333333333333
+/// 4 datatype: f1 = 0.0
+/// 5 ask: f1 = 1.0
+/// 6 ask vs rows: f1 = 0.0
+/// 7 none: f1 = 0.0
+/// 8 empty: f1 = 0.0
+/// 9 label only gold: f1 = 0.0
+/// 10 tie: f1 = 0.5
+/// 11 tall tie: f1 = 0.6666666666666666
+/// 12 ask false: f1 = 1.0
+/// row-major F1 = 47.435897435897445  EM = 30.76923076923077  None = 30.76923076923077
+/// ```
+/// Case 10 has two optimal assignments (1 + 0 and 0.5 + 0.5) of different F1:
+/// SciPy's algorithm picks the first, and so does the profile.
+#[test]
+fn spinach_cases_score_as_the_official_script() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-spinach");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let u = |q: &str| serde_json::json!({"type": "uri", "value": format!("http://www.wikidata.org/entity/{q}")});
+    let lit = |v: &str| serde_json::json!({"type": "literal", "value": v});
+    let cases = serde_json::json!([
+        [[{"item": u("Q1"), "itemLabel": {"type": "literal", "value": "A", "xml:lang": "en"}}],
+         [{"item": u("Q1"), "itemLabel": {"type": "literal", "value": "A", "xml:lang": "en"}}]],
+        [[{"x": u("Q2")}, {"x": u("Q1")}], [{"item": u("Q1"), "itemLabel": lit("A")}, {"item": u("Q2"), "itemLabel": lit("B")}]],
+        [[{"item": u("Q1")}, {"item": u("Q2")}], [{"item": u("Q1"), "s": u("Q9")}, {"item": u("Q2"), "s": u("Q9")}]],
+        [[{"i": u("Q1")}, {"i": u("Q1")}, {"i": u("Q3")}, {"i": u("Q4")}, {"i": u("Q5")}], [{"i": u("Q1")}]],
+        [[{"c": lit("5")}], [{"c": {"type": "literal", "value": "5", "datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]],
+        [true, true],
+        [[], true],
+        [null, [{"i": u("Q1")}]],
+        [[], [{"i": u("Q1")}, {"i": u("Q2")}]],
+        [[{"l": lit("A")}], [{"itemLabel": lit("A")}]],
+        [[{"x": u("Q1"), "y": u("Q2")}, {"x": u("Q1")}], [{"a": u("Q1"), "b": u("Q2")}, {"a": u("Q3"), "b": u("Q2")}]],
+        [[{"x": u("Q1")}, {"x": u("Q1")}, {"x": u("Q2")}], [{"a": u("Q1"), "b": u("Q2")}, {"a": u("Q1")}]],
+        [false, false]
+    ]);
+    let run: Vec<serde_json::Value> = cases
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            serde_json::json!({"question": format!("case {i}"), "predicted_sparql": "SELECT * WHERE {}",
+                "gold_sparql": "SELECT * WHERE {}", "predicted_answer_tuple": c[0], "gold_answer_tuple": c[1]})
+        })
+        .collect();
+    let path = dir.join("cases-run.json");
+    std::fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+    let report = evaluate(&["--run", path.to_str().unwrap(), "--profile", "spinach"]);
+    let qa = qa(&report);
+    let expected = [
+        1.0,
+        1.0,
+        0.6666666666666666,
+        0.3333333333333333,
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.5,
+        0.6666666666666666,
+        1.0,
+    ];
+    for (i, f1) in expected.iter().enumerate() {
+        assert!(same(f1_of(qa, &i.to_string()), *f1), "case {i}");
+    }
+    let official = &qa["aggregate"]["official"];
+    assert_eq!(official["row_major_f1"], 47.435897435897445);
+    assert_eq!(official["row_major_em"], 30.76923076923077);
+    assert_eq!(official["none_answers"], 30.76923076923077);
+}
