@@ -339,6 +339,8 @@ pub enum Format {
     Lcquad2,
     /// DBLP-QuAD (`questions[{id, query_type, question, query, entities, relations …}]`).
     DblpQuad,
+    /// T2S-Metrics' JSON Lines (`{id, golden, generated, order_matters}`).
+    T2sMetrics,
 }
 
 impl Format {
@@ -358,6 +360,7 @@ impl Format {
             Format::SpinachRun => "spinach-run",
             Format::Lcquad2 => "lcquad2",
             Format::DblpQuad => "dblp-quad",
+            Format::T2sMetrics => "t2s-metrics",
         }
     }
 }

@@ -236,9 +236,10 @@ impl Progress for Bars {
     }
 }
 
-/// The gold the run files carry (docs/scoring.md, Other benchmark families),
-/// named after the first run that carries it: every run file must carry one,
-/// and the same one.
+/// The gold the run files carry (docs/scoring.md, Other benchmark families):
+/// the union of their golds, by question id, named after the first run. Every
+/// run file must carry one; a question two files carry must be the same in
+/// both (a file that lacks some questions leaves them missing for that run).
 fn own_gold(
     paths: &[PathBuf],
     runs: &mut [crate::model::Dataset],
@@ -251,13 +252,20 @@ fn own_gold(
                 path.display()
             );
         };
-        match &gold {
-            None => gold = Some((*own, format!("{} (its own gold)", path.display()))),
-            Some((g, name)) if g.questions != own.questions => bail!(
-                "{}: the gold this run carries differs from the one {name} carries; score runs of different golds separately, or give the benchmark with --gold FILE",
-                path.display()
-            ),
-            Some(_) => {}
+        let Some((merged, name)) = gold.as_mut() else {
+            gold = Some((*own, format!("{} (its own gold)", path.display())));
+            continue;
+        };
+        for q in own.questions {
+            match merged.questions.iter().find(|g| g.id == q.id) {
+                Some(g) if *g != q => bail!(
+                    "{}: question {} differs from the same question in {name}; score runs of different golds separately, or give the benchmark with --gold FILE",
+                    path.display(),
+                    q.id
+                ),
+                Some(_) => {}
+                None => merged.questions.push(q),
+            }
         }
     }
     gold.ok_or_else(|| {

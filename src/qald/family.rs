@@ -48,11 +48,6 @@ const RECORDS: &[Family] = &[
         any: &[],
     },
     Family {
-        name: "LC-QuAD 2.0",
-        all: &["uid", "question"],
-        any: &["sparql_wikidata", "sparql_dbpedia18", "NNQT_question"],
-    },
-    Family {
         name: "KQA Pro",
         all: &["question"],
         any: &["program", "choices"],
@@ -61,11 +56,6 @@ const RECORDS: &[Family] = &[
         name: "Mintaka",
         all: &["id", "question"],
         any: &["translations", "questionEntity", "complexityType"],
-    },
-    Family {
-        name: "DBLP-QuAD",
-        all: &["query_type", "template_id"],
-        any: &[],
     },
     Family {
         name: "SimpleQuestions in ToG's shape",
@@ -85,18 +75,11 @@ const RECORDS: &[Family] = &[
 ];
 
 /// The families of JSON Lines records.
-const LINES: &[Family] = &[
-    Family {
-        name: "RoG or ToG predictions (JSON Lines: id, question, prediction, ground_truth)",
-        all: &["prediction"],
-        any: &["ground_truth", "question"],
-    },
-    Family {
-        name: "T2S-Metrics results (JSON Lines: id, golden, generated)",
-        all: &["golden", "generated"],
-        any: &[],
-    },
-];
+const LINES: &[Family] = &[Family {
+    name: "RoG or ToG predictions (JSON Lines: id, question, prediction, ground_truth)",
+    all: &["prediction"],
+    any: &["ground_truth", "question"],
+}];
 
 fn matches(family: &Family, record: &Map<String, Value>) -> bool {
     family.all.iter().all(|k| record.contains_key(*k))
@@ -165,12 +148,6 @@ mod tests {
         let grail =
             record(json!({"qid": 1, "question": "q", "sparql_query": "…", "s_expression": "(…)"}));
         assert_eq!(of_record(&grail), Some("GrailQA"));
-        let lcquad2 = record(json!({"uid": 1, "question": "q", "sparql_wikidata": "…"}));
-        assert_eq!(of_record(&lcquad2), Some("LC-QuAD 2.0"));
-        let dblp = record(
-            json!({"id": "Q1", "query_type": "SINGLE_FACT", "template_id": "TC04", "question": {}}),
-        );
-        assert_eq!(of_record(&dblp), Some("DBLP-QuAD"));
         // LC-QuAD 1.0 and RuBQ records are not taken for a family
         let lcquad1 = record(json!({"_id": "1", "corrected_question": "q", "sparql_query": "…"}));
         assert_eq!(of_record(&lcquad1), None);

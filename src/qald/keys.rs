@@ -84,6 +84,33 @@ pub const SPINACH_RUN: &[&str] = &[
     "predicted_answer_tuple",
     "gold_answer_tuple",
 ];
+/// Keys of an LC-QuAD 2.0 record (`answer` is always empty in the release).
+pub const LCQUAD2: &[&str] = &[
+    "uid",
+    "question",
+    "paraphrased_question",
+    "NNQT_question",
+    "sparql_wikidata",
+    "sparql_dbpedia18",
+    "template",
+    "template_id",
+    "template_index",
+    "subgraph",
+    "answer",
+];
+/// Keys of a DBLP-QuAD question.
+pub const DBLP: &[&str] = &[
+    "id",
+    "query_type",
+    "question",
+    "paraphrased_question",
+    "query",
+    "template_id",
+    "entities",
+    "relations",
+    "temporal",
+    "held_out",
+];
 /// Keys of one TEXT2SPARQL system answer.
 pub const TEXT2SPARQL_ANSWER: &[&str] =
     &["qname", "query", "dataset", "question", "uri", "endpoint"];

@@ -13,8 +13,10 @@ mod keys;
 mod lcquad;
 mod rubq;
 mod spinach;
+mod t2s;
 mod text2sparql;
 pub mod values;
+mod wikidata;
 mod write;
 mod xml;
 
@@ -135,8 +137,17 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
+        Some(b'{') if t2s::looks_like(body) => t2s::parse(body),
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
-        Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
+        Some(b'{')
+            if let Some(file) = fast::parse(body).filter(|f| {
+                allow_fast
+                    && !f
+                        .questions
+                        .first()
+                        .is_some_and(|q| wikidata::is_dblp(&q.fields))
+            }) =>
+        {
             if let Some(f) = file.questions.first().and_then(|q| family::of_record(&q.fields)) {
                 return Err(shape_error(source, &family::not_read(f)));
             }
@@ -207,6 +218,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if first.is_some_and(wikidata::is_lcquad2) {
+                return Ok(wikidata::parse_lcquad2(items));
+            }
             if first.is_some_and(spinach::is_run) {
                 return Ok(spinach::parse_run(items));
             }
@@ -244,11 +258,15 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                     "not QALD-JSON: the top-level object has no `questions` array",
                 ));
             };
-            if let Some(f) = questions
-                .iter()
-                .find_map(serde_json::Value::as_object)
-                .and_then(family::of_record)
-            {
+            let first = questions.iter().find_map(serde_json::Value::as_object);
+            if first.is_some_and(wikidata::is_dblp) {
+                let mut map = map;
+                if let Some(serde_json::Value::Array(questions)) = map.remove("questions") {
+                    return Ok(wikidata::parse_dblp(questions));
+                }
+                return Err(shape_error(source, "`questions` is not an array"));
+            }
+            if let Some(f) = first.and_then(family::of_record) {
                 return Err(shape_error(source, &family::not_read(f)));
             }
             Ok(json::parse(map))

@@ -211,3 +211,106 @@ fn spinach_cases_score_as_the_official_script() {
     assert_eq!(official["row_major_em"], 30.76923076923077);
     assert_eq!(official["none_answers"], 30.76923076923077);
 }
+
+/// T2S-Metrics' files of the CK25 systems (gold and generated queries, both
+/// executed on the CK25 graph) score as the same systems' answers against the
+/// challenge's benchmark: the same TEXT2SPARQL figures for each of the nine,
+/// and the file's own gold is the union of the lines of all nine (LACODAM and
+/// MIPT lack 5 questions: missing, not dropped).
+#[test]
+fn t2s_metrics_files_score_as_the_systems_answers() {
+    let data = require_data!();
+    let t2s = data.join("text2sparql");
+    let kg = [t2s.join("kg/prod-inst.ttl"), t2s.join("kg/prod-vocab.ttl")];
+    let systems = [
+        "AIFB", "FRANZ", "IIS-L", "IIS-Q", "INFAI", "LABIC", "LACODAM", "MIPT", "WSE",
+    ];
+    let paths = |f: &dyn Fn(&str) -> std::path::PathBuf| -> Vec<String> {
+        systems.iter().map(|s| f(s).display().to_string()).collect()
+    };
+    let lines = paths(&|s| t2s.join(format!("t2s-metrics/ck25/{s}.jsonl")));
+    let answers = paths(&|s| t2s.join(format!("systems/{s}/ck25_answers.json")));
+    let kg: Vec<String> = kg.iter().map(|p| p.display().to_string()).collect();
+    let common = ["--profile", "text2sparql", "--experiments", "qa"];
+    let mut args: Vec<&str> = vec!["--run"];
+    args.extend(lines.iter().map(String::as_str));
+    args.push("--kg");
+    args.extend(kg.iter().map(String::as_str));
+    args.extend(common);
+    let own = evaluate(&args);
+    let gold = t2s
+        .join("benchmark/questions_ck25.yml")
+        .display()
+        .to_string();
+    let mut args: Vec<&str> = vec!["--gold", &gold, "--run"];
+    args.extend(answers.iter().map(String::as_str));
+    args.push("--kg");
+    args.extend(kg.iter().map(String::as_str));
+    args.extend(common);
+    let official = evaluate(&args);
+    for (i, system) in systems.iter().enumerate() {
+        let a = &own["runs"][i]["experiments"]["qa"]["aggregate"];
+        let b = &official["runs"][i]["experiments"]["qa"]["aggregate"];
+        assert_eq!(own["runs"][i]["name"], *system);
+        assert_eq!(a["challenge"], b["challenge"], "{system}");
+        let missing = if ["LACODAM", "MIPT"].contains(system) {
+            5
+        } else {
+            0
+        };
+        assert_eq!(a["missing"], missing, "{system}");
+    }
+    assert_eq!(own["gold"]["questions"], 50);
+}
+
+/// The Wikidata and DBLP samples load whole: every question, no key unread,
+/// nothing lost; DBLP-QuAD's gold entities and relations are the question's.
+#[test]
+fn wikidata_family_samples_load_with_nothing_lost() {
+    let data = require_data!();
+    for (file, format, questions) in [
+        ("wikidata/dblp-quad/test-questions.json", "dblp-quad", 2000),
+        ("wikidata/dblp-quad/valid-questions.json", "dblp-quad", 1000),
+        ("wikidata/spinach/spinach-test.json", "spinach", 165),
+        ("wikidata/spinach/qald10-en-test.json", "spinach", 394),
+        (
+            "wikidata/spinach/qald10-en-spinach-run.json",
+            "spinach-run",
+            387,
+        ),
+        (
+            "wikidata/spinach/qald7-task4-spinach-run.json",
+            "spinach-run",
+            45,
+        ),
+        (
+            "text2sparql/t2s-metrics/ck25/INFAI.jsonl",
+            "t2s-metrics",
+            50,
+        ),
+    ] {
+        let d = crate::data::load(&data.join(file));
+        assert_eq!(d.format.name(), format, "{file}");
+        assert_eq!(d.questions.len(), questions, "{file}");
+        assert!(d.unknown_keys.is_empty(), "{file}: {:?}", d.unknown_keys);
+        assert!(d.lost.is_empty(), "{file}: {:?}", d.lost);
+        assert!(d.diagnostics.is_empty(), "{file}: {:?}", d.diagnostics);
+    }
+    let dblp = crate::data::load(&data.join("wikidata/dblp-quad/test-questions.json"));
+    let q = &dblp.questions[0];
+    assert_eq!(q.id.0, "Q0001");
+    assert_eq!(q.entities, ["https://dblp.org/pid/95/2265"]);
+    assert_eq!(q.properties, ["https://dblp.org/rdf/schema#wikidata"]);
+    // the WikiWebQuestions and SPINACH files differ in their keys only
+    for file in [
+        "wikidata/spinach/wikiwebquestions-test.json",
+        "wikidata/spinach/wikiwebquestions-dev.json",
+        "wikidata/spinach/spinach-dev.json",
+        "wikidata/spinach/qald7-task4-test.json",
+    ] {
+        let d = crate::data::load(&data.join(file));
+        assert_eq!(d.format.name(), "spinach", "{file}");
+        assert!(!d.questions.is_empty(), "{file}");
+        assert!(d.unknown_keys.is_empty(), "{file}: {:?}", d.unknown_keys);
+    }
+}
