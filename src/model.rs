@@ -341,6 +341,10 @@ pub enum Format {
     DblpQuad,
     /// T2S-Metrics' JSON Lines (`{id, golden, generated, order_matters}`).
     T2sMetrics,
+    /// The Mintaka dataset.
+    Mintaka,
+    /// Predictions keyed by question id (`{id: answer}`, Mintaka's).
+    MintakaPredictions,
 }
 
 impl Format {
@@ -361,6 +365,8 @@ impl Format {
             Format::Lcquad2 => "lcquad2",
             Format::DblpQuad => "dblp-quad",
             Format::T2sMetrics => "t2s-metrics",
+            Format::Mintaka => "mintaka",
+            Format::MintakaPredictions => "mintaka-predictions",
         }
     }
 }

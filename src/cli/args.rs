@@ -174,6 +174,11 @@ pub enum ProfileArg {
     /// Reproduces the SPINACH evaluation: row-major F1 over one-to-one matched
     /// result rows (docs/scoring.md, The `spinach` profile).
     Spinach,
+    /// Reproduces Mintaka's evaluation in kg mode (docs/scoring.md, The
+    /// `mintaka` profiles).
+    Mintaka,
+    /// Reproduces Mintaka's evaluation in text mode.
+    MintakaText,
 }
 
 impl From<ProfileArg> for Profile {
@@ -184,6 +189,8 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Mqald => Profile::Mqald,
             ProfileArg::Text2sparql => Profile::Text2sparql,
             ProfileArg::Spinach => Profile::Spinach,
+            ProfileArg::Mintaka => Profile::Mintaka,
+            ProfileArg::MintakaText => Profile::MintakaText,
         }
     }
 }

@@ -111,6 +111,21 @@ pub const DBLP: &[&str] = &[
     "temporal",
     "held_out",
 ];
+/// Keys of a Mintaka record.
+pub const MINTAKA: &[&str] = &[
+    "id",
+    "lang",
+    "question",
+    "translations",
+    "questionEntity",
+    "answer",
+    "category",
+    "complexityType",
+];
+/// Keys of a Mintaka question entity.
+pub const MINTAKA_ENTITY: &[&str] = &["name", "entityType", "label", "mention", "span"];
+/// Keys of a Mintaka answer.
+pub const MINTAKA_ANSWER: &[&str] = &["answerType", "answer", "mention"];
 /// Keys of one TEXT2SPARQL system answer.
 pub const TEXT2SPARQL_ANSWER: &[&str] =
     &["qname", "query", "dataset", "question", "uri", "endpoint"];

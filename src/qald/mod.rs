@@ -11,6 +11,7 @@ mod json;
 mod jsonl;
 mod keys;
 mod lcquad;
+mod mintaka;
 mod rubq;
 mod spinach;
 mod t2s;
@@ -218,6 +219,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if first.is_some_and(mintaka::is_dataset) {
+                return Ok(mintaka::parse_dataset(items));
+            }
             if first.is_some_and(wikidata::is_lcquad2) {
                 return Ok(wikidata::parse_lcquad2(items));
             }
@@ -250,6 +254,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
         }
         serde_json::Value::Object(map) => {
             let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
+                if mintaka::is_predictions(&map) {
+                    return Ok(mintaka::parse_predictions(map));
+                }
                 if let Some(f) = family::of_object(&map) {
                     return Err(shape_error(source, &family::not_read(f)));
                 }

@@ -7,6 +7,12 @@ use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 
+/// `s` in Unicode normalisation form D (canonical decomposition), as
+/// Python's `unicodedata.normalize("NFD", s)` gives it.
+pub fn nfd(s: &str) -> String {
+    s.nfd().collect()
+}
+
 /// The local name of an XSD datatype, or `None` for another vocabulary.
 pub fn xsd_local(datatype: &str) -> Option<&str> {
     datatype

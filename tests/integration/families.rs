@@ -314,3 +314,103 @@ fn wikidata_family_samples_load_with_nothing_lost() {
         assert!(d.unknown_keys.is_empty(), "{file}: {:?}", d.unknown_keys);
     }
 }
+
+/// Mintaka's official evaluation (amazon-science/mintaka @ b6146ff,
+/// `evaluate/evaluate.py`) on project-written cases: a test set in the
+/// dataset's shape (entities with labels, an unlinked entity, numbers,
+/// booleans, dates; decomposed accents) and predictions in both modes. The
+/// script's output, with its three means printed unrounded (`repr`) and the
+/// per-question columns, from `python evaluate.py --mode kg|text
+/// --path_to_test_set test.json --path_to_predictions pred_kg.json|pred_text.json
+/// --lang en` (pandas 1.5.3, regex 2026.11.19):
+/// ```text
+/// kg:   Exact Match 0.5454545454545454  F1 0.7696969696969697  Hits@1 0.8181818181818182
+///       t1..t6 u1..u5: em 1 0 1 1 1 0 0 0 1 1 0, f1 1 .8 1 1 1 0 .666667 1 1 1 0, hits1 1 1 1 1 1 0 1 1 1 1 0
+/// text: Exact Match 0.8181818181818182  F1 0.3939393939393939  Hits@1 0.8181818181818182
+///       em 1 1 1 1 0 1 1 0 1 1 1, f1 .333333 0 1 0 0 1 0 0 1 1 0
+/// ```
+#[test]
+fn mintaka_cases_score_as_the_official_script() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-mintaka");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let test = dir.join("test.json");
+    std::fs::write(&test, TEST).unwrap();
+    for (profile, preds, figures, ems) in [
+        (
+            "mintaka",
+            PRED_KG,
+            [0.5454545454545454, 0.7696969696969697, 0.8181818181818182],
+            [1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 0],
+        ),
+        (
+            "mintaka-text",
+            PRED_TEXT,
+            [0.8181818181818182, 0.3939393939393939, 0.8181818181818182],
+            [1, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1],
+        ),
+    ] {
+        let run = dir.join(format!("{profile}.json"));
+        std::fs::write(&run, preds).unwrap();
+        let report = evaluate(&[
+            "--gold",
+            test.to_str().unwrap(),
+            "--run",
+            run.to_str().unwrap(),
+            "--profile",
+            profile,
+        ]);
+        let qa = qa(&report);
+        let official = &qa["aggregate"]["official"];
+        for (name, expected) in ["em", "f1", "hits@1/any"].iter().zip(figures) {
+            let got = official[name].as_f64().unwrap();
+            assert!(same(got, expected), "{profile} {name}: {got} != {expected}");
+        }
+        let got: Vec<i64> = qa["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["official"]["em"].as_f64().unwrap() as i64)
+            .collect();
+        assert_eq!(got, ems, "{profile}");
+    }
+}
+
+/// Hits@1 in its two variants on one run: Mintaka's script counts a question
+/// when any prediction of the list is right (`hits@1/any`); `hits@1/first`
+/// counts only the first. A run whose right answer comes second scores 1 and
+/// 0.5: two numbers, each with its name.
+#[test]
+fn hits_at_1_first_and_any_are_two_named_numbers() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-hits");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let entity = |id: &str, q: &str| {
+        serde_json::json!({"id": id, "question": "Which?", "answer": {"answerType": "entity",
+            "answer": [{"name": q, "label": {"en": q}}], "mention": q}})
+    };
+    let test = dir.join("test.json");
+    std::fs::write(
+        &test,
+        serde_json::json!([entity("a", "Q1"), entity("b", "Q2")]).to_string(),
+    )
+    .unwrap();
+    let run = dir.join("run.json");
+    std::fs::write(&run, r#"{"a": ["Q99", "Q1"], "b": "Q2"}"#).unwrap();
+    let report = evaluate(&[
+        "--gold",
+        test.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+        "--profile",
+        "mintaka",
+    ]);
+    let official = &qa(&report)["aggregate"]["official"];
+    assert_eq!(official["hits@1/any"], 1.0);
+    assert_eq!(official["hits@1/first"], 0.5);
+}
+
+/// The Mintaka test set of [`mintaka_cases_score_as_the_official_script`].
+const TEST: &str = r#"[{"id": "t1", "question": "What is the seventh tallest mountain in North America?", "answer": {"answerType": "entity", "answer": [{"name": "Q1153188", "label": {"en": "Mount Lucania", "ar": null, "de": null, "es": null, "fr": null, "hi": null, "it": null, "ja": null, "pt": null}}], "mention": "Mount Lucania"}}, {"id": "t2", "question": "Which X-Men films ...?", "answer": {"answerType": "entity", "answer": [{"name": "Q1", "label": {"en": "X-Men", "ar": null, "de": null, "es": null, "fr": null, "hi": null, "it": null, "ja": null, "pt": null}}, {"name": "Q2", "label": {"en": "X2", "ar": null, "de": null, "es": null, "fr": null, "hi": null, "it": null, "ja": null, "pt": null}}, {"name": "Q3", "label": {"en": "X-Men: The Last Stand", "ar": null, "de": null, "es": null, "fr": null, "hi": null, "it": null, "ja": null, "pt": null}}], "mention": "X-Men"}}, {"id": "t3", "question": "Is ...?", "answer": {"answerType": "boolean", "answer": [true], "mention": "Yes"}}, {"id": "t4", "question": "How many ...?", "answer": {"answerType": "number", "answer": [5], "mention": "5"}}, {"id": "t5", "question": "Who ...?", "answer": {"answerType": "entity", "answer": null, "mention": "Elvis Presto"}}, {"id": "t6", "question": "When ...?", "answer": {"answerType": "date", "answer": ["1981"], "mention": "1981"}}, {"id": "u1", "question": "Which?", "answer": {"answerType": "entity", "answer": [{"name": "Q10", "label": {"en": "Zo\u00eb Salda\u00f1a", "de": null}}], "mention": "x"}}, {"id": "u2", "question": "Which two?", "answer": {"answerType": "entity", "answer": [{"name": "Q11", "label": {"en": "A", "de": null}}, {"name": "Q12", "label": {"en": "B", "de": null}}], "mention": "x"}}, {"id": "u3", "question": "How much?", "answer": {"answerType": "numerical", "answer": [1.5], "mention": "1.5"}}, {"id": "u4", "question": "Is it?", "answer": {"answerType": "boolean", "answer": [false], "mention": "No"}}, {"id": "u5", "question": "Who?", "answer": {"answerType": "entity", "answer": [{"name": "Q13", "label": {"en": "C", "de": null}}], "mention": "C"}}]"#;
+/// Its predictions in kg mode.
+const PRED_KG: &str = r#"{"t1": "Q1153188", "t2": ["Q3", "Q1"], "t3": true, "t4": 5.0, "t5": null, "t6": "1982", "u1": ["Q10", "Q10"], "u2": ["Q12", "Q11"], "u3": 1.5, "u4": 0, "u5": []}"#;
+/// Its predictions in text mode.
+const PRED_TEXT: &str = r#"{"t1": "It is Mount Lucania.", "t2": "x-men x2 x-men: the last stand", "t3": "True", "t4": "5.0", "t5": "", "t6": "1981", "u1": "Zoe\u0308 Saldan\u0303a", "u2": ["B", "A"], "u3": 1.5, "u4": false, "u5": "the answer is c."}"#;

@@ -21,8 +21,10 @@
 mod gerbil;
 mod judge;
 mod lsap;
+mod mintaka;
 mod mqald;
 mod official;
+mod python;
 mod spinach;
 mod text2sparql;
 
@@ -37,6 +39,7 @@ use super::Experiment;
 
 pub use gerbil::Gerbil;
 pub use judge::Judge;
+pub use mintaka::Mintaka;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
 pub use spinach::Spinach;
@@ -59,16 +62,22 @@ pub enum Profile {
     Text2sparql,
     /// Reproduces the SPINACH evaluation (row-major F1 over matched result rows).
     Spinach,
+    /// Reproduces Mintaka's evaluation in kg mode.
+    Mintaka,
+    /// Reproduces Mintaka's evaluation in text mode.
+    MintakaText,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 7] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
         Profile::Text2sparql,
         Profile::Spinach,
+        Profile::Mintaka,
+        Profile::MintakaText,
     ];
 
     /// The name printed in reports.
@@ -79,6 +88,8 @@ impl Profile {
             Profile::Mqald => "mqald",
             Profile::Text2sparql => "text2sparql",
             Profile::Spinach => "spinach",
+            Profile::Mintaka => "mintaka",
+            Profile::MintakaText => "mintaka-text",
         }
     }
 
@@ -106,6 +117,8 @@ impl Profile {
             Profile::Mqald => &Mqald,
             Profile::Text2sparql => &Text2sparql,
             Profile::Spinach => &Spinach,
+            Profile::Mintaka => &Mintaka { text: false },
+            Profile::MintakaText => &Mintaka { text: true },
         }
     }
 }
@@ -262,6 +275,6 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil"]);
+        assert_eq!(using, ["judge", "gerbil", "mintaka", "mintaka-text"]);
     }
 }

@@ -1,0 +1,336 @@
+//! The `mintaka` and `mintaka-text` profiles: reproduce Mintaka's official
+//! evaluation (amazon-science/mintaka @ b6146ff, `evaluate/evaluate.py`, read
+//! in its code; docs/scoring.md, The `mintaka` profiles) in its `kg` and `text`
+//! modes. Its figures ([`Official`]) compare the values as the script's
+//! Python does; P/R/F1 beside them follow the judge's rules (canonical IRIs,
+//! typed literals, labels: a gold entity carries its labels).
+
+use std::borrow::Cow;
+
+use regex::Regex;
+
+use super::lsap::numpy_sum;
+use super::python::{self, Py};
+use super::{Official, Rules};
+use crate::annotate::MarkingStyle;
+use crate::eval::report::Figures;
+use crate::eval::Experiment;
+use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::metrics::{score_question, QuestionScore};
+use crate::model::{Answer, AnswerSet, Question};
+
+/// The Wikidata entity namespace Mintaka's Q-ids are written without.
+const WD: &str = "http://www.wikidata.org/entity/";
+/// The flag of a prediction written as a list (the Mintaka reader's).
+const LIST: &str = "prediction_list";
+/// The flag of a gold entity answer without a linked entity.
+const UNLINKED: &str = "answer_null";
+
+/// The rules of the Mintaka profiles; `text` selects the script's text mode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mintaka {
+    /// True for `--mode text`, false for `--mode kg`.
+    pub text: bool,
+}
+
+/// The script this profile follows.
+const SCRIPT_KG: &str = "Mintaka's evaluation in kg mode (amazon-science/mintaka @ b6146ffb4156, evaluate/evaluate.py --mode kg)";
+const SCRIPT_TEXT: &str = "Mintaka's evaluation in text mode (amazon-science/mintaka @ b6146ffb4156, evaluate/evaluate.py --mode text --lang en)";
+
+impl Rules for Mintaka {
+    /// The judge's rules: the official figures are computed apart.
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
+        MatchOptions {
+            strict_literals,
+            lenient_dates,
+            iri: IriRule::Equivalent,
+            literal: LiteralRule::Typed,
+            label: LabelRule::OneAnswer,
+        }
+    }
+
+    /// As the judge: the index's closure and labels.
+    fn uses_index(&self) -> bool {
+        true
+    }
+
+    /// As read.
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        Cow::Borrowed(&set.answers)
+    }
+
+    /// None.
+    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
+        None
+    }
+
+    /// A question the run lacks scores as an empty answer.
+    fn missing(&self, gold: usize) -> QuestionScore {
+        self.score(gold, 0, 0)
+    }
+
+    /// The counts' P, R and F1 (docs/scoring.md, Counting).
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        score_question(gold, run, tp)
+    }
+
+    /// QA only.
+    fn experiments(&self, e: Experiment) -> bool {
+        e == Experiment::Qa
+    }
+
+    /// Unused (QA only).
+    fn marking_style(&self) -> MarkingStyle {
+        MarkingStyle::Judge
+    }
+
+    /// Every question is asked.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
+    /// Unused (QA only).
+    fn keep_duplicate_markings(&self) -> bool {
+        false
+    }
+
+    /// Unused (QA only).
+    fn empty_markings_score(&self) -> bool {
+        false
+    }
+
+    /// The script does not score order (kg EM compares lists, in order: that
+    /// is in the official figures).
+    fn orders_by_query(&self) -> bool {
+        false
+    }
+
+    /// The matching rules score QA.
+    fn scores_value_sets(&self) -> bool {
+        false
+    }
+
+    /// Micro measures are ours, beside the official figures.
+    fn reports_micro(&self) -> bool {
+        true
+    }
+
+    /// Mintaka's EM, F1 and Hits@1.
+    fn official(&self) -> Option<&'static dyn Official> {
+        Some(if self.text {
+            &Mintaka { text: true }
+        } else {
+            &Mintaka { text: false }
+        })
+    }
+}
+
+/// A gold or predicted answer in kg mode: `None` or a list of values.
+fn kg_values(set: Option<&AnswerSet>) -> Option<Vec<Py>> {
+    set.map(|s| {
+        s.answers
+            .iter()
+            .filter_map(|a| a.terms.first())
+            .map(|t| Py::of(t, WD))
+            .collect()
+    })
+}
+
+/// The gold answer as `format_answers` gives it.
+fn gold_kg(gold: &Question) -> Option<Vec<Py>> {
+    if gold.flags.contains_key(UNLINKED) {
+        return None;
+    }
+    kg_values(gold.answers.as_ref())
+}
+
+/// The gold text: the entities' labels in English joined by spaces, the
+/// mention where no entity was linked, else `str()` of the first value.
+fn gold_text(gold: &Question) -> Option<String> {
+    if gold.flags.contains_key(UNLINKED) {
+        return gold.flags.get("mention").cloned();
+    }
+    let set = gold.answers.as_ref()?;
+    if gold.answertype.as_deref() == Some("entity") {
+        let labels: Vec<&str> = set
+            .answers
+            .iter()
+            .filter_map(|a| {
+                a.terms.iter().find_map(|t| match t {
+                    crate::model::Term::Literal {
+                        lexical,
+                        lang: Some(l),
+                        ..
+                    } if l == "en" => Some(lexical.as_str()),
+                    _ => None,
+                })
+            })
+            .collect();
+        return Some(labels.join(" "));
+    }
+    set.answers
+        .first()
+        .and_then(|a| a.terms.first())
+        .map(|t| Py::of(t, WD).str())
+}
+
+/// The prediction as `format_predictions` gives it in text mode: `str(pred)`.
+fn pred_text(run: &Question) -> Option<String> {
+    let values = kg_values(run.answers.as_ref())?;
+    if run.flags.contains_key(LIST) {
+        return Some(python::list_str(&values));
+    }
+    values.first().map(Py::str)
+}
+
+/// The DPR tokenizer the script uses: NFD, runs of letters, digits and marks
+/// or single other visible characters, lower-cased.
+fn tokens(text: &str) -> Vec<String> {
+    static TOKEN: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let re = TOKEN.get_or_init(|| {
+        Regex::new(r"(?im)([\p{L}\p{N}\p{M}]+)|([^\p{Z}\p{C}])").expect("the DPR token pattern")
+    });
+    re.find_iter(&crate::terms::literal::nfd(text))
+        .map(|m| m.as_str().to_lowercase())
+        .collect()
+}
+
+/// `calculate_em` in text mode.
+fn em_text(pred: Option<&str>, answer: Option<&str>) -> bool {
+    match (
+        pred.filter(|p| !p.is_empty()),
+        answer.filter(|a| !a.is_empty()),
+    ) {
+        (Some(p), Some(a)) => {
+            let (p, a) = (tokens(p), tokens(a));
+            (0..(p.len() + 1).saturating_sub(a.len())).any(|i| p[i..i + a.len()] == a[..])
+        }
+        _ => pred == answer,
+    }
+}
+
+/// `calculate_f1` in text mode: whitespace tokens, case kept.
+fn f1_text(pred: Option<&str>, answer: Option<&str>) -> f64 {
+    match (
+        pred.filter(|p| !p.is_empty()),
+        answer.filter(|a| !a.is_empty()),
+    ) {
+        (Some(p), Some(a)) => {
+            let (p, a) = (python::split(p), python::split(a));
+            let p: Vec<Py> = p.into_iter().map(|t| Py::Str(t.into())).collect();
+            let a: Vec<Py> = a.into_iter().map(|t| Py::Str(t.into())).collect();
+            f1_lists(&p, &a)
+        }
+        _ => f64::from(u8::from(pred == answer)),
+    }
+}
+
+/// The F1 of two non-empty lists by their multiset overlap.
+fn f1_lists(pred: &[Py], answer: &[Py]) -> f64 {
+    let same = python::common(pred, answer);
+    if same == 0 {
+        return 0.0;
+    }
+    let precision = 1.0 * same as f64 / pred.len() as f64;
+    let recall = 1.0 * same as f64 / answer.len() as f64;
+    (2.0 * precision * recall) / (precision + recall)
+}
+
+/// `int(a == b)` for two optional lists.
+fn same_lists(a: Option<&[Py]>, b: Option<&[Py]>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => python::list_eq(a, b),
+        _ => false,
+    }
+}
+
+impl Official for Mintaka {
+    fn script(&self) -> &'static str {
+        if self.text {
+            SCRIPT_TEXT
+        } else {
+            SCRIPT_KG
+        }
+    }
+
+    /// `em`, `f1` and `hits@1/any` (the script's Hits@1: any prediction of
+    /// the list is right) of every gold question (the test set drives the
+    /// script's join), and `hits@1/first` (not the script's: only the first
+    /// prediction counts; in text mode the same as `em`). A question without
+    /// a prediction makes the script fail; here it scores 0.
+    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+        let figures = |em: bool, f1: f64, hit: bool, first: bool| {
+            Figures::from([
+                ("em".to_string(), f64::from(u8::from(em))),
+                ("f1".to_string(), f1),
+                ("hits@1/any".to_string(), f64::from(u8::from(hit))),
+                ("hits@1/first".to_string(), f64::from(u8::from(first))),
+            ])
+        };
+        let Some(run) = run.last() else {
+            return Some(figures(false, 0.0, false, false));
+        };
+        if self.text {
+            let (p, a) = (pred_text(run), gold_text(gold));
+            let em = em_text(p.as_deref(), a.as_deref());
+            return Some(figures(em, f1_text(p.as_deref(), a.as_deref()), em, em));
+        }
+        let (p, a) = (kg_values(run.answers.as_ref()), gold_kg(gold));
+        let em = same_lists(p.as_deref(), a.as_deref());
+        let f1 = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) if !p.is_empty() && !a.is_empty() => f1_lists(p, a),
+            _ => f64::from(u8::from(em)),
+        };
+        let hit = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) => python::common(p, a) > 0,
+            _ => em,
+        };
+        // not the script's: only the first prediction counts
+        let first = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) => p
+                .first()
+                .is_some_and(|x| a.iter().any(|y| python::eq(x, y))),
+            _ => em,
+        };
+        Some(figures(em, f1, hit, first))
+    }
+
+    /// The means over the test questions, as pandas computes them (NumPy's
+    /// sums): `em`, `f1`, `hits@1/any`, `hits@1/first` and `questions`.
+    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+        let n = scored.len() as f64;
+        let mean = |k: &str| {
+            let v: Vec<f64> = scored.iter().map(|(_, f)| f[k]).collect();
+            if v.is_empty() {
+                0.0
+            } else {
+                numpy_sum(&v) / n
+            }
+        };
+        Figures::from([
+            ("questions".to_string(), n),
+            ("em".to_string(), mean("em")),
+            ("f1".to_string(), mean("f1")),
+            ("hits@1/any".to_string(), mean("hits@1/any")),
+            ("hits@1/first".to_string(), mean("hits@1/first")),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_as_dpr() {
+        assert_eq!(
+            tokens("It is Mount Lucania."),
+            ["it", "is", "mount", "lucania", "."]
+        );
+        assert_eq!(tokens("5.0"), ["5", ".", "0"]);
+        assert!(em_text(Some("It is Mount Lucania."), Some("Mount Lucania")));
+        assert!(!em_text(Some(""), Some("x")));
+        assert!(em_text(None, None));
+    }
+}
