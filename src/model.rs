@@ -345,6 +345,10 @@ pub enum Format {
     Mintaka,
     /// Predictions keyed by question id (`{id: answer}`, Mintaka's).
     MintakaPredictions,
+    /// The KQA Pro dataset.
+    Kqapro,
+    /// KQA Pro predictions, one answer per line.
+    KqaproPredictions,
 }
 
 impl Format {
@@ -367,6 +371,8 @@ impl Format {
             Format::T2sMetrics => "t2s-metrics",
             Format::Mintaka => "mintaka",
             Format::MintakaPredictions => "mintaka-predictions",
+            Format::Kqapro => "kqapro",
+            Format::KqaproPredictions => "kqapro-predictions",
         }
     }
 }

@@ -179,6 +179,8 @@ pub enum ProfileArg {
     Mintaka,
     /// Reproduces Mintaka's evaluation in text mode.
     MintakaText,
+    /// Reproduces KQA Pro's evaluation (docs/scoring.md, The `kqapro` profile).
+    Kqapro,
 }
 
 impl From<ProfileArg> for Profile {
@@ -191,6 +193,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Spinach => Profile::Spinach,
             ProfileArg::Mintaka => Profile::Mintaka,
             ProfileArg::MintakaText => Profile::MintakaText,
+            ProfileArg::Kqapro => Profile::Kqapro,
         }
     }
 }

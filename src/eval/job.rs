@@ -160,6 +160,15 @@ pub enum JobError {
         /// The first question, in gold order, and why its call failed.
         first: (String, String),
     },
+    /// A run whose questions are numbered by line (KQA Pro predictions) given
+    /// with a gold they were not written for: its numbers would join the wrong
+    /// questions.
+    Unpaired {
+        /// The run's name.
+        name: String,
+        /// The gold's format.
+        gold: &'static str,
+    },
     /// A live system could not be asked at all (its URL is refused or does not
     /// resolve); shown as the system's own error, with its causes.
     System {
@@ -174,6 +183,10 @@ impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
+            JobError::Unpaired { name, gold } => write!(
+                f,
+                "run '{name}' is KQA Pro predictions (a .txt file, one answer per line, line N answering question N) and scores only against the KQA Pro dataset, not a {gold} gold; give the KQA Pro dataset as the gold, or the run in a format with question ids"
+            ),
             JobError::RunFailed {
                 name,
                 url,
@@ -192,7 +205,7 @@ impl std::error::Error for JobError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JobError::System { source, .. } => source.source(),
-            JobError::RunFailed { .. } => None,
+            JobError::RunFailed { .. } | JobError::Unpaired { .. } => None,
         }
     }
 }
@@ -213,6 +226,19 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
     let mut loaded: Vec<LoadedRun> = Vec::with_capacity(job.runs.len());
     for run in job.runs {
         match run {
+            RunSource::File {
+                name,
+                source,
+                dataset,
+            } if dataset.format == crate::model::Format::KqaproPredictions
+                && job.gold.format != crate::model::Format::Kqapro =>
+            {
+                let _ = (source, dataset);
+                return Err(JobError::Unpaired {
+                    name,
+                    gold: job.gold.format.name(),
+                });
+            }
             RunSource::File {
                 name,
                 source,

@@ -273,6 +273,7 @@ pub async fn evaluate(
                 JobError::System { .. } | JobError::RunFailed { .. } => {
                     ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
                 }
+                JobError::Unpaired { .. } => ApiError::new(ErrorCode::BadRun, e.to_string()),
             })?;
             Ok(HttpResponse::Ok().json(report))
         }

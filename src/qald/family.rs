@@ -48,11 +48,6 @@ const RECORDS: &[Family] = &[
         any: &[],
     },
     Family {
-        name: "KQA Pro",
-        all: &["question"],
-        any: &["program", "choices"],
-    },
-    Family {
         name: "Mintaka",
         all: &["id", "question"],
         any: &["translations", "questionEntity", "complexityType"],

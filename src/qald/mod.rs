@@ -10,6 +10,7 @@ mod items;
 mod json;
 mod jsonl;
 mod keys;
+mod kqapro;
 mod lcquad;
 mod mintaka;
 mod rubq;
@@ -175,6 +176,18 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
             })?;
             parse_json_value(value, source)?
         }
+        Some(_) if kqapro::is_predictions(source) => match std::str::from_utf8(body) {
+            Ok(text) => kqapro::parse_predictions(text),
+            Err(e) => {
+                return Err(QaldError::at_offset(
+                    source,
+                    body,
+                    e.valid_up_to(),
+                    "not UTF-8 text: a prediction file (.txt) holds one answer per line in UTF-8"
+                        .into(),
+                ))
+            }
+        },
         Some(_) if text2sparql::looks_like_benchmark(body) => {
             text2sparql::parse_benchmark(body, source)?
         }
@@ -219,6 +232,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if first.is_some_and(kqapro::is_dataset) {
+                return Ok(kqapro::parse_dataset(items));
+            }
             if first.is_some_and(mintaka::is_dataset) {
                 return Ok(mintaka::parse_dataset(items));
             }
@@ -490,8 +506,8 @@ mod tests {
         let err = parse(b"{\n  \"questions\": [\n  }", "x.json").unwrap_err();
         let msg = err.to_string();
         assert!(msg.starts_with("x.json:3:3: invalid json"), "{msg}");
-        let err = parse(b"\n\n  hello", "y.txt").unwrap_err().to_string();
-        assert!(err.starts_with("y.txt:3:3: not a benchmark"), "{err}");
+        let err = parse(b"\n\n  hello", "y.text").unwrap_err().to_string();
+        assert!(err.starts_with("y.text:3:3: not a benchmark"), "{err}");
         let err = parse(b"{\"dataset\": {}}", "z.json")
             .unwrap_err()
             .to_string();

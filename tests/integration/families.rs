@@ -414,3 +414,99 @@ const TEST: &str = r#"[{"id": "t1", "question": "What is the seventh tallest mou
 const PRED_KG: &str = r#"{"t1": "Q1153188", "t2": ["Q3", "Q1"], "t3": true, "t4": 5.0, "t5": null, "t6": "1982", "u1": ["Q10", "Q10"], "u2": ["Q12", "Q11"], "u3": 1.5, "u4": 0, "u5": []}"#;
 /// Its predictions in text mode.
 const PRED_TEXT: &str = r#"{"t1": "It is Mount Lucania.", "t2": "x-men x2 x-men: the last stand", "t3": "True", "t4": "5.0", "t5": "", "t6": "1981", "u1": "Zoe\u0308 Saldan\u0303a", "u2": ["B", "A"], "u3": 1.5, "u4": false, "u5": "the answer is c."}"#;
+
+/// KQA Pro's official evaluation (shijx12/KQAPro_Baselines @ 14d87cd,
+/// `evaluate.py`) on project-written cases: seven gold programs and answers
+/// and one prediction per line, with units, decimals, dates against years,
+/// leading zeros, case and the one-sided truncation of -1.5. Output of
+/// `python evaluate.py gt pred_all.txt` (Python 3.11), and with the first six
+/// lines only (`pred_short.txt`):
+/// ```text
+/// overall: 71.43% (5/7)      | overall: 66.67% (4/6)
+/// multihop: 75.00% (3/4)     | multihop: 66.67% (2/3)
+/// qualifier: 100.00% (1/1)   | qualifier: 100.00% (1/1)
+/// comparison: 0.00% (0/1)    | comparison: 0.00% (0/1)
+/// logical: 100.00% (1/1)     | logical: 100.00% (1/1)
+/// count: 100.00% (1/1)       | count: 100.00% (1/1)
+/// verify: 0.00% (0/1)        | verify: 0.00% (0/1)
+/// ```
+/// (`zero-shot` needs the training answers: not computed.)
+#[test]
+fn kqapro_cases_score_as_the_official_script() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-kqapro");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let gold = dir.join("test_answer.json");
+    std::fs::write(&gold, KQAPRO_GOLD).unwrap();
+    let lines: Vec<&str> = KQAPRO_PREDICTIONS.lines().collect();
+    for (name, n, expected) in [
+        (
+            "pred_all.txt",
+            7,
+            [(5, 7), (3, 4), (1, 1), (0, 1), (1, 1), (1, 1), (0, 1)],
+        ),
+        (
+            "pred_short.txt",
+            6,
+            [(4, 6), (2, 3), (1, 1), (0, 1), (1, 1), (1, 1), (0, 1)],
+        ),
+    ] {
+        let run = dir.join(name);
+        std::fs::write(&run, lines[..n].join("\n") + "\n").unwrap();
+        let report = evaluate(&[
+            "--gold",
+            gold.to_str().unwrap(),
+            "--run",
+            run.to_str().unwrap(),
+            "--profile",
+            "kqapro",
+        ]);
+        let official = &qa(&report)["aggregate"]["official"];
+        let labels = [
+            "overall",
+            "multihop",
+            "qualifier",
+            "comparison",
+            "logical",
+            "count",
+            "verify",
+        ];
+        for (label, (correct, total)) in labels.iter().zip(expected) {
+            assert_eq!(
+                official[format!("{label}_correct")],
+                f64::from(correct),
+                "{name} {label}"
+            );
+            assert_eq!(
+                official[format!("{label}_total")],
+                f64::from(total),
+                "{name} {label}"
+            );
+            let percent = official[*label].as_f64().unwrap();
+            let expected = f64::from(correct) / f64::from(total) * 100.0;
+            assert!(same(percent, expected), "{name} {label}");
+        }
+    }
+    // a .txt prediction file against another gold: its line numbers would join
+    // the wrong questions, so it is refused
+    let other = dir.join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"questions": [{"id": 0, "question": [{"language": "en", "string": "q"}], "answers": [{"head": {}, "boolean": true}]}]}"#,
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["evaluate", "--run"])
+        .arg(dir.join("pred_all.txt"))
+        .arg("--gold")
+        .arg(&other)
+        .output()
+        .expect("qajudge runs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(stderr.contains("KQA Pro predictions"), "{stderr}");
+}
+
+/// The gold of [`kqapro_cases_score_as_the_official_script`].
+const KQAPRO_GOLD: &str = r#"[{"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "100 meters"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "FilterConcept", "dependencies": [], "inputs": []}, {"function": "QFilterYear", "dependencies": [], "inputs": []}, {"function": "QueryAttrQualifier", "dependencies": [], "inputs": []}], "answer": "2001-05-03"}, {"program": [{"function": "FindAll", "dependencies": [], "inputs": []}, {"function": "FilterNum", "dependencies": [], "inputs": []}, {"function": "SelectAmong", "dependencies": [], "inputs": []}], "answer": "1990-01-01"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Find", "dependencies": [], "inputs": []}, {"function": "And", "dependencies": [], "inputs": []}, {"function": "Count", "dependencies": [], "inputs": []}], "answer": "5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "VerifyNum", "dependencies": [], "inputs": []}], "answer": "yes"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "-1.5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "What", "dependencies": [], "inputs": []}], "answer": "Paris"}]"#;
+/// Its predictions, one per line.
+const KQAPRO_PREDICTIONS: &str = "100.0 meters\n2001\n1990-01-02\n05\nYes\n-1\nParis\n";

@@ -20,6 +20,7 @@
 
 mod gerbil;
 mod judge;
+mod kqapro;
 mod lsap;
 mod mintaka;
 mod mqald;
@@ -39,6 +40,7 @@ use super::Experiment;
 
 pub use gerbil::Gerbil;
 pub use judge::Judge;
+pub use kqapro::Kqapro;
 pub use mintaka::Mintaka;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
@@ -66,11 +68,13 @@ pub enum Profile {
     Mintaka,
     /// Reproduces Mintaka's evaluation in text mode.
     MintakaText,
+    /// Reproduces KQA Pro's evaluation (accuracy by `whether_equal`).
+    Kqapro,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 7] = [
+    pub const ALL: [Profile; 8] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -78,6 +82,7 @@ impl Profile {
         Profile::Spinach,
         Profile::Mintaka,
         Profile::MintakaText,
+        Profile::Kqapro,
     ];
 
     /// The name printed in reports.
@@ -90,6 +95,7 @@ impl Profile {
             Profile::Spinach => "spinach",
             Profile::Mintaka => "mintaka",
             Profile::MintakaText => "mintaka-text",
+            Profile::Kqapro => "kqapro",
         }
     }
 
@@ -119,6 +125,7 @@ impl Profile {
             Profile::Spinach => &Spinach,
             Profile::Mintaka => &Mintaka { text: false },
             Profile::MintakaText => &Mintaka { text: true },
+            Profile::Kqapro => &Kqapro,
         }
     }
 }

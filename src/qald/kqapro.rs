@@ -1,0 +1,139 @@
+//! KQA Pro (shijx12/KQAPro_Baselines; docs/scoring.md, The `kqapro` profile):
+//! the dataset, a list of `{question, sparql, program: [{function,
+//! dependencies, inputs}], choices, answer}` without ids (a question is
+//! numbered by its position from 0, as the official script joins it), and
+//! prediction files, one answer per line (`.txt`), line N answering question N.
+//! The gold answer is one string; the program's function names are kept as the
+//! `functions` flag (the categories of the official script come from them) and
+//! the program itself as the logical form.
+
+use serde_json::Value;
+
+use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Question, QuestionId, Term};
+
+/// The flag holding a question's program function names, space-separated.
+pub const FUNCTIONS: &str = "functions";
+
+/// Keys of a KQA Pro record.
+const KEYS: &[&str] = &["question", "sparql", "program", "choices", "answer"];
+
+/// True when a record is KQA Pro's.
+pub fn is_dataset(record: &serde_json::Map<String, Value>) -> bool {
+    let program = record
+        .get("program")
+        .and_then(Value::as_array)
+        .is_some_and(|p| p.iter().any(|f| f.get("function").is_some()));
+    !record.contains_key("id")
+        && (program || (record.contains_key("question") && record.contains_key("choices")))
+}
+
+/// True when a file is a KQA Pro prediction file: text named `*.txt`.
+pub fn is_predictions(source: &str) -> bool {
+    source.to_ascii_lowercase().ends_with(".txt")
+}
+
+/// Reads the dataset.
+pub fn parse_dataset(items: Vec<Value>) -> Dataset {
+    let mut d = Dataset::new(Format::Kqapro);
+    let mut scan = super::keys::KeyScan::default();
+    for (i, item) in items.into_iter().enumerate() {
+        let mut q = Question {
+            id: QuestionId(i.to_string()),
+            ..Question::default()
+        };
+        let Value::Object(o) = item else {
+            d.diagnostics
+                .push(format!("question {i} is not a json object; skipped"));
+            continue;
+        };
+        scan.object(&o, "[]", KEYS, &q.id.0);
+        if let Some(t) = o.get("question").and_then(Value::as_str) {
+            q.texts.push(("en".into(), t.trim().to_string()));
+        }
+        if let Some(s) = o.get("sparql").and_then(Value::as_str) {
+            if !s.trim().is_empty() {
+                // KQA Pro's SPARQL runs on its own Virtuoso graph, not a public KG
+                q.query = Query::Sparql(s.trim().to_string());
+            }
+        }
+        if let Some(p) = o.get("program").filter(|p| !p.is_null()) {
+            let functions: Vec<&str> = p
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.get("function").and_then(Value::as_str))
+                .collect();
+            q.flags.insert(FUNCTIONS.into(), functions.join(" "));
+            q.logical_form = Some(p.to_string());
+        }
+        if let Some(c) = o.get("choices").filter(|c| !c.is_null()) {
+            q.flags.insert("choices".into(), c.to_string());
+        }
+        match o.get("answer") {
+            Some(Value::String(a)) => {
+                q.answers = Some(AnswerSet {
+                    answers: vec![Answer::single(Term::plain(a.clone()))],
+                    ..AnswerSet::default()
+                });
+            }
+            None | Some(Value::Null) => {}
+            Some(other) => q
+                .diagnostics
+                .push(format!("answer {other} is not a string; no gold answer")),
+        }
+        d.questions.push(q);
+    }
+    d.unknown_keys = scan.finish();
+    d
+}
+
+/// Reads a prediction file: line N (from 0) is the answer to question N, as
+/// Python's `readlines()` and `strip()` give it (a blank line is the empty
+/// answer; the newline that ends the file starts no line).
+pub fn parse_predictions(text: &str) -> Dataset {
+    let mut d = Dataset::new(Format::KqaproPredictions);
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if text.is_empty() {
+        return d;
+    }
+    for (i, line) in body.split('\n').enumerate() {
+        d.questions.push(Question {
+            id: QuestionId(i.to_string()),
+            answers: Some(AnswerSet {
+                answers: vec![Answer::single(Term::plain(line.trim()))],
+                ..AnswerSet::default()
+            }),
+            ..Question::default()
+        });
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Format;
+    use crate::qald::parse;
+
+    #[test]
+    fn reads_the_dataset_and_predictions() {
+        let d = parse(
+            br#"[{"question":"How tall is it?","sparql":"SELECT ?v WHERE { }","choices":["1","2"],
+                 "program":[{"function":"Find","dependencies":[],"inputs":["x"]},{"function":"QueryAttr","dependencies":[0],"inputs":["height"]}],
+                 "answer":"100 meters"}]"#,
+            "kqa.json",
+        )
+        .unwrap();
+        assert_eq!(d.format, Format::Kqapro);
+        assert_eq!(d.questions[0].id.0, "0");
+        assert_eq!(d.questions[0].flags[FUNCTIONS], "Find QueryAttr");
+        assert!(d.unknown_keys.is_empty());
+        let p = parse(b"100.0 meters\n\n yes \n", "predict.txt").unwrap();
+        assert_eq!(p.format, Format::KqaproPredictions);
+        assert_eq!(p.questions.len(), 3);
+        assert_eq!(
+            p.questions[2].answers.as_ref().unwrap().answers[0].terms[0],
+            Term::plain("yes")
+        );
+    }
+}
