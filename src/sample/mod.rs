@@ -4,8 +4,11 @@
 //! vectors (`select`: FEASIBLE's exemplars and prototypes, a seeded random
 //! sample, diversity and representativeness). No I/O.
 
+pub mod cluster;
+pub mod condition;
 pub mod features;
 pub mod select;
+pub mod vocab;
 
 pub use features::{
     local_name, name_words, question_words, LabelLookup, QuestionFeatures, NUMERIC,

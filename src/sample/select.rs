@@ -48,7 +48,7 @@ pub fn normalise(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
-fn distance(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn distance(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y) * (x - y))
@@ -56,7 +56,7 @@ fn distance(a: &[f64], b: &[f64]) -> f64 {
         .sqrt()
 }
 
-fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
+pub(super) fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
     let dims = vectors.first().map_or(0, |v| v.len());
     let n = vectors.len().max(1) as f64;
     (0..dims)
@@ -66,7 +66,7 @@ fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
 
 /// The index of the best candidate by `score` (larger is better); a tie goes
 /// to the smallest id, compared as strings.
-fn best_by(candidates: &[usize], ids: &[String], score: impl Fn(usize) -> f64) -> Option<usize> {
+pub(super) fn best_by(candidates: &[usize], ids: &[String], score: impl Fn(usize) -> f64) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for &i in candidates {
         let s = score(i);

@@ -17,6 +17,7 @@ mod guard;
 mod limits;
 mod load;
 mod run;
+mod scratch;
 mod stream;
 
 use std::path::PathBuf;
@@ -34,6 +35,7 @@ pub use graph::{
     negotiate_syntax, serialize, GraphError, PublishedGraph, QueryError, Statement, Syntax,
 };
 pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
+pub use scratch::ScratchGraph;
 pub use run::{execute_dataset, execute_experiment, Executing, Mode, RunSummary};
 pub use stream::{Reply, ResultStream};
 
