@@ -1,24 +1,30 @@
-//! `qajudge sample`: a micro-benchmark drawn from a benchmark's questions by
-//! their features (docs/features.md, "Sampling"): the chosen features of every
-//! question as a vector, normalised, and a sample of `--size` by FEASIBLE or at
-//! random; written as `benchmark.json` (QALD-JSON of the chosen questions with
-//! their gold data, readable by `evaluate`) and `ids.txt` (for `evaluate
-//! --questions`) into a new or empty `--out` directory, with a summary (method,
-//! size, seed, features, diversity, representativeness, the chosen ids).
+//! `qajudge sample`: a micro-benchmark drawn by its features (docs/features.md,
+//! "Sampling"). Every INPUT (a benchmark, its features computed here, or a
+//! features graph in RDF such as QaldGenData) goes into one features graph in
+//! the embedded store; a SPARQL SELECT over it (`--query`, or the one
+//! `--features` and `--where` make) gives the candidates and their vectors,
+//! normalised; a sampler of `crate::sample` draws `--size` of them. Written
+//! into a new or empty `--out`: `sample.ttl` (the chosen questions with all
+//! their statements), `ids.txt` (for `evaluate --sample`) and, when every
+//! chosen question comes from a benchmark, `benchmark.json` (QALD-JSON with the
+//! gold data); a summary (method, size, seed, features, diversity,
+//! representativeness, the chosen ids) as a table or JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use clap::{Args, ValueEnum};
+use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
 use super::outln;
-use crate::annotate::{annotate_walked, MarkingStyle};
-use crate::matching::MatchOptions;
-use crate::sample::select::{self, Method};
-use crate::sample::{QuestionFeatures, NUMERIC};
+use crate::model::{Dataset, Term};
+use crate::sample::cluster;
+use crate::sample::condition;
+use crate::sample::select;
+use crate::sample::vocab::{self, question_id, question_iri};
+use crate::sparql::{ExecOptions, ScratchGraph};
 
 /// Sampling methods on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -28,8 +34,31 @@ pub enum MethodArg {
     Feasible,
     /// FEASIBLE's exemplars only.
     FeasibleExemplars,
+    /// k-means with k-means++ seeding (`--trials`, `--max-iterations`), each
+    /// cluster's member nearest its centroid.
+    #[value(name = "kmeans++")]
+    Kmeans,
+    /// DBSCAN (`--radius`, `--min-points`) drops the outliers, then kmeans++.
+    #[value(name = "dbscan+kmeans++")]
+    DbscanKmeans,
+    /// Average-linkage clustering cut at the size closest to `--size` (it
+    /// cannot always give that size: the size it gave is reported).
+    Agglomerative,
     /// A seeded random sample.
     Random,
+}
+
+impl MethodArg {
+    fn name(self) -> &'static str {
+        match self {
+            MethodArg::Feasible => "feasible",
+            MethodArg::FeasibleExemplars => "feasible-exemplars",
+            MethodArg::Kmeans => "kmeans++",
+            MethodArg::DbscanKmeans => "dbscan+kmeans++",
+            MethodArg::Agglomerative => "agglomerative",
+            MethodArg::Random => "random",
+        }
+    }
 }
 
 /// Summary formats.
@@ -41,30 +70,62 @@ pub enum SampleFormat {
     Json,
 }
 
+/// The largest `--query` file read.
+const MAX_QUERY_BYTES: u64 = 1 << 20;
+
 /// Arguments of `qajudge sample`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("selection").required(true).args(["query", "features"])))]
 pub struct SampleArgs {
-    /// The benchmark to draw from.
+    /// Benchmarks (their features computed here) or features graphs in RDF
+    /// (`.ttl`, `.ttl.gz`, `.nt`, …; QaldGenData itself, or the output of
+    /// `qajudge features --format turtle`).
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// One more benchmark input.
     #[arg(long, value_name = "FILE")]
-    pub gold: PathBuf,
+    pub gold: Option<PathBuf>,
+    /// A SPARQL SELECT over the features graph: the first variable is the
+    /// question, the others numeric or boolean features forming the vectors
+    /// (see docs/features.md, "Selecting by SPARQL").
+    #[arg(long, value_name = "FILE.rq", conflicts_with = "condition")]
+    pub query: Option<PathBuf>,
     /// The features of the vectors, comma-separated (see docs/features.md):
     /// words, entities, relations, classes, triple_patterns, result_size,
     /// filter, union, … .
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',')]
     pub features: Vec<String>,
+    /// Keep only the questions meeting a condition over the features, e.g.
+    /// `triple_patterns > 1 and type = "what"` (docs/features.md, "Selecting
+    /// without SPARQL").
+    #[arg(long = "where", value_name = "EXPR", requires = "features")]
+    pub condition: Option<String>,
     /// Questions in the sample.
     #[arg(long)]
     pub size: usize,
     /// How the sample is drawn.
     #[arg(long, value_enum, default_value_t = MethodArg::Feasible)]
     pub method: MethodArg,
-    /// The seed of `random` (the FEASIBLE methods are deterministic).
+    /// The seed of `random` and the k-means methods (the others are
+    /// deterministic without one).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The language of the question texts (for word counts).
+    /// DBSCAN's radius, in normalised units.
+    #[arg(long, default_value_t = 0.1)]
+    pub radius: f64,
+    /// DBSCAN's fewest vectors within the radius (itself included) of a core vector.
+    #[arg(long, default_value_t = 4)]
+    pub min_points: usize,
+    /// k-means' most Lloyd steps per trial.
+    #[arg(long, default_value_t = 100)]
+    pub max_iterations: usize,
+    /// k-means' seeded restarts (the lowest within-cluster sum of squares wins).
+    #[arg(long, default_value_t = 10)]
+    pub trials: usize,
+    /// The language of the question texts of benchmark inputs.
     #[arg(long, default_value = "en")]
     pub lang: String,
-    /// A new or empty directory for benchmark.json and ids.txt.
+    /// A new or empty directory for sample.ttl, ids.txt and benchmark.json.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Summary format.
@@ -77,92 +138,317 @@ pub struct SampleArgs {
 struct Summary {
     method: &'static str,
     size: usize,
+    requested_size: usize,
     seed: u64,
     features: Vec<String>,
     candidates: usize,
     diversity: f64,
     representativeness: f64,
     questions: Vec<String>,
+    written: Vec<String>,
+}
+
+/// The candidates of a selection: question IRIs and raw feature values.
+struct Candidates {
+    features: Vec<String>,
+    iris: Vec<String>,
+    raw: Vec<Vec<f64>>,
+}
+
+/// The numeric value of a feature's term: a number, or a boolean as 0/1.
+fn number(t: &Term) -> Option<f64> {
+    match t {
+        Term::Boolean(b) => Some(f64::from(u8::from(*b))),
+        Term::Literal { lexical, .. } => match lexical.trim() {
+            "true" => Some(1.0),
+            "false" => Some(0.0),
+            x => x.parse::<f64>().ok().filter(|n| n.is_finite()),
+        },
+        Term::Iri(_) => None,
+    }
+}
+
+/// Runs the selection and reads its rows: one per question (an unbound
+/// feature counts 0), sorted by question IRI.
+fn candidates(graph: &ScratchGraph, query: &str, source: &str) -> anyhow::Result<Candidates> {
+    let out = graph.execute(query, ExecOptions::default());
+    if !out.status.answered() || out.message.is_some() {
+        bail!(
+            "{source}: the selection failed: {}; fix the query",
+            out.message.unwrap_or_else(|| format!("{:?}", out.status))
+        );
+    }
+    let vars = out.answers.vars.clone();
+    if vars.len() < 2 {
+        bail!("{source}: the selection has {} variables; select the question first, then at least one numeric or boolean feature", vars.len());
+    }
+    let mut rows: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (n, (answer, columns)) in out.answers.answers.iter().zip(&out.columns).enumerate() {
+        let mut iri = None;
+        let mut values = vec![0.0; vars.len() - 1];
+        for (t, &c) in answer.terms.iter().zip(columns) {
+            if c == 0 {
+                iri = match t {
+                    Term::Iri(i) => Some(i.clone()),
+                    other => bail!("{source}: row {}: ?{} is {other:?}, not a question iri; select the question as the first variable", n + 1, vars[0]),
+                };
+            } else {
+                values[c - 1] = number(t).with_context(|| {
+                    format!(
+                        "{source}: row {}: ?{} is {t:?}, neither a number nor a boolean; select numeric or boolean features only",
+                        n + 1,
+                        vars[c]
+                    )
+                })?;
+            }
+        }
+        let Some(iri) = iri else {
+            bail!(
+                "{source}: row {}: ?{} is unbound; every row needs its question",
+                n + 1,
+                vars[0]
+            );
+        };
+        if rows.insert(iri.clone(), values).is_some() {
+            bail!(
+                "{source}: question {} is on more than one row; give one row per question (GROUP BY the question)",
+                question_id(&iri)
+            );
+        }
+    }
+    let (iris, raw) = rows.into_iter().unzip();
+    Ok(Candidates {
+        features: vars[1..].to_vec(),
+        iris,
+        raw,
+    })
+}
+
+/// Where a benchmark question came from: its benchmark and its index there.
+type Origin = (usize, usize);
+
+/// Every input in one features graph; the benchmarks read and where each of
+/// their questions is.
+fn build(
+    args: &SampleArgs,
+) -> anyhow::Result<(ScratchGraph, Vec<Dataset>, HashMap<String, Origin>)> {
+    let graph = ScratchGraph::new()?;
+    let mut inputs: Vec<&PathBuf> = args.inputs.iter().collect();
+    inputs.extend(args.gold.iter());
+    if inputs.is_empty() {
+        bail!("no input; give benchmarks or features graphs (QaldGenData's .ttl.gz) as INPUT, or --gold FILE");
+    }
+    // graphs first, so that a benchmark question whose IRI a graph holds is
+    // found and refused
+    let (graphs, benchmarks): (Vec<&PathBuf>, Vec<&PathBuf>) = inputs
+        .into_iter()
+        .partition(|p| crate::indexer::rdf_media_type(p).is_some());
+    for path in graphs {
+        graph.load(path)?;
+    }
+    let mut datasets = Vec::new();
+    let mut origins: HashMap<String, Origin> = HashMap::new();
+    for path in benchmarks {
+        let dataset = super::load(path)?;
+        let all = super::features::features_of(&dataset, &args.lang);
+        for (i, f) in all.iter().enumerate() {
+            let iri = question_iri(&f.id);
+            if origins.contains_key(&iri) || graph.has_subject(&iri) {
+                bail!(
+                    "{}: question {} is also in an earlier input; sample inputs whose question ids differ",
+                    path.display(),
+                    f.id
+                );
+            }
+            origins.insert(iri, (datasets.len(), i));
+        }
+        let statements =
+            super::features::statements(&dataset, &all, &super::features::origin(path));
+        graph.insert(&statements)?;
+        datasets.push(dataset);
+    }
+    Ok((graph, datasets, origins))
+}
+
+/// The selection's SPARQL: the `--query` file, or the one `--features` and
+/// `--where` make; and what to name it in errors.
+fn selection(args: &SampleArgs) -> anyhow::Result<(String, String)> {
+    if let Some(path) = &args.query {
+        let meta = std::fs::metadata(path)
+            .with_context(|| format!("cannot read --query {}", path.display()))?;
+        if meta.len() > MAX_QUERY_BYTES {
+            bail!(
+                "--query {} has {} bytes; give a query of at most {MAX_QUERY_BYTES}",
+                path.display(),
+                meta.len()
+            );
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --query {}", path.display()))?;
+        return Ok((text, path.display().to_string()));
+    }
+    for f in &args.features {
+        if !vocab::is_numeric(f) {
+            bail!(
+                "unknown feature {f:?} for --features; use some of {}",
+                crate::sample::NUMERIC.join(", ")
+            );
+        }
+    }
+    let condition = args
+        .condition
+        .as_deref()
+        .map(condition::parse)
+        .transpose()?;
+    let filter = condition
+        .as_ref()
+        .map(|c| (c.sparql.as_str(), c.features.as_slice()));
+    Ok((
+        vocab::select_query(&args.features, filter),
+        "--features".to_string(),
+    ))
+}
+
+/// The chosen candidates (indices) by the method.
+fn draw(
+    args: &SampleArgs,
+    c: &Candidates,
+    vectors: &[Vec<f64>],
+    ids: &[String],
+) -> anyhow::Result<Vec<usize>> {
+    let all: Vec<usize> = (0..vectors.len()).collect();
+    Ok(match args.method {
+        MethodArg::Feasible => select::feasible(vectors, ids, args.size),
+        MethodArg::FeasibleExemplars => select::exemplars(vectors, ids, args.size),
+        MethodArg::Random => select::random(vectors.len(), args.size, args.seed),
+        MethodArg::Kmeans => {
+            let clusters = cluster::kmeans(
+                vectors,
+                &all,
+                args.size,
+                args.seed,
+                args.max_iterations,
+                args.trials,
+            );
+            cluster::prototypes(vectors, ids, &clusters)
+        }
+        MethodArg::DbscanKmeans => {
+            if !(args.radius.is_finite() && args.radius > 0.0) {
+                bail!(
+                    "--radius {} is not a positive number; give one such as 0.1",
+                    args.radius
+                );
+            }
+            let keep = cluster::dbscan_keep(vectors, args.radius, args.min_points);
+            if keep.is_empty() {
+                bail!("DBSCAN with --radius {} and --min-points {} leaves no question (all are outliers); raise --radius or lower --min-points", args.radius, args.min_points);
+            }
+            // the remaining vectors normalised again
+            let kept: Vec<Vec<f64>> = keep.iter().map(|&i| c.raw[i].clone()).collect();
+            let again = select::normalise(&kept);
+            let mut full = vectors.to_vec();
+            for (k, &i) in keep.iter().enumerate() {
+                full[i].clone_from(&again[k]);
+            }
+            let clusters = cluster::kmeans(
+                &full,
+                &keep,
+                args.size,
+                args.seed,
+                args.max_iterations,
+                args.trials,
+            );
+            cluster::prototypes(&full, ids, &clusters)
+        }
+        MethodArg::Agglomerative => {
+            let clusters = cluster::agglomerative(vectors, args.size).map_err(|n| {
+                anyhow::anyhow!(
+                    "agglomerative clustering takes at most {} distinct vectors and the selection has {n}; select fewer questions or features, or use kmeans++",
+                    cluster::MAX_AGGLOMERATIVE
+                )
+            })?;
+            cluster::prototypes(vectors, ids, &clusters)
+        }
+    })
 }
 
 /// Runs `qajudge sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
-    for f in &args.features {
-        if !NUMERIC.contains(&f.as_str()) {
-            bail!(
-                "unknown feature {f:?} for --features; use some of {}",
-                NUMERIC.join(", ")
-            );
-        }
-    }
     if args.size == 0 {
         bail!("--size 0 draws nothing; give the number of questions the sample should have");
     }
+    let (query, source) = selection(&args)?;
     check_out(&args.out)?;
-    let gold = super::load(&args.gold)?;
-    if args.size > gold.questions.len() {
+    let (graph, datasets, origins) = build(&args)?;
+    let c = candidates(&graph, &query, &source)?;
+    if c.iris.is_empty() {
+        bail!("{source}: the selection gives no question; loosen it or check the inputs");
+    }
+    if args.size > c.iris.len() {
         bail!(
-            "--size {} is more than the {} questions of {}; give at most {}",
+            "--size {} is more than the {} questions the selection gives; give at most {}",
             args.size,
-            gold.questions.len(),
-            args.gold.display(),
-            gold.questions.len()
+            c.iris.len(),
+            c.iris.len()
         );
     }
-    let opts = MatchOptions::default();
-    let features: Vec<QuestionFeatures> = gold
-        .questions
+    let vectors = select::normalise(&c.raw);
+    let ids: Vec<String> = c.iris.iter().map(|i| question_id(i)).collect();
+    let chosen = draw(&args, &c, &vectors, &ids)?;
+    let chosen_iris: Vec<String> = chosen.iter().map(|&i| c.iris[i].clone()).collect();
+    let mut written = Vec::new();
+    let ttl = args.out.join("sample.ttl");
+    write_new(&ttl, &super::features::turtle(&graph.about(&chosen_iris))?)?;
+    written.push(ttl.display().to_string());
+    let ids_txt = args.out.join("ids.txt");
+    let chosen_ids: Vec<String> = chosen.iter().map(|&i| ids[i].clone()).collect();
+    write_new(&ids_txt, (chosen_ids.join("\n") + "\n").as_bytes())?;
+    written.push(ids_txt.display().to_string());
+    // the chosen questions with their gold data, when all come from benchmarks
+    let from: Option<Vec<Origin>> = chosen_iris
         .iter()
-        .map(|q| {
-            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
-            QuestionFeatures::compute(q, &annotation, walked.as_ref(), &args.lang, None)
-        })
+        .map(|i| origins.get(i).copied())
         .collect();
-    let raw: Vec<Vec<f64>> = features
-        .iter()
-        .map(|f| {
-            args.features
+    let benchmark_note = match from {
+        Some(from) => {
+            let mut sample = datasets[from[0].0].clone();
+            let mut keep: Vec<Origin> = from;
+            keep.sort_unstable();
+            sample.questions = keep
                 .iter()
-                .map(|name| f.value(name).unwrap_or(0.0))
-                .collect()
-        })
-        .collect();
-    let vectors = select::normalise(&raw);
-    let ids: Vec<String> = features.iter().map(|f| f.id.clone()).collect();
-    let method = match args.method {
-        MethodArg::Feasible => Method::Feasible,
-        MethodArg::FeasibleExemplars => Method::FeasibleExemplars,
-        MethodArg::Random => Method::Random,
-    };
-    let chosen = match method {
-        Method::Feasible => select::feasible(&vectors, &ids, args.size),
-        Method::FeasibleExemplars => select::exemplars(&vectors, &ids, args.size),
-        Method::Random => select::random(vectors.len(), args.size, args.seed),
+                .map(|&(d, i)| datasets[d].questions[i].clone())
+                .collect();
+            let doc = crate::qald::to_qald_json(&sample, &BTreeMap::new());
+            let path = args.out.join("benchmark.json");
+            write_new(
+                &path,
+                (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
+            )?;
+            written.push(path.display().to_string());
+            None
+        }
+        None => {
+            // a benchmark.json of an earlier draw into this --out is not this sample's
+            let stale = args.out.join("benchmark.json");
+            if stale.is_file() {
+                std::fs::remove_file(&stale)
+                    .with_context(|| format!("cannot remove the earlier {}", stale.display()))?;
+            }
+            Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; evaluate them with `evaluate --sample` on the benchmark they come from")
+        }
     };
     let summary = Summary {
-        method: method.name(),
+        method: args.method.name(),
         size: chosen.len(),
+        requested_size: args.size,
         seed: args.seed,
-        features: args.features.clone(),
+        features: c.features.clone(),
         candidates: vectors.len(),
         diversity: select::diversity(&vectors, &chosen),
         representativeness: select::representativeness(&vectors, &chosen),
-        questions: chosen.iter().map(|&i| ids[i].clone()).collect(),
+        questions: chosen_ids,
+        written,
     };
-    // the chosen questions in the benchmark's order, with their gold data
-    let mut sample = gold.clone();
-    let keep: std::collections::HashSet<&str> =
-        summary.questions.iter().map(String::as_str).collect();
-    sample.questions.retain(|q| keep.contains(q.id.0.as_str()));
-    let doc = crate::qald::to_qald_json(&sample, &BTreeMap::new());
-    write_new(
-        &args.out.join("benchmark.json"),
-        (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
-    )?;
-    write_new(
-        &args.out.join("ids.txt"),
-        (summary.questions.join("\n") + "\n").as_bytes(),
-    )?;
     match args.format {
         SampleFormat::Json => outln!("{}", serde_json::to_string_pretty(&summary)?)?,
         SampleFormat::Table => {
@@ -176,19 +462,34 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
                 summary.diversity,
                 summary.representativeness
             )?;
+            if summary.size != args.size {
+                outln!(
+                    "{} gave {} questions, not the {} asked: {}",
+                    summary.method,
+                    summary.size,
+                    args.size,
+                    if args.method == MethodArg::Agglomerative {
+                        "agglomerative clustering cannot give every size; it is cut at the size closest to --size"
+                    } else {
+                        "the selection has fewer distinct vectors than that"
+                    }
+                )?;
+            }
             outln!("questions: {}", summary.questions.join(" "))?;
-            outln!(
-                "written: {}, {}",
-                args.out.join("benchmark.json").display(),
-                args.out.join("ids.txt").display()
-            )?;
+            outln!("written: {}", summary.written.join(", "))?;
         }
+    }
+    if let Some(note) = benchmark_note {
+        eprintln!("note: {note}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The files `sample` writes into `--out`.
+const OURS: [&str; 3] = ["benchmark.json", "ids.txt", "sample.ttl"];
+
 /// `--out` must be absent, an empty directory, or a directory this command
-/// wrote (it holds only benchmark.json and ids.txt); it is created when absent.
+/// wrote (it holds only [`OURS`]); it is created when absent.
 fn check_out(out: &Path) -> anyhow::Result<()> {
     match std::fs::symlink_metadata(out) {
         Err(_) => std::fs::create_dir_all(out)
@@ -198,10 +499,7 @@ fn check_out(out: &Path) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot read --out {}", out.display()))?
                 .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect();
-            if entries
-                .iter()
-                .any(|n| n != "benchmark.json" && n != "ids.txt")
-            {
+            if entries.iter().any(|n| !OURS.contains(&n.as_str())) {
                 bail!(
                     "--out {} holds other files ({}); give a new or empty directory",
                     out.display(),

@@ -213,14 +213,11 @@ pub fn agglomerative(vectors: &[Vec<f64>], size: usize) -> Result<Vec<Vec<usize>
     if n > MAX_AGGLOMERATIVE {
         return Err(n);
     }
-    let mut d = vec![vec![0.0; n]; n];
-    for i in 0..n {
-        for j in 0..i {
-            let x = distance(&p.coords[i], &p.coords[j]);
-            d[i][j] = x;
-            d[j][i] = x;
-        }
-    }
+    let mut d: Vec<Vec<f64>> = p
+        .coords
+        .iter()
+        .map(|a| p.coords.iter().map(|b| distance(a, b)).collect())
+        .collect();
     let mut alive: Vec<bool> = vec![true; n];
     let mut weight: Vec<f64> = (0..n).map(|i| p.weight(i)).collect();
     let mut parent: Vec<usize> = (0..n).collect();
@@ -344,7 +341,12 @@ mod tests {
         let c = agglomerative(&v, 2).expect("small");
         assert_eq!(c, vec![vec![0, 1], vec![2, 3, 4]]);
         // identical vectors are one point
-        assert_eq!(agglomerative(&line(&[0.3, 0.3, 0.3]), 3).expect("small").len(), 1);
+        assert_eq!(
+            agglomerative(&line(&[0.3, 0.3, 0.3]), 3)
+                .expect("small")
+                .len(),
+            1
+        );
         // centroids 0.5 (0 and 1 tie: q0) and 25/3 (nearest 9: q3)
         assert_eq!(prototypes(&v, &ids(5), &c), vec![0, 3]);
     }

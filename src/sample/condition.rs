@@ -214,7 +214,11 @@ impl Parser {
         }
     }
 
-    fn logical(&mut self, depth: usize, word: &str) -> Result<(String, Type, usize), ConditionError> {
+    fn logical(
+        &mut self,
+        depth: usize,
+        word: &str,
+    ) -> Result<(String, Type, usize), ConditionError> {
         let column = self.column();
         let mut parts = Vec::new();
         loop {
@@ -404,7 +408,10 @@ mod tests {
     #[test]
     fn conditions_become_sparql() {
         let c = parse(r#"triple_patterns > 1 and type = "what""#).expect("parses");
-        assert_eq!(c.sparql, r#"((?triple_patterns > 1.0) && (?type = "what"))"#);
+        assert_eq!(
+            c.sparql,
+            r#"((?triple_patterns > 1.0) && (?type = "what"))"#
+        );
         assert_eq!(c.features, ["triple_patterns", "type"]);
         let c = parse("not filter or (result_size >= 1 and union = false)").expect("parses");
         assert_eq!(
@@ -426,20 +433,26 @@ mod tests {
             Err((15, "wrods".to_string()))
         );
         let e = parse(r#"words = "what""#).expect_err("a type error");
-        assert!(
-            matches!(e, ConditionError::Type { column: 9, .. }),
-            "{e}"
-        );
+        assert!(matches!(e, ConditionError::Type { column: 9, .. }), "{e}");
         let e = parse(r#"type < "what""#).expect_err("strings do not order");
         assert!(matches!(e, ConditionError::Type { column: 6, .. }), "{e}");
         assert!(matches!(
             parse("words"),
             Err(ConditionError::Type { column: 1, .. })
         ));
-        assert!(matches!(parse("words > "), Err(ConditionError::Unexpected { column: 9, .. })));
+        assert!(matches!(
+            parse("words > "),
+            Err(ConditionError::Unexpected { column: 9, .. })
+        ));
         assert!(matches!(parse("\"open"), Err(ConditionError::Unclosed(1))));
-        assert!(matches!(parse("words > 1 )"), Err(ConditionError::Unexpected { column: 11, .. })));
-        assert!(matches!(parse("words # 1"), Err(ConditionError::Unexpected { column: 7, .. })));
+        assert!(matches!(
+            parse("words > 1 )"),
+            Err(ConditionError::Unexpected { column: 11, .. })
+        ));
+        assert!(matches!(
+            parse("words # 1"),
+            Err(ConditionError::Unexpected { column: 7, .. })
+        ));
         assert!(parse("words and 1").is_err());
     }
 

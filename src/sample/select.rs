@@ -66,7 +66,11 @@ pub(super) fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
 
 /// The index of the best candidate by `score` (larger is better); a tie goes
 /// to the smallest id, compared as strings.
-pub(super) fn best_by(candidates: &[usize], ids: &[String], score: impl Fn(usize) -> f64) -> Option<usize> {
+pub(super) fn best_by(
+    candidates: &[usize],
+    ids: &[String],
+    score: impl Fn(usize) -> f64,
+) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for &i in candidates {
         let s = score(i);

@@ -131,6 +131,11 @@ fn double(x: f64) -> Term {
     }
 }
 
+/// One kind of names (entities, relations, classes): the total's, the slot's
+/// and the word count's predicate names, the names, their word counts, their
+/// average.
+type Kind<'a> = (&'a str, &'a str, &'a str, &'a [String], &'a [usize], f64);
+
 /// The statements of one question, as QaldGenData writes them: text, length;
 /// per kind (entities, relations, classes) the total, three name slots
 /// (`entity1`…`entity3`, empty when unused) with their word counts and the
@@ -151,7 +156,7 @@ pub fn facts(f: &QuestionFeatures, origin: &str, query: Option<&str>) -> Vec<Fac
     };
     put(QG, "text", Term::plain(f.text.clone().unwrap_or_default()));
     put(QG, "length", int(f.words));
-    let kinds: [(&str, &str, &str, &[String], &[usize], f64); 3] = [
+    let kinds: [Kind<'_>; 3] = [
         (
             "Entities",
             "entity",
@@ -375,7 +380,10 @@ mod tests {
         };
         assert!(facts.iter().all(|x| x.subject == format!("{QUESTION}0")));
         assert_eq!(get(&format!("{QG}length")), [&int(9)]);
-        assert_eq!(get(&format!("{QG}entity1")), [&Term::plain("Salt_Lake_City")]);
+        assert_eq!(
+            get(&format!("{QG}entity1")),
+            [&Term::plain("Salt_Lake_City")]
+        );
         assert_eq!(get(&format!("{QG}entity3")), [&Term::plain("")]);
         assert_eq!(get(&format!("{QG}totalWordsRelation1")), [&int(2)]);
         assert_eq!(get(&format!("{QG}avgClassesWords")), [&double(0.0)]);

@@ -35,8 +35,8 @@ pub use graph::{
     negotiate_syntax, serialize, GraphError, PublishedGraph, QueryError, Statement, Syntax,
 };
 pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
-pub use scratch::ScratchGraph;
 pub use run::{execute_dataset, execute_experiment, Executing, Mode, RunSummary};
+pub use scratch::ScratchGraph;
 pub use stream::{Reply, ResultStream};
 
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};
