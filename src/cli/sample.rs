@@ -434,7 +434,7 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
                 std::fs::remove_file(&stale)
                     .with_context(|| format!("cannot remove the earlier {}", stale.display()))?;
             }
-            Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; evaluate them with `evaluate --sample` on the benchmark they come from")
+            Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; their ids in ids.txt are the graph's (QaldGenData numbers its questions itself), so match them to a benchmark by the texts in sample.ttl before `evaluate --questions`")
         }
     };
     let summary = Summary {

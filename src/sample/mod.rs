@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod condition;
+pub mod explain;
 pub mod features;
 pub mod select;
 pub mod vocab;

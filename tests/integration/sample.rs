@@ -327,3 +327,121 @@ fn features_as_turtle_are_an_input_like_the_benchmark() {
     );
     assert!(!dir.join("bad-where").exists(), "nothing written");
 }
+
+#[test]
+fn evaluate_on_a_sample_explains_the_failures() {
+    let data = crate::require_data!();
+    let gold = data
+        .join("qald/9/qald-9-train-multilingual.json")
+        .display()
+        .to_string();
+    let out = out_dir("qald9-100");
+    let s = draw(
+        &[
+            "--gold",
+            &gold,
+            "--features",
+            "words,entities,relations,classes,triple_patterns,result_size,filter,union,aggregates",
+            "--size",
+            "100",
+            "--method",
+            "feasible-exemplars",
+        ],
+        &out,
+    );
+    assert_eq!(ids(&s).len(), 100);
+    let runs = data.join("systems/nliwod/qald9");
+    let run = |name: &str| runs.join(name).display().to_string();
+    let (a, b) = (
+        run("QANSWER_QALD9_Train.json"),
+        run("GANSWER2_QALD9_Train.json"),
+    );
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        &gold,
+        "--sample",
+        &out.display().to_string(),
+        "--run",
+        &a,
+        &b,
+        "--explain-failures",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(report["gold"]["questions"], 100);
+    let features = qajudge(&["features", "--gold", &gold, "--format", "json"]);
+    let features: serde_json::Value = serde_json::from_slice(&features.stdout).expect("json");
+    let by_id: HashMap<String, &serde_json::Value> = features
+        .as_array()
+        .expect("questions")
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap_or_default().to_string(), f))
+        .collect();
+    for r in report["runs"].as_array().expect("runs") {
+        let f = &r["failures"];
+        let questions = r["experiments"]["qa"]["questions"].as_array().expect("qa");
+        let failed = questions
+            .iter()
+            .filter(|q| q["status"] != "not_evaluable" && q["f1"].as_f64().unwrap_or(0.0) < 0.5)
+            .count();
+        assert_eq!(f["failed"].as_u64(), Some(failed as u64));
+        let rules = f["rules"].as_array().expect("rules");
+        assert!(!rules.is_empty());
+        // every covered question meets its rule's condition (read here from
+        // `qajudge features`), and failure rates are rates
+        for rule in rules {
+            let cond = rule["condition"].as_str().expect("condition");
+            let (name, rest) = cond.split_once(' ').expect("a condition");
+            for id in rule["questions"].as_array().expect("ids") {
+                let q = by_id[id.as_str().expect("id")];
+                let v = match &q[name] {
+                    serde_json::Value::Array(a) => a.len() as f64,
+                    serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
+                    serde_json::Value::String(s) => {
+                        assert_eq!(rest, format!("= {s:?}"), "{cond} on {id}");
+                        continue;
+                    }
+                    v => v.as_f64().unwrap_or(0.0),
+                };
+                let ok = match rest.split_once(' ') {
+                    Some((">=", t)) => v >= t.parse::<f64>().expect("t"),
+                    Some(("<=", t)) => v <= t.parse::<f64>().expect("t"),
+                    Some(("=", "true")) => v > 0.0,
+                    Some(("=", "false")) => v == 0.0,
+                    other => panic!("{other:?}"),
+                };
+                assert!(ok, "{cond} on {id}");
+            }
+            let inside = rule["failure_rate_inside"].as_f64().expect("rate");
+            assert!((0.0..=1.0).contains(&inside));
+        }
+    }
+    // the table says it after the scores; without the flag the report has none
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        &gold,
+        "--sample",
+        &out.display().to_string(),
+        "--run",
+        &a,
+        "--explain-failures",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("why QANSWER_QALD9_Train fails"));
+    let o = qajudge(&[
+        "evaluate",
+        "--gold",
+        &gold,
+        "--sample",
+        &out.display().to_string(),
+        "--run",
+        &a,
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(report["runs"][0].get("failures").is_none());
+}
