@@ -413,9 +413,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let features = args
-        .explain_failures
-        .then(|| super::features::features_of(&gold, args.lang.as_deref().unwrap_or("en")));
+    let features = args.explain_failures.then(|| {
+        crate::sample::QuestionFeatures::of_dataset(&gold, args.lang.as_deref().unwrap_or("en"))
+    });
     let job = Job {
         gold_name: args.gold.display().to_string(),
         gold: Arc::new(gold),

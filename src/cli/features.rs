@@ -11,9 +11,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::annotate::{annotate_walked, MarkingStyle};
-use crate::matching::MatchOptions;
-use crate::model::{Dataset, Query};
+use crate::model::Dataset;
 use crate::sample::vocab::{self, Fact};
 use crate::sample::QuestionFeatures;
 use crate::sparql::{serialize, Statement, Syntax};
@@ -214,19 +212,6 @@ fn table(all: &[QuestionFeatures]) -> String {
     out
 }
 
-/// The features of every question of a benchmark, in its order.
-pub(super) fn features_of(dataset: &Dataset, lang: &str) -> Vec<QuestionFeatures> {
-    let opts = MatchOptions::default();
-    dataset
-        .questions
-        .iter()
-        .map(|q| {
-            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
-            QuestionFeatures::compute(q, &annotation, walked.as_ref(), lang, None)
-        })
-        .collect()
-}
-
 /// The origin a benchmark file's questions are recorded with: its file name
 /// without extensions.
 pub(super) fn origin(path: &std::path::Path) -> String {
@@ -243,15 +228,10 @@ pub(super) fn statements(
     all: &[QuestionFeatures],
     origin: &str,
 ) -> Vec<Statement> {
-    let mut out = Vec::new();
-    for (q, f) in dataset.questions.iter().zip(all) {
-        let query = match &q.query {
-            Query::Sparql(s) => Some(s.as_str()),
-            _ => None,
-        };
-        out.extend(vocab::facts(f, origin, query).into_iter().map(statement));
-    }
-    out
+    vocab::dataset_facts(dataset, all, origin)
+        .into_iter()
+        .map(statement)
+        .collect()
 }
 
 /// A fact as the store's statement.
@@ -271,7 +251,7 @@ pub(super) fn turtle(statements: &[Statement]) -> anyhow::Result<Vec<u8>> {
 /// Runs `qajudge features`.
 pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
     let dataset = super::load(&args.gold)?;
-    let all = features_of(&dataset, &args.lang);
+    let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
     match args.format {
         FeaturesFormat::Turtle => {
             let bytes = turtle(&statements(&dataset, &all, &origin(&args.gold)))?;
@@ -312,7 +292,11 @@ mod tests {
             ),
             ..crate::model::Question::default()
         };
-        let (a, w) = annotate_walked(&q, MatchOptions::default(), MarkingStyle::Judge);
+        let (a, w) = crate::annotate::annotate_walked(
+            &q,
+            crate::matching::MatchOptions::default(),
+            crate::annotate::MarkingStyle::Judge,
+        );
         let f = QuestionFeatures::compute(&q, &a, w.as_ref(), "en", None);
         let row = csv_row(&f);
         assert_eq!(row.len(), CSV_COLUMNS.len());

@@ -19,11 +19,11 @@ use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
 use super::outln;
-use crate::model::{Dataset, Term};
-use crate::sample::cluster;
+use crate::model::Dataset;
 use crate::sample::condition;
-use crate::sample::select;
-use crate::sample::vocab::{self, question_id, question_iri};
+use crate::sample::draw::{self, Method, Params, Summary};
+use crate::sample::vocab::{self, question_iri};
+use crate::sample::QuestionFeatures;
 use crate::sparql::{ExecOptions, ScratchGraph};
 
 /// Sampling methods on the command line.
@@ -48,15 +48,15 @@ pub enum MethodArg {
     Random,
 }
 
-impl MethodArg {
-    fn name(self) -> &'static str {
-        match self {
-            MethodArg::Feasible => "feasible",
-            MethodArg::FeasibleExemplars => "feasible-exemplars",
-            MethodArg::Kmeans => "kmeans++",
-            MethodArg::DbscanKmeans => "dbscan+kmeans++",
-            MethodArg::Agglomerative => "agglomerative",
-            MethodArg::Random => "random",
+impl From<MethodArg> for Method {
+    fn from(m: MethodArg) -> Method {
+        match m {
+            MethodArg::Feasible => Method::Feasible,
+            MethodArg::FeasibleExemplars => Method::FeasibleExemplars,
+            MethodArg::Kmeans => Method::Kmeans,
+            MethodArg::DbscanKmeans => Method::DbscanKmeans,
+            MethodArg::Agglomerative => Method::Agglomerative,
+            MethodArg::Random => Method::Random,
         }
     }
 }
@@ -135,93 +135,10 @@ pub struct SampleArgs {
 
 /// What the sample is, as `--format json` prints it.
 #[derive(Debug, Serialize)]
-struct Summary {
-    method: &'static str,
-    size: usize,
-    requested_size: usize,
-    seed: u64,
-    features: Vec<String>,
-    candidates: usize,
-    diversity: f64,
-    representativeness: f64,
-    questions: Vec<String>,
+struct Printed<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
     written: Vec<String>,
-}
-
-/// The candidates of a selection: question IRIs and raw feature values.
-struct Candidates {
-    features: Vec<String>,
-    iris: Vec<String>,
-    raw: Vec<Vec<f64>>,
-}
-
-/// The numeric value of a feature's term: a number, or a boolean as 0/1.
-fn number(t: &Term) -> Option<f64> {
-    match t {
-        Term::Boolean(b) => Some(f64::from(u8::from(*b))),
-        Term::Literal { lexical, .. } => match lexical.trim() {
-            "true" => Some(1.0),
-            "false" => Some(0.0),
-            x => x.parse::<f64>().ok().filter(|n| n.is_finite()),
-        },
-        Term::Iri(_) => None,
-    }
-}
-
-/// Runs the selection and reads its rows: one per question (an unbound
-/// feature counts 0), sorted by question IRI.
-fn candidates(graph: &ScratchGraph, query: &str, source: &str) -> anyhow::Result<Candidates> {
-    let out = graph.execute(query, ExecOptions::default());
-    if !out.status.answered() || out.message.is_some() {
-        bail!(
-            "{source}: the selection failed: {}; fix the query",
-            out.message.unwrap_or_else(|| format!("{:?}", out.status))
-        );
-    }
-    let vars = out.answers.vars.clone();
-    if vars.len() < 2 {
-        bail!("{source}: the selection has {} variables; select the question first, then at least one numeric or boolean feature", vars.len());
-    }
-    let mut rows: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (n, (answer, columns)) in out.answers.answers.iter().zip(&out.columns).enumerate() {
-        let mut iri = None;
-        let mut values = vec![0.0; vars.len() - 1];
-        for (t, &c) in answer.terms.iter().zip(columns) {
-            if c == 0 {
-                iri = match t {
-                    Term::Iri(i) => Some(i.clone()),
-                    other => bail!("{source}: row {}: ?{} is {other:?}, not a question iri; select the question as the first variable", n + 1, vars[0]),
-                };
-            } else {
-                values[c - 1] = number(t).with_context(|| {
-                    format!(
-                        "{source}: row {}: ?{} is {t:?}, neither a number nor a boolean; select numeric or boolean features only",
-                        n + 1,
-                        vars[c]
-                    )
-                })?;
-            }
-        }
-        let Some(iri) = iri else {
-            bail!(
-                "{source}: row {}: ?{} is unbound; every row needs its question",
-                n + 1,
-                vars[0]
-            );
-        };
-        if rows.insert(iri.clone(), values).is_some() {
-            bail!(
-                "{source}: question {} is on more than one row; give one row per question (GROUP BY the question)",
-                question_id(&iri)
-            );
-        }
-    }
-    let (iris, raw) = rows.into_iter().unzip();
-    Ok(Candidates {
-        features: vars[1..].to_vec(),
-        iris,
-        raw,
-    })
 }
 
 /// Where a benchmark question came from: its benchmark and its index there.
@@ -250,7 +167,7 @@ fn build(
     let mut origins: HashMap<String, Origin> = HashMap::new();
     for path in benchmarks {
         let dataset = super::load(path)?;
-        let all = super::features::features_of(&dataset, &args.lang);
+        let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
         for (i, f) in all.iter().enumerate() {
             let iri = question_iri(&f.id);
             if origins.contains_key(&iri) || graph.has_subject(&iri) {
@@ -309,69 +226,6 @@ fn selection(args: &SampleArgs) -> anyhow::Result<(String, String)> {
     ))
 }
 
-/// The chosen candidates (indices) by the method.
-fn draw(
-    args: &SampleArgs,
-    c: &Candidates,
-    vectors: &[Vec<f64>],
-    ids: &[String],
-) -> anyhow::Result<Vec<usize>> {
-    let all: Vec<usize> = (0..vectors.len()).collect();
-    Ok(match args.method {
-        MethodArg::Feasible => select::feasible(vectors, ids, args.size),
-        MethodArg::FeasibleExemplars => select::exemplars(vectors, ids, args.size),
-        MethodArg::Random => select::random(vectors.len(), args.size, args.seed),
-        MethodArg::Kmeans => {
-            let clusters = cluster::kmeans(
-                vectors,
-                &all,
-                args.size,
-                args.seed,
-                args.max_iterations,
-                args.trials,
-            );
-            cluster::prototypes(vectors, ids, &clusters)
-        }
-        MethodArg::DbscanKmeans => {
-            if !(args.radius.is_finite() && args.radius > 0.0) {
-                bail!(
-                    "--radius {} is not a positive number; give one such as 0.1",
-                    args.radius
-                );
-            }
-            let keep = cluster::dbscan_keep(vectors, args.radius, args.min_points);
-            if keep.is_empty() {
-                bail!("DBSCAN with --radius {} and --min-points {} leaves no question (all are outliers); raise --radius or lower --min-points", args.radius, args.min_points);
-            }
-            // the remaining vectors normalised again
-            let kept: Vec<Vec<f64>> = keep.iter().map(|&i| c.raw[i].clone()).collect();
-            let again = select::normalise(&kept);
-            let mut full = vectors.to_vec();
-            for (k, &i) in keep.iter().enumerate() {
-                full[i].clone_from(&again[k]);
-            }
-            let clusters = cluster::kmeans(
-                &full,
-                &keep,
-                args.size,
-                args.seed,
-                args.max_iterations,
-                args.trials,
-            );
-            cluster::prototypes(&full, ids, &clusters)
-        }
-        MethodArg::Agglomerative => {
-            let clusters = cluster::agglomerative(vectors, args.size).map_err(|n| {
-                anyhow::anyhow!(
-                    "agglomerative clustering takes at most {} distinct vectors and the selection has {n}; select fewer questions or features, or use kmeans++",
-                    cluster::MAX_AGGLOMERATIVE
-                )
-            })?;
-            cluster::prototypes(vectors, ids, &clusters)
-        }
-    })
-}
-
 /// Runs `qajudge sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
     if args.size == 0 {
@@ -380,29 +234,32 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
     let (query, source) = selection(&args)?;
     check_out(&args.out)?;
     let (graph, datasets, origins) = build(&args)?;
-    let c = candidates(&graph, &query, &source)?;
-    if c.iris.is_empty() {
-        bail!("{source}: the selection gives no question; loosen it or check the inputs");
-    }
-    if args.size > c.iris.len() {
+    let out = graph.execute(&query, ExecOptions::default());
+    if !out.status.answered() || out.message.is_some() {
         bail!(
-            "--size {} is more than the {} questions the selection gives; give at most {}",
-            args.size,
-            c.iris.len(),
-            c.iris.len()
+            "{source}: the selection failed: {}; fix the query",
+            out.message.unwrap_or_else(|| format!("{:?}", out.status))
         );
     }
-    let vectors = select::normalise(&c.raw);
-    let ids: Vec<String> = c.iris.iter().map(|i| question_id(i)).collect();
-    let chosen = draw(&args, &c, &vectors, &ids)?;
+    let c = draw::candidates(&out.answers, &out.columns).with_context(|| source.clone())?;
+    let params = Params {
+        method: args.method.into(),
+        size: args.size,
+        seed: args.seed,
+        radius: args.radius,
+        min_points: args.min_points,
+        max_iterations: args.max_iterations,
+        trials: args.trials,
+    };
+    let summary = draw::draw(&c, &params)?;
+    let chosen = &summary.chosen;
     let chosen_iris: Vec<String> = chosen.iter().map(|&i| c.iris[i].clone()).collect();
     let mut written = Vec::new();
     let ttl = args.out.join("sample.ttl");
     write_new(&ttl, &super::features::turtle(&graph.about(&chosen_iris))?)?;
     written.push(ttl.display().to_string());
     let ids_txt = args.out.join("ids.txt");
-    let chosen_ids: Vec<String> = chosen.iter().map(|&i| ids[i].clone()).collect();
-    write_new(&ids_txt, (chosen_ids.join("\n") + "\n").as_bytes())?;
+    write_new(&ids_txt, (summary.questions.join("\n") + "\n").as_bytes())?;
     written.push(ids_txt.display().to_string());
     // the chosen questions with their gold data, when all come from benchmarks
     let from: Option<Vec<Origin>> = chosen_iris
@@ -437,20 +294,14 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
             Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; their ids in ids.txt are the graph's (QaldGenData numbers its questions itself), so match them to a benchmark by the texts in sample.ttl before `evaluate --questions`")
         }
     };
-    let summary = Summary {
-        method: args.method.name(),
-        size: chosen.len(),
-        requested_size: args.size,
-        seed: args.seed,
-        features: c.features.clone(),
-        candidates: vectors.len(),
-        diversity: select::diversity(&vectors, &chosen),
-        representativeness: select::representativeness(&vectors, &chosen),
-        questions: chosen_ids,
-        written,
-    };
     match args.format {
-        SampleFormat::Json => outln!("{}", serde_json::to_string_pretty(&summary)?)?,
+        SampleFormat::Json => {
+            let printed = Printed {
+                summary: &summary,
+                written: written.clone(),
+            };
+            outln!("{}", serde_json::to_string_pretty(&printed)?)?;
+        }
         SampleFormat::Table => {
             outln!(
                 "{} questions of {} by {} over {} (seed {}): diversity {:.4}, representativeness {:.4} (lower is closer to the whole)",
@@ -476,7 +327,7 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
                 )?;
             }
             outln!("questions: {}", summary.questions.join(" "))?;
-            outln!("written: {}", summary.written.join(", "))?;
+            outln!("written: {}", written.join(", "))?;
         }
     }
     if let Some(note) = benchmark_note {

@@ -14,7 +14,7 @@ use crate::rng::SplitMix64;
 
 /// The most distinct vectors agglomerative clustering takes (its distances
 /// are a matrix over them).
-pub const MAX_AGGLOMERATIVE: usize = 3000;
+pub const MAX_AGGLOMERATIVE: usize = 1000;
 
 /// Identical vectors merged: each distinct vector and the indices it stands
 /// for, in the order first seen.

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod condition;
+pub mod draw;
 pub mod explain;
 pub mod features;
 pub mod select;

@@ -7,29 +7,6 @@
 
 use crate::rng::SplitMix64;
 
-/// How a sample is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// FEASIBLE's exemplars only.
-    FeasibleExemplars,
-    /// FEASIBLE: exemplars, clusters around them, each cluster's member
-    /// nearest its centroid.
-    Feasible,
-    /// A seeded random sample.
-    Random,
-}
-
-impl Method {
-    /// The method's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::FeasibleExemplars => "feasible-exemplars",
-            Method::Feasible => "feasible",
-            Method::Random => "random",
-        }
-    }
-}
-
 /// Every dimension divided by its maximum over the vectors (a dimension whose
 /// maximum is 0 stays 0), as FEASIBLE normalises.
 pub fn normalise(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {

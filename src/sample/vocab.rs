@@ -228,6 +228,24 @@ pub fn facts(f: &QuestionFeatures, origin: &str, query: Option<&str>) -> Vec<Fac
     out
 }
 
+/// The statements of every question of a benchmark (`all`: their features,
+/// in the same order), each with the benchmark's `origin`.
+pub fn dataset_facts(
+    dataset: &crate::model::Dataset,
+    all: &[QuestionFeatures],
+    origin: &str,
+) -> Vec<Fact> {
+    let mut out = Vec::new();
+    for (q, f) in dataset.questions.iter().zip(all) {
+        let query = match &q.query {
+            crate::model::Query::Sparql(s) => Some(s.as_str()),
+            _ => None,
+        };
+        out.extend(facts(f, origin, query));
+    }
+    out
+}
+
 /// The graph pattern that binds `?<name>` for the question `?question`: a
 /// numeric feature as a number (0 when the question does not record it), a
 /// boolean one as `true`/`false`, a string one ([`STRINGS`]) as a string;

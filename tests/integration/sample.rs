@@ -445,3 +445,70 @@ fn evaluate_on_a_sample_explains_the_failures() {
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert!(report["runs"][0].get("failures").is_none());
 }
+
+#[test]
+fn the_server_gives_features_and_draws_the_samples_the_cli_draws() {
+    use crate::serve::{assert_error, get, post_json, tmp, Server};
+    let data = crate::require_data!();
+    let gold = data
+        .join("qald/9/qald-9-train-multilingual.json")
+        .display()
+        .to_string();
+    let registered = format!("qald9={gold}");
+    let s = Server::start_bare(&tmp("sample-server"), &["--benchmark", &registered]);
+    let (status, b) = get(&s, "/api/v1/benchmarks/qald9/features");
+    assert_eq!(status, 200, "{b}");
+    let questions = b["questions"].as_array().expect("questions");
+    assert_eq!(questions.len(), 408);
+    let q31 = questions
+        .iter()
+        .find(|q| q["id"] == "31")
+        .expect("question 31");
+    assert_eq!(q31["entities"], serde_json::json!(["Atlanta_Falcons"]));
+    let (status, b) = get(&s, "/api/v1/benchmarks/nope/features");
+    assert_error(status, &b, 404, "not_found");
+    // the same draw as the command line
+    let features = "words,entities,relations,triple_patterns,result_size,union";
+    let cli = draw(
+        &[
+            "--gold",
+            &gold,
+            "--features",
+            features,
+            "--where",
+            "triple_patterns > 1",
+            "--size",
+            "10",
+            "--method",
+            "kmeans++",
+            "--seed",
+            "2",
+        ],
+        &out_dir("server-cli"),
+    );
+    let body = serde_json::json!({
+        "benchmark": "qald9",
+        "features": features.split(',').collect::<Vec<_>>(),
+        "where": "triple_patterns > 1",
+        "size": 10,
+        "method": "kmeans++",
+        "seed": 2,
+    });
+    let (status, b) = post_json(&s, "/api/v1/sample", &body.to_string());
+    assert_eq!(status, 200, "{b}");
+    assert_eq!(b["questions"], cli["questions"]);
+    assert_eq!(b["candidates"], cli["candidates"]);
+    assert_eq!(b["diversity"], cli["diversity"]);
+    let bad = serde_json::json!({"benchmark": "qald9", "features": ["words"], "where": "words >", "size": 3});
+    let (status, b) = post_json(&s, "/api/v1/sample", &bad.to_string());
+    assert_error(status, &b, 400, "bad_parameter");
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("column 8")),
+        "{b}"
+    );
+    let many = serde_json::json!({"benchmark": "qald9", "features": ["words"], "size": 500});
+    let (status, b) = post_json(&s, "/api/v1/sample", &many.to_string());
+    assert_error(status, &b, 400, "bad_parameter");
+}
