@@ -23,3 +23,13 @@ qajudge="$target_dir/debug/qajudge"
   --kg tests/data/demo/kg.ttl tests/data/demo/facts.ttl \
   --index "$target_dir/demo-index" \
   --per-question --explain "$@"
+if [[ $# -eq 0 ]]; then
+  # a micro-benchmark drawn by the questions' features (docs/features.md), and
+  # the feature conditions under which the first system fails
+  echo
+  "$qajudge" sample --gold tests/data/demo/gold.json --size 8 \
+    --features words,entities,relations,triple_patterns,result_size --out "$target_dir/demo-sample"
+  "$qajudge" evaluate --gold tests/data/demo/gold.json --sample "$target_dir/demo-sample" \
+    --run tests/data/demo/example-system.json --index "$target_dir/demo-index" \
+    --experiments qa --explain-failures
+fi

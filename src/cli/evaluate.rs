@@ -73,8 +73,12 @@ pub struct EvaluateArgs {
     /// Score only these questions of the gold: a file of question ids, one per
     /// line (blank lines and lines starting with `#` are skipped), for a
     /// micro-benchmark drawn from a benchmark without rewriting it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "sample")]
     pub questions: Option<PathBuf>,
+    /// Score only the questions of a sample `qajudge sample` drew: its
+    /// `--out` directory (its ids.txt is read, as `--questions` reads a file).
+    #[arg(long, value_name = "DIR")]
+    pub sample: Option<PathBuf>,
     /// Runs to score: one or more files after one flag (`--run a.json b.json`,
     /// shell globs), or the flag repeated.
     #[arg(
@@ -146,6 +150,11 @@ pub struct EvaluateArgs {
     /// missed and wrong answers, on the questions that have some.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", value_name = "WHAT")]
     pub explain: Option<ExplainArg>,
+    /// Explain why each run fails: the feature conditions that separate its
+    /// failed questions (QA F1 below 0.5) from its solved ones, after the
+    /// table and in the JSON report (docs/features.md, "Why a system fails").
+    #[arg(long)]
+    pub explain_failures: bool,
     /// Report matches through owl:sameAs classes larger than this.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CLASS_SIZE)]
     pub max_class_size: usize,
@@ -350,7 +359,11 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     }
     // the gold questions left out of a --questions sample: runs' answers to
     // them are left out too (not counted as extra)
-    let left_out: std::collections::HashSet<String> = match &args.questions {
+    let ids_file = args
+        .questions
+        .clone()
+        .or_else(|| args.sample.as_ref().map(|d| d.join("ids.txt")));
+    let left_out: std::collections::HashSet<String> = match &ids_file {
         Some(path) => keep_questions(&mut gold, path)?,
         None => Default::default(),
     };
@@ -448,6 +461,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
+    let features = args.explain_failures.then(|| {
+        crate::sample::QuestionFeatures::of_dataset(&gold, args.lang.as_deref().unwrap_or("en"))
+    });
     let job = Job {
         gold_name,
         gold: Arc::new(gold),
@@ -469,10 +485,15 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: None,
     };
-    let report = run_job(job, &env, &Bars::default())?;
+    let mut report = run_job(job, &env, &Bars::default())?;
+    if let Some(features) = &features {
+        super::failures::attach(&mut report, features);
+    }
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
-        OutputFormat::Table => render::table(&report, args.per_question),
+        OutputFormat::Table => {
+            render::table(&report, args.per_question) + &super::failures::render(&report)
+        }
         OutputFormat::Csv => render::csv(&report, args.per_question),
         OutputFormat::Latex => paper::latex(&report, args.baseline.as_deref()),
         OutputFormat::Markdown => paper::markdown(&report, args.baseline.as_deref()),

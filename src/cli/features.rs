@@ -1,7 +1,9 @@
 //! `qajudge features`: the QaldGen question features and LSQ query features of
 //! every question of a benchmark (docs/features.md), as a table, CSV (one row per
-//! question, fixed columns) or a JSON array. The computation is
-//! `crate::sample::features`; this file reads the file and writes the output.
+//! question, fixed columns), a JSON array or Turtle in QaldGenData's
+//! vocabularies. The computation is `crate::sample::features` (and
+//! `crate::sample::vocab` for the statements); this file reads the file and
+//! writes the output.
 
 use super::outln;
 use std::path::PathBuf;
@@ -9,9 +11,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::annotate::{annotate_walked, MarkingStyle};
-use crate::matching::MatchOptions;
+use crate::model::Dataset;
+use crate::sample::vocab::{self, Fact};
 use crate::sample::QuestionFeatures;
+use crate::sparql::{serialize, Statement, Syntax};
 
 /// Arguments of `qajudge features`.
 #[derive(Debug, Args)]
@@ -36,6 +39,9 @@ pub enum FeaturesFormat {
     Csv,
     /// A JSON array of feature objects.
     Json,
+    /// Turtle in QaldGenData's QaldGen and LSQ vocabularies (an input of
+    /// `sample`, interchangeable with QaldGenData).
+    Turtle,
 }
 
 /// The CSV columns, in order (lists are `|`-separated).
@@ -206,19 +212,52 @@ fn table(all: &[QuestionFeatures]) -> String {
     out
 }
 
+/// The origin a benchmark file's questions are recorded with: its file name
+/// without extensions.
+pub(super) fn origin(path: &std::path::Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.split('.').next().unwrap_or_default().to_string()
+}
+
+/// The statements of a benchmark's features (QaldGen and LSQ vocabularies).
+pub(super) fn statements(
+    dataset: &Dataset,
+    all: &[QuestionFeatures],
+    origin: &str,
+) -> Vec<Statement> {
+    vocab::dataset_facts(dataset, all, origin)
+        .into_iter()
+        .map(statement)
+        .collect()
+}
+
+/// A fact as the store's statement.
+pub(super) fn statement(f: Fact) -> Statement {
+    Statement {
+        subject: f.subject,
+        predicate: f.predicate,
+        object: f.object,
+    }
+}
+
+/// Statements as Turtle with the features graph's prefixes.
+pub(super) fn turtle(statements: &[Statement]) -> anyhow::Result<Vec<u8>> {
+    Ok(serialize(statements, Syntax::Turtle, &vocab::PREFIXES)?)
+}
+
 /// Runs `qajudge features`.
 pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
     let dataset = super::load(&args.gold)?;
-    let opts = MatchOptions::default();
-    let all: Vec<QuestionFeatures> = dataset
-        .questions
-        .iter()
-        .map(|q| {
-            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
-            QuestionFeatures::compute(q, &annotation, walked.as_ref(), &args.lang, None)
-        })
-        .collect();
+    let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
     match args.format {
+        FeaturesFormat::Turtle => {
+            let bytes = turtle(&statements(&dataset, &all, &origin(&args.gold)))?;
+            use std::io::Write as _;
+            std::io::stdout().lock().write_all(&bytes)?;
+        }
         FeaturesFormat::Json => outln!("{}", serde_json::to_string_pretty(&all)?)?,
         FeaturesFormat::Csv => {
             outln!("{}", CSV_COLUMNS.join(","))?;
@@ -253,7 +292,11 @@ mod tests {
             ),
             ..crate::model::Question::default()
         };
-        let (a, w) = annotate_walked(&q, MatchOptions::default(), MarkingStyle::Judge);
+        let (a, w) = crate::annotate::annotate_walked(
+            &q,
+            crate::matching::MatchOptions::default(),
+            crate::annotate::MarkingStyle::Judge,
+        );
         let f = QuestionFeatures::compute(&q, &a, w.as_ref(), "en", None);
         let row = csv_row(&f);
         assert_eq!(row.len(), CSV_COLUMNS.len());

@@ -6,6 +6,7 @@ mod args;
 mod check;
 mod diff;
 mod evaluate;
+mod failures;
 mod features;
 mod index;
 mod input;

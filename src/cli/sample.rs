@@ -1,24 +1,30 @@
-//! `qajudge sample`: a micro-benchmark drawn from a benchmark's questions by
-//! their features (docs/features.md, "Sampling"): the chosen features of every
-//! question as a vector, normalised, and a sample of `--size` by FEASIBLE or at
-//! random; written as `benchmark.json` (QALD-JSON of the chosen questions with
-//! their gold data, readable by `evaluate`) and `ids.txt` (for `evaluate
-//! --questions`) into a new or empty `--out` directory, with a summary (method,
-//! size, seed, features, diversity, representativeness, the chosen ids).
+//! `qajudge sample`: a micro-benchmark drawn by its features (docs/features.md,
+//! "Sampling"). Every INPUT (a benchmark, its features computed here, or a
+//! features graph in RDF such as QaldGenData) goes into one features graph in
+//! the embedded store; a SPARQL SELECT over it (`--query`, or the one
+//! `--features` and `--where` make) gives the candidates and their vectors,
+//! normalised; a sampler of `crate::sample` draws `--size` of them. Written
+//! into a new or empty `--out`: `sample.ttl` (the chosen questions with all
+//! their statements), `ids.txt` (for `evaluate --sample`) and, when every
+//! chosen question comes from a benchmark, `benchmark.json` (QALD-JSON with the
+//! gold data); a summary (method, size, seed, features, diversity,
+//! representativeness, the chosen ids) as a table or JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use clap::{Args, ValueEnum};
+use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
 use super::outln;
-use crate::annotate::{annotate_walked, MarkingStyle};
-use crate::matching::MatchOptions;
-use crate::sample::select::{self, Method};
-use crate::sample::{QuestionFeatures, NUMERIC};
+use crate::model::Dataset;
+use crate::sample::condition;
+use crate::sample::draw::{self, Method, Params, Summary};
+use crate::sample::vocab::{self, question_iri};
+use crate::sample::QuestionFeatures;
+use crate::sparql::{ExecOptions, ScratchGraph};
 
 /// Sampling methods on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -28,8 +34,31 @@ pub enum MethodArg {
     Feasible,
     /// FEASIBLE's exemplars only.
     FeasibleExemplars,
+    /// k-means with k-means++ seeding (`--trials`, `--max-iterations`), each
+    /// cluster's member nearest its centroid.
+    #[value(name = "kmeans++")]
+    Kmeans,
+    /// DBSCAN (`--radius`, `--min-points`) drops the outliers, then kmeans++.
+    #[value(name = "dbscan+kmeans++")]
+    DbscanKmeans,
+    /// Average-linkage clustering cut at the size closest to `--size` (it
+    /// cannot always give that size: the size it gave is reported).
+    Agglomerative,
     /// A seeded random sample.
     Random,
+}
+
+impl From<MethodArg> for Method {
+    fn from(m: MethodArg) -> Method {
+        match m {
+            MethodArg::Feasible => Method::Feasible,
+            MethodArg::FeasibleExemplars => Method::FeasibleExemplars,
+            MethodArg::Kmeans => Method::Kmeans,
+            MethodArg::DbscanKmeans => Method::DbscanKmeans,
+            MethodArg::Agglomerative => Method::Agglomerative,
+            MethodArg::Random => Method::Random,
+        }
+    }
 }
 
 /// Summary formats.
@@ -41,30 +70,62 @@ pub enum SampleFormat {
     Json,
 }
 
+/// The largest `--query` file read.
+const MAX_QUERY_BYTES: u64 = 1 << 20;
+
 /// Arguments of `qajudge sample`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("selection").required(true).args(["query", "features"])))]
 pub struct SampleArgs {
-    /// The benchmark to draw from.
+    /// Benchmarks (their features computed here) or features graphs in RDF
+    /// (`.ttl`, `.ttl.gz`, `.nt`, …; QaldGenData itself, or the output of
+    /// `qajudge features --format turtle`).
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// One more benchmark input.
     #[arg(long, value_name = "FILE")]
-    pub gold: PathBuf,
+    pub gold: Option<PathBuf>,
+    /// A SPARQL SELECT over the features graph: the first variable is the
+    /// question, the others numeric or boolean features forming the vectors
+    /// (see docs/features.md, "Selecting by SPARQL").
+    #[arg(long, value_name = "FILE.rq", conflicts_with = "condition")]
+    pub query: Option<PathBuf>,
     /// The features of the vectors, comma-separated (see docs/features.md):
     /// words, entities, relations, classes, triple_patterns, result_size,
     /// filter, union, … .
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',')]
     pub features: Vec<String>,
+    /// Keep only the questions meeting a condition over the features, e.g.
+    /// `triple_patterns > 1 and type = "what"` (docs/features.md, "Selecting
+    /// without SPARQL").
+    #[arg(long = "where", value_name = "EXPR", requires = "features")]
+    pub condition: Option<String>,
     /// Questions in the sample.
     #[arg(long)]
     pub size: usize,
     /// How the sample is drawn.
     #[arg(long, value_enum, default_value_t = MethodArg::Feasible)]
     pub method: MethodArg,
-    /// The seed of `random` (the FEASIBLE methods are deterministic).
+    /// The seed of `random` and the k-means methods (the others are
+    /// deterministic without one).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The language of the question texts (for word counts).
+    /// DBSCAN's radius, in normalised units.
+    #[arg(long, default_value_t = 0.1)]
+    pub radius: f64,
+    /// DBSCAN's fewest vectors within the radius (itself included) of a core vector.
+    #[arg(long, default_value_t = 4)]
+    pub min_points: usize,
+    /// k-means' most Lloyd steps per trial.
+    #[arg(long, default_value_t = 100)]
+    pub max_iterations: usize,
+    /// k-means' seeded restarts (the lowest within-cluster sum of squares wins).
+    #[arg(long, default_value_t = 10)]
+    pub trials: usize,
+    /// The language of the question texts of benchmark inputs.
     #[arg(long, default_value = "en")]
     pub lang: String,
-    /// A new or empty directory for benchmark.json and ids.txt.
+    /// A new or empty directory for sample.ttl, ids.txt and benchmark.json.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Summary format.
@@ -74,97 +135,173 @@ pub struct SampleArgs {
 
 /// What the sample is, as `--format json` prints it.
 #[derive(Debug, Serialize)]
-struct Summary {
-    method: &'static str,
-    size: usize,
-    seed: u64,
-    features: Vec<String>,
-    candidates: usize,
-    diversity: f64,
-    representativeness: f64,
-    questions: Vec<String>,
+struct Printed<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    written: Vec<String>,
+}
+
+/// Where a benchmark question came from: its benchmark and its index there.
+type Origin = (usize, usize);
+
+/// Every input in one features graph; the benchmarks read and where each of
+/// their questions is.
+fn build(
+    args: &SampleArgs,
+) -> anyhow::Result<(ScratchGraph, Vec<Dataset>, HashMap<String, Origin>)> {
+    let graph = ScratchGraph::new()?;
+    let mut inputs: Vec<&PathBuf> = args.inputs.iter().collect();
+    inputs.extend(args.gold.iter());
+    if inputs.is_empty() {
+        bail!("no input; give benchmarks or features graphs (QaldGenData's .ttl.gz) as INPUT, or --gold FILE");
+    }
+    // graphs first, so that a benchmark question whose IRI a graph holds is
+    // found and refused
+    let (graphs, benchmarks): (Vec<&PathBuf>, Vec<&PathBuf>) = inputs
+        .into_iter()
+        .partition(|p| crate::indexer::rdf_media_type(p).is_some());
+    for path in graphs {
+        graph.load(path)?;
+    }
+    let mut datasets = Vec::new();
+    let mut origins: HashMap<String, Origin> = HashMap::new();
+    for path in benchmarks {
+        let dataset = super::load(path)?;
+        let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
+        for (i, f) in all.iter().enumerate() {
+            let iri = question_iri(&f.id);
+            if origins.contains_key(&iri) || graph.has_subject(&iri) {
+                bail!(
+                    "{}: question {} is also in an earlier input; sample inputs whose question ids differ",
+                    path.display(),
+                    f.id
+                );
+            }
+            origins.insert(iri, (datasets.len(), i));
+        }
+        let statements =
+            super::features::statements(&dataset, &all, &super::features::origin(path));
+        graph.insert(&statements)?;
+        datasets.push(dataset);
+    }
+    Ok((graph, datasets, origins))
+}
+
+/// The selection's SPARQL: the `--query` file, or the one `--features` and
+/// `--where` make; and what to name it in errors.
+fn selection(args: &SampleArgs) -> anyhow::Result<(String, String)> {
+    if let Some(path) = &args.query {
+        let meta = std::fs::metadata(path)
+            .with_context(|| format!("cannot read --query {}", path.display()))?;
+        if meta.len() > MAX_QUERY_BYTES {
+            bail!(
+                "--query {} has {} bytes; give a query of at most {MAX_QUERY_BYTES}",
+                path.display(),
+                meta.len()
+            );
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --query {}", path.display()))?;
+        return Ok((text, path.display().to_string()));
+    }
+    for f in &args.features {
+        if !vocab::is_numeric(f) {
+            bail!(
+                "unknown feature {f:?} for --features; use some of {}",
+                crate::sample::NUMERIC.join(", ")
+            );
+        }
+    }
+    let condition = args
+        .condition
+        .as_deref()
+        .map(condition::parse)
+        .transpose()?;
+    let filter = condition
+        .as_ref()
+        .map(|c| (c.sparql.as_str(), c.features.as_slice()));
+    Ok((
+        vocab::select_query(&args.features, filter),
+        "--features".to_string(),
+    ))
 }
 
 /// Runs `qajudge sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
-    for f in &args.features {
-        if !NUMERIC.contains(&f.as_str()) {
-            bail!(
-                "unknown feature {f:?} for --features; use some of {}",
-                NUMERIC.join(", ")
-            );
-        }
-    }
     if args.size == 0 {
         bail!("--size 0 draws nothing; give the number of questions the sample should have");
     }
+    let (query, source) = selection(&args)?;
     check_out(&args.out)?;
-    let gold = super::load(&args.gold)?;
-    if args.size > gold.questions.len() {
+    let (graph, datasets, origins) = build(&args)?;
+    let out = graph.execute(&query, ExecOptions::default());
+    if !out.status.answered() || out.message.is_some() {
         bail!(
-            "--size {} is more than the {} questions of {}; give at most {}",
-            args.size,
-            gold.questions.len(),
-            args.gold.display(),
-            gold.questions.len()
+            "{source}: the selection failed: {}; fix the query",
+            out.message.unwrap_or_else(|| format!("{:?}", out.status))
         );
     }
-    let opts = MatchOptions::default();
-    let features: Vec<QuestionFeatures> = gold
-        .questions
-        .iter()
-        .map(|q| {
-            let (annotation, walked) = annotate_walked(q, opts, MarkingStyle::Judge);
-            QuestionFeatures::compute(q, &annotation, walked.as_ref(), &args.lang, None)
-        })
-        .collect();
-    let raw: Vec<Vec<f64>> = features
-        .iter()
-        .map(|f| {
-            args.features
-                .iter()
-                .map(|name| f.value(name).unwrap_or(0.0))
-                .collect()
-        })
-        .collect();
-    let vectors = select::normalise(&raw);
-    let ids: Vec<String> = features.iter().map(|f| f.id.clone()).collect();
-    let method = match args.method {
-        MethodArg::Feasible => Method::Feasible,
-        MethodArg::FeasibleExemplars => Method::FeasibleExemplars,
-        MethodArg::Random => Method::Random,
-    };
-    let chosen = match method {
-        Method::Feasible => select::feasible(&vectors, &ids, args.size),
-        Method::FeasibleExemplars => select::exemplars(&vectors, &ids, args.size),
-        Method::Random => select::random(vectors.len(), args.size, args.seed),
-    };
-    let summary = Summary {
-        method: method.name(),
-        size: chosen.len(),
+    let c = draw::candidates(&out.answers, &out.columns).with_context(|| source.clone())?;
+    let params = Params {
+        method: args.method.into(),
+        size: args.size,
         seed: args.seed,
-        features: args.features.clone(),
-        candidates: vectors.len(),
-        diversity: select::diversity(&vectors, &chosen),
-        representativeness: select::representativeness(&vectors, &chosen),
-        questions: chosen.iter().map(|&i| ids[i].clone()).collect(),
+        radius: args.radius,
+        min_points: args.min_points,
+        max_iterations: args.max_iterations,
+        trials: args.trials,
     };
-    // the chosen questions in the benchmark's order, with their gold data
-    let mut sample = gold.clone();
-    let keep: std::collections::HashSet<&str> =
-        summary.questions.iter().map(String::as_str).collect();
-    sample.questions.retain(|q| keep.contains(q.id.0.as_str()));
-    let doc = crate::qald::to_qald_json(&sample, &BTreeMap::new());
-    write_new(
-        &args.out.join("benchmark.json"),
-        (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
-    )?;
-    write_new(
-        &args.out.join("ids.txt"),
-        (summary.questions.join("\n") + "\n").as_bytes(),
-    )?;
+    let summary = draw::draw(&c, &params)?;
+    let chosen = &summary.chosen;
+    let chosen_iris: Vec<String> = chosen.iter().map(|&i| c.iris[i].clone()).collect();
+    let mut written = Vec::new();
+    let ttl = args.out.join("sample.ttl");
+    write_new(&ttl, &super::features::turtle(&graph.about(&chosen_iris))?)?;
+    written.push(ttl.display().to_string());
+    let ids_txt = args.out.join("ids.txt");
+    write_new(&ids_txt, (summary.questions.join("\n") + "\n").as_bytes())?;
+    written.push(ids_txt.display().to_string());
+    // the chosen questions with their gold data, when all come from benchmarks
+    let from: Option<Vec<Origin>> = chosen_iris
+        .iter()
+        .map(|i| origins.get(i).copied())
+        .collect();
+    let benchmark_note = match from {
+        Some(from) => {
+            let mut sample = datasets[from[0].0].clone();
+            let mut keep: Vec<Origin> = from;
+            keep.sort_unstable();
+            sample.questions = keep
+                .iter()
+                .map(|&(d, i)| datasets[d].questions[i].clone())
+                .collect();
+            let doc = crate::qald::to_qald_json(&sample, &BTreeMap::new());
+            let path = args.out.join("benchmark.json");
+            write_new(
+                &path,
+                (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
+            )?;
+            written.push(path.display().to_string());
+            None
+        }
+        None => {
+            // a benchmark.json of an earlier draw into this --out is not this sample's
+            let stale = args.out.join("benchmark.json");
+            if stale.is_file() {
+                std::fs::remove_file(&stale)
+                    .with_context(|| format!("cannot remove the earlier {}", stale.display()))?;
+            }
+            Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; their ids in ids.txt are the graph's (QaldGenData numbers its questions itself), so match them to a benchmark by the texts in sample.ttl before `evaluate --questions`")
+        }
+    };
     match args.format {
-        SampleFormat::Json => outln!("{}", serde_json::to_string_pretty(&summary)?)?,
+        SampleFormat::Json => {
+            let printed = Printed {
+                summary: &summary,
+                written: written.clone(),
+            };
+            outln!("{}", serde_json::to_string_pretty(&printed)?)?;
+        }
         SampleFormat::Table => {
             outln!(
                 "{} questions of {} by {} over {} (seed {}): diversity {:.4}, representativeness {:.4} (lower is closer to the whole)",
@@ -176,19 +313,34 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
                 summary.diversity,
                 summary.representativeness
             )?;
+            if summary.size != args.size {
+                outln!(
+                    "{} gave {} questions, not the {} asked: {}",
+                    summary.method,
+                    summary.size,
+                    args.size,
+                    if args.method == MethodArg::Agglomerative {
+                        "agglomerative clustering cannot give every size; it is cut at the size closest to --size"
+                    } else {
+                        "the selection has fewer distinct vectors than that"
+                    }
+                )?;
+            }
             outln!("questions: {}", summary.questions.join(" "))?;
-            outln!(
-                "written: {}, {}",
-                args.out.join("benchmark.json").display(),
-                args.out.join("ids.txt").display()
-            )?;
+            outln!("written: {}", written.join(", "))?;
         }
+    }
+    if let Some(note) = benchmark_note {
+        eprintln!("note: {note}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The files `sample` writes into `--out`.
+const OURS: [&str; 3] = ["benchmark.json", "ids.txt", "sample.ttl"];
+
 /// `--out` must be absent, an empty directory, or a directory this command
-/// wrote (it holds only benchmark.json and ids.txt); it is created when absent.
+/// wrote (it holds only [`OURS`]); it is created when absent.
 fn check_out(out: &Path) -> anyhow::Result<()> {
     match std::fs::symlink_metadata(out) {
         Err(_) => std::fs::create_dir_all(out)
@@ -198,10 +350,7 @@ fn check_out(out: &Path) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot read --out {}", out.display()))?
                 .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect();
-            if entries
-                .iter()
-                .any(|n| n != "benchmark.json" && n != "ids.txt")
-            {
+            if entries.iter().any(|n| !OURS.contains(&n.as_str())) {
                 bail!(
                     "--out {} holds other files ({}); give a new or empty directory",
                     out.display(),

@@ -234,6 +234,42 @@ pub struct RunReport {
     pub experiments: Experiments,
     /// Ids of run questions that are not in the gold benchmark.
     pub extra_ids: Vec<String>,
+    /// Why the run fails (`evaluate --explain-failures`; docs/features.md,
+    /// "Why a system fails"); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<FailureExplanation>,
+}
+
+/// The feature conditions that separate a run's failed questions (QA F1
+/// below `solved_f1`) from its solved ones, as a decision list.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct FailureExplanation {
+    /// The F1 at or above which a question is solved (0.5).
+    pub solved_f1: f64,
+    /// Evaluated questions solved.
+    pub solved: usize,
+    /// Evaluated questions failed.
+    pub failed: usize,
+    /// The rules, in the order learnt: each covers the questions meeting it
+    /// that no earlier rule covers.
+    pub rules: Vec<FailureRule>,
+}
+
+/// One condition of a failure explanation.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct FailureRule {
+    /// The condition over the question features, e.g. `triple_patterns >= 3`.
+    pub condition: String,
+    /// Evaluated questions meeting it.
+    pub support: usize,
+    /// Of those, the failed ones.
+    pub failed: usize,
+    /// The failure rate of the questions meeting it.
+    pub failure_rate_inside: f64,
+    /// The failure rate of the other evaluated questions.
+    pub failure_rate_outside: f64,
+    /// The questions it covers (meeting it, not covered by an earlier rule).
+    pub questions: Vec<String>,
 }
 
 /// The sub-experiments of docs/scoring.md (Sub-experiments).

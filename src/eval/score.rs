@@ -113,6 +113,7 @@ pub(super) fn evaluate_run(
             format: run.dataset.format.name(),
             experiments,
             extra_ids: extra,
+            failures: None,
         },
         RunNotes {
             unsourced,

@@ -30,6 +30,7 @@ mod leaderboard;
 mod linked;
 mod lookups;
 mod matching;
+mod micro;
 mod openapi;
 mod published;
 mod requests;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use utoipa::OpenApi;
 
 use super::error::ErrorBody;
-use super::{evaluate, experiments, leaderboard, lookups, matching, published, service};
+use super::{evaluate, experiments, leaderboard, lookups, matching, micro, published, service};
 
 /// What the document has besides the paths: its info, its tags (in this
 /// order) and the error body every route may answer.
@@ -44,6 +44,7 @@ pub fn document() -> Value {
         evaluate::Api::openapi(),
         experiments::Api::openapi(),
         leaderboard::Api::openapi(),
+        micro::Api::openapi(),
         published::Api::openapi(),
     ] {
         api.merge(part);
@@ -75,6 +76,9 @@ mod tests {
             "Created",
             "Leaderboard",
             "LeaderboardRow",
+            "BenchmarkFeatures",
+            "SampleBody",
+            "SampleSummary",
         ] {
             assert!(
                 schemas[name]["properties"].is_object()

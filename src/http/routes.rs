@@ -8,7 +8,9 @@
 use actix_web::{web, HttpRequest, Route};
 
 use super::common::ApiResult;
-use super::{evaluate, experiments, leaderboard, lookups, matching, published, service, ApiError};
+use super::{
+    evaluate, experiments, leaderboard, lookups, matching, micro, published, service, ApiError,
+};
 
 /// The prefix of the JSON API's scope.
 pub const API_PREFIX: &str = "/api/v1";
@@ -138,6 +140,16 @@ pub const TABLE: &[Endpoint] = &[
         method: Method::Get,
         path: "/api/v1/benchmarks/{name}/leaderboard",
         handler: |r| r.to(leaderboard::leaderboard),
+    },
+    Endpoint {
+        method: Method::Get,
+        path: "/api/v1/benchmarks/{name}/features",
+        handler: |r| r.to(micro::features),
+    },
+    Endpoint {
+        method: Method::Post,
+        path: "/api/v1/sample",
+        handler: |r| r.to(micro::sample),
     },
     Endpoint {
         method: Method::Get,

@@ -293,6 +293,23 @@ impl QuestionFeatures {
     }
 }
 
+impl QuestionFeatures {
+    /// The features of every question of a benchmark, in its order (markings
+    /// as `annotate` derives them, names from local names).
+    pub fn of_dataset(dataset: &crate::model::Dataset, lang: &str) -> Vec<QuestionFeatures> {
+        let opts = crate::matching::MatchOptions::default();
+        dataset
+            .questions
+            .iter()
+            .map(|q| {
+                let (annotation, walked) =
+                    crate::annotate::annotate_walked(q, opts, crate::annotate::MarkingStyle::Judge);
+                QuestionFeatures::compute(q, &annotation, walked.as_ref(), lang, None)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

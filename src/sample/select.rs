@@ -7,29 +7,6 @@
 
 use crate::rng::SplitMix64;
 
-/// How a sample is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// FEASIBLE's exemplars only.
-    FeasibleExemplars,
-    /// FEASIBLE: exemplars, clusters around them, each cluster's member
-    /// nearest its centroid.
-    Feasible,
-    /// A seeded random sample.
-    Random,
-}
-
-impl Method {
-    /// The method's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::FeasibleExemplars => "feasible-exemplars",
-            Method::Feasible => "feasible",
-            Method::Random => "random",
-        }
-    }
-}
-
 /// Every dimension divided by its maximum over the vectors (a dimension whose
 /// maximum is 0 stays 0), as FEASIBLE normalises.
 pub fn normalise(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {
@@ -48,7 +25,7 @@ pub fn normalise(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
-fn distance(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn distance(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y) * (x - y))
@@ -56,7 +33,7 @@ fn distance(a: &[f64], b: &[f64]) -> f64 {
         .sqrt()
 }
 
-fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
+pub(super) fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
     let dims = vectors.first().map_or(0, |v| v.len());
     let n = vectors.len().max(1) as f64;
     (0..dims)
@@ -66,7 +43,11 @@ fn mean_vector(vectors: &[&[f64]]) -> Vec<f64> {
 
 /// The index of the best candidate by `score` (larger is better); a tie goes
 /// to the smallest id, compared as strings.
-fn best_by(candidates: &[usize], ids: &[String], score: impl Fn(usize) -> f64) -> Option<usize> {
+pub(super) fn best_by(
+    candidates: &[usize],
+    ids: &[String],
+    score: impl Fn(usize) -> f64,
+) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for &i in candidates {
         let s = score(i);

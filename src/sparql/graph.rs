@@ -118,7 +118,7 @@ fn object(t: &Term) -> Result<OxTerm, GraphError> {
     })
 }
 
-fn triple(s: &Statement) -> Result<Triple, GraphError> {
+pub(super) fn triple(s: &Statement) -> Result<Triple, GraphError> {
     Ok(Triple::new(
         named(&s.subject)?,
         named(&s.predicate)?,

@@ -17,6 +17,7 @@ mod guard;
 mod limits;
 mod load;
 mod run;
+mod scratch;
 mod stream;
 
 use std::path::PathBuf;
@@ -35,6 +36,7 @@ pub use graph::{
 };
 pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
 pub use run::{execute_dataset, execute_experiment, Executing, Mode, RunSummary};
+pub use scratch::ScratchGraph;
 pub use stream::{Reply, ResultStream};
 
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};

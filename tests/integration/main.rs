@@ -26,6 +26,7 @@ mod python_client;
 mod query_limits;
 mod real_data;
 mod recipes;
+mod sample;
 mod secrets;
 mod serve;
 mod spark;

@@ -1,0 +1,318 @@
+//! Micro-benchmarks over HTTP (docs/features.md): `GET
+//! /api/v1/benchmarks/{name}/features` gives the QaldGen / LSQ features of a
+//! registered benchmark's questions, and `POST /api/v1/sample` draws a sample
+//! of a registered benchmark as `qajudge sample --features … --where …` does
+//! (the features graph in the embedded store, the same selection, the same
+//! methods and scores). Both run on the blocking pool, at most
+//! [`MAX_AT_ONCE`] at once (more are refused as `busy`); the body is bounded
+//! by the server's JSON limit, the expression by the `--where` bounds, k-means'
+//! work by [`MAX_TRIALS`] and [`MAX_ITERATIONS`], and the selection by the
+//! store's timeout and caps.
+
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::OpenApi;
+
+use super::common::ApiResult;
+use super::error::{internal, ErrorBody, ErrorCode};
+use super::{ApiError, AppState};
+use crate::sample::draw::{self, Method, Params};
+use crate::sample::{condition, vocab, QuestionFeatures, NUMERIC};
+use crate::sparql::{ExecOptions, ScratchGraph, Statement};
+
+/// The paths of this module in the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(features, sample))]
+pub struct Api;
+
+/// Feature computations and draws at once.
+pub const MAX_AT_ONCE: usize = 2;
+/// The most k-means restarts a draw may ask for.
+pub const MAX_TRIALS: usize = 100;
+/// The most Lloyd steps per restart a draw may ask for.
+pub const MAX_ITERATIONS: usize = 1000;
+/// The time the selection of a draw may take.
+pub const SELECTION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Computations running now.
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A place among the computations at once, given back on drop.
+struct Slot;
+
+impl Slot {
+    /// A slot, or a 503 `busy` when [`MAX_AT_ONCE`] are taken.
+    fn take() -> Result<Slot, ApiError> {
+        use std::sync::atomic::Ordering;
+        if RUNNING.fetch_add(1, Ordering::SeqCst) >= MAX_AT_ONCE {
+            RUNNING.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::new(
+                ErrorCode::Busy,
+                format!("{MAX_AT_ONCE} feature computations or samples are running; try again in a moment"),
+            ));
+        }
+        Ok(Slot)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The features of a registered benchmark's questions.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct BenchmarkFeatures {
+    /// The benchmark.
+    benchmark: String,
+    /// One object per question, in the benchmark's order, with the fields of
+    /// `qajudge features --format json` (docs/features.md): `id`, `text`,
+    /// `words`, `entities`, `entity_words`, …, `triple_patterns`, `bgps`,
+    /// `projection_variables`, `result_size` and the SPARQL feature flags.
+    #[schema(value_type = Vec<Object>)]
+    questions: Vec<Value>,
+}
+
+/// A sample to draw.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SampleBody {
+    /// A registered benchmark's name.
+    benchmark: String,
+    /// The numeric and boolean features of the vectors (docs/features.md):
+    /// `words`, `entities`, `relations`, `classes`, `triple_patterns`,
+    /// `result_size`, `filter`, `union`, … .
+    features: Vec<String>,
+    /// Keep only the questions meeting a condition, e.g. `triple_patterns > 1
+    /// and type = "what"` (docs/features.md, "Selecting without SPARQL").
+    #[serde(rename = "where")]
+    condition: Option<String>,
+    /// Questions in the sample.
+    size: usize,
+    /// `feasible` (default), `feasible-exemplars`, `kmeans++`,
+    /// `dbscan+kmeans++`, `agglomerative` or `random`.
+    method: Option<String>,
+    /// The seed of `random` and the k-means methods (default 0).
+    seed: Option<u64>,
+    /// DBSCAN's radius (default 0.1).
+    radius: Option<f64>,
+    /// DBSCAN's fewest vectors within the radius of a core one (default 4).
+    min_points: Option<usize>,
+    /// k-means' most Lloyd steps per restart (default 100, at most 1000).
+    max_iterations: Option<usize>,
+    /// k-means' seeded restarts (default 10, at most 100).
+    trials: Option<usize>,
+}
+
+/// A drawn sample, as `qajudge sample --format json` prints it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SampleSummary {
+    /// The method.
+    method: String,
+    /// Questions drawn.
+    size: usize,
+    /// Questions asked for (agglomerative clustering can give another number).
+    requested_size: usize,
+    /// The seed.
+    seed: u64,
+    /// The features of the vectors.
+    features: Vec<String>,
+    /// The candidates drawn from.
+    candidates: usize,
+    /// QaldGen's diversity (Definition 2; higher is more diverse).
+    diversity: f64,
+    /// FEASIBLE's similarity error (lower is more representative).
+    representativeness: f64,
+    /// The chosen question ids, in the order drawn.
+    questions: Vec<String>,
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError::new(ErrorCode::BadParameter, message)
+}
+
+/// The features of a registered benchmark's questions.
+#[utoipa::path(get, path = "/api/v1/benchmarks/{name}/features", tag = "experiments",
+    params(("name" = String, Path, description = "a registered benchmark's name")),
+    responses((status = 200, description = "the features of every question (docs/features.md)", body = BenchmarkFeatures),
+        (status = 404, description = "no such benchmark", body = ErrorBody),
+        (status = 503, description = "two computations are running (busy)", body = ErrorBody)))]
+pub async fn features(state: web::Data<AppState>, name: web::Path<String>) -> ApiResult {
+    let name = name.into_inner();
+    let Some(benchmark) = state.benchmarks.get(&name).cloned() else {
+        return Err(ApiError::not_found(format!(
+            "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
+        )));
+    };
+    let slot = Slot::take()?;
+    let questions = web::block(move || {
+        let _slot = slot;
+        QuestionFeatures::of_dataset(&benchmark.dataset, "en")
+            .iter()
+            .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
+            .collect::<Vec<Value>>()
+    })
+    .await
+    .map_err(internal)?;
+    Ok(HttpResponse::Ok().json(BenchmarkFeatures {
+        benchmark: name,
+        questions,
+    }))
+}
+
+/// Checks a body's options: the method, the features, k-means' bounds.
+fn params(body: &SampleBody) -> Result<Params, ApiError> {
+    let method = match body.method.as_deref() {
+        None | Some("") => Method::Feasible,
+        Some(m) => Method::parse(m).ok_or_else(|| {
+            bad(format!(
+                "method {m:?} is not a sampling method; use one of {}",
+                Method::ALL.map(|(n, _)| n).join(", ")
+            ))
+        })?,
+    };
+    if body.features.is_empty() {
+        return Err(bad(
+            "features is empty; name the features of the vectors, e.g. [\"words\", \"triple_patterns\"]".into(),
+        ));
+    }
+    for f in &body.features {
+        if !NUMERIC.contains(&f.as_str()) {
+            return Err(bad(format!(
+                "unknown feature {f:?} in features; use some of {}",
+                NUMERIC.join(", ")
+            )));
+        }
+    }
+    let defaults = Params::default();
+    let trials = body.trials.unwrap_or(defaults.trials);
+    let max_iterations = body.max_iterations.unwrap_or(defaults.max_iterations);
+    if trials > MAX_TRIALS || max_iterations > MAX_ITERATIONS {
+        return Err(bad(format!(
+            "trials {trials} and max_iterations {max_iterations}: give at most {MAX_TRIALS} and {MAX_ITERATIONS}"
+        )));
+    }
+    Ok(Params {
+        method,
+        size: body.size,
+        seed: body.seed.unwrap_or(0),
+        radius: body.radius.unwrap_or(defaults.radius),
+        min_points: body.min_points.unwrap_or(defaults.min_points),
+        max_iterations,
+        trials,
+    })
+}
+
+/// Draws a sample of a registered benchmark.
+#[utoipa::path(post, path = "/api/v1/sample", tag = "experiments", request_body = SampleBody,
+    responses((status = 200, description = "the sample, its diversity and representativeness (docs/features.md, Sampling)", body = SampleSummary),
+        (status = 400, description = "an unknown feature or method, a bad where expression (its column named), a size of 0 or more than the candidates, bounds exceeded (bad_parameter)", body = ErrorBody),
+        (status = 404, description = "no such benchmark", body = ErrorBody),
+        (status = 503, description = "two computations are running (busy)", body = ErrorBody)))]
+pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> ApiResult {
+    let body = body.into_inner();
+    let params = params(&body)?;
+    let condition = body
+        .condition
+        .as_deref()
+        .map(condition::parse)
+        .transpose()
+        .map_err(|e| bad(e.to_string().replacen("--where", "where", 1)))?;
+    let Some(benchmark) = state.benchmarks.get(&body.benchmark).cloned() else {
+        return Err(ApiError::not_found(format!(
+            "no benchmark {:?}; GET /api/v1/benchmarks lists the registered ones",
+            body.benchmark
+        )));
+    };
+    let filter = condition
+        .as_ref()
+        .map(|c| (c.sparql.clone(), c.features.clone()));
+    let query = vocab::select_query(
+        &body.features,
+        filter.as_ref().map(|(s, f)| (s.as_str(), f.as_slice())),
+    );
+    let origin = body.benchmark.clone();
+    let slot = Slot::take()?;
+    let drawn = web::block(move || -> Result<draw::Summary, ApiError> {
+        let _slot = slot;
+        let dataset = &benchmark.dataset;
+        let all = QuestionFeatures::of_dataset(dataset, "en");
+        let statements: Vec<Statement> = vocab::dataset_facts(dataset, &all, &origin)
+            .into_iter()
+            .map(|f| Statement {
+                subject: f.subject,
+                predicate: f.predicate,
+                object: f.object,
+            })
+            .collect();
+        let graph = ScratchGraph::new().map_err(internal)?;
+        graph.insert(&statements).map_err(internal)?;
+        let options = ExecOptions {
+            timeout: SELECTION_TIMEOUT,
+            ..ExecOptions::default()
+        };
+        let out = graph.execute(&query, options);
+        if !out.status.answered() || out.message.is_some() {
+            return Err(bad(format!(
+                "the selection failed: {}",
+                out.message.unwrap_or_else(|| format!("{:?}", out.status))
+            )));
+        }
+        let c = draw::candidates(&out.answers, &out.columns).map_err(|e| bad(e.to_string()))?;
+        draw::draw(&c, &params).map_err(|e| bad(e.to_string()))
+    })
+    .await
+    .map_err(internal)??;
+    Ok(HttpResponse::Ok().json(SampleSummary {
+        method: drawn.method.to_string(),
+        size: drawn.size,
+        requested_size: drawn.requested_size,
+        seed: drawn.seed,
+        features: drawn.features,
+        candidates: drawn.candidates,
+        diversity: drawn.diversity,
+        representativeness: drawn.representativeness,
+        questions: drawn.questions,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: &str) -> SampleBody {
+        serde_json::from_str(json).expect("a body")
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let p = params(&body(
+            r#"{"benchmark": "b", "features": ["words"], "size": 5, "method": "kmeans++", "seed": 3}"#,
+        ))
+        .expect("valid");
+        assert_eq!(
+            (p.method, p.size, p.seed, p.trials),
+            (Method::Kmeans, 5, 3, 10)
+        );
+        let e = params(&body(
+            r#"{"benchmark": "b", "features": ["wrods"], "size": 5}"#,
+        ));
+        assert!(e.is_err_and(|e| e.to_string().contains("unknown feature \"wrods\"")));
+        let e = params(&body(
+            r#"{"benchmark": "b", "features": ["words"], "size": 5, "method": "best"}"#,
+        ));
+        assert!(e.is_err_and(|e| e.to_string().contains("not a sampling method")));
+        let e = params(&body(
+            r#"{"benchmark": "b", "features": ["words"], "size": 5, "trials": 1000}"#,
+        ));
+        assert!(e.is_err_and(|e| e.to_string().contains("at most 100")));
+        assert!(serde_json::from_str::<SampleBody>(
+            r#"{"benchmark": "b", "features": [], "size": 1, "x": 1}"#
+        )
+        .is_err());
+    }
+}
