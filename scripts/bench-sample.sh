@@ -3,15 +3,15 @@
 # ratios against a baseline measured in the same run (the machine is shared
 # and noisy): `annotate --gold` of the same LC-QuAD files. Rounds interleave
 # the jobs. Usage: scripts/bench-sample.sh [ROUNDS] (default 3).
-# The binary: $QAJUDGE, else a build in $CARGO_TARGET_DIR (default
-# /root/.cache/qajudge-t2) with $PROFILE (debug or release, default debug).
+# The binary: $QAJUDGE, else a build in $CARGO_TARGET_DIR (default target)
+# with $PROFILE (debug or release, default debug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 data=../shared/data
 profile=${PROFILE:-debug}
 if [[ -z "${QAJUDGE:-}" ]]; then
-  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/root/.cache/qajudge-t2}
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
   if [[ $profile == release ]]; then cargo build --release -q; else cargo build -q; fi
   QAJUDGE=$CARGO_TARGET_DIR/$profile/qajudge
 fi
