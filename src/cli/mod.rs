@@ -7,6 +7,7 @@ mod check;
 mod diff;
 mod evaluate;
 mod features;
+mod fetch;
 mod index;
 mod input;
 mod paper;

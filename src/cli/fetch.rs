@@ -1,0 +1,192 @@
+//! `qajudge index fetch`: the arguments, the progress lines on stderr and the
+//! closing summary of a fetch from SPARQL endpoints (docs/indexer.md,
+//! "Fetching an index for a benchmark").
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::fetch::{
+    fetch, parse_endpoint, ClientOptions, Done, FetchOptions, FetchProgress, Seeds,
+};
+
+/// Arguments of `qajudge index fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The index directory to write: absent, empty, or an index qajudge wrote
+    /// (replaced only when the fetch and build succeed).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Gold benchmarks whose IRIs to fetch (answers, the IRIs of their
+    /// queries, Freebase ids), repeatable.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "iris",
+        conflicts_with = "iris"
+    )]
+    pub gold: Vec<PathBuf>,
+    /// A list of IRIs to fetch instead, one per line (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    pub iris: Option<PathBuf>,
+    /// An endpoint to ask, repeatable: `wikidata` (query.wikidata.org),
+    /// `dbpedia` (dbpedia.org/sparql), `wikidata=URL` / `dbpedia=URL` (that
+    /// vocabulary at another URL) or `NAME=wikidata:URL` / `NAME=dbpedia:URL`.
+    #[arg(long = "endpoint", value_name = "NAME=URL", required = true)]
+    pub endpoints: Vec<String>,
+    /// Rounds that ask about the Wikidata items, DBpedia resources and
+    /// Freebase ids the previous round linked (0: the starting IRIs only).
+    #[arg(long, default_value_t = 1)]
+    pub hops: u32,
+    /// Label languages, comma-separated; also the Wikipedias whose sitelinks
+    /// are fetched.
+    #[arg(
+        long,
+        value_name = "LANGS",
+        default_value = "en",
+        value_delimiter = ','
+    )]
+    pub lang: Vec<String>,
+    /// IRIs per query.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub batch: usize,
+    /// Requests at once per endpoint (public endpoints ask for 1).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub parallel: usize,
+    /// Seconds one request may take (WDQS stops queries at 60).
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    pub timeout: u64,
+    /// Tries after the first when an endpoint answers 429, 5xx or times out.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub retries: u32,
+    /// Keep every answer in DIR (one file per endpoint and query), so that an
+    /// interrupted fetch resumes and a repeated one asks nothing.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Also fetch DBpedia's dbo:wikiPageRedirects and read them as equivalences
+    /// (a redirect's name then matches its target).
+    #[arg(long)]
+    pub redirects: bool,
+    /// The largest answer read, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    pub max_answer_mb: u64,
+}
+
+/// Progress lines on stderr, at most one a second and one at each end.
+struct Lines {
+    last: Option<Instant>,
+    started: Instant,
+}
+
+impl FetchProgress for Lines {
+    fn query(&mut self, endpoint: &str, round: u32, done: Done, resolved: usize) {
+        let now = Instant::now();
+        let due = self
+            .last
+            .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1));
+        if !due && done.done < done.total {
+            return;
+        }
+        self.last = Some(now);
+        let secs = self.started.elapsed().as_secs_f64();
+        let eta = if done.done < done.total {
+            let per = secs / done.done as f64;
+            format!(", eta {:.0} s", per * (done.total - done.done) as f64)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "fetch: {endpoint} round {}: {}/{} queries{}, {resolved} starting IRIs resolved before this round{eta}",
+            round + 1,
+            done.done,
+            done.total,
+            if done.cached { " (cached)" } else { "" },
+        );
+    }
+}
+
+/// Runs `qajudge index fetch`.
+pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
+    let endpoints = args
+        .endpoints
+        .iter()
+        .map(|e| parse_endpoint(e))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.batch == 0 {
+        anyhow::bail!("--batch 0: give at least 1 IRI per query");
+    }
+    let mut seeds = Seeds::default();
+    for path in &args.gold {
+        let gold = super::load(path).with_context(|| format!("--gold {}", path.display()))?;
+        seeds.add_gold(&gold, &path.display().to_string());
+    }
+    if let Some(path) = &args.iris {
+        let bytes = super::input::read(path).context("--iris")?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not UTF-8 text at byte {}; give one IRI per line",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        seeds.add_list(&text, &path.display().to_string())?;
+    }
+    for d in &seeds.diagnostics {
+        eprintln!("note: {d}; its answers are fetched, not its query's IRIs");
+    }
+    let opts = FetchOptions {
+        endpoints,
+        hops: args.hops,
+        langs: args
+            .lang
+            .iter()
+            .map(|l| l.trim().to_ascii_lowercase())
+            .filter(|l| !l.is_empty())
+            .collect(),
+        batch: args.batch,
+        redirects: args.redirects,
+        client: ClientOptions {
+            parallel: args.parallel.max(1),
+            timeout: Duration::from_secs(args.timeout.max(1)),
+            retries: args.retries,
+            max_body: args.max_answer_mb.max(1) << 20,
+            cache: args.cache.clone(),
+            ..ClientOptions::default()
+        },
+    };
+    let started = Instant::now();
+    let mut lines = Lines {
+        last: None,
+        started,
+    };
+    let (meta, summary) = fetch(
+        &seeds,
+        &opts,
+        &args.out,
+        &mut lines,
+        &mut crate::indexer::Silent,
+    )?;
+    let c = &meta.counts;
+    eprintln!(
+        "{}: {} starting IRIs, {} resolved; {} IRIs asked in {} queries ({} requests, {} cached, {} retries); {} statements; {} equivalence links, {} classes over {} IRIs, {} labels, {} typed IRIs; {:.1} s",
+        args.out.display(),
+        summary.seeds,
+        summary.resolved,
+        summary.asked,
+        summary.queries,
+        summary.requests,
+        summary.cached,
+        summary.retries,
+        summary.statements,
+        c.equivalence_links,
+        c.classes,
+        c.iris,
+        c.labels,
+        c.typed_iris,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
