@@ -245,14 +245,16 @@ impl Client {
                     }
                     self.backoff(attempt)
                 }
-                Ok(reply) => return (
-                    Err(fail(format!(
+                Ok(reply) => {
+                    return (
+                        Err(fail(format!(
                         "http status {}: {}; check the URL and that the endpoint accepts the query",
                         reply.status,
                         body_excerpt(&reply.body)
                     ))),
-                    false,
-                ),
+                        false,
+                    )
+                }
                 Err(e) => {
                     if attempt >= self.opts.retries {
                         let hint = if matches!(e, CallError::Timeout(_)) {

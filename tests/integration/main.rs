@@ -11,6 +11,7 @@ mod data;
 mod endpoint;
 mod faults;
 mod features;
+mod fetch;
 mod full_disk;
 mod hostile;
 mod index;
