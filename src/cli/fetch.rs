@@ -77,6 +77,7 @@ pub struct FetchArgs {
 
 /// Progress lines on stderr, at most one a second and one at each end.
 struct Lines {
+    seeds: usize,
     last: Option<Instant>,
     started: Instant,
 }
@@ -99,11 +100,12 @@ impl FetchProgress for Lines {
             String::new()
         };
         eprintln!(
-            "fetch: {endpoint} round {}: {}/{} queries{}, {resolved} starting IRIs resolved before this round{eta}",
+            "fetch: {endpoint} round {}: {}/{} queries{}, {resolved} of {} starting IRIs resolved so far{eta}",
             round + 1,
             done.done,
             done.total,
             if done.cached { " (cached)" } else { "" },
+            self.seeds,
         );
     }
 }
@@ -159,6 +161,7 @@ pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
     };
     let started = Instant::now();
     let mut lines = Lines {
+        seeds: seeds.iris.len(),
         last: None,
         started,
     };

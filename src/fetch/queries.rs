@@ -135,10 +135,12 @@ pub(super) enum Home {
 
 /// Where the canonical IRI `iri` belongs.
 pub(super) fn home(iri: &str) -> Home {
-    if iri
-        .strip_prefix(WD)
-        .is_some_and(|id| id.len() > 1 && id[1..].bytes().all(|b| b.is_ascii_digit()))
-    {
+    if iri.strip_prefix(WD).is_some_and(|id| {
+        let mut bytes = id.bytes();
+        bytes.next().is_some_and(|b| b.is_ascii_uppercase())
+            && id.len() > 1
+            && bytes.all(|b| b.is_ascii_digit())
+    }) {
         return Home::Wikidata;
     }
     if iri.starts_with(FREEBASE) {
@@ -242,11 +244,14 @@ fn wikidata_forward(iris: &[&String], asking: &Asking<'_>) -> String {
         .iter()
         .map(|l| format!("<https://{}.wikipedia.org/>", l.to_ascii_lowercase()))
         .collect::<Vec<_>>()
-        .join(" ");
+        .join(", ");
+    // the IRIs are listed in each branch, not once outside the union, and
+    // predicates are filtered rather than listed in VALUES: a store then
+    // looks the IRIs up instead of scanning the branch whole
+    let items = values(iris);
+    let langs = lang_filter(asking.langs);
     format!(
-        "SELECT ?s ?p ?o WHERE {{\n  VALUES ?x {{ {} }}\n  {{ ?s <{SCHEMA_ABOUT}> ?x ; <{SCHEMA_IS_PART_OF}> ?site . VALUES ?site {{ {sites} }} BIND(<{SCHEMA_ABOUT}> AS ?p) BIND(?x AS ?o) }}\n  UNION {{ VALUES ?p {{ <{WDT}P646> <{WDT_P2888}> <{WDT_P1709}> <{WDT}P31> }} ?x ?p ?o . BIND(?x AS ?s) }}\n  UNION {{ VALUES ?p {{ <{RDFS_LABEL}> <{SKOS_ALT_LABEL}> }} ?x ?p ?o . FILTER(LANG(?o) IN ({})) BIND(?x AS ?s) }}\n}}",
-        values(iris),
-        lang_filter(asking.langs),
+        "SELECT ?s ?p ?o WHERE {{\n  {{ VALUES ?s {{ {items} }} ?s ?p ?o . FILTER(?p IN (<{WDT}P646>, <{WDT_P2888}>, <{WDT_P1709}>, <{WDT}P31>) || ?p IN (<{RDFS_LABEL}>, <{SKOS_ALT_LABEL}>) && LANG(?o) IN ({langs})) }}\n  UNION {{ VALUES ?o {{ {items} }} ?s <{SCHEMA_ABOUT}> ?o ; <{SCHEMA_IS_PART_OF}> ?site . FILTER(?site IN ({sites})) BIND(<{SCHEMA_ABOUT}> AS ?p) }}\n}}"
     )
 }
 
@@ -289,7 +294,7 @@ fn wikidata_backward(iris: &[&String]) -> Option<String> {
     }
     if !others.is_empty() {
         branches.push(format!(
-            "{{ VALUES ?o {{ {} }} VALUES ?p {{ <{WDT_P2888}> <{WDT_P1709}> }} ?s ?p ?o . }}",
+            "{{ VALUES ?o {{ {} }} ?s ?p ?o . FILTER(?p IN (<{WDT_P2888}>, <{WDT_P1709}>)) }}",
             others.join(" ")
         ));
     }
@@ -305,22 +310,20 @@ fn wikidata_backward(iris: &[&String]) -> Option<String> {
 /// owl:sameAs and the OWL equivalences, types, (opt-in) redirects both ways,
 /// labels in `--lang`.
 fn dbpedia_forward(iris: &[&String], asking: &Asking<'_>) -> String {
-    let redirects = if asking.redirects {
-        format!(
-            "\n  UNION {{ ?s <{DBO_REDIRECTS}> ?x . BIND(<{DBO_REDIRECTS}> AS ?p) BIND(?x AS ?o) }}"
+    let items = values(iris);
+    let langs = lang_filter(asking.langs);
+    let (redirect_out, redirect_in) = if asking.redirects {
+        (
+            format!(", <{DBO_REDIRECTS}>"),
+            format!(
+                "\n  UNION {{ VALUES ?o {{ {items} }} ?s <{DBO_REDIRECTS}> ?o . BIND(<{DBO_REDIRECTS}> AS ?p) }}"
+            ),
         )
     } else {
-        String::new()
-    };
-    let redirect_out = if asking.redirects {
-        format!(" <{DBO_REDIRECTS}>")
-    } else {
-        String::new()
+        (String::new(), String::new())
     };
     format!(
-        "SELECT ?s ?p ?o WHERE {{\n  VALUES ?x {{ {} }}\n  {{ VALUES ?p {{ <{OWL}sameAs> <{OWL}equivalentClass> <{OWL}equivalentProperty> <{RDF_TYPE}>{redirect_out} }} ?x ?p ?o . BIND(?x AS ?s) }}\n  UNION {{ VALUES ?p {{ <{RDFS_LABEL}> }} ?x ?p ?o . FILTER(LANG(?o) IN ({})) BIND(?x AS ?s) }}{redirects}\n}}",
-        values(iris),
-        lang_filter(asking.langs),
+        "SELECT ?s ?p ?o WHERE {{\n  {{ VALUES ?s {{ {items} }} ?s ?p ?o . FILTER(?p IN (<{OWL}sameAs>, <{OWL}equivalentClass>, <{OWL}equivalentProperty>, <{RDF_TYPE}>{redirect_out}) || ?p = <{RDFS_LABEL}> && LANG(?o) IN ({langs})) }}{redirect_in}\n}}"
     )
 }
 
@@ -328,7 +331,7 @@ fn dbpedia_forward(iris: &[&String], asking: &Asking<'_>) -> String {
 /// Wikidata and Freebase this way), and the classes equivalent to them.
 fn dbpedia_backward(iris: &[&String]) -> String {
     format!(
-        "SELECT ?s ?p ?o WHERE {{\n  VALUES ?o {{ {} }}\n  VALUES ?p {{ <{OWL}sameAs> <{OWL}equivalentClass> }}\n  ?s ?p ?o .\n}}",
+        "SELECT ?s ?p ?o WHERE {{\n  VALUES ?o {{ {} }}\n  ?s ?p ?o . FILTER(?p IN (<{OWL}sameAs>, <{OWL}equivalentClass>))\n}}",
         values(iris)
     )
 }
