@@ -191,5 +191,11 @@ pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
         c.typed_iris,
         started.elapsed().as_secs_f64()
     );
+    if summary.cut > 0 {
+        eprintln!(
+            "warning: {} answers about a single IRI were still cut at the endpoint's row limit; some of their links, labels or types are missing",
+            summary.cut
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

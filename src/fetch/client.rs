@@ -83,6 +83,16 @@ pub struct Client {
     temp_names: AtomicU64,
 }
 
+/// The rows of one answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The rows.
+    pub rows: Vec<Row>,
+    /// True when the endpoint said it cut the answer (its row limit, or a
+    /// partial answer at its time limit); such an answer is not cached.
+    pub cut: bool,
+}
+
 /// One finished query, as [`Client::ask_all`] reports it.
 #[derive(Debug, Clone, Copy)]
 pub struct Done {
@@ -118,10 +128,10 @@ impl Client {
         endpoint: &Endpoint,
         queries: &[String],
         done: &mut dyn FnMut(Done),
-    ) -> Result<Vec<Vec<Row>>, FetchError> {
+    ) -> Result<Vec<Answer>, FetchError> {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
-        let mut slots: Vec<Option<Result<Vec<Row>, FetchError>>> =
+        let mut slots: Vec<Option<Result<Answer, FetchError>>> =
             (0..queries.len()).map(|_| None).collect();
         let workers = self.opts.parallel.clamp(1, queries.len().max(1));
         std::thread::scope(|scope| {
@@ -168,7 +178,7 @@ impl Client {
 
     /// The rows of one query, from the cache or the endpoint, and whether they
     /// came from the cache.
-    fn ask(&self, endpoint: &Endpoint, query: &str) -> (Result<Vec<Row>, FetchError>, bool) {
+    fn ask(&self, endpoint: &Endpoint, query: &str) -> (Result<Answer, FetchError>, bool) {
         let key = sha256_hex(format!("{}\n{}", endpoint.url, query).as_bytes());
         let cached = self
             .opts
@@ -178,7 +188,7 @@ impl Client {
         if let Some(path) = &cached {
             if let Some(rows) = self.read_cached(path) {
                 self.counters.cached.fetch_add(1, Ordering::Relaxed);
-                return (Ok(rows), true);
+                return (Ok(Answer { rows, cut: false }), true);
             }
         }
         let fail = |message: String| FetchError::Request {
@@ -208,12 +218,15 @@ impl Client {
                     }
                     return match parse_rows(&reply.body, &reply.content_type) {
                         Ok(rows) => {
+                            if reply.partial {
+                                return (Ok(Answer { rows, cut: true }), false);
+                            }
                             if let Some(path) = &cached {
                                 if let Err(e) = self.write_cached(path, &reply.body) {
                                     return (Err(e), false);
                                 }
                             }
-                            (Ok(rows), false)
+                            (Ok(Answer { rows, cut: false }), false)
                         }
                         Err(e) => (
                             Err(fail(format!(

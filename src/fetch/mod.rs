@@ -25,7 +25,7 @@ pub use queries::{parse_endpoint, Endpoint, EndpointKind, DBPEDIA_URL, WIKIDATA_
 
 use crate::index::format::IndexMeta;
 use crate::indexer::{BuildOptions, Generated, IndexerError, Progress};
-use queries::{is_hub, plan, Asking, DBO_REDIRECTS, WDT_P1709, WDT_P2888};
+use queries::{halves, is_hub, plan, Asking, DBO_REDIRECTS, WDT_P1709, WDT_P2888};
 use results::{ntriples, RdfTerm, Row};
 
 /// The file of fetched statements inside the index.
@@ -134,6 +134,9 @@ pub struct FetchSummary {
     pub retries: u64,
     /// Distinct statements written.
     pub statements: u64,
+    /// Answers of one IRI that the endpoint still cut at its row limit (the
+    /// others were asked again in halves).
+    pub cut: u64,
     /// Seconds the fetch took (before the build).
     pub seconds: f64,
 }
@@ -177,6 +180,79 @@ fn linked(row: &Row) -> Vec<String> {
     out
 }
 
+/// What the rounds gathered so far.
+#[derive(Default)]
+struct Gathered {
+    /// Canonical IRIs some answer mentions.
+    mentioned: BTreeSet<String>,
+    /// Distinct N-Triples lines.
+    lines: BTreeSet<String>,
+    /// The hubs linked this round.
+    next: BTreeSet<String>,
+    /// Queries asked (halves included).
+    queries: u64,
+    /// Answers of one IRI still cut.
+    cut: u64,
+}
+
+/// Asks one endpoint about the round's IRIs (a query whose answer the
+/// endpoint cut asked again in halves), adding what it answers to `got`;
+/// returns the round's record for the provenance.
+#[allow(clippy::too_many_arguments)]
+fn ask_endpoint(
+    client: &Client,
+    endpoint: &Endpoint,
+    frontier: &[String],
+    asking: &Asking<'_>,
+    round: u32,
+    seeds: &Seeds,
+    progress: &mut dyn FetchProgress,
+    got: &mut Gathered,
+) -> Result<serde_json::Value, FetchError> {
+    let mut pending = plan(endpoint, frontier, asking);
+    let (mut queries, mut rows_of_endpoint, mut split) = (0u64, 0u64, 0u64);
+    while !pending.is_empty() {
+        let texts: Vec<String> = pending.iter().map(|p| p.text.clone()).collect();
+        queries += texts.len() as u64;
+        let resolved = seeds.iris.intersection(&got.mentioned).count();
+        let answers = client.ask_all(endpoint, &texts, &mut |done| {
+            progress.query(&endpoint.name, round, done, resolved);
+        })?;
+        let mut again = Vec::new();
+        for (planned, answer) in pending.iter().zip(answers) {
+            if answer.cut {
+                let halves = halves(endpoint, planned, asking);
+                if !halves.is_empty() {
+                    split += 1;
+                    again.extend(halves);
+                    continue;
+                }
+                got.cut += 1;
+            }
+            rows_of_endpoint += answer.rows.len() as u64;
+            for row in answer.rows {
+                got.mentioned.extend(seed_iri(&row.s));
+                if let RdfTerm::Iri(o) = &row.o {
+                    got.mentioned.extend(seed_iri(o));
+                }
+                got.next
+                    .extend(linked(&row).into_iter().filter(|i| is_hub(i)));
+                got.lines.insert(ntriples(&row));
+            }
+        }
+        pending = again;
+    }
+    got.queries += queries;
+    Ok(serde_json::json!({
+        "round": round,
+        "endpoint": endpoint.name,
+        "iris": frontier.len(),
+        "queries": queries,
+        "split": split,
+        "rows": rows_of_endpoint,
+    }))
+}
+
 /// Fetches what links the seeds from the endpoints and builds the index at
 /// `out` (absent, empty, or an index qajudge wrote; checked before anything
 /// is asked).
@@ -205,50 +281,32 @@ pub fn fetch(
     };
     let mut asked: BTreeSet<String> = BTreeSet::new();
     let mut frontier: Vec<String> = seeds.iris.iter().cloned().collect();
-    let mut mentioned: BTreeSet<String> = BTreeSet::new();
-    let mut lines: BTreeSet<String> = BTreeSet::new();
-    let mut queries_total = 0u64;
+    let mut got = Gathered::default();
     let mut per_endpoint = Vec::new();
     for round in 0..=opts.hops {
         if frontier.is_empty() {
             break;
         }
-        let mut next: BTreeSet<String> = BTreeSet::new();
+        got.next.clear();
         for endpoint in &opts.endpoints {
-            let planned = plan(endpoint, &frontier, &asking);
-            let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
-            queries_total += texts.len() as u64;
-            let resolved_before = seeds.iris.intersection(&mentioned).count();
-            let answers = client.ask_all(endpoint, &texts, &mut |done| {
-                progress.query(&endpoint.name, round, done, resolved_before);
-            })?;
-            let mut rows_of_endpoint = 0u64;
-            for rows in answers {
-                rows_of_endpoint += rows.len() as u64;
-                for row in rows {
-                    mentioned.extend(seed_iri(&row.s));
-                    if let RdfTerm::Iri(o) = &row.o {
-                        mentioned.extend(seed_iri(o));
-                    }
-                    for iri in linked(&row) {
-                        if is_hub(&iri) {
-                            next.insert(iri);
-                        }
-                    }
-                    lines.insert(ntriples(&row));
-                }
-            }
-            per_endpoint.push(serde_json::json!({
-                "round": round,
-                "endpoint": endpoint.name,
-                "iris": frontier.len(),
-                "queries": texts.len(),
-                "rows": rows_of_endpoint,
-            }));
+            let asked_round = ask_endpoint(
+                &client, endpoint, &frontier, &asking, round, seeds, progress, &mut got,
+            )?;
+            per_endpoint.push(asked_round);
         }
         asked.extend(frontier.drain(..));
-        frontier = next.into_iter().filter(|i| !asked.contains(i)).collect();
+        frontier = std::mem::take(&mut got.next)
+            .into_iter()
+            .filter(|i| !asked.contains(i))
+            .collect();
     }
+    let Gathered {
+        mentioned,
+        lines,
+        queries: queries_total,
+        cut,
+        ..
+    } = got;
     for line in &lines {
         writer
             .write_all(line.as_bytes())
@@ -266,6 +324,7 @@ pub fn fetch(
         cached: c.cached.load(std::sync::atomic::Ordering::Relaxed),
         retries: c.retries.load(std::sync::atomic::Ordering::Relaxed),
         statements: lines.len() as u64,
+        cut,
         seconds: started.elapsed().as_secs_f64(),
     };
     let build = BuildOptions {

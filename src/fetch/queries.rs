@@ -166,13 +166,15 @@ pub(super) fn is_hub(iri: &str) -> bool {
         || iri.starts_with(FREEBASE)
 }
 
-/// One query of a batch, with the kind of question it asks.
+/// One query of a batch, with the kind of question it asks and its IRIs.
 #[derive(Debug, Clone)]
 pub struct Planned {
     /// `forward` or `backward`.
     pub direction: &'static str,
     /// The query text.
     pub text: String,
+    /// The IRIs it asks about.
+    pub iris: Vec<String>,
 }
 
 /// What the queries ask besides the IRIs.
@@ -197,28 +199,47 @@ pub fn plan(endpoint: &Endpoint, iris: &[String], asking: &Asking<'_>) -> Vec<Pl
         )
     });
     let mut out = Vec::new();
-    for chunk in forward.chunks(batch) {
-        out.push(Planned {
-            direction: "forward",
-            text: match endpoint.kind {
-                EndpointKind::Wikidata => wikidata_forward(chunk, asking),
-                EndpointKind::Dbpedia => dbpedia_forward(chunk, asking),
-            },
-        });
-    }
-    for chunk in backward.chunks(batch) {
-        let text = match endpoint.kind {
-            EndpointKind::Wikidata => wikidata_backward(chunk),
-            EndpointKind::Dbpedia => Some(dbpedia_backward(chunk)),
-        };
-        if let Some(text) = text {
-            out.push(Planned {
-                direction: "backward",
-                text,
-            });
+    for (direction, list) in [("forward", forward), ("backward", backward)] {
+        for chunk in list.chunks(batch) {
+            out.extend(query(endpoint, direction, chunk, asking));
         }
     }
     out
+}
+
+/// The query of one batch, or `None` when the endpoint cannot be asked about
+/// any of its IRIs.
+fn query(
+    endpoint: &Endpoint,
+    direction: &'static str,
+    chunk: &[&String],
+    asking: &Asking<'_>,
+) -> Option<Planned> {
+    let text = match (endpoint.kind, direction) {
+        (EndpointKind::Wikidata, "forward") => Some(wikidata_forward(chunk, asking)),
+        (EndpointKind::Dbpedia, "forward") => Some(dbpedia_forward(chunk, asking)),
+        (EndpointKind::Wikidata, _) => wikidata_backward(chunk),
+        (EndpointKind::Dbpedia, _) => Some(dbpedia_backward(chunk)),
+    }?;
+    Some(Planned {
+        direction,
+        text,
+        iris: chunk.iter().map(|i| (*i).clone()).collect(),
+    })
+}
+
+/// A query whose answer the endpoint cut (at its row limit) asked again in
+/// two halves; empty when it asks about one IRI only.
+pub fn halves(endpoint: &Endpoint, planned: &Planned, asking: &Asking<'_>) -> Vec<Planned> {
+    if planned.iris.len() < 2 {
+        return Vec::new();
+    }
+    let refs: Vec<&String> = planned.iris.iter().collect();
+    let (a, b) = refs.split_at(refs.len() / 2);
+    [a, b]
+        .into_iter()
+        .filter_map(|half| query(endpoint, planned.direction, half, asking))
+        .collect()
 }
 
 fn values(iris: &[&String]) -> String {

@@ -27,6 +27,10 @@ pub struct EndpointReply {
     pub retry_after: Option<String>,
     /// True when the body was longer than the bound and was cut there.
     pub truncated: bool,
+    /// True when the endpoint says it cut the results itself: Virtuoso's
+    /// `X-SPARQL-MaxRows` (its row limit reached) or `X-SQL-State` (an
+    /// anytime query's partial answer).
+    pub partial: bool,
 }
 
 /// How one request is made.
@@ -93,6 +97,8 @@ pub fn sparql_request_with(
     let status = response.status();
     let content_type = response.content_type().to_ascii_lowercase();
     let retry_after = response.header("retry-after").map(str::to_string);
+    let partial =
+        response.header("x-sparql-maxrows").is_some() || response.header("x-sql-state").is_some();
     let mut body = Vec::new();
     response
         .into_reader()
@@ -109,5 +115,6 @@ pub fn sparql_request_with(
         body,
         retry_after,
         truncated,
+        partial,
     })
 }

@@ -311,7 +311,8 @@ struct Small {
     url: String,
 }
 
-fn small(respond: impl Fn(usize) -> Reply + Send + 'static) -> Small {
+/// `respond` gets the request's number (from 0) and its text (head and body).
+fn small(respond: impl Fn(usize, &str) -> Reply + Send + 'static) -> Small {
     let listener = TcpListener::bind("127.0.0.1:0").expect("loopback port");
     let url = format!(
         "http://127.0.0.1:{}/sparql",
@@ -338,8 +339,9 @@ fn small(respond: impl Fn(usize) -> Reply + Send + 'static) -> Small {
             }
             let mut body = vec![0u8; length];
             let _ = reader.read_exact(&mut body);
+            let request = format!("{head}{}", String::from_utf8_lossy(&body));
             seen.lock().expect("heads").push(head);
-            match respond(count.fetch_add(1, Ordering::SeqCst)) {
+            match respond(count.fetch_add(1, Ordering::SeqCst), &request) {
                 Reply::Send(text) => {
                     let _ = stream.write_all(text.as_bytes());
                 }
@@ -377,7 +379,7 @@ fn fetch_from(url: &str, list: &Path, out: &Path, extra: &[&str]) -> std::proces
 
 #[test]
 fn rate_limits_and_server_errors_are_retried_politely() {
-    let server = small(|n| match n {
+    let server = small(|n, _| match n {
         0 => http(
             "429 Too Many Requests",
             "Retry-After: 1\r\n",
@@ -434,7 +436,7 @@ fn rate_limits_and_server_errors_are_retried_politely() {
     );
 
     // retries are bounded: an endpoint that keeps answering 503 is an error
-    let busy = small(|_| {
+    let busy = small(|_, _| {
         http(
             "503 Service Unavailable",
             "Retry-After: 0\r\n",
@@ -453,7 +455,7 @@ fn a_second_fetch_asks_nothing_and_an_interrupted_one_resumes() {
     // the server "dies" after two answers (500 to everything) until revived
     let alive = Arc::new(AtomicUsize::new(0));
     let state = Arc::clone(&alive);
-    let server = small(move |n| {
+    let server = small(move |n, _| {
         if n >= 2 && state.load(Ordering::SeqCst) == 0 {
             http("500 Internal Server Error", "", "text/plain", "down")
         } else {
@@ -490,7 +492,7 @@ fn a_second_fetch_asks_nothing_and_an_interrupted_one_resumes() {
 #[test]
 fn bad_endpoints_and_inputs_are_clear_errors() {
     let list = write("bad.txt", "http://www.wikidata.org/entity/Q1\n");
-    let html = small(|_| {
+    let html = small(|_, _| {
         http(
             "200 OK",
             "",
@@ -505,7 +507,7 @@ fn bad_endpoints_and_inputs_are_clear_errors() {
     assert!(e.contains("not SPARQL JSON results (text/html"), "{e}");
     assert!(e.contains("the query: SELECT ?s ?p ?o"), "{e}");
 
-    let missing = small(|_| http("404 Not Found", "", "text/plain", "no such page"));
+    let missing = small(|_, _| http("404 Not Found", "", "text/plain", "no such page"));
     let o = fetch_from(&missing.url, &list, &tmp("404-index"), &[]);
     assert!(
         stderr(&o).contains("http status 404: \"no such page\""),
@@ -514,7 +516,7 @@ fn bad_endpoints_and_inputs_are_clear_errors() {
     );
     assert_eq!(missing.requests(), 1, "a 404 is not retried");
 
-    let silent = small(|_| Reply::Hang(Duration::from_secs(3)));
+    let silent = small(|_, _| Reply::Hang(Duration::from_secs(3)));
     let o = fetch_from(
         &silent.url,
         &list,
@@ -582,4 +584,61 @@ fn bad_endpoints_and_inputs_are_clear_errors() {
     );
     assert_eq!(html.requests(), before);
     assert_eq!(std::fs::read_to_string(&occupied).expect("kept"), "mine");
+}
+
+#[test]
+fn an_answer_cut_at_the_row_limit_is_asked_again_in_halves() {
+    // Virtuoso's way: X-SPARQL-MaxRows when the answer stopped at its limit;
+    // here every answer about more than one IRI is "cut"
+    let server = small(|_, request| {
+        let distinct: std::collections::BTreeSet<&str> = request
+            .split("entity%2FQ")
+            .skip(1)
+            .map(|rest| {
+                &rest[..rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len())]
+            })
+            .collect();
+        if distinct.len() > 1 {
+            match results() {
+                Reply::Send(text) => Reply::Send(text.replacen(
+                    "Content-Type:",
+                    "X-SPARQL-MaxRows: 1\r\nContent-Type:",
+                    1,
+                )),
+                other => other,
+            }
+        } else {
+            results()
+        }
+    });
+    let iris: String = (1..=4)
+        .map(|i| format!("http://www.wikidata.org/entity/Q{i}\n"))
+        .collect();
+    let list = write("cut.txt", &iris);
+    let out = tmp("cut-index");
+    let cache = tmp("cut-cache");
+    let o = fetch_from(&server.url, &list, &out, &["--cache", &s(&cache)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 4 IRIs, then 2 + 2, then 1 + 1 + 1 + 1
+    assert_eq!(server.requests(), 7);
+    assert!(
+        stderr(&o).contains("in 7 queries (7 requests"),
+        "{}",
+        stderr(&o)
+    );
+    // only the whole answers are kept: a second fetch asks the cut one only
+    let o = fetch_from(
+        &server.url,
+        &list,
+        &tmp("cut-index-again"),
+        &["--cache", &s(&cache)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(3 requests, 4 cached"),
+        "{}",
+        stderr(&o)
+    );
 }
