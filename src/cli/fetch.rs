@@ -12,6 +12,7 @@ use clap::Args;
 use crate::fetch::{
     fetch, parse_endpoint, ClientOptions, Done, FetchOptions, FetchProgress, Seeds,
 };
+use crate::model::Dataset;
 
 /// Arguments of `qajudge index fetch`.
 #[derive(Debug, Args)]
@@ -198,4 +199,103 @@ pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The user's cache directory of qajudge: `$XDG_CACHE_HOME/qajudge`, else
+/// `$HOME/.cache/qajudge`.
+fn cache_root() -> anyhow::Result<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("XDG_CACHE_HOME") {
+        return Ok(dir.join("qajudge"));
+    }
+    match var("HOME") {
+        Some(home) => Ok(home.join(".cache").join("qajudge")),
+        None => anyhow::bail!(
+            "--fetch-index: neither XDG_CACHE_HOME nor HOME is set; set one, or fetch with `qajudge index fetch --out DIR` and give --index DIR"
+        ),
+    }
+}
+
+/// `evaluate --fetch-index`: the index that `index fetch` builds for `gold`
+/// from `endpoints` (default options, `--lang` besides English), under the
+/// user's cache in a directory named by the SHA-256 of the gold's IRIs, the
+/// endpoints and the options; fetched once, then reused. The answers go to
+/// the cache beside it, so a fetch cut short resumes.
+pub(super) fn fetched_index(
+    gold: &Dataset,
+    gold_name: &str,
+    endpoints: &[String],
+    lang: Option<&str>,
+) -> anyhow::Result<PathBuf> {
+    let endpoints = endpoints
+        .iter()
+        .map(|e| parse_endpoint(e))
+        .collect::<Result<Vec<_>, _>>()
+        .context("--fetch-index")?;
+    let mut seeds = Seeds::default();
+    seeds.add_gold(gold, gold_name);
+    let mut langs = vec!["en".to_string()];
+    if let Some(l) = lang.map(|l| l.trim().to_ascii_lowercase()) {
+        if !l.is_empty() && !langs.contains(&l) {
+            langs.push(l);
+        }
+    }
+    let opts = FetchOptions {
+        endpoints,
+        hops: 1,
+        langs,
+        batch: 200,
+        redirects: false,
+        client: ClientOptions::default(),
+    };
+    let mut key = crate::digest::Sha256Hasher::new();
+    for iri in &seeds.iris {
+        key.update(iri.as_bytes());
+        key.update(b"\n");
+    }
+    for e in &opts.endpoints {
+        key.update(format!("{:?} {}\n", e.kind, e.url).as_bytes());
+    }
+    key.update(
+        format!(
+            "hops {} lang {} batch {}",
+            opts.hops,
+            opts.langs.join(","),
+            opts.batch
+        )
+        .as_bytes(),
+    );
+    let root = cache_root()?;
+    let dir = root.join("fetched").join(&key.hex()[..32]);
+    if crate::index::build_output_at(&dir).is_some() && crate::index::Index::open(&dir).is_ok() {
+        eprintln!("fetched index: {} (from an earlier fetch)", dir.display());
+        return Ok(dir);
+    }
+    let opts = FetchOptions {
+        client: ClientOptions {
+            cache: Some(root.join("fetch-answers")),
+            ..opts.client
+        },
+        ..opts
+    };
+    let mut lines = Lines {
+        seeds: seeds.iris.len(),
+        last: None,
+        started: Instant::now(),
+    };
+    let (_, summary) = fetch(&seeds, &opts, &dir, &mut lines, &mut crate::indexer::Silent)
+        .context("--fetch-index")?;
+    eprintln!(
+        "fetched index: {} ({} starting IRIs, {} resolved, {} requests, {} cached answers)",
+        dir.display(),
+        summary.seeds,
+        summary.resolved,
+        summary.requests,
+        summary.cached
+    );
+    Ok(dir)
 }

@@ -226,6 +226,54 @@ fn a_qald10_run_in_dbpedia_iris_and_names_scores_as_the_wikidata_original() {
     assert_eq!(provenance["endpoints"][1]["kind"], "dbpedia");
     assert!(provenance["counts"]["requests"].as_u64() > Some(0));
 
+    // evaluate --fetch-index does the same into the user's cache, once
+    let xdg = tmp("xdg-cache");
+    let endpoints = format!("wikidata={},dbpedia={}", wikidata.url, dbpedia.url);
+    let evaluate_fetching = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_qajudge"))
+            .args([
+                "evaluate",
+                "--gold",
+                &s(&gold),
+                "--run",
+                &s(&rewritten),
+                "--questions",
+                &s(&ids),
+                "--format",
+                "json",
+                "--fetch-index",
+                &endpoints,
+            ])
+            .env("XDG_CACHE_HOME", &xdg)
+            .output()
+            .expect("the qajudge binary runs")
+    };
+    let o = evaluate_fetching();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fetched: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
+    assert_eq!(f1_by_question(&fetched), want_f1);
+    let path = fetched["index"]["path"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        path.starts_with(&s(&xdg.join("qajudge/fetched/"))),
+        "{}",
+        fetched["index"]
+    );
+    assert_eq!(
+        fetched["index"]["provenance"]["endpoints"][1]["url"],
+        dbpedia.url.as_str()
+    );
+    let o = evaluate_fetching();
+    assert!(
+        stderr(&o).contains("(from an earlier fetch)"),
+        "{}",
+        stderr(&o)
+    );
+    let again: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json report");
+    assert_eq!(again["index"]["path"], path.as_str());
+
     // Douglas Adams (Q42.ttl) is not in QALD-10: an --iris list fetches him,
     // from the cache of nothing, with his Freebase id and his article
     let list = write("q42.txt", "<http://www.wikidata.org/entity/Q42>\n");
