@@ -690,3 +690,107 @@ fn an_answer_cut_at_the_row_limit_is_asked_again_in_halves() {
         stderr(&o)
     );
 }
+
+#[test]
+fn virtuoso_as_dbpedia_answers_the_same_and_its_row_limit_splits_batches() {
+    let data = crate::require_data!();
+    let Some(bin) = venv_program("venv-oxigraph/bin/oxigraph") else {
+        return;
+    };
+    // DBpedia's own store: the slice, and a resource with more owl:sameAs
+    // links than Virtuoso's packaged ResultSetMaxRows (10,000)
+    let mut slice = DBPEDIA_SLICE.to_string();
+    for i in 0..12_000 {
+        slice.push_str(&format!(
+            "dbr:Big owl:sameAs <http://example.org/big/{i}> .\n"
+        ));
+    }
+    let dbpedia_slice = write("virtuoso-dbpedia-slice.ttl", &slice);
+    let Some(dbpedia) = crate::virtuoso::start_in("virtuoso-fetch-db", &[dbpedia_slice]) else {
+        return;
+    };
+    let wikidata = start(
+        &bin,
+        &[write("virtuoso-wikidata-slice.ttl", WIKIDATA_SLICE)],
+    );
+    let gold = data.join("qald/10/qald_10.json");
+    let out = tmp("virtuoso-qald10-index");
+    let o = qajudge(&[
+        "index",
+        "fetch",
+        "--out",
+        &s(&out),
+        "--gold",
+        &s(&gold),
+        "--endpoint",
+        &format!("wikidata={}", wikidata.url),
+        "--endpoint",
+        &format!("dbpedia={}", dbpedia.url),
+        "--redirects",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids = write("virtuoso-ids.txt", "26\n132\n133\n");
+    let dbr = |r: &str| serde_json::json!({"type": "uri", "value": format!("http://dbpedia.org/resource/{r}")});
+    let run = run_file(
+        "virtuoso-dbpedia-run.json",
+        &[
+            ("26", dbr("United_Kingdom")),
+            ("132", dbr("Austria")),
+            ("133", dbr("Sweden")),
+        ],
+    );
+    let report = evaluate(&gold, &run, &ids, Some(&out));
+    let f1 = f1_by_question(&report);
+    assert_eq!(f1.len(), 3);
+    assert!(f1.iter().all(|(_, f)| *f == 1.0), "{f1:?}");
+    // the redirect dbr:UK, fetched from Virtuoso, is the United Kingdom
+    let o = qajudge(&[
+        "sameas",
+        "--index",
+        &s(&out),
+        "http://dbpedia.org/resource/UK",
+    ]);
+    assert!(
+        stdout(&o).contains("http://www.wikidata.org/entity/Q145"),
+        "{}",
+        stdout(&o)
+    );
+
+    // dbr:Big with dbr:Austria: the answer is cut (X-SPARQL-MaxRows), asked
+    // again in halves; dbr:Big alone is still cut, and the warning says so
+    let list = write(
+        "virtuoso-big.txt",
+        "http://dbpedia.org/resource/Big\nhttp://dbpedia.org/resource/Austria\n",
+    );
+    let big = tmp("virtuoso-big-index");
+    let o = qajudge(&[
+        "index",
+        "fetch",
+        "--out",
+        &s(&big),
+        "--iris",
+        &s(&list),
+        "--endpoint",
+        &format!("dbpedia={}", dbpedia.url),
+        "--hops",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("in 3 queries (3 requests"), "{e}");
+    assert!(
+        e.contains("warning: 1 answers about a single IRI were still cut"),
+        "{e}"
+    );
+    let o = qajudge(&[
+        "sameas",
+        "--index",
+        &s(&big),
+        "http://dbpedia.org/resource/Austria",
+    ]);
+    assert!(
+        stdout(&o).contains("http://www.wikidata.org/entity/Q40"),
+        "{}",
+        stdout(&o)
+    );
+}
