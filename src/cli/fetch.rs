@@ -80,10 +80,15 @@ pub struct FetchArgs {
 struct Lines {
     seeds: usize,
     last: Option<Instant>,
+    /// When the queries being asked began (the ETA's base).
     started: Instant,
 }
 
 impl FetchProgress for Lines {
+    fn begin(&mut self, _: &str, _: u32, _: usize) {
+        self.started = Instant::now();
+    }
+
     fn query(&mut self, endpoint: &str, round: u32, done: Done, resolved: usize) {
         let now = Instant::now();
         let due = self

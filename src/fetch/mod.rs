@@ -104,6 +104,8 @@ pub struct FetchOptions {
 
 /// What a fetch reports as it goes.
 pub trait FetchProgress {
+    /// `queries` queries to one endpoint are about to be asked.
+    fn begin(&mut self, endpoint: &str, round: u32, queries: usize);
     /// A query of a round finished.
     fn query(&mut self, endpoint: &str, round: u32, done: Done, resolved: usize);
 }
@@ -112,6 +114,7 @@ pub trait FetchProgress {
 pub struct Quiet;
 
 impl FetchProgress for Quiet {
+    fn begin(&mut self, _: &str, _: u32, _: usize) {}
     fn query(&mut self, _: &str, _: u32, _: Done, _: usize) {}
 }
 
@@ -195,26 +198,31 @@ struct Gathered {
     cut: u64,
 }
 
+/// What every round of a fetch shares.
+struct Fetching<'a> {
+    client: &'a Client,
+    asking: Asking<'a>,
+    seeds: &'a Seeds,
+}
+
 /// Asks one endpoint about the round's IRIs (a query whose answer the
 /// endpoint cut asked again in halves), adding what it answers to `got`;
 /// returns the round's record for the provenance.
-#[allow(clippy::too_many_arguments)]
 fn ask_endpoint(
-    client: &Client,
+    f: &Fetching<'_>,
     endpoint: &Endpoint,
-    frontier: &[String],
-    asking: &Asking<'_>,
-    round: u32,
-    seeds: &Seeds,
+    (round, frontier): (u32, &[String]),
     progress: &mut dyn FetchProgress,
     got: &mut Gathered,
 ) -> Result<serde_json::Value, FetchError> {
+    let (client, asking, seeds) = (f.client, &f.asking, f.seeds);
     let mut pending = plan(endpoint, frontier, asking);
     let (mut queries, mut rows_of_endpoint, mut split) = (0u64, 0u64, 0u64);
     while !pending.is_empty() {
         let texts: Vec<String> = pending.iter().map(|p| p.text.clone()).collect();
         queries += texts.len() as u64;
         let resolved = seeds.iris.intersection(&got.mentioned).count();
+        progress.begin(&endpoint.name, round, texts.len());
         let answers = client.ask_all(endpoint, &texts, &mut |done| {
             progress.query(&endpoint.name, round, done, resolved);
         })?;
@@ -274,10 +282,14 @@ pub fn fetch(
     let file = generated.file().to_path_buf();
     let mut writer =
         std::io::BufWriter::new(std::fs::File::create(&file).map_err(|e| write_err(&file, e))?);
-    let asking = Asking {
-        langs: &opts.langs,
-        redirects: opts.redirects,
-        batch: opts.batch,
+    let fetching = Fetching {
+        client: &client,
+        asking: Asking {
+            langs: &opts.langs,
+            redirects: opts.redirects,
+            batch: opts.batch,
+        },
+        seeds,
     };
     let mut asked: BTreeSet<String> = BTreeSet::new();
     let mut frontier: Vec<String> = seeds.iris.iter().cloned().collect();
@@ -289,9 +301,8 @@ pub fn fetch(
         }
         got.next.clear();
         for endpoint in &opts.endpoints {
-            let asked_round = ask_endpoint(
-                &client, endpoint, &frontier, &asking, round, seeds, progress, &mut got,
-            )?;
+            let asked_round =
+                ask_endpoint(&fetching, endpoint, (round, &frontier), progress, &mut got)?;
             per_endpoint.push(asked_round);
         }
         asked.extend(frontier.drain(..));
