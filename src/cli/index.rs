@@ -29,7 +29,8 @@ pub enum IndexCommand {
     /// Build an index (sameAs closure, labels, types) from RDF dumps.
     Build(BuildArgs),
     /// Build the index a benchmark needs from SPARQL endpoints (Wikidata,
-    /// DBpedia): the links, labels and types of the IRIs its gold names.
+    /// DBpedia): the links, labels and types of the IRIs its gold names
+    /// (docs/indexer.md, "Fetching an index for a benchmark").
     Fetch(super::fetch::FetchArgs),
     /// Print an index's metadata: inputs, counts, class sizes, largest classes.
     Info {

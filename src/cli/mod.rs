@@ -51,7 +51,7 @@ pub enum Command {
     /// Print the QaldGen question features and LSQ query features of every
     /// question of a benchmark (table, CSV or JSON).
     Features(features::FeaturesArgs),
-    /// Build an index from RDF dumps, or print its metadata.
+    /// Build an index from RDF dumps or SPARQL endpoints, or print its metadata.
     Index(index::IndexArgs),
     /// Print the owl:sameAs class of IRIs (JSON).
     Sameas(index::SameAsArgs),
