@@ -306,6 +306,48 @@ fn a_qald10_run_in_dbpedia_iris_and_names_scores_as_the_wikidata_original() {
         assert!(members.contains(m), "{m}: {members}");
     }
 
+    // a Freebase gold (as WebQSP-style benchmarks name their answers) and a
+    // run in Wikidata ids: Wikidata's P646, asked backwards, links them
+    let freebase_gold = write(
+        "freebase-gold.json",
+        &serde_json::json!({"questions": [
+            {"id": "fb1", "question": [{"language": "en", "string": "Where was Spotify created?"}],
+             "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [
+                {"x": {"type": "uri", "value": "http://rdf.freebase.com/ns/m.0d0vqn"}}]}}]},
+            {"id": "fb2", "question": [{"language": "en", "string": "Which countries border Germany and Italy?"}],
+             "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [
+                {"x": {"type": "uri", "value": "http://rdf.freebase.com/ns/m.0h7x"}}]}}]}
+        ]})
+        .to_string(),
+    );
+    let freebase_index = tmp("freebase-index");
+    let o = qajudge(&[
+        "index",
+        "fetch",
+        "--out",
+        &s(&freebase_index),
+        "--gold",
+        &s(&freebase_gold),
+        "--endpoint",
+        &format!("wikidata={}", wikidata.url),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let wikidata_run = run_file(
+        "freebase-wikidata-run.json",
+        &[("fb1", wd("Q34")), ("fb2", wd("Q40"))],
+    );
+    let fb_ids = write("freebase-ids.txt", "fb1\nfb2\n");
+    let scored = evaluate(
+        &freebase_gold,
+        &wikidata_run,
+        &fb_ids,
+        Some(&freebase_index),
+    );
+    assert_eq!(
+        f1_by_question(&scored),
+        [("fb1".to_string(), 1.0), ("fb2".to_string(), 1.0)]
+    );
+
     // the same fetch again asks nothing: every answer is in the cache
     let again = tmp("qald10-index-again");
     let o = qajudge(&[
