@@ -380,6 +380,8 @@ enum Reply {
     Send(String),
     /// Nothing for this long, then the connection is closed.
     Hang(Duration),
+    /// This response after this long.
+    Later(Duration, Box<Reply>),
 }
 
 fn http(status: &str, headers: &str, content_type: &str, body: &str) -> Reply {
@@ -431,11 +433,17 @@ fn small(respond: impl Fn(usize, &str) -> Reply + Send + 'static) -> Small {
             let _ = reader.read_exact(&mut body);
             let request = format!("{head}{}", String::from_utf8_lossy(&body));
             seen.lock().expect("heads").push(head);
-            match respond(count.fetch_add(1, Ordering::SeqCst), &request) {
+            let mut reply = respond(count.fetch_add(1, Ordering::SeqCst), &request);
+            if let Reply::Later(d, then) = reply {
+                std::thread::sleep(d);
+                reply = *then;
+            }
+            match reply {
                 Reply::Send(text) => {
                     let _ = stream.write_all(text.as_bytes());
                 }
                 Reply::Hang(d) => std::thread::sleep(d),
+                Reply::Later(..) => {}
             }
         }
     });
@@ -834,5 +842,75 @@ fn virtuoso_as_dbpedia_answers_the_same_and_its_row_limit_splits_batches() {
         stdout(&o).contains("http://www.wikidata.org/entity/Q40"),
         "{}",
         stdout(&o)
+    );
+}
+
+#[test]
+fn a_fetch_killed_halfway_resumes_with_what_its_cache_lacks() {
+    let server = small(|_, _| Reply::Later(Duration::from_millis(200), Box::new(results())));
+    let iris: String = (1..=6)
+        .map(|i| format!("http://www.wikidata.org/entity/Q{i}\n"))
+        .collect();
+    let list = write("killed.txt", &iris);
+    let cache = tmp("killed-cache");
+    let out = tmp("killed-index");
+    let endpoint = format!("test=wikidata:{}", server.url);
+    let args = [
+        "index",
+        "fetch",
+        "--out",
+        &s(&out),
+        "--iris",
+        &s(&list),
+        "--endpoint",
+        &endpoint,
+        "--hops",
+        "0",
+        "--batch",
+        "1",
+        "--cache",
+        &s(&cache),
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the qajudge binary runs");
+    let answers = |dir: &Path| -> usize {
+        std::fs::read_dir(dir).map_or(0, |entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    !name.starts_with('.') && name.ends_with(".json")
+                })
+                .count()
+        })
+    };
+    // killed (SIGKILL) once two answers are in the cache
+    while answers(&cache) < 2 {
+        assert!(
+            child.try_wait().expect("status").is_none(),
+            "the fetch ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+    let kept = answers(&cache);
+    assert!((2..6).contains(&kept), "{kept}");
+    assert!(!out.exists(), "no index from a killed fetch");
+    let before = server.requests();
+    let o = qajudge(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        server.requests() - before,
+        6 - kept,
+        "only what the cache lacked"
+    );
+    assert!(
+        stderr(&o).contains(&format!("({} requests, {kept} cached", 6 - kept)),
+        "{}",
+        stderr(&o)
     );
 }
