@@ -113,6 +113,9 @@ impl Client {
                 message: e.to_string(),
             })?;
         }
+        if let Some(dir) = &opts.cache {
+            remove_dead_temporaries(dir);
+        }
         Ok(Client {
             opts,
             counters: Counters::default(),
@@ -329,6 +332,40 @@ impl Client {
     }
 }
 
+/// The process id of a cache file's temporary name
+/// (`.HEX.json.tmp-PID-N`), or `None` for any other name.
+fn temporary_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (key, tail) = rest.split_once(".json.tmp-")?;
+    if key.len() != 64 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let (pid, n) = tail.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Removes the temporary answer files that fetches killed before their rename
+/// left (regular files of [`temporary_pid`]'s name whose process is gone; none
+/// when processes cannot be seen).
+fn remove_dead_temporaries(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(temporary_pid) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Seconds of a `Retry-After` header in its seconds form (an HTTP date is
 /// left to the backoff).
 fn retry_after_secs(value: &str) -> Option<u64> {
@@ -370,6 +407,28 @@ mod tests {
         assert_eq!(waits, [1, 2, 4, 5, 5]);
         assert_eq!(retry_after_secs(" 7 "), Some(7));
         assert_eq!(retry_after_secs("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn only_the_temporaries_of_dead_fetches_are_removed() {
+        let dir = std::env::temp_dir().join(format!("qajudge-cache-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp dir");
+        let key = "a".repeat(64);
+        // pid 0 is never a process /proc shows; this process is alive
+        let dead = dir.join(format!(".{key}.json.tmp-0-3"));
+        let ours = dir.join(format!(".{key}.json.tmp-{}-0", std::process::id()));
+        let other = dir.join(".notes.json.tmp-0-1");
+        for p in [&dead, &ours, &other] {
+            std::fs::write(p, "{}").expect("file");
+        }
+        Client::new(ClientOptions {
+            cache: Some(dir.clone()),
+            ..ClientOptions::default()
+        })
+        .expect("cache");
+        assert!(!dead.exists());
+        assert!(ours.exists() && other.exists());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
     #[test]
