@@ -908,6 +908,13 @@ fn a_fetch_killed_halfway_resumes_with_what_its_cache_lacks() {
         6 - kept,
         "only what the cache lacked"
     );
+    assert_eq!(answers(&cache), 6);
+    let leftovers: Vec<_> = std::fs::read_dir(&cache)
+        .expect("cache")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
     assert!(
         stderr(&o).contains(&format!("({} requests, {kept} cached", 6 - kept)),
         "{}",
