@@ -456,6 +456,57 @@ mod tests {
     }
 
     #[test]
+    fn awkward_answers_are_statements_the_builder_reads() {
+        let iri = |s: &str| RdfTerm::Iri(s.to_string());
+        let literal = |v: &str, lang: Option<&str>, datatype: Option<&str>| RdfTerm::Literal {
+            value: v.to_string(),
+            lang: lang.map(String::from),
+            datatype: datatype.map(String::from),
+        };
+        let rows = [
+            Row {
+                s: "http://dbpedia.org/resource/A \"B\" <C> {D}|^`\\".into(),
+                p: "http://www.w3.org/2002/07/owl#sameAs".into(),
+                o: iri("http://www.wikidata.org/entity/Q1"),
+            },
+            Row {
+                s: "http://www.wikidata.org/entity/Q1".into(),
+                p: "http://www.w3.org/2000/01/rdf-schema#label".into(),
+                o: literal(
+                    "line\nbreak \"quoted\" back\\slash \u{0} tab\t Köln",
+                    Some("de-ch"),
+                    None,
+                ),
+            },
+            Row {
+                s: "urn:x:1".into(),
+                p: "http://www.w3.org/1999/02/22-rdf-syntax-ns#type".into(),
+                o: iri("http://x/C"),
+            },
+            Row {
+                s: "http://www.wikidata.org/entity/Q1".into(),
+                p: "http://www.wikidata.org/prop/direct/P646".into(),
+                o: literal(
+                    "/m/0x",
+                    None,
+                    Some("http://www.w3.org/2001/XMLSchema#string"),
+                ),
+            },
+        ];
+        let out =
+            std::env::temp_dir().join(format!("qajudge-fetch-awkward-{}", std::process::id()));
+        let generated = Generated::begin(&out, FETCHED_FILE).expect("stage");
+        let text: String = rows.iter().map(ntriples).collect();
+        std::fs::write(generated.file(), text).expect("statements");
+        let meta = generated
+            .finish(&BuildOptions::default(), &mut crate::indexer::Silent)
+            .expect("every line reads");
+        assert_eq!((meta.counts.statements, meta.counts.skipped), (4, 0));
+        assert_eq!(meta.counts.equivalence_links, 2, "sameAs and P646");
+        std::fs::remove_dir_all(&out).expect("cleanup");
+    }
+
+    #[test]
     fn no_iris_is_an_error_naming_the_sources() {
         let seeds = Seeds {
             sources: vec!["empty.json".into()],

@@ -86,11 +86,11 @@ pub fn parse_rows(body: &[u8], media_type: &str) -> Result<Vec<Row>, ResultsErro
         let (Some(s), Some(p), Some(o)) = (b.get("s"), b.get("p"), b.get("o")) else {
             continue;
         };
-        if s.kind != "uri" || p.kind != "uri" {
+        if s.kind != "uri" || p.kind != "uri" || !absolute(&s.value) || !absolute(&p.value) {
             continue;
         }
         let o = match o.kind.as_str() {
-            "uri" => RdfTerm::Iri(o.value.clone()),
+            "uri" if absolute(&o.value) => RdfTerm::Iri(o.value.clone()),
             "literal" | "typed-literal" => {
                 let lang = o
                     .lang
@@ -116,6 +116,16 @@ pub fn parse_rows(body: &[u8], media_type: &str) -> Result<Vec<Row>, ResultsErro
         });
     }
     Ok(rows)
+}
+
+/// True for an IRI with a scheme (`scheme:…`), which N-Triples requires; an
+/// endpoint's relative or empty IRI is dropped with its row.
+fn absolute(iri: &str) -> bool {
+    iri.split_once(':').is_some_and(|(scheme, _)| {
+        let mut bytes = scheme.bytes();
+        bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+            && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+    })
 }
 
 /// A BCP 47-shaped tag N-Triples accepts: letters, then `-` and alphanumerics.
@@ -194,7 +204,9 @@ mod tests {
           {"s":{"type":"uri","value":"http://www.wikidata.org/entity/Q42"},"p":{"type":"uri","value":"http://www.w3.org/2000/01/rdf-schema#label"},"o":{"type":"literal","value":"Douglas \"DNA\" Adams","xml:lang":"EN"}},
           {"s":{"type":"uri","value":"http://www.wikidata.org/entity/Q42"},"p":{"type":"uri","value":"http://www.wikidata.org/prop/direct/P646"},"o":{"type":"typed-literal","value":"/m/0282x","datatype":"http://www.w3.org/2001/XMLSchema#string"}},
           {"s":{"type":"bnode","value":"b0"},"p":{"type":"uri","value":"http://x/p"},"o":{"type":"uri","value":"http://x/o"}},
-          {"s":{"type":"uri","value":"http://dbpedia.org/resource/A B"},"p":{"type":"uri","value":"http://www.w3.org/2002/07/owl#sameAs"},"o":{"type":"uri","value":"http://x/o"}}
+          {"s":{"type":"uri","value":"http://dbpedia.org/resource/A B"},"p":{"type":"uri","value":"http://www.w3.org/2002/07/owl#sameAs"},"o":{"type":"uri","value":"http://x/o"}},
+          {"s":{"type":"uri","value":"relative/x"},"p":{"type":"uri","value":"http://x/p"},"o":{"type":"uri","value":"http://x/o"}},
+          {"s":{"type":"uri","value":"http://x/s"},"p":{"type":"uri","value":"http://x/p"},"o":{"type":"uri","value":""}}
         ]}}"#;
         let rows = parse_rows(body, "application/sparql-results+json").expect("results");
         assert_eq!(rows.len(), 3);
