@@ -74,6 +74,10 @@ pub struct FetchArgs {
     /// The largest answer read, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub max_answer_mb: u64,
+    /// Your e-mail address or URL, added to the User-Agent (Wikimedia's
+    /// User-Agent policy asks clients for a way to reach them).
+    #[arg(long, value_name = "EMAIL_OR_URL", env = "QAJUDGE_CONTACT")]
+    pub contact: Option<String>,
 }
 
 /// Progress lines on stderr, at most one a second and one at each end.
@@ -145,6 +149,14 @@ pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
     for d in &seeds.diagnostics {
         eprintln!("note: {d}; its answers are fetched, not its query's IRIs");
     }
+    let user_agent = match args.contact.as_deref() {
+        None => crate::fetch::user_agent(),
+        Some(c) => crate::fetch::user_agent_with_contact(c).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--contact {c:?}: not one line of printable ASCII without parentheses, at most 200 characters; give an e-mail address or a URL"
+            )
+        })?,
+    };
     let opts = FetchOptions {
         endpoints,
         hops: args.hops,
@@ -162,6 +174,7 @@ pub fn run(args: FetchArgs) -> anyhow::Result<ExitCode> {
             retries: args.retries,
             max_body: args.max_answer_mb.max(1) << 20,
             cache: args.cache.clone(),
+            user_agent,
             ..ClientOptions::default()
         },
     };
@@ -249,13 +262,25 @@ pub(super) fn fetched_index(
             langs.push(l);
         }
     }
+    let contact = std::env::var("QAJUDGE_CONTACT").ok();
+    let user_agent = match contact.as_deref() {
+        None => crate::fetch::user_agent(),
+        Some(c) => crate::fetch::user_agent_with_contact(c).ok_or_else(|| {
+            anyhow::anyhow!(
+                "QAJUDGE_CONTACT {c:?}: not one line of printable ASCII without parentheses, at most 200 characters; give an e-mail address or a URL"
+            )
+        })?,
+    };
     let opts = FetchOptions {
         endpoints,
         hops: 1,
         langs,
         batch: 200,
         redirects: false,
-        client: ClientOptions::default(),
+        client: ClientOptions {
+            user_agent,
+            ..ClientOptions::default()
+        },
     };
     let mut key = crate::digest::Sha256Hasher::new();
     for iri in &seeds.iris {

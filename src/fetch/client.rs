@@ -48,6 +48,25 @@ pub fn user_agent() -> String {
     )
 }
 
+/// The `User-Agent` with the user's own contact (an e-mail address or URL,
+/// which Wikimedia's policy asks of each client) after the default's parts,
+/// or `None` when the contact cannot go into a header (not one line of
+/// printable ASCII without parentheses, or longer than 200 characters).
+pub fn user_agent_with_contact(contact: &str) -> Option<String> {
+    let contact = contact.trim();
+    let fits = !contact.is_empty()
+        && contact.len() <= 200
+        && contact
+            .bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'(' && b != b')');
+    fits.then(|| {
+        format!(
+            "qajudge/{} (+https://github.com/qajudge/qajudge; index fetch; {contact})",
+            env!("CARGO_PKG_VERSION")
+        )
+    })
+}
+
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
@@ -434,6 +453,12 @@ mod tests {
     #[test]
     fn the_user_agent_names_qajudge_and_its_version() {
         let agent = user_agent();
+        assert_eq!(
+            user_agent_with_contact(" me@example.org ").as_deref(),
+            Some(format!("{}; me@example.org)", agent.trim_end_matches(')')).as_str())
+        );
+        assert_eq!(user_agent_with_contact("a\r\nX-Evil: 1"), None);
+        assert_eq!(user_agent_with_contact("(me)"), None);
         assert!(
             agent.starts_with(&format!("qajudge/{} (+https://", env!("CARGO_PKG_VERSION"))),
             "{agent}"

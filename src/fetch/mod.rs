@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-pub use client::{user_agent, Client, ClientOptions, Done};
+pub use client::{user_agent, user_agent_with_contact, Client, ClientOptions, Done};
 pub use iris::{freebase_iri, seed_iri, Seeds};
 pub use queries::{parse_endpoint, Endpoint, EndpointKind, DBPEDIA_URL, WIKIDATA_URL};
 

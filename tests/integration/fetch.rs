@@ -520,11 +520,16 @@ fn rate_limits_and_server_errors_are_retried_politely() {
         .collect();
     let list = write("polite-many.txt", &many);
     let out = tmp("polite-post-index");
-    let o = fetch_from(&server.url, &list, &out, &[]);
+    let o = fetch_from(&server.url, &list, &out, &["--contact", "me@example.org"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let heads = server.heads.lock().expect("heads").clone();
     assert_eq!(heads.len(), 4, "one query of 80 IRIs");
     assert!(heads[3].starts_with("POST /sparql "), "{}", heads[3]);
+    assert!(
+        heads[3].contains("; index fetch; me@example.org)\r\n"),
+        "{}",
+        heads[3]
+    );
     assert!(
         heads[3]
             .to_ascii_lowercase()
