@@ -266,14 +266,29 @@ fn wikidata_forward(iris: &[&String], asking: &Asking<'_>) -> String {
         .map(|l| format!("<https://{}.wikipedia.org/>", l.to_ascii_lowercase()))
         .collect::<Vec<_>>()
         .join(", ");
-    // the IRIs are listed in each branch, not once outside the union, and
-    // predicates are filtered rather than listed in VALUES: a store then
-    // looks the IRIs up instead of scanning the branch whole
+    // one branch per predicate, each listing the IRIs, rather than the IRIs
+    // once outside the union or `?s ?p ?o` filtered: every branch is then an
+    // index lookup of (IRI, predicate) on any store, and an item's thousands
+    // of other statements (labels in every language) are never read
     let items = values(iris);
     let langs = lang_filter(asking.langs);
-    format!(
-        "SELECT ?s ?p ?o WHERE {{\n  {{ VALUES ?s {{ {items} }} ?s ?p ?o . FILTER(?p IN (<{WDT}P646>, <{WDT_P2888}>, <{WDT_P1709}>, <{WDT}P31>) || ?p IN (<{RDFS_LABEL}>, <{SKOS_ALT_LABEL}>) && LANG(?o) IN ({langs})) }}\n  UNION {{ VALUES ?o {{ {items} }} ?s <{SCHEMA_ABOUT}> ?o ; <{SCHEMA_IS_PART_OF}> ?site . FILTER(?site IN ({sites})) BIND(<{SCHEMA_ABOUT}> AS ?p) }}\n}}"
-    )
+    let mut branches: Vec<String> = [
+        format!("{WDT}P646"),
+        WDT_P2888.into(),
+        WDT_P1709.into(),
+        format!("{WDT}P31"),
+    ]
+    .iter()
+    .map(|p| branch("s", &items, p, ""))
+    .collect();
+    let in_langs = format!("FILTER(LANG(?o) IN ({langs})) ");
+    for p in [RDFS_LABEL, SKOS_ALT_LABEL] {
+        branches.push(branch("s", &items, p, &in_langs));
+    }
+    branches.push(format!(
+        "{{ VALUES ?o {{ {items} }} ?s <{SCHEMA_ABOUT}> ?o ; <{SCHEMA_IS_PART_OF}> ?site . FILTER(?site IN ({sites})) BIND(<{SCHEMA_ABOUT}> AS ?p) }}"
+    ));
+    union(&branches)
 }
 
 /// The Wikidata items whose sitelinks are the DBpedia resources' articles,
@@ -308,52 +323,69 @@ fn wikidata_backward(iris: &[&String]) -> Option<String> {
         ));
     }
     if !mids.is_empty() {
-        branches.push(format!(
-            "{{ VALUES ?o {{ {} }} ?s <{WDT}P646> ?o . BIND(<{WDT}P646> AS ?p) }}",
-            mids.join(" ")
-        ));
+        branches.push(branch("o", &mids.join(" "), &format!("{WDT}P646"), ""));
     }
     if !others.is_empty() {
-        branches.push(format!(
-            "{{ VALUES ?o {{ {} }} ?s ?p ?o . FILTER(?p IN (<{WDT_P2888}>, <{WDT_P1709}>)) }}",
-            others.join(" ")
-        ));
+        let others = others.join(" ");
+        branches.push(branch("o", &others, WDT_P2888, ""));
+        branches.push(branch("o", &others, WDT_P1709, ""));
     }
-    if branches.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "SELECT ?s ?p ?o WHERE {{\n  {}\n}}",
-        branches.join("\n  UNION ")
-    ))
+    (!branches.is_empty()).then(|| union(&branches))
 }
 
 /// owl:sameAs and the OWL equivalences, types, (opt-in) redirects both ways,
 /// labels in `--lang`.
 fn dbpedia_forward(iris: &[&String], asking: &Asking<'_>) -> String {
+    // one branch per predicate, as for Wikidata: a DBpedia resource has
+    // thousands of other statements (wikiPageWikiLink) that are never read
     let items = values(iris);
     let langs = lang_filter(asking.langs);
-    let (redirect_out, redirect_in) = if asking.redirects {
-        (
-            format!(", <{DBO_REDIRECTS}>"),
-            format!(
-                "\n  UNION {{ VALUES ?o {{ {items} }} ?s <{DBO_REDIRECTS}> ?o . BIND(<{DBO_REDIRECTS}> AS ?p) }}"
-            ),
-        )
-    } else {
-        (String::new(), String::new())
-    };
-    format!(
-        "SELECT ?s ?p ?o WHERE {{\n  {{ VALUES ?s {{ {items} }} ?s ?p ?o . FILTER(?p IN (<{OWL}sameAs>, <{OWL}equivalentClass>, <{OWL}equivalentProperty>, <{RDF_TYPE}>{redirect_out}) || ?p = <{RDFS_LABEL}> && LANG(?o) IN ({langs})) }}{redirect_in}\n}}"
-    )
+    let mut out_predicates = vec![
+        format!("{OWL}sameAs"),
+        format!("{OWL}equivalentClass"),
+        format!("{OWL}equivalentProperty"),
+        RDF_TYPE.to_string(),
+    ];
+    if asking.redirects {
+        out_predicates.push(DBO_REDIRECTS.to_string());
+    }
+    let mut branches: Vec<String> = out_predicates
+        .iter()
+        .map(|p| branch("s", &items, p, ""))
+        .collect();
+    branches.push(branch(
+        "s",
+        &items,
+        RDFS_LABEL,
+        &format!("FILTER(LANG(?o) IN ({langs})) "),
+    ));
+    if asking.redirects {
+        branches.push(branch("o", &items, DBO_REDIRECTS, ""));
+    }
+    union(&branches)
 }
 
 /// The DBpedia resources that are owl:sameAs the IRIs (DBpedia links to
 /// Wikidata and Freebase this way), and the classes equivalent to them.
 fn dbpedia_backward(iris: &[&String]) -> String {
+    let items = values(iris);
+    union(&[
+        branch("o", &items, &format!("{OWL}sameAs"), ""),
+        branch("o", &items, &format!("{OWL}equivalentClass"), ""),
+    ])
+}
+
+/// One branch of a union: `VALUES ?known { items }`, the statements of
+/// predicate `p` with `?known` at its end, `?p` bound to `p`.
+fn branch(known: &str, items: &str, p: &str, filter: &str) -> String {
+    format!("{{ VALUES ?{known} {{ {items} }} ?s <{p}> ?o . {filter}BIND(<{p}> AS ?p) }}")
+}
+
+/// The SELECT of `?s ?p ?o` over the union of `branches`.
+fn union(branches: &[String]) -> String {
     format!(
-        "SELECT ?s ?p ?o WHERE {{\n  VALUES ?o {{ {} }}\n  ?s ?p ?o . FILTER(?p IN (<{OWL}sameAs>, <{OWL}equivalentClass>))\n}}",
-        values(iris)
+        "SELECT ?s ?p ?o WHERE {{\n  {}\n}}",
+        branches.join("\n  UNION ")
     )
 }
 

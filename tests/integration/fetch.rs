@@ -487,7 +487,8 @@ fn rate_limits_and_server_errors_are_retried_politely() {
         1 => http("500 Internal Server Error", "", "text/plain", "oops"),
         _ => results(),
     });
-    let list = write("polite.txt", "http://www.wikidata.org/entity/Q1\n");
+    // a Freebase id: one short backward query (P646), sent by GET
+    let list = write("polite.txt", "m.0282x\n");
     let out = tmp("polite-index");
     let o = fetch_from(&server.url, &list, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
