@@ -270,7 +270,7 @@ impl Client {
                     if attempt >= self.opts.retries {
                         return (
                             Err(fail(format!(
-                                "http status {} after {} tries: {}; the endpoint is failing, try again later (the cache keeps what was answered)",
+                                "http status {} after {} tries: {}; the endpoint is failing, try again later (with --cache what was answered is kept)",
                                 reply.status,
                                 attempt + 1,
                                 body_excerpt(&reply.body)
