@@ -7,6 +7,7 @@ pub mod annotate;
 pub mod cli;
 pub mod digest;
 pub mod eval;
+pub mod fetch;
 pub mod http;
 pub mod index;
 pub mod indexer;

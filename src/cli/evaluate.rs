@@ -145,6 +145,17 @@ pub struct EvaluateArgs {
     /// the same answer, strings match IRIs through labels, types feed AIT2KB.
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
+    /// Instead of --index, fetch the index this gold needs from these SPARQL
+    /// endpoints (comma-separated, as `index fetch --endpoint` takes them:
+    /// `wikidata,dbpedia`) into `$XDG_CACHE_HOME/qajudge/fetched/` (or
+    /// `~/.cache/qajudge/fetched/`), once per gold and endpoints, and use it.
+    #[arg(
+        long,
+        value_name = "ENDPOINTS",
+        value_delimiter = ',',
+        conflicts_with = "index"
+    )]
+    pub fetch_index: Vec<String>,
     /// Add, per question, which run answer matched which gold answer and why
     /// (`--explain`, or `--explain all`); `--explain errors` shows only the
     /// missed and wrong answers, on the questions that have some.
@@ -455,9 +466,18 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         lang: args.lang.clone(),
         baseline: args.baseline.clone(),
     };
-    let index = args.index.as_deref().map(Index::open).transpose()?;
-    let index_path = args
-        .index
+    let index_dir = if args.fetch_index.is_empty() {
+        args.index.clone()
+    } else {
+        Some(super::fetch::fetched_index(
+            &gold,
+            &gold_name,
+            &args.fetch_index,
+            args.lang.as_deref(),
+        )?)
+    };
+    let index = index_dir.as_deref().map(Index::open).transpose()?;
+    let index_path = index_dir
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();

@@ -28,6 +28,10 @@ pub struct IndexArgs {
 pub enum IndexCommand {
     /// Build an index (sameAs closure, labels, types) from RDF dumps.
     Build(BuildArgs),
+    /// Build the index a benchmark needs from SPARQL endpoints (Wikidata,
+    /// DBpedia): the links, labels and types of the IRIs its gold names
+    /// (docs/indexer.md, "Fetching an index for a benchmark").
+    Fetch(super::fetch::FetchArgs),
     /// Print an index's metadata: inputs, counts, class sizes, largest classes.
     Info {
         /// The index directory.
@@ -307,6 +311,7 @@ fn read_provenance(path: &Path) -> anyhow::Result<serde_json::Value> {
 pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         IndexCommand::Build(b) => run_build(b),
+        IndexCommand::Fetch(f) => super::fetch::run(f),
         IndexCommand::Info { dir } => {
             let index = Index::open(&dir)?;
             outln!("{}", serde_json::to_string_pretty(index.meta())?)?;

@@ -8,6 +8,7 @@ mod diff;
 mod evaluate;
 mod failures;
 mod features;
+mod fetch;
 mod index;
 mod input;
 mod paper;
@@ -51,7 +52,7 @@ pub enum Command {
     /// Print the QaldGen question features and LSQ query features of every
     /// question of a benchmark (table, CSV or JSON).
     Features(features::FeaturesArgs),
-    /// Build an index from RDF dumps, or print its metadata.
+    /// Build an index from RDF dumps or SPARQL endpoints, or print its metadata.
     Index(index::IndexArgs),
     /// Print the owl:sameAs class of IRIs (JSON).
     Sameas(index::SameAsArgs),

@@ -364,6 +364,76 @@ pub fn build(
     finish_index(stage, c, counts, given, progress)
 }
 
+/// An index being built from statements the caller writes (as N-Triples) into
+/// a file of the build's temporary directory, rather than from dumps: the
+/// output path is checked when it begins (as [`build`] checks it), and
+/// [`Generated::finish`] reads the file with the same reader and builder as
+/// [`build`] and renames the index into place. Dropped unfinished, the
+/// temporary directory is removed.
+pub struct Generated {
+    stage: Stage,
+    file: PathBuf,
+    name: String,
+}
+
+impl Generated {
+    /// Checks that an index may be written at `out` (absent, an empty
+    /// directory or an index qajudge wrote) and makes the temporary directory;
+    /// the statements go into its file `name` (an `.nt` name), which is kept in
+    /// the index under that name.
+    pub fn begin(out: &Path, name: &str) -> Result<Generated, IndexerError> {
+        let stage = Stage::begin(out, BuildOutput::Index)?;
+        let file = stage.dir().join(name);
+        Ok(Generated {
+            stage,
+            file,
+            name: name.to_string(),
+        })
+    }
+
+    /// The file the statements go into.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// Builds the index from the file (which the caller has written and
+    /// closed) and puts it into place.
+    pub fn finish(
+        self,
+        opts: &BuildOptions,
+        progress: &mut dyn Progress,
+    ) -> Result<IndexMeta, IndexerError> {
+        let equivalence = equivalence_predicates(opts);
+        let tmp = self.stage.dir().to_path_buf();
+        let mut c = collector(opts, &tmp);
+        let (mut inputs_meta, mut counts) = read_all(
+            std::slice::from_ref(&self.file),
+            opts,
+            &equivalence,
+            progress,
+            &mut |batch, done, total| {
+                c.add(batch).map_err(|e| out_err(&tmp, e))?;
+                c.closure.read_so_far(done, total);
+                Ok(())
+            },
+        )?;
+        // the file moves with the index: its name, not the temporary path
+        for input in &mut inputs_meta {
+            input.path.clone_from(&self.name);
+        }
+        counts.equivalence_links = c.links;
+        counts.excluded_links = c.excluded_links;
+        let given = Provenance {
+            inputs: inputs_meta,
+            equivalence,
+            labels: opts.labels.clone(),
+            exclude_hosts: opts.exclude_hosts.clone(),
+            provenance: opts.provenance.clone(),
+        };
+        finish_index(self.stage, c, counts, given, progress)
+    }
+}
+
 /// Writes the index of what `c` collected into the stage, with its metadata, and
 /// renames it into place.
 fn finish_index(

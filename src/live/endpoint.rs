@@ -1,6 +1,8 @@
 //! Asking a SPARQL 1.1 protocol endpoint (an oxigraph server, Virtuoso, QLever,
 //! Fuseki): GET with the query in the URL, POST as a form when the URL would be
-//! too long, `Accept` for SPARQL JSON results, a timeout per request.
+//! too long, `Accept` for SPARQL JSON results, a timeout per request, an
+//! optional `User-Agent` and a bound on the body read; the reply keeps the
+//! status and `Retry-After` so that a caller can be polite about `429`.
 
 use std::io::Read;
 use std::time::Duration;
@@ -9,7 +11,7 @@ use super::CallError;
 
 /// Queries longer than this (URL-encoded) go by POST.
 const MAX_GET_QUERY: usize = 2000;
-/// The most of an answer body that is read.
+/// The most of an answer body that is read by [`sparql_request`].
 const MAX_BODY: u64 = 256 << 20;
 
 /// What an endpoint answered.
@@ -21,6 +23,25 @@ pub struct EndpointReply {
     pub content_type: String,
     /// The body.
     pub body: Vec<u8>,
+    /// The `Retry-After` header, as sent (seconds or an HTTP date), if any.
+    pub retry_after: Option<String>,
+    /// True when the body was longer than the bound and was cut there.
+    pub truncated: bool,
+    /// True when the endpoint says it cut the results itself: Virtuoso's
+    /// `X-SPARQL-MaxRows` (its row limit reached) or `X-SQL-State` (an
+    /// anytime query's partial answer).
+    pub partial: bool,
+}
+
+/// How one request is made.
+#[derive(Debug, Clone)]
+pub struct RequestSettings {
+    /// The whole request's timeout.
+    pub timeout: Duration,
+    /// The `User-Agent` header (`None`: the HTTP client's own).
+    pub user_agent: Option<String>,
+    /// The most of a body read; a longer body is cut and marked truncated.
+    pub max_body: u64,
 }
 
 /// Sends `query` to the endpoint at `url`. An HTTP error status is a reply (its
@@ -30,7 +51,28 @@ pub fn sparql_request(
     query: &str,
     timeout: Duration,
 ) -> Result<EndpointReply, CallError> {
-    let agent = ureq::AgentBuilder::new().timeout(timeout).build();
+    sparql_request_with(
+        url,
+        query,
+        &RequestSettings {
+            timeout,
+            user_agent: None,
+            max_body: MAX_BODY,
+        },
+    )
+}
+
+/// [`sparql_request`] with a `User-Agent` and a body bound of the caller's.
+pub fn sparql_request_with(
+    url: &str,
+    query: &str,
+    settings: &RequestSettings,
+) -> Result<EndpointReply, CallError> {
+    let mut builder = ureq::AgentBuilder::new().timeout(settings.timeout);
+    if let Some(agent) = &settings.user_agent {
+        builder = builder.user_agent(agent);
+    }
+    let agent = builder.build();
     let accept = "application/sparql-results+json, application/json;q=0.9, */*;q=0.1";
     let encoded_len: usize = query
         .bytes()
@@ -54,15 +96,25 @@ pub fn sparql_request(
     };
     let status = response.status();
     let content_type = response.content_type().to_ascii_lowercase();
+    let retry_after = response.header("retry-after").map(str::to_string);
+    let partial =
+        response.header("x-sparql-maxrows").is_some() || response.header("x-sql-state").is_some();
     let mut body = Vec::new();
     response
         .into_reader()
-        .take(MAX_BODY)
+        .take(settings.max_body.saturating_add(1))
         .read_to_end(&mut body)
         .map_err(CallError::Read)?;
+    let truncated = body.len() as u64 > settings.max_body;
+    if truncated {
+        body.truncate(settings.max_body as usize);
+    }
     Ok(EndpointReply {
         status,
         content_type,
         body,
+        retry_after,
+        truncated,
+        partial,
     })
 }

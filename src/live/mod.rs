@@ -28,7 +28,7 @@ mod endpoint;
 mod options;
 mod target;
 pub use cache::{AnswerCache, CacheError, CacheKey, CACHE_FILE};
-pub use endpoint::{sparql_request, EndpointReply};
+pub use endpoint::{sparql_request, sparql_request_with, EndpointReply, RequestSettings};
 pub use options::{protocol_for, LiveOptions, Protocol, LOOPBACK};
 pub use target::host_of;
 use target::Target;

@@ -37,9 +37,11 @@ pub fn venv_program(relative: &str) -> Option<PathBuf> {
     None
 }
 
-struct Server {
+/// A running oxigraph server, killed when dropped.
+pub(crate) struct Server {
     child: Child,
-    url: String,
+    /// Its query URL.
+    pub(crate) url: String,
 }
 
 impl Drop for Server {
@@ -58,7 +60,7 @@ fn free_port() -> u16 {
 }
 
 /// Starts an in-memory oxigraph server and loads `files` into its default graph.
-fn start(bin: &Path, files: &[PathBuf]) -> Server {
+pub(crate) fn start(bin: &Path, files: &[PathBuf]) -> Server {
     let port = free_port();
     let child = Command::new(bin)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])

@@ -12,6 +12,7 @@ mod endpoint;
 mod families;
 mod faults;
 mod features;
+mod fetch;
 mod full_disk;
 mod hostile;
 mod index;

@@ -80,9 +80,10 @@ const SYSTEMS: [&str; 12] = [
 ];
 
 /// A Virtuoso started by `scripts/sparql-store.sh`, stopped on drop.
-struct Virtuoso {
+pub(crate) struct Virtuoso {
     dir: PathBuf,
-    url: String,
+    /// Its SPARQL endpoint.
+    pub(crate) url: String,
 }
 
 impl Drop for Virtuoso {
@@ -108,6 +109,12 @@ fn free_ports() -> u16 {
 
 /// Starts Virtuoso with `files`, or `None` (a note) outside CI when it is missing.
 fn start(files: &[PathBuf]) -> Option<Virtuoso> {
+    start_in("virtuoso-db", files)
+}
+
+/// [`start`] with its database in the test directory `name` (one per test
+/// that runs at the same time as others).
+pub(crate) fn start_in(name: &str, files: &[PathBuf]) -> Option<Virtuoso> {
     let found = Command::new("virtuoso-t").arg("-?").output().is_ok();
     if !found {
         assert!(
@@ -117,7 +124,7 @@ fn start(files: &[PathBuf]) -> Option<Virtuoso> {
         eprintln!("skipping: virtuoso-t is missing (bash scripts/install-deps.sh --virtuoso)");
         return None;
     }
-    let dir = crate::serve::tmp("virtuoso-db");
+    let dir = crate::serve::tmp(name);
     let port = free_ports();
     let o = Command::new("bash")
         .arg(crate::serve::root().join("scripts/sparql-store.sh"))
