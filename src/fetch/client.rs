@@ -39,11 +39,13 @@ pub struct ClientOptions {
     pub cache: Option<PathBuf>,
 }
 
-/// The default `User-Agent`: qajudge, its version, where it comes from and
-/// what it does (Wikidata's User-Agent policy asks for all of it).
+/// The default `User-Agent`: qajudge, its version and what it does. The
+/// project names no public address of its own, so none is invented here:
+/// Wikidata's User-Agent policy asks for a way to reach the operator, which
+/// the user gives with `--contact` ([`user_agent_with_contact`]).
 pub fn user_agent() -> String {
     format!(
-        "qajudge/{} (+https://github.com/qajudge/qajudge; index fetch)",
+        "qajudge/{} (KGQA evaluation; index fetch)",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -61,7 +63,7 @@ pub fn user_agent_with_contact(contact: &str) -> Option<String> {
             .all(|b| (b' '..=b'~').contains(&b) && b != b'(' && b != b')');
     fits.then(|| {
         format!(
-            "qajudge/{} (+https://github.com/qajudge/qajudge; index fetch; {contact})",
+            "qajudge/{} (KGQA evaluation; index fetch; {contact})",
             env!("CARGO_PKG_VERSION")
         )
     })
