@@ -109,6 +109,11 @@ pub struct AnswerSet {
     /// row's columns), when the reader knows them; empty otherwise. Row-wise
     /// scoring of tables reads them (docs/scoring.md, Other benchmark families).
     pub columns: Vec<Vec<usize>>,
+    /// The result rows exactly as the file wrote them, each cell as (variable,
+    /// the binding's keys and values, sorted), empty rows included, for
+    /// profiles that compare rows as written (a SPINACH run's); `None` when
+    /// the reader does not keep them.
+    pub table: Option<Vec<Vec<(String, String)>>>,
 }
 
 /// How much of an answer set came from its first answer object.

@@ -160,12 +160,16 @@ pub enum JobError {
         /// The first question, in gold order, and why its call failed.
         first: (String, String),
     },
-    /// A run whose questions are numbered by line (KQA Pro predictions) given
-    /// with a gold they were not written for: its numbers would join the wrong
-    /// questions.
+    /// A prediction file of one benchmark (KQA Pro's lines, Mintaka's `{id:
+    /// answer}`) given with a gold of another: its ids would join the wrong
+    /// questions, or none.
     Unpaired {
         /// The run's name.
         name: String,
+        /// What the run file is.
+        run: &'static str,
+        /// The gold format it scores against.
+        wants: &'static str,
         /// The gold's format.
         gold: &'static str,
     },
@@ -183,9 +187,14 @@ impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
-            JobError::Unpaired { name, gold } => write!(
+            JobError::Unpaired {
+                name,
+                run,
+                wants,
+                gold,
+            } => write!(
                 f,
-                "run '{name}' is KQA Pro predictions (a .txt file, one answer per line, line N answering question N) and scores only against the KQA Pro dataset, not a {gold} gold; give the KQA Pro dataset as the gold, or the run in a format with question ids"
+                "run '{name}' is {run} and scores only against the {wants} gold, not a {gold} gold; give that benchmark as the gold, or the run in a format with question ids (docs/scoring.md, Other benchmark families)"
             ),
             JobError::RunFailed {
                 name,
@@ -210,6 +219,20 @@ impl std::error::Error for JobError {
     }
 }
 
+/// The gold a prediction file of one benchmark scores against, with what
+/// the file is; `None` for a run that names its questions by the gold's ids.
+fn paired_gold(run: crate::model::Format) -> Option<(&'static str, crate::model::Format)> {
+    use crate::model::Format;
+    match run {
+        Format::KqaproPredictions => Some((
+            "KQA Pro predictions (a .txt file, one answer per line, line N answering question N)",
+            Format::Kqapro,
+        )),
+        Format::MintakaPredictions => Some(("Mintaka predictions ({id: answer})", Format::Mintaka)),
+        _ => None,
+    }
+}
+
 /// Runs a job: asks its live systems in the order of its runs, executes the
 /// queries its plan asks for when the environment has a knowledge graph (or
 /// notes the gold questions that stay unanswered without one), prepares the
@@ -226,16 +249,14 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
     let mut loaded: Vec<LoadedRun> = Vec::with_capacity(job.runs.len());
     for run in job.runs {
         match run {
-            RunSource::File {
-                name,
-                source,
-                dataset,
-            } if dataset.format == crate::model::Format::KqaproPredictions
-                && job.gold.format != crate::model::Format::Kqapro =>
+            RunSource::File { name, dataset, .. }
+                if let Some((run, wants)) =
+                    paired_gold(dataset.format).filter(|(_, g)| *g != job.gold.format) =>
             {
-                let _ = (source, dataset);
                 return Err(JobError::Unpaired {
                     name,
+                    run,
+                    wants: wants.name(),
                     gold: job.gold.format.name(),
                 });
             }

@@ -88,11 +88,13 @@ pub fn parse_dataset(items: Vec<Value>) -> Dataset {
 }
 
 /// Reads a prediction file: line N (from 0) is the answer to question N, as
-/// Python's `readlines()` and `strip()` give it (a blank line is the empty
-/// answer; the newline that ends the file starts no line).
+/// Python's `readlines()` (universal newlines: `\n`, `\r\n` or `\r`) and
+/// `strip()` give it (a blank line is the empty answer; the newline that ends
+/// the file starts no line).
 pub fn parse_predictions(text: &str) -> Dataset {
     let mut d = Dataset::new(Format::KqaproPredictions);
-    let body = text.strip_suffix('\n').unwrap_or(text);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let body = text.strip_suffix('\n').unwrap_or(&text);
     if text.is_empty() {
         return d;
     }
@@ -128,9 +130,12 @@ mod tests {
         assert_eq!(d.questions[0].id.0, "0");
         assert_eq!(d.questions[0].flags[FUNCTIONS], "Find QueryAttr");
         assert!(d.unknown_keys.is_empty());
-        let p = parse(b"100.0 meters\n\n yes \n", "predict.txt").unwrap();
+        let p = parse(b"100.0 meters\r\n\r yes \n", "predict.txt").unwrap();
         assert_eq!(p.format, Format::KqaproPredictions);
         assert_eq!(p.questions.len(), 3);
+        // a first answer that looks like JSON or XML is still an answer
+        let odd = parse(b"[]\n<unk>\n", "predict.txt").unwrap();
+        assert_eq!(odd.questions.len(), 2);
         assert_eq!(
             p.questions[2].answers.as_ref().unwrap().answers[0].terms[0],
             Term::plain("yes")

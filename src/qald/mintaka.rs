@@ -23,7 +23,8 @@ pub const XSD_INTEGER: &str = "http://www.w3.org/2001/XMLSchema#integer";
 pub const XSD_DOUBLE: &str = "http://www.w3.org/2001/XMLSchema#double";
 /// The flag of a question whose prediction was written as a list.
 pub const LIST: &str = "prediction_list";
-/// The flag of a gold entity answer no entity was linked to (`answer: null`).
+/// The flag of a gold answer that is `null` (an entity answer no entity was
+/// linked to, or a value answer without values): the script's `None`.
 pub const UNLINKED: &str = "answer_null";
 
 /// True when a record is Mintaka's.
@@ -183,10 +184,16 @@ pub fn parse_dataset(items: Vec<Value>) -> Dataset {
                     }
                 }
             }
-            (_, other) => q.diagnostics.push(format!(
-                "answer {} is not a list of values",
-                other.unwrap_or(&Value::Null)
-            )),
+            (_, None | Some(Value::Null)) => {
+                // `null` is the script's None, not an empty list
+                q.flags.insert(UNLINKED.into(), "true".into());
+                q.diagnostics
+                    .push("the answer is null: no gold answer".into());
+                return;
+            }
+            (_, Some(other)) => q
+                .diagnostics
+                .push(format!("answer {other} is not a list of values")),
         }
         q.answers = Some(set);
     })

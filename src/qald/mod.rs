@@ -136,6 +136,19 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
         });
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // a `.txt` file is KQA Pro predictions whatever its first line holds
+    if kqapro::is_predictions(source) {
+        return match std::str::from_utf8(body) {
+            Ok(text) => Ok(kqapro::parse_predictions(text)),
+            Err(e) => Err(QaldError::at_offset(
+                source,
+                body,
+                e.valid_up_to(),
+                "not UTF-8 text: a prediction file (.txt) holds one answer per line in UTF-8"
+                    .into(),
+            )),
+        };
+    }
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
@@ -176,18 +189,6 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
             })?;
             parse_json_value(value, source)?
         }
-        Some(_) if kqapro::is_predictions(source) => match std::str::from_utf8(body) {
-            Ok(text) => kqapro::parse_predictions(text),
-            Err(e) => {
-                return Err(QaldError::at_offset(
-                    source,
-                    body,
-                    e.valid_up_to(),
-                    "not UTF-8 text: a prediction file (.txt) holds one answer per line in UTF-8"
-                        .into(),
-                ))
-            }
-        },
         Some(_) if text2sparql::looks_like_benchmark(body) => {
             text2sparql::parse_benchmark(body, source)?
         }

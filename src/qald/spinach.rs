@@ -94,6 +94,19 @@ pub fn parse_run(items: Vec<Value>) -> Dataset {
     run
 }
 
+/// A binding as the SPINACH evaluation compares it, `tuple(sorted(b.items()))`:
+/// its keys and values, sorted by key, as one string (a binding that is not an
+/// object is its JSON text).
+fn cell(binding: &Value) -> String {
+    match binding {
+        Value::Object(o) => {
+            let sorted: std::collections::BTreeMap<&String, &Value> = o.iter().collect();
+            serde_json::to_string(&sorted).unwrap_or_default()
+        }
+        other => other.to_string(),
+    }
+}
+
 /// A query field: a non-empty string is SPARQL, anything else none.
 fn sparql(value: Option<&Value>) -> Query {
     match value.and_then(Value::as_str).map(str::trim) {
@@ -113,11 +126,17 @@ fn tuple(value: Option<&Value>, diagnostics: &mut Vec<String>) -> Option<AnswerS
         }),
         Value::Array(rows) => {
             let mut set = AnswerSet::default();
+            let mut table = Vec::with_capacity(rows.len());
             for (r, row) in rows.iter().enumerate() {
                 let Some(row) = row.as_object() else {
                     diagnostics.push(format!("result row {r} is not an object: {row}"));
                     continue;
                 };
+                table.push(
+                    row.iter()
+                        .map(|(var, binding)| (var.clone(), cell(binding)))
+                        .collect(),
+                );
                 // variables in the file's key order, as the rows give them
                 for key in row.keys() {
                     let name = super::values::var_name(key);
@@ -132,6 +151,7 @@ fn tuple(value: Option<&Value>, diagnostics: &mut Vec<String>) -> Option<AnswerS
                     diagnostics,
                 );
             }
+            set.table = Some(table);
             Some(set)
         }
         other => {

@@ -260,6 +260,7 @@ mod tests {
             first_object: first.map(|answers| FirstObject { answers, vars }),
             raw_values: Vec::new(),
             columns: Vec::new(),
+            table: None,
         }
     }
     pub(super) fn iri(s: &str) -> Term {

@@ -128,16 +128,21 @@ impl Official for Spinach {
             Some(Tuple::Bool(b)) => !b,
             Some(Tuple::Rows(rows)) => rows.is_empty(),
         };
-        Some(Figures::from([
-            ("f1".to_string(), f1),
-            ("em".to_string(), f64::from(u8::from(f1 == 1.0))),
+        let mut figures = Figures::from([
+            ("f1".to_string(), f1.unwrap_or(0.0)),
+            ("em".to_string(), f64::from(u8::from(f1 == Some(1.0)))),
             ("none".to_string(), f64::from(u8::from(none))),
-        ]))
+        ]);
+        if f1.is_none() {
+            figures.insert("too_large".to_string(), 1.0);
+        }
+        Some(figures)
     }
 
     /// As `calculate_metrics` prints them, unrounded: `row_major_f1` (the sum
     /// of F1 × 100 / count), `row_major_em` (% of F1 == 1), `none_answers` (%
-    /// of falsy answers) and `evaluated` (count).
+    /// of falsy answers) and `evaluated` (count); `too_large` counts the
+    /// questions past [`MAX_CELLS`], scored 0.
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let count = scored.len() as f64;
         let mut f1_score = 0.0;
@@ -149,7 +154,12 @@ impl Official for Spinach {
             none += usize::from(f["none"] == 1.0);
         }
         let percent = |x: f64| if count > 0.0 { x * 100.0 / count } else { 0.0 };
+        let too_large = scored
+            .iter()
+            .filter(|(_, f)| f.contains_key("too_large"))
+            .count();
         Figures::from([
+            ("too_large".to_string(), too_large as f64),
             ("evaluated".to_string(), count),
             ("row_major_f1".to_string(), percent(f1_score)),
             ("row_major_em".to_string(), percent(em as f64)),
@@ -158,39 +168,60 @@ impl Official for Spinach {
     }
 }
 
-/// An answer set as the script sees it: a boolean (ASK) or result rows.
+/// The most cells (run rows × gold rows) a question's table pairing is
+/// computed for: past it the question's official figures are 0 and say
+/// `too_large` (the pairing's time grows with the cube of the rows).
+pub const MAX_CELLS: usize = 4_000_000;
+
+/// An answer set as the script sees it: a boolean (ASK) or result rows, each
+/// cell (its variable when known, the binding as compared).
 enum Tuple<'a> {
     Bool(bool),
-    Rows(Vec<Vec<(Option<&'a str>, Key<'a>)>>),
+    Rows(Vec<Vec<(Option<&'a str>, Cow<'a, str>)>>),
 }
 
-/// A binding as the script compares it (`tuple(sorted(value.items()))`):
-/// type, value, language, datatype.
-type Key<'a> = (&'static str, &'a str, Option<&'a str>, Option<&'a str>);
-
-fn key(term: &Term) -> Key<'_> {
+/// A term as the script compares a binding (`tuple(sorted(value.items()))`):
+/// its type, value, language and datatype, written as the SPINACH reader
+/// writes a binding as read, so that the two meet.
+fn key(term: &Term) -> String {
+    let mut b = std::collections::BTreeMap::new();
     match term {
         Term::Iri(v) => match v.strip_prefix("_:") {
-            Some(b) => ("bnode", b, None, None),
-            None => ("uri", v.as_str(), None, None),
+            Some(n) => {
+                b.insert("type", "bnode");
+                b.insert("value", n);
+            }
+            None => {
+                b.insert("type", "uri");
+                b.insert("value", v.as_str());
+            }
         },
         Term::Literal {
             lexical,
             datatype,
             lang,
-        } => (
-            "literal",
-            lexical.as_str(),
-            lang.as_deref(),
-            datatype.as_deref(),
-        ),
-        Term::Boolean(true) => ("boolean", "true", None, None),
-        Term::Boolean(false) => ("boolean", "false", None, None),
+        } => {
+            b.insert("type", "literal");
+            b.insert("value", lexical.as_str());
+            if let Some(l) = lang {
+                b.insert("xml:lang", l.as_str());
+            }
+            if let Some(d) = datatype {
+                b.insert("datatype", d.as_str());
+            }
+        }
+        Term::Boolean(v) => {
+            b.insert("type", "literal");
+            b.insert("value", if *v { "true" } else { "false" });
+            b.insert("datatype", "http://www.w3.org/2001/XMLSchema#boolean");
+        }
     }
+    serde_json::to_string(&b).unwrap_or_default()
 }
 
-/// The rows of a set, each cell with its variable's name when the reader
-/// knows the columns.
+/// The rows of a set: as the file wrote them when the reader kept them (a
+/// SPINACH run's), else from the terms, each cell with its variable's name
+/// when the reader knows the columns.
 fn tuple(set: &AnswerSet) -> Tuple<'_> {
     if set.vars.is_empty() {
         if let [Answer { terms }] = set.answers.as_slice() {
@@ -198,6 +229,18 @@ fn tuple(set: &AnswerSet) -> Tuple<'_> {
                 return Tuple::Bool(*b);
             }
         }
+    }
+    if let Some(table) = &set.table {
+        return Tuple::Rows(
+            table
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|(v, k)| (Some(v.as_str()), Cow::Borrowed(k.as_str())))
+                        .collect()
+                })
+                .collect(),
+        );
     }
     let columns = (set.columns.len() == set.answers.len()).then_some(&set.columns);
     Tuple::Rows(
@@ -213,7 +256,7 @@ fn tuple(set: &AnswerSet) -> Tuple<'_> {
                             .and_then(|c| c[i].get(k))
                             .and_then(|v| set.vars.get(*v))
                             .map(String::as_str);
-                        (var, key(t))
+                        (var, Cow::Owned(key(t)))
                     })
                     .collect()
             })
@@ -221,48 +264,61 @@ fn tuple(set: &AnswerSet) -> Tuple<'_> {
     )
 }
 
-/// `_compute_match_ratio`: the share of a gold row's values (its `…Label` and
-/// `…Description` columns left out) found in the predicted row, as multisets.
-fn match_ratio(predicted: &[(Option<&str>, Key<'_>)], gold: &[(Option<&str>, Key<'_>)]) -> f64 {
-    let mut wanted: HashMap<&Key<'_>, usize> = HashMap::new();
-    let mut total = 0usize;
-    for (var, k) in gold {
+/// A row's cells counted, as `Counter` counts them.
+type Counts<'a> = HashMap<&'a str, usize>;
+
+/// A gold row's cells that count (its `…Label` and `…Description` columns
+/// left out), counted, with their number.
+fn gold_counts<'a>(row: &'a [(Option<&str>, Cow<'_, str>)]) -> (Counts<'a>, usize) {
+    let mut counts = Counts::new();
+    let mut total = 0;
+    for (var, k) in row {
         if var.is_some_and(|v| v.ends_with("Label") || v.ends_with("Description")) {
             continue;
         }
-        *wanted.entry(k).or_default() += 1;
+        *counts.entry(k.as_ref()).or_default() += 1;
         total += 1;
     }
-    if total == 0 {
-        return 0.0;
-    }
-    let mut overlap = 0usize;
-    for (_, k) in predicted {
-        if let Some(n) = wanted.get_mut(k).filter(|n| **n > 0) {
-            *n -= 1;
-            overlap += 1;
-        }
-    }
-    overlap as f64 / total as f64
+    (counts, total)
 }
 
-/// `eval.f1` with maximal matching. Where the script fails (no predicted and
-/// no gold row: 0/0, an `AssertionError`), 0.
-pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> f64 {
-    let Some(predicted) = predicted else {
+/// `_compute_match_ratio`: the share of a gold row's counted cells found in
+/// the predicted row, as multisets; 0 for a gold row with none.
+fn match_ratio(predicted: &Counts<'_>, gold: &(Counts<'_>, usize)) -> f64 {
+    let (wanted, total) = gold;
+    if *total == 0 {
         return 0.0;
+    }
+    let overlap: usize = wanted
+        .iter()
+        .map(|(k, n)| (*n).min(predicted.get(k).copied().unwrap_or(0)))
+        .sum();
+    overlap as f64 / *total as f64
+}
+
+/// `eval.f1` with maximal matching, or `None` past [`MAX_CELLS`]. Where the
+/// script fails (no predicted and no gold row: 0/0, an `AssertionError`), 0.
+pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> Option<f64> {
+    let Some(predicted) = predicted else {
+        return Some(0.0);
     };
     let gold = gold.map(tuple).unwrap_or(Tuple::Rows(Vec::new()));
     let (p, g) = match (tuple(predicted), gold) {
-        (Tuple::Bool(a), Tuple::Bool(b)) => return f64::from(u8::from(a == b)),
-        (Tuple::Bool(_), _) | (_, Tuple::Bool(_)) => return 0.0,
+        (Tuple::Bool(a), Tuple::Bool(b)) => return Some(f64::from(u8::from(a == b))),
+        (Tuple::Bool(_), _) | (_, Tuple::Bool(_)) => return Some(0.0),
         (Tuple::Rows(p), Tuple::Rows(g)) => (p, g),
     };
+    if p.len().saturating_mul(g.len()) > MAX_CELLS {
+        return None;
+    }
+    let gold_rows: Vec<(Counts<'_>, usize)> = g.iter().map(|r| gold_counts(r)).collect();
     let mut cost = Vec::with_capacity(p.len() * g.len());
     for pr in &p {
-        for gr in &g {
-            cost.push(match_ratio(pr, gr));
+        let mut counts = Counts::new();
+        for (_, k) in pr {
+            *counts.entry(k.as_ref()).or_default() += 1;
         }
+        cost.extend(gold_rows.iter().map(|gr| match_ratio(&counts, gr)));
     }
     let pairs = linear_sum_assignment(p.len(), g.len(), &cost, true);
     let assigned: Vec<f64> = pairs.iter().map(|(i, j)| cost[i * g.len() + j]).collect();
@@ -277,9 +333,9 @@ pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> 
     fp_or_fn += (2 * assigned.iter().filter(|v| **v <= 0.0).count()) as f64;
     fp_or_fn += ((p.len() - pairs.len()) + (g.len() - pairs.len())) as f64;
     let denominator = 2.0 * tp + fp_or_fn;
-    if denominator == 0.0 {
+    Some(if denominator == 0.0 {
         0.0
     } else {
         2.0 * tp / denominator
-    }
+    })
 }
