@@ -354,6 +354,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             args.runs.len() + args.systems.len()
         );
     }
+    if args.explain_failures && !matches!(args.format, OutputFormat::Table | OutputFormat::Json) {
+        bail!("--explain-failures prints its rules after the table or in the JSON report: give --format table or --format json");
+    }
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }

@@ -339,31 +339,42 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
 /// The files `sample` writes into `--out`.
 const OURS: [&str; 3] = ["benchmark.json", "ids.txt", "sample.ttl"];
 
+/// The file that marks a directory this command wrote: only such a directory
+/// (or an empty or absent one) is written into, so that a user's own
+/// `benchmark.json` is never replaced.
+const MARK: &str = ".qajudge-sample";
+
 /// `--out` must be absent, an empty directory, or a directory this command
-/// wrote (it holds only [`OURS`]); it is created when absent.
+/// wrote (it holds [`MARK`] and only [`OURS`]); it is created when absent,
+/// and marked.
 fn check_out(out: &Path) -> anyhow::Result<()> {
     match std::fs::symlink_metadata(out) {
         Err(_) => std::fs::create_dir_all(out)
-            .with_context(|| format!("cannot create --out {}", out.display())),
+            .with_context(|| format!("cannot create --out {}", out.display()))?,
         Ok(m) if m.is_dir() => {
             let entries: Vec<String> = std::fs::read_dir(out)
                 .with_context(|| format!("cannot read --out {}", out.display()))?
                 .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect();
-            if entries.iter().any(|n| !OURS.contains(&n.as_str())) {
+            let ours = entries.iter().any(|n| n == MARK)
+                && entries
+                    .iter()
+                    .all(|n| n == MARK || OURS.contains(&n.as_str()));
+            if !entries.is_empty() && !ours {
                 bail!(
-                    "--out {} holds other files ({}); give a new or empty directory",
+                    "--out {} holds files qajudge sample did not write ({}); give a new or empty directory",
                     out.display(),
                     entries.join(", ")
                 );
             }
-            Ok(())
         }
         Ok(_) => bail!(
             "--out {} is not a directory; give a new or empty directory",
             out.display()
         ),
     }
+    std::fs::write(out.join(MARK), b"written by qajudge sample\n")
+        .with_context(|| format!("cannot write {}", out.join(MARK).display()))
 }
 
 /// Writes `bytes` to `path` through a temporary name and a rename.

@@ -207,6 +207,25 @@ fn params(body: &SampleBody) -> Result<Params, ApiError> {
     })
 }
 
+/// The most steps a drawn sample may take on the server (a step: one distance
+/// over the features), so that a request cannot hold a slot for hours.
+pub const MAX_WORK: f64 = 2e10;
+
+/// The steps a draw of `params` takes on `n` candidates of `d` features, at
+/// worst: k-means' trials × iterations × candidates × clusters, DBSCAN's
+/// candidates², average linkage's candidates³, FEASIBLE's size × candidates.
+fn work(params: &draw::Params, n: usize, d: usize) -> f64 {
+    let (n, d, k) = (n as f64, d.max(1) as f64, params.size as f64);
+    let kmeans = params.trials as f64 * params.max_iterations as f64 * n * k * d;
+    match params.method {
+        draw::Method::Kmeans => kmeans,
+        draw::Method::DbscanKmeans => kmeans + n * n * d,
+        draw::Method::Agglomerative => n * n * n * d,
+        draw::Method::Feasible | draw::Method::FeasibleExemplars => 2.0 * k * n * d,
+        draw::Method::Random => n,
+    }
+}
+
 /// Draws a sample of a registered benchmark.
 #[utoipa::path(post, path = "/api/v1/sample", tag = "experiments", request_body = SampleBody,
     responses((status = 200, description = "the sample, its diversity and representativeness (docs/features.md, Sampling)", body = SampleSummary),
@@ -263,6 +282,18 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
             )));
         }
         let c = draw::candidates(&out.answers, &out.columns).map_err(|e| bad(e.to_string()))?;
+        let work = work(&params, c.iris.len(), c.features.len());
+        if work > MAX_WORK {
+            return Err(bad(format!(
+                "method {} on {} candidates with {} features, size {}, {} trials of {} iterations is about {work:.1e} steps, more than this server draws ({MAX_WORK:.0e}); narrow the selection, or lower size, trials or max_iterations, or draw it with `qajudge sample`",
+                params.method.name(),
+                c.iris.len(),
+                c.features.len(),
+                params.size,
+                params.trials,
+                params.max_iterations
+            )));
+        }
         draw::draw(&c, &params).map_err(|e| bad(e.to_string()))
     })
     .await
@@ -286,6 +317,24 @@ mod tests {
 
     fn body(json: &str) -> SampleBody {
         serde_json::from_str(json).expect("a body")
+    }
+
+    #[test]
+    fn a_draw_past_the_work_bound_is_told_before_it_starts() {
+        let p = |method: &str, trials: usize, iterations: usize| {
+            let mut p = params(&body(&format!(
+                r#"{{"benchmark": "b", "features": ["words"], "size": 200, "method": "{method}", "trials": {trials}, "max_iterations": {iterations}}}"#
+            )))
+            .expect("valid options");
+            p.size = 200;
+            p
+        };
+        // QaldGenData's 5,543 questions, 3 features
+        assert!(work(&p("kmeans++", 10, 100), 5543, 3) < MAX_WORK);
+        assert!(work(&p("kmeans++", 100, 1000), 5543, 3) > MAX_WORK);
+        assert!(work(&p("agglomerative", 1, 1), 1000, 3) < MAX_WORK);
+        assert!(work(&p("dbscan+kmeans++", 100, 100), 5543, 3) > MAX_WORK);
+        assert!(work(&p("feasible", 1, 1), 5543, 3) < MAX_WORK);
     }
 
     #[test]

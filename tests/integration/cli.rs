@@ -996,9 +996,29 @@ fn sample_draws_a_repeatable_micro_benchmark_with_its_diversity() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("holds other files (notes.txt)"),
+        stderr(&o).contains("did not write (notes.txt)"),
         "{}",
         stderr(&o)
     );
     assert!(!foreign.join("benchmark.json").exists());
+    // a user's own benchmark.json, even alone, is never replaced
+    let own = dir.join("own");
+    std::fs::create_dir_all(&own).expect("dir");
+    std::fs::write(own.join("benchmark.json"), "mine").expect("write");
+    let o = qajudge(&[
+        "sample",
+        "--gold",
+        &gold,
+        "--features",
+        "words",
+        "--size",
+        "5",
+        "--out",
+        &own.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(own.join("benchmark.json")).expect("read"),
+        "mine"
+    );
 }
