@@ -462,7 +462,10 @@ mod tests {
         assert_eq!(user_agent_with_contact("a\r\nX-Evil: 1"), None);
         assert_eq!(user_agent_with_contact("(me)"), None);
         assert!(
-            agent.starts_with(&format!("qajudge/{} (+https://", env!("CARGO_PKG_VERSION"))),
+            agent.starts_with(&format!(
+                "qajudge/{} (KGQA evaluation; index fetch",
+                env!("CARGO_PKG_VERSION")
+            )),
             "{agent}"
         );
     }
