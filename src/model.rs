@@ -327,6 +327,25 @@ pub enum Format {
     Text2SparqlAnswers,
     /// A component run in JSON Lines (entities, classes, properties, triples).
     ComponentJsonl,
+    /// WebQSP, the official release (`Questions[].Parses[]`).
+    Webqsp,
+    /// WebQSP predictions (`[{QuestionId, Answers}]`).
+    WebqspPredictions,
+    /// ComplexWebQuestions (official `answers[]`, or ToG's one `answer`).
+    Cwq,
+    /// GrailQA (official, or ToG's copy).
+    Grailqa,
+    /// GrailQA predictions (`{qid: {logical_form, answer}}`).
+    GrailqaPredictions,
+    /// SimpleQuestions in ToG's shape.
+    SimpleQuestions,
+    /// A dataset in ToG's shape (`question, topic_entity, answer`).
+    TogQuestions,
+    /// WebQuestions in ToG's shape (`url, question, answers`).
+    WebQuestions,
+    /// LLM predictions in JSON Lines (`{id, question, prediction, ground_truth}`:
+    /// Reasoning on Graphs, Think-on-Graph).
+    LlmPredictions,
 }
 
 impl Format {
@@ -342,6 +361,15 @@ impl Format {
             Format::Text2SparqlYaml => "text2sparql-yaml",
             Format::Text2SparqlAnswers => "text2sparql-answers",
             Format::ComponentJsonl => "component-jsonl",
+            Format::Webqsp => "webqsp",
+            Format::WebqspPredictions => "webqsp-predictions",
+            Format::Cwq => "cwq",
+            Format::Grailqa => "grailqa",
+            Format::GrailqaPredictions => "grailqa-predictions",
+            Format::SimpleQuestions => "simplequestions",
+            Format::TogQuestions => "tog-questions",
+            Format::WebQuestions => "webquestions",
+            Format::LlmPredictions => "llm-predictions",
         }
     }
 }
@@ -368,6 +396,11 @@ pub struct Dataset {
     /// Answer objects that hold data but yielded no answer, as "question ID: what";
     /// `check` fails on them.
     pub lost: Vec<String>,
+    /// The gold a run file carries beside its answers (an LLM prediction
+    /// file's `ground_truth`), with the run's question ids; a run that has one
+    /// can be scored without a gold file (docs/scoring.md, Other benchmark
+    /// families).
+    pub own_gold: Option<Box<Dataset>>,
 }
 
 impl Dataset {
@@ -382,6 +415,7 @@ impl Dataset {
             metadata: None,
             unknown_keys: Vec::new(),
             lost: Vec::new(),
+            own_gold: None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Benchmark families qajudge knows by their keys but does not read yet
-//! (WebQSP, ComplexWebQuestions, GrailQA, SimpleQuestions, WebQuestions,
-//! Mintaka, KQA Pro, LC-QuAD 2.0, WikiWebQuestions and SPINACH, DBLP-QuAD, the
-//! prediction files of RoG, ToG and T2S-Metrics). A file of one of them is told
+//! (Mintaka, KQA Pro, LC-QuAD 2.0, WikiWebQuestions and SPINACH, DBLP-QuAD, the
+//! result files of T2S-Metrics; the Freebase families and LLM prediction files
+//! are read, `kgqa.rs`). A file of one of them is told
 //! positively, from keys that only that family has, and refused with an error
 //! naming it, instead of being read as the format whose keys it happens to
 //! share (a GrailQA record has LC-QuAD's `sparql_query`, an LC-QuAD 2.0 record
@@ -22,31 +22,6 @@ struct Family {
 /// The families of record arrays (and of `questions` / `Questions` items),
 /// most specific first.
 const RECORDS: &[Family] = &[
-    Family {
-        name: "GrailQA",
-        all: &["qid", "question"],
-        any: &["s_expression", "graph_query", "num_node"],
-    },
-    Family {
-        name: "ComplexWebQuestions (CWQ)",
-        all: &["question"],
-        any: &["compositionality_type", "machine_question", "webqsp_ID"],
-    },
-    Family {
-        name: "WebQSP",
-        all: &[],
-        any: &[
-            "RawQuestion",
-            "InferentialChain",
-            "TopicEntityMid",
-            "Parses",
-        ],
-    },
-    Family {
-        name: "WebQSP predictions",
-        all: &["QuestionId", "Answers"],
-        any: &[],
-    },
     Family {
         name: "LC-QuAD 2.0",
         all: &["uid", "question"],
@@ -73,21 +48,6 @@ const RECORDS: &[Family] = &[
         any: &[],
     },
     Family {
-        name: "SimpleQuestions in ToG's shape",
-        all: &["question", "relation", "topic_entity", "answer"],
-        any: &[],
-    },
-    Family {
-        name: "a KGQA dataset in ToG's shape (question, sparql, topic_entity, answer)",
-        all: &["question", "topic_entity", "answer"],
-        any: &[],
-    },
-    Family {
-        name: "WebQuestions",
-        all: &["question", "answers", "url"],
-        any: &[],
-    },
-    Family {
         name: "WikiWebQuestions or SPINACH (id, question, sparql)",
         all: &["id", "question", "sparql"],
         any: &[],
@@ -95,18 +55,11 @@ const RECORDS: &[Family] = &[
 ];
 
 /// The families of JSON Lines records.
-const LINES: &[Family] = &[
-    Family {
-        name: "RoG or ToG predictions (JSON Lines: id, question, prediction, ground_truth)",
-        all: &["prediction"],
-        any: &["ground_truth", "question"],
-    },
-    Family {
-        name: "T2S-Metrics results (JSON Lines: id, golden, generated)",
-        all: &["golden", "generated"],
-        any: &[],
-    },
-];
+const LINES: &[Family] = &[Family {
+    name: "T2S-Metrics results (JSON Lines: id, golden, generated)",
+    all: &["golden", "generated"],
+    any: &[],
+}];
 
 fn matches(family: &Family, record: &Map<String, Value>) -> bool {
     family.all.iter().all(|k| record.contains_key(*k))
@@ -119,26 +72,12 @@ pub fn of_record(record: &Map<String, Value>) -> Option<&'static str> {
     RECORDS.iter().find(|f| matches(f, record)).map(|f| f.name)
 }
 
-/// The family of a top-level object that is not QALD-JSON: WebQSP's
-/// `{Version, FreebaseVersion, Questions}`, GrailQA's predictions `{qid:
-/// {logical_form, answer}}`, Mintaka's predictions `{id: answer}`.
+/// The family of a top-level object that is not QALD-JSON: Mintaka's
+/// predictions `{id: answer}`.
 pub fn of_object(top: &Map<String, Value>) -> Option<&'static str> {
-    if let Some(Value::Array(items)) = top.get("Questions") {
-        return items
-            .iter()
-            .find_map(Value::as_object)
-            .and_then(of_record)
-            .or(Some("WebQSP"));
-    }
     let mut values = top.values().peekable();
     values.peek()?;
     let predictions = |pred: fn(&Value) -> bool| top.values().all(pred);
-    if predictions(|v| {
-        v.as_object()
-            .is_some_and(|o| o.contains_key("logical_form"))
-    }) {
-        return Some("GrailQA predictions ({qid: {logical_form, answer}})");
-    }
     if predictions(|v| !v.is_object()) && !top.contains_key("questions") {
         return Some("predictions keyed by question id ({id: answer}, as Mintaka's)");
     }
@@ -172,9 +111,6 @@ mod tests {
 
     #[test]
     fn records_are_told_by_the_keys_only_their_family_has() {
-        let grail =
-            record(json!({"qid": 1, "question": "q", "sparql_query": "…", "s_expression": "(…)"}));
-        assert_eq!(of_record(&grail), Some("GrailQA"));
         let lcquad2 = record(json!({"uid": 1, "question": "q", "sparql_wikidata": "…"}));
         assert_eq!(of_record(&lcquad2), Some("LC-QuAD 2.0"));
         let dblp = record(
@@ -190,15 +126,10 @@ mod tests {
 
     #[test]
     fn top_level_objects_and_lines() {
-        let webqsp = record(
-            json!({"Version": "1.0", "Questions": [{"QuestionId": "1", "RawQuestion": "q"}]}),
-        );
-        assert_eq!(of_object(&webqsp), Some("WebQSP"));
         let mintaka = record(json!({"fae46b21": "Q7245", "bc8713cc": ["Q1"]}));
         assert!(of_object(&mintaka).is_some_and(|f| f.contains("Mintaka")));
         assert_eq!(of_object(&record(json!({"questions": []}))), None);
-        let rog =
-            record(json!({"id": "1", "question": "q", "prediction": "a", "ground_truth": ["a"]}));
-        assert!(of_line(&rog).is_some_and(|f| f.contains("RoG")));
+        let t2s = record(json!({"id": "1", "golden": "q", "generated": "a"}));
+        assert!(of_line(&t2s).is_some_and(|f| f.contains("T2S")));
     }
 }

@@ -6,14 +6,18 @@
 
 mod family;
 mod fast;
+mod freebase;
 mod items;
 mod json;
 mod jsonl;
 mod keys;
+mod kgqa;
 mod lcquad;
+mod llm;
 mod rubq;
 mod text2sparql;
 pub mod values;
+mod webqsp;
 mod write;
 mod xml;
 
@@ -135,6 +139,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
+        Some(b'{') if llm::looks_like(body) => llm::parse(body, source)?,
         Some(b'{') if let Some(file) = fast::parse(body).filter(|_| allow_fast) => {
             if let Some(f) = file.questions.first().and_then(|q| family::of_record(&q.fields)) {
                 return Err(shape_error(source, &family::not_read(f)));
@@ -206,6 +211,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if let Some(f) = first.and_then(kgqa::of_record) {
+                return Ok(kgqa::read_records(f, items));
+            }
             if let Some(f) = first.and_then(family::of_record) {
                 return Err(shape_error(source, &family::not_read(f)));
             }
@@ -229,6 +237,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
         }
         serde_json::Value::Object(map) => {
             let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
+                if let Some(d) = kgqa::read_object(&map) {
+                    return Ok(d);
+                }
                 if let Some(f) = family::of_object(&map) {
                     return Err(shape_error(source, &family::not_read(f)));
                 }

@@ -1,0 +1,186 @@
+//! The prediction files LLM-based KGQA systems write (Reasoning on Graphs,
+//! Think-on-Graph and others in their shape): JSON Lines of `{id, question,
+//! prediction, ground_truth, input}`. `prediction` is a string (several answers
+//! one per line) or a list, in the model's order; each answer is a name (a
+//! literal) or an id (an IRI). The file carries its own gold: `ground_truth`
+//! (names) becomes [`Dataset::own_gold`], so the file is scored alone
+//! (docs/scoring.md, Other benchmark families). A line without `id` is named by
+//! its 0-based position among the records. `prediction` and `ground_truth` are
+//! also kept as written (flags), for the profiles that reproduce a script's
+//! own reading of them.
+
+use serde_json::{Map, Value};
+
+use super::keys::KeyScan;
+use super::kgqa::{flag_text, push_answer, strings};
+use super::values::id_of;
+use super::QaldError;
+use crate::model::{AnswerSet, Dataset, Format, Question, QuestionId};
+
+/// Keys of one line.
+const KEYS: &[&str] = &["id", "question", "prediction", "ground_truth", "input"];
+
+/// The flag holding `prediction` as written (JSON text unless a string).
+pub const PREDICTION: &str = "prediction";
+/// The flag holding `input` (the prompt the model was given).
+pub const INPUT: &str = "input";
+
+/// True when the first non-blank line is one JSON object with `prediction` and
+/// `ground_truth` or `question`.
+pub fn looks_like(body: &[u8]) -> bool {
+    let first = body
+        .split(|&b| b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let Some(Ok(Value::Object(o))) = first.map(serde_json::from_slice::<Value>) else {
+        return false;
+    };
+    o.contains_key("prediction") && (o.contains_key("ground_truth") || o.contains_key("question"))
+}
+
+/// Parses a prediction file; a line that is not one JSON object is an error
+/// naming it.
+pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    let mut run = Dataset::new(Format::LlmPredictions);
+    let mut gold = Dataset::new(Format::LlmPredictions);
+    let mut scan = KeyScan::default();
+    let mut with_gold = 0usize;
+    let mut position = 0usize;
+    for (n, line) in body.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let o = object(line, n + 1, source)?;
+        let id = id_of(o.get("id")).unwrap_or_else(|| QuestionId(position.to_string()));
+        position += 1;
+        scan.object(&o, "line", KEYS, &id.0);
+        let mut q = Question {
+            id,
+            ..Question::default()
+        };
+        if let Some(t) = o.get("question").and_then(Value::as_str) {
+            q.texts.push(("en".into(), t.trim().to_string()));
+        }
+        for key in [PREDICTION, INPUT] {
+            if let Some(text) = o.get(key).and_then(flag_text) {
+                q.flags.insert(key.into(), text);
+            }
+        }
+        let mut set = AnswerSet::default();
+        match o.get("prediction") {
+            Some(Value::String(s)) => {
+                for name in s.split('\n').filter(|l| !l.trim().is_empty()) {
+                    push_answer(&mut set, name, &[]);
+                }
+            }
+            Some(Value::Array(_)) => {
+                for name in strings(o.get("prediction")) {
+                    push_answer(&mut set, &name, &[]);
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(other) => q.diagnostics.push(format!(
+                "question {} (line {}): `prediction` {other} is neither a string nor a list; read as no answer",
+                q.id,
+                n + 1
+            )),
+        }
+        q.answers = Some(set);
+        let mut g = Question {
+            id: q.id.clone(),
+            texts: q.texts.clone(),
+            ..Question::default()
+        };
+        if let Some(truth) = o.get("ground_truth").filter(|v| !v.is_null()) {
+            with_gold += 1;
+            g.flags.insert("ground_truth".into(), truth.to_string());
+            let mut set = AnswerSet::default();
+            for name in strings(Some(truth)) {
+                push_answer(&mut set, &name, &[]);
+            }
+            g.answers = Some(set);
+        }
+        gold.questions.push(g);
+        run.questions.push(q);
+    }
+    run.unknown_keys = scan.finish();
+    if run.questions.is_empty() {
+        run.diagnostics.push("the file holds no question".into());
+    }
+    if with_gold > 0 {
+        if with_gold < gold.questions.len() {
+            gold.diagnostics.push(format!(
+                "{} of {} lines have no `ground_truth`: their gold is unknown",
+                gold.questions.len() - with_gold,
+                gold.questions.len()
+            ));
+        }
+        run.own_gold = Some(Box::new(gold));
+    }
+    Ok(run)
+}
+
+/// One line as a JSON object, or an error naming the line.
+fn object(line: &[u8], n: usize, source: &str) -> Result<Map<String, Value>, QaldError> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err(QaldError::Syntax {
+            source_name: source.to_string(),
+            line: n,
+            column: 1,
+            message: "line is not a json object; a prediction file has one object {id, question, prediction, ground_truth} per line".into(),
+        }),
+        Err(e) => Err(QaldError::Syntax {
+            source_name: source.to_string(),
+            line: n,
+            column: e.column(),
+            message: format!(
+                "invalid json: {}; a prediction file has one complete object per line",
+                super::strip_position(&e.to_string())
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Format, Term};
+    use crate::qald::parse;
+
+    #[test]
+    fn predictions_and_their_own_gold() {
+        let body = br#"{"id": "WebQTest-0", "question": "what does jamaican people speak", "prediction": "Jamaican English\nJamaican Creole English Language\n", "ground_truth": ["Jamaican Creole English Language", "Jamaican English"], "input": "..."}
+{"id": "WebQTest-1", "question": "q", "prediction": ["m.0a", "B"], "ground_truth": ["B"]}
+
+{"question": "no id", "prediction": "", "ground_truth": [], "score": 1}
+"#;
+        let d = parse(body, "predictions.jsonl").unwrap();
+        assert_eq!(d.format, Format::LlmPredictions);
+        assert_eq!(d.questions.len(), 3);
+        let first = d.questions[0].answers.as_ref().unwrap();
+        assert_eq!(first.answers.len(), 2);
+        assert_eq!(first.answers[0].terms, [Term::plain("Jamaican English")]);
+        let second = d.questions[1].answers.as_ref().unwrap();
+        assert_eq!(
+            second.answers[0].terms,
+            [Term::Iri("http://rdf.freebase.com/ns/m.0a".into())]
+        );
+        assert_eq!(d.questions[2].id.0, "2");
+        assert!(d.questions[2].answers.as_ref().unwrap().is_empty());
+        assert_eq!(d.unknown_keys[0].path, "line.score");
+        let gold = d.own_gold.as_ref().expect("own gold");
+        assert_eq!(gold.questions.len(), 3);
+        assert_eq!(gold.questions[0].answers.as_ref().unwrap().answers.len(), 2);
+        assert!(gold.questions[2].answers.as_ref().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let e = parse(
+            b"{\"id\": 1, \"prediction\": \"a\", \"ground_truth\": [\"a\"]}\n{\"id\": 2, \"prediction\": \n",
+            "p.jsonl",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("p.jsonl:2:"), "{e}");
+    }
+}
