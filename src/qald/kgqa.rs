@@ -27,6 +27,9 @@ pub enum Records {
     TogQuestions,
     /// WebQuestions as ToG reads it: `url`, `question`, `answers` (names).
     WebQuestions,
+    /// WebQSP parses without answers (`question`, `sparql`, `InferentialChain`,
+    /// `TopicEntityMid` …: the release's typical queries).
+    WebqspQueries,
 }
 
 /// The family of a record of a top-level array, if it is one read here.
@@ -51,6 +54,8 @@ pub fn of_record(o: &Map<String, Value>) -> Option<Records> {
         Some(Records::TogQuestions)
     } else if ["question", "answers", "url"].iter().all(|k| has(k)) {
         Some(Records::WebQuestions)
+    } else if has("question") && any(&["InferentialChain", "TopicEntityMid"]) {
+        Some(Records::WebqspQueries)
     } else {
         None
     }
@@ -64,6 +69,7 @@ pub fn read_records(family: Records, items: Vec<Value>) -> Dataset {
         Records::WebqspPredictions => webqsp::predictions(items),
         Records::SimpleQuestions | Records::TogQuestions => freebase::tog(items, family),
         Records::WebQuestions => freebase::webquestions(items),
+        Records::WebqspQueries => webqsp::queries(items),
     }
 }
 

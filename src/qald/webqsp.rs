@@ -214,6 +214,54 @@ fn answer_set(
     set
 }
 
+/// Keys of a record of the release's typical queries.
+const TYPICAL: &[&str] = &[
+    "question",
+    "sparql",
+    "PotentialTopicEntityMention",
+    "TopicEntityName",
+    "TopicEntityMid",
+    "InferentialChain",
+    "Constraints",
+    "json",
+    "is_typical",
+];
+
+/// Reads WebQSP parses without answers (`WebQSP_typical_SPARQL.json`): one
+/// question per record, named by its 0-based position, its query and the
+/// other keys as flags (`json`, the parsed query, as JSON text).
+pub fn queries(items: Vec<Value>) -> Dataset {
+    let mut scan = KeyScan::default();
+    let mut dataset = Dataset::new(Format::Webqsp);
+    for (i, item) in items.iter().enumerate() {
+        let Some(o) = item.as_object() else {
+            dataset.diagnostics.push(format!(
+                "record {i} (0-based) is not a json object; skipped"
+            ));
+            continue;
+        };
+        let mut q = Question {
+            id: QuestionId(i.to_string()),
+            ..Question::default()
+        };
+        scan.object(o, "[]", TYPICAL, &q.id.0);
+        if let Some(t) = o.get("question").and_then(Value::as_str) {
+            q.texts.push(("en".into(), t.trim().to_string()));
+        }
+        if let Some(s) = o
+            .get("sparql")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+        {
+            q.query = Query::Sparql(s.trim().to_string());
+        }
+        copy_flags(o, &TYPICAL[2..], &mut q.flags);
+        dataset.questions.push(q);
+    }
+    dataset.unknown_keys = scan.finish();
+    dataset
+}
+
 /// Reads a WebQSP prediction file: one run question per `{QuestionId, Answers}`.
 pub fn predictions(items: Vec<Value>) -> Dataset {
     parse_items(
@@ -326,5 +374,13 @@ mod tests {
             assert!(d.questions.len() > 300, "{name}");
             assert!(d.questions.iter().all(|q| q.parses.len() == 1));
         }
+        let bytes = std::fs::read(dir.join("WebQSP_typical_SPARQL.json")).unwrap();
+        let d = parse(&bytes, "typical").unwrap();
+        assert_eq!((d.format, d.questions.len()), (Format::Webqsp, 10));
+        assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
+        assert!(d
+            .questions
+            .iter()
+            .all(|q| matches!(q.query, Query::Sparql(_))));
     }
 }
