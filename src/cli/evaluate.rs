@@ -65,9 +65,12 @@ impl From<GoldMarkingsArg> for GoldMarkings {
 /// Arguments of `qajudge evaluate`.
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
-    /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ).
-    #[arg(long, value_name = "FILE")]
-    pub gold: PathBuf,
+    /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ, the
+    /// Freebase families of docs/scoring.md, Other benchmark families). Without
+    /// it, the gold is the one the first --run file carries (an LLM prediction
+    /// file's `ground_truth`).
+    #[arg(long, value_name = "FILE", required_unless_present = "runs")]
+    pub gold: Option<PathBuf>,
     /// Score only these questions of the gold: a file of question ids, one per
     /// line (blank lines and lines starting with `#` are skipped), for a
     /// micro-benchmark drawn from a benchmark without rewriting it.
@@ -286,6 +289,26 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// The gold the first run file that carries one holds (docs/scoring.md, Other
+/// benchmark families), named after that file, when no --gold is given.
+fn own_gold(
+    paths: &[PathBuf],
+    runs: &[crate::model::Dataset],
+) -> anyhow::Result<(crate::model::Dataset, String)> {
+    paths
+        .iter()
+        .zip(runs)
+        .find_map(|(path, run)| {
+            let gold = run.own_gold.as_deref()?.clone();
+            Some((gold, format!("{} (its own gold)", path.display())))
+        })
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no --gold given and no --run file carries its own gold (an LLM prediction file's `ground_truth`): give the benchmark with --gold FILE"
+            )
+        })
+}
+
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if args.names.len() > args.runs.len() + args.systems.len() {
@@ -298,7 +321,14 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    let mut gold = super::load(&args.gold)?;
+    let mut run_files = Vec::with_capacity(args.runs.len());
+    for path in &args.runs {
+        run_files.push(super::load(path)?);
+    }
+    let (mut gold, gold_name) = match &args.gold {
+        Some(path) => (super::load(path)?, path.display().to_string()),
+        None => own_gold(&args.runs, &run_files)?,
+    };
     // the gold questions left out of a --questions sample: runs' answers to
     // them are left out too (not counted as extra)
     let left_out: std::collections::HashSet<String> = match &args.questions {
@@ -313,8 +343,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
-    for (i, path) in args.runs.iter().enumerate() {
-        let mut dataset = super::load(path)?;
+    for (i, (path, mut dataset)) in args.runs.iter().zip(run_files).enumerate() {
+        dataset.own_gold = None;
         dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
@@ -401,7 +431,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     let job = Job {
-        gold_name: args.gold.display().to_string(),
+        gold_name,
         gold: Arc::new(gold),
         benchmark: None,
         runs,
