@@ -171,6 +171,8 @@ pub enum ProfileArg {
     Mqald,
     /// Reproduces the TEXT2SPARQL challenge's scoring.
     Text2sparql,
+    /// Reproduces WebQSP's official eval.py (docs/scoring.md, Other benchmark families).
+    Webqsp,
 }
 
 impl From<ProfileArg> for Profile {
@@ -180,6 +182,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Gerbil => Profile::Gerbil,
             ProfileArg::Mqald => Profile::Mqald,
             ProfileArg::Text2sparql => Profile::Text2sparql,
+            ProfileArg::Webqsp => Profile::Webqsp,
         }
     }
 }

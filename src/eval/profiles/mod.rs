@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -23,6 +23,8 @@ mod judge;
 mod mqald;
 mod official;
 mod text2sparql;
+mod webqsp;
+mod written;
 
 use std::borrow::Cow;
 
@@ -39,6 +41,7 @@ pub use mqald::Mqald;
 pub use official::{official_figures, Official};
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
+pub use webqsp::Webqsp;
 
 /// A named bundle of scoring rules: what is parsed from `--profile`, stored and
 /// printed in reports. Its rules are those of [`Profile::rules`]; `Profile`
@@ -54,15 +57,18 @@ pub enum Profile {
     Mqald,
     /// Reproduces the TEXT2SPARQL challenge's scoring (`text2sparql-client`).
     Text2sparql,
+    /// Reproduces WebQSP's official `eval.py`.
+    Webqsp,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 4] = [
+    pub const ALL: [Profile; 5] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
         Profile::Text2sparql,
+        Profile::Webqsp,
     ];
 
     /// The name printed in reports.
@@ -72,6 +78,7 @@ impl Profile {
             Profile::Gerbil => "gerbil",
             Profile::Mqald => "mqald",
             Profile::Text2sparql => "text2sparql",
+            Profile::Webqsp => "webqsp",
         }
     }
 
@@ -98,6 +105,7 @@ impl Profile {
             Profile::Gerbil => &Gerbil,
             Profile::Mqald => &Mqald,
             Profile::Text2sparql => &Text2sparql,
+            Profile::Webqsp => &Webqsp,
         }
     }
 }

@@ -1,0 +1,161 @@
+//! Profiles that reproduce official evaluation scripts (docs/scoring.md, Other
+//! benchmark families), end to end through `qajudge evaluate --format json`, on
+//! project-written cases whose figures the official script computed: each case
+//! states the command that ran the script and pastes its output.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::cli::{qajudge, stderr, stdout};
+
+/// Writes a case file under the test's own temporary folder.
+fn case_file(name: &str, content: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("official");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, content).expect("case file");
+    path
+}
+
+/// The JSON report of `evaluate` under `profile` (no `--gold` when `gold` is None).
+fn report(profile: &str, gold: Option<&Path>, run: &Path) -> Value {
+    let run = run.display().to_string();
+    let gold = gold.map(|g| g.display().to_string());
+    let mut args = vec![
+        "evaluate",
+        "--profile",
+        profile,
+        "--format",
+        "json",
+        "--run",
+        &run,
+    ];
+    if let Some(g) = &gold {
+        args.extend(["--gold", g]);
+    }
+    let o = qajudge(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).expect("a json report")
+}
+
+/// The run's official figures.
+fn official(report: &Value) -> &serde_json::Map<String, Value> {
+    report["runs"][0]["experiments"]["qa"]["aggregate"]["official"]
+        .as_object()
+        .expect("official figures")
+}
+
+/// A figure printed by the script with `%.3f`.
+fn three(v: &Value) -> String {
+    format!("{:.3}", v.as_f64().expect("a number"))
+}
+
+/// A WebQSP gold question: `parses` as (ParseQuality, answers).
+fn webqsp_question(id: &str, parses: &[(&str, &[&str])]) -> String {
+    let parses: Vec<String> = parses
+        .iter()
+        .map(|(quality, answers)| {
+            let answers: Vec<String> = answers
+                .iter()
+                .map(|a| format!(r#"{{"AnswerType": "Entity", "AnswerArgument": "{a}"}}"#))
+                .collect();
+            format!(
+                r#"{{"AnnotatorComment": {{"ParseQuality": "{quality}", "QuestionQuality": "Good"}}, "Answers": [{}]}}"#,
+                answers.join(", ")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"QuestionId": "{id}", "Parses": [{}]}}"#,
+        parses.join(", ")
+    )
+}
+
+/// WebQSP's `eval.py`, cases A–D: the gold and prediction files are those
+/// below; the script's output (Python 2.7.18, `python2 eval.py gold_X.json
+/// pred_X.json`) is pasted as the expected figures.
+#[test]
+fn webqsp_matches_eval_py() {
+    const C: &str = "Complete";
+    let cases: [(&str, Vec<String>, &str, [&str; 6]); 4] = [
+        // Q1 exact in another order, Q2 half right, Q3 empty prediction
+        (
+            "A",
+            vec![
+                webqsp_question("Q1", &[(C, &["m.a", "m.b"])]),
+                webqsp_question("Q2", &[(C, &["m.a", "m.b"])]),
+                webqsp_question("Q3", &[(C, &["m.a"])]),
+            ],
+            r#"[{"QuestionId":"Q1","Answers":["m.b","m.a"]},{"QuestionId":"Q2","Answers":["m.a","m.c"]},{"QuestionId":"Q3","Answers":[]}]"#,
+            // Number of questions: 3; Average precision over questions: 0.833;
+            // Average recall over questions: 0.500; Average f1 over questions
+            // (accuracy): 0.500; F1 of average recall and average precision:
+            // 0.625; True accuracy: 0.333
+            ["3", "0.833", "0.500", "0.500", "0.625", "0.333"],
+        ),
+        // Q4 missing (counted, 0), Q5 the second parse is the best, Q6 no
+        // Complete parse (left out)
+        (
+            "B",
+            vec![
+                webqsp_question("Q4", &[(C, &["m.a"])]),
+                webqsp_question("Q5", &[(C, &["m.x"]), (C, &["m.a"])]),
+                webqsp_question("Q6", &[("Partial", &["m.a"])]),
+            ],
+            r#"[{"QuestionId":"Q5","Answers":["m.a"]},{"QuestionId":"Q6","Answers":["m.zzz"]}]"#,
+            // The problem Q4 is not in the prediction set; Number of questions: 2;
+            // 0.500 for all five figures
+            ["2", "0.500", "0.500", "0.500", "0.500", "0.500"],
+        ),
+        // Q7 empty gold and prediction, Q8 a gold answer written twice, Q9
+        // predicted twice: the second (`M.A`, another string) wins
+        (
+            "C",
+            vec![
+                webqsp_question("Q7", &[(C, &[])]),
+                webqsp_question("Q8", &[(C, &["m.a", "m.a"])]),
+                webqsp_question("Q9", &[(C, &["m.a"])]),
+            ],
+            r#"[{"QuestionId":"Q7","Answers":[]},{"QuestionId":"Q8","Answers":["m.a","m.b"]},{"QuestionId":"Q9","Answers":["m.a"]},{"QuestionId":"Q9","Answers":["M.A"]}]"#,
+            // Number of questions: 3; 0.556; 0.667; 0.600; 0.606; 0.333
+            ["3", "0.556", "0.667", "0.600", "0.606", "0.333"],
+        ),
+        // Q10 empty gold, some prediction (P 0, R 1); Q11 a wrong answer
+        // predicted twice counts twice
+        (
+            "D",
+            vec![
+                webqsp_question("Q10", &[(C, &[])]),
+                webqsp_question("Q11", &[(C, &["m.a"])]),
+            ],
+            r#"[{"QuestionId":"Q10","Answers":["m.a"]},{"QuestionId":"Q11","Answers":["m.a","m.b","m.b"]}]"#,
+            // Number of questions: 2; 0.167; 1.000; 0.250; 0.286; 0.000
+            ["2", "0.167", "1.000", "0.250", "0.286", "0.000"],
+        ),
+    ];
+    for (name, questions, pred, expected) in cases {
+        let gold = case_file(
+            &format!("webqsp_gold_{name}.json"),
+            &format!(
+                r#"{{"Version": "1.0", "Questions": [{}]}}"#,
+                questions.join(", ")
+            ),
+        );
+        let run = case_file(&format!("webqsp_pred_{name}.json"), pred);
+        let r = report("webqsp", Some(&gold), &run);
+        let o = official(&r);
+        let got = [
+            o["questions"]
+                .as_f64()
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            three(&o["average_precision"]),
+            three(&o["average_recall"]),
+            three(&o["average_f1"]),
+            three(&o["f1_of_averages"]),
+            three(&o["true_accuracy"]),
+        ];
+        assert_eq!(got, expected, "case {name}: {o:?}");
+    }
+}
