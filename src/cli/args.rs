@@ -173,6 +173,8 @@ pub enum ProfileArg {
     Text2sparql,
     /// Reproduces WebQSP's official eval.py (docs/scoring.md, Other benchmark families).
     Webqsp,
+    /// Reproduces Reasoning on Graphs' evaluate_results.py (docs/scoring.md, Other benchmark families).
+    Rog,
 }
 
 impl From<ProfileArg> for Profile {
@@ -183,6 +185,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Mqald => Profile::Mqald,
             ProfileArg::Text2sparql => Profile::Text2sparql,
             ProfileArg::Webqsp => Profile::Webqsp,
+            ProfileArg::Rog => Profile::Rog,
         }
     }
 }

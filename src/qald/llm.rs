@@ -6,8 +6,8 @@
 //! (names) becomes [`Dataset::own_gold`], so the file is scored alone
 //! (docs/scoring.md, Other benchmark families). A line without `id` is named by
 //! its 0-based position among the records. `prediction` and `ground_truth` are
-//! also kept as written (flags), for the profiles that reproduce a script's
-//! own reading of them.
+//! also kept as written (flags, JSON text), for the profiles that reproduce a
+//! script's own reading of them.
 
 use serde_json::{Map, Value};
 
@@ -20,7 +20,8 @@ use crate::model::{AnswerSet, Dataset, Format, Question, QuestionId};
 /// Keys of one line.
 const KEYS: &[&str] = &["id", "question", "prediction", "ground_truth", "input"];
 
-/// The flag holding `prediction` as written (JSON text unless a string).
+/// The flag holding `prediction` as written, as JSON text (a string quoted, a
+/// list in brackets), so that a string is never taken for a list.
 pub const PREDICTION: &str = "prediction";
 /// The flag holding `input` (the prompt the model was given).
 pub const INPUT: &str = "input";
@@ -60,10 +61,11 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
         if let Some(t) = o.get("question").and_then(Value::as_str) {
             q.texts.push(("en".into(), t.trim().to_string()));
         }
-        for key in [PREDICTION, INPUT] {
-            if let Some(text) = o.get(key).and_then(flag_text) {
-                q.flags.insert(key.into(), text);
-            }
+        if let Some(prediction) = o.get(PREDICTION).filter(|v| !v.is_null()) {
+            q.flags.insert(PREDICTION.into(), prediction.to_string());
+        }
+        if let Some(text) = o.get(INPUT).and_then(flag_text) {
+            q.flags.insert(INPUT.into(), text);
         }
         let mut set = AnswerSet::default();
         match o.get("prediction") {

@@ -159,3 +159,60 @@ fn webqsp_matches_eval_py() {
         assert_eq!(got, expected, "case {name}: {o:?}");
     }
 }
+
+/// RoG's `evaluate_results.py` (its `eval_result` with `cal_f1`, all items),
+/// case A of the research notes, scored alone with the file's own gold:
+/// `python evaluate_results.py -d A/predictions.jsonl --cal_f1` printed
+/// `Accuracy: 70.0 Hit: 80.0 F1: 70.0 Precision: 80.0 Recall: 70.0`, and per
+/// question (detailed_eval_result.jsonl) r3 `f1` 1.3333333333333333,
+/// `precission` 2.0. Hits@1 in its two variants differ on the same run: the
+/// first item alone is right in r1, r3, r4 (60), any item also in r2 (80).
+#[test]
+fn rog_matches_evaluate_results_py_and_names_both_hits_at_1() {
+    let run = case_file(
+        "predictions.jsonl",
+        r#"{"id": "r1", "prediction": "Barack Obama\nMichelle Obama", "ground_truth": ["Barack Obama"]}
+{"id": "r2", "prediction": ["Paris", "Paris", "Lyon"], "ground_truth": ["Lyon", "Marseille"]}
+{"id": "r3", "prediction": "Obama and Biden", "ground_truth": ["Obama", "Biden"]}
+{"id": "r4", "prediction": "Russia", "ground_truth": ["US"]}
+{"id": "r5", "prediction": [], "ground_truth": ["X"]}
+"#,
+    );
+    let r = report("rog", None, &run);
+    assert_eq!(r["gold"]["questions"], 5, "{}", r["gold"]);
+    let o = official(&r);
+    let got: Vec<(String, f64)> = o
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_f64().unwrap()))
+        .collect();
+    let expected = [
+        ("Accuracy", 70.0),
+        ("F1", 70.0),
+        ("Hit", 80.0),
+        ("Precision", 80.0),
+        ("Recall", 70.0),
+        ("hits@1/any", 80.0),
+        ("hits@1/first", 60.0),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:?}");
+    for ((k, v), (ek, ev)) in got.iter().zip(expected) {
+        assert_eq!(k, ek);
+        assert!((v - ev).abs() < 1e-9, "{k}: {v} vs {ev}");
+    }
+    let r3 = r["runs"][0]["experiments"]["qa"]["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "r3")
+        .expect("r3");
+    assert_eq!(r3["official"]["f1"].as_f64(), Some(1.3333333333333333));
+    assert_eq!(r3["official"]["precision"].as_f64(), Some(2.0));
+    // the table names both variants
+    let run_path = run.display().to_string();
+    let table = qajudge(&["evaluate", "--profile", "rog", "--run", &run_path]);
+    let text = stdout(&table);
+    assert!(
+        text.contains("hits@1/any 80.0000") && text.contains("hits@1/first 60.0000"),
+        "{text}"
+    );
+}

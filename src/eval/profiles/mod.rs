@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`, and one file per official script: `webqsp.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -22,6 +22,7 @@ mod gerbil;
 mod judge;
 mod mqald;
 mod official;
+mod rog;
 mod text2sparql;
 mod webqsp;
 mod written;
@@ -39,6 +40,7 @@ pub use gerbil::Gerbil;
 pub use judge::Judge;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
+pub use rog::Rog;
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
 pub use webqsp::Webqsp;
@@ -59,16 +61,19 @@ pub enum Profile {
     Text2sparql,
     /// Reproduces WebQSP's official `eval.py`.
     Webqsp,
+    /// Reproduces Reasoning on Graphs' `evaluate_results.py`.
+    Rog,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 6] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
         Profile::Text2sparql,
         Profile::Webqsp,
+        Profile::Rog,
     ];
 
     /// The name printed in reports.
@@ -79,6 +84,7 @@ impl Profile {
             Profile::Mqald => "mqald",
             Profile::Text2sparql => "text2sparql",
             Profile::Webqsp => "webqsp",
+            Profile::Rog => "rog",
         }
     }
 
@@ -106,6 +112,7 @@ impl Profile {
             Profile::Mqald => &Mqald,
             Profile::Text2sparql => &Text2sparql,
             Profile::Webqsp => &Webqsp,
+            Profile::Rog => &Rog,
         }
     }
 }
@@ -261,6 +268,6 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil"]);
+        assert_eq!(using, ["judge", "gerbil", "rog"]);
     }
 }
