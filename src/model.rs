@@ -333,6 +333,8 @@ pub enum Format {
     WebqspPredictions,
     /// ComplexWebQuestions (official `answers[]`, or ToG's one `answer`).
     Cwq,
+    /// ComplexWebQuestions predictions (`[{ID, answer}]`).
+    CwqPredictions,
     /// GrailQA (official, or ToG's copy).
     Grailqa,
     /// GrailQA predictions (`{qid: {logical_form, answer}}`).
@@ -364,6 +366,7 @@ impl Format {
             Format::Webqsp => "webqsp",
             Format::WebqspPredictions => "webqsp-predictions",
             Format::Cwq => "cwq",
+            Format::CwqPredictions => "cwq-predictions",
             Format::Grailqa => "grailqa",
             Format::GrailqaPredictions => "grailqa-predictions",
             Format::SimpleQuestions => "simplequestions",

@@ -175,6 +175,8 @@ pub enum ProfileArg {
     Webqsp,
     /// Reproduces Reasoning on Graphs' evaluate_results.py (docs/scoring.md, Other benchmark families).
     Rog,
+    /// Reproduces ComplexWebQuestions' eval_script.py (docs/scoring.md, Other benchmark families).
+    Cwq,
 }
 
 impl From<ProfileArg> for Profile {
@@ -186,6 +188,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Text2sparql => Profile::Text2sparql,
             ProfileArg::Webqsp => Profile::Webqsp,
             ProfileArg::Rog => Profile::Rog,
+            ProfileArg::Cwq => Profile::Cwq,
         }
     }
 }

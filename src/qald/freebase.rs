@@ -71,6 +71,8 @@ const CWQ_FLAGS: &[&str] = &[
     "webqsp_question",
     "topic_entity",
 ];
+/// Keys of a CWQ prediction.
+const CWQ_PREDICTION: &[&str] = &["ID", "answer"];
 /// Keys of an official CWQ answer.
 const CWQ_ANSWER: &[&str] = &["answer", "answer_id", "aliases"];
 /// Keys of a ToG dataset record (SimpleQuestions adds `relation`).
@@ -233,6 +235,8 @@ pub fn cwq(items: Vec<Value>) -> Dataset {
         copy_flags(o, CWQ_FLAGS, &mut q.flags);
         let mut set = AnswerSet::default();
         if let Some(Value::Array(answers)) = o.get("answers") {
+            // as written, for the official script's reading (nulls, order)
+            q.flags.insert("answers".into(), o["answers"].to_string());
             for a in answers.iter().filter_map(Value::as_object) {
                 scan.object(a, "[].answers[]", CWQ_ANSWER, &q.id.0);
                 let name = a.get("answer").and_then(scalar_string);
@@ -256,6 +260,28 @@ pub fn cwq(items: Vec<Value>) -> Dataset {
             q.answers = Some(set);
         }
     })
+}
+
+/// CWQ predictions `[{ID, answer}]` (one answer string per question, as the
+/// official script reads them); `answer` is also kept as written (the flag
+/// `answer`, JSON text), since the script compares it untrimmed.
+pub fn cwq_predictions(items: Vec<Value>) -> Dataset {
+    records(
+        items,
+        Format::CwqPredictions,
+        "ID",
+        CWQ_PREDICTION,
+        |o, q, _| {
+            let mut set = AnswerSet::default();
+            if let Some(answer) = o.get("answer").filter(|v| !v.is_null()) {
+                q.flags.insert("answer".into(), answer.to_string());
+                for a in strings(Some(answer)) {
+                    push_answer(&mut set, &a, &[]);
+                }
+            }
+            q.answers = Some(set);
+        },
+    )
 }
 
 /// A dataset in ToG's shape (`question, topic_entity, answer`, and

@@ -27,6 +27,8 @@ pub enum Records {
     TogQuestions,
     /// WebQuestions as ToG reads it: `url`, `question`, `answers` (names).
     WebQuestions,
+    /// ComplexWebQuestions predictions as its official script reads them: `ID`, `answer`.
+    CwqPredictions,
     /// WebQSP parses without answers (`question`, `sparql`, `InferentialChain`,
     /// `TopicEntityMid` …: the release's typical queries).
     WebqspQueries,
@@ -38,8 +40,12 @@ pub fn of_record(o: &Map<String, Value>) -> Option<Records> {
     let any = |ks: &[&str]| ks.iter().any(|k| has(k));
     if has("qid") && has("question") && any(&["s_expression", "graph_query", "num_node"]) {
         Some(Records::Grailqa)
-    } else if has("question") && any(&["compositionality_type", "machine_question", "webqsp_ID"]) {
+    } else if has("question")
+        && (any(&["compositionality_type", "machine_question", "webqsp_ID"]) || cwq_answers(o))
+    {
         Some(Records::Cwq)
+    } else if has("ID") && has("answer") && !has("question") {
+        Some(Records::CwqPredictions)
     } else if has("QuestionId") && has("Answers") && !has("Parses") {
         Some(Records::WebqspPredictions)
     } else if ["question", "relation", "topic_entity", "answer"]
@@ -61,11 +67,22 @@ pub fn of_record(o: &Map<String, Value>) -> Option<Records> {
     }
 }
 
+/// True when `answers` is a list whose first item is an official CWQ answer
+/// (`answer_id` or `aliases`).
+fn cwq_answers(o: &Map<String, Value>) -> bool {
+    o.get("answers")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.contains_key("answer_id") || a.contains_key("aliases"))
+}
+
 /// Reads a top-level array of records of one family.
 pub fn read_records(family: Records, items: Vec<Value>) -> Dataset {
     match family {
         Records::Grailqa => freebase::grailqa(items),
         Records::Cwq => freebase::cwq(items),
+        Records::CwqPredictions => freebase::cwq_predictions(items),
         Records::WebqspPredictions => webqsp::predictions(items),
         Records::SimpleQuestions | Records::TogQuestions => freebase::tog(items, family),
         Records::WebQuestions => freebase::webquestions(items),

@@ -216,3 +216,62 @@ fn rog_matches_evaluate_results_py_and_names_both_hits_at_1() {
         "{text}"
     );
 }
+
+/// ComplexWebQuestions' `eval_script.py`, the research notes' cases: gold
+/// c1–c6 below, predictions A, B, C; `python eval_script.py dataset.json
+/// pred_X.json` (pandas 1.5.3) printed `50.0` (A, c6 missing),
+/// `66.66666666666667` (B: c1 predicted twice counts 200) and
+/// `83.33333333333333` (C).
+#[test]
+fn cwq_matches_eval_script_py() {
+    let answer = |name: &str, aliases: &[&str]| {
+        let aliases: Vec<String> = aliases.iter().map(|a| format!("{a:?}")).collect();
+        format!(
+            r#"[{{"answer": {name:?}, "answer_id": "m.x", "aliases": [{}]}}]"#,
+            aliases.join(", ")
+        )
+    };
+    let gold = format!(
+        r#"[{{"ID": "c1", "question": "who was the president that ...", "answers": {}}},
+{{"ID": "c2", "question": "who was the president that ...", "answers": {}}},
+{{"ID": "c3", "question": "What year did the team that ... win the World Series?", "answers": {}}},
+{{"ID": "c4", "question": "which band ...", "answers": {}}},
+{{"ID": "c5", "question": "which team ...", "answers": {}}},
+{{"ID": "c6", "question": "which team ...", "answers": {}}}]"#,
+        answer("Barack Obama", &["Obama", "Barack Hussein Obama"]),
+        answer("Barack Obama", &["Obama"]),
+        answer("1995 World Series", &[]),
+        answer("The Rolling Stones", &[]),
+        answer("St. Louis Cardinals", &[]),
+        answer("Boston Red Sox", &[]),
+    );
+    let gold = case_file("cwq_dataset.json", &gold);
+    for (name, pred, expected) in [
+        (
+            "A",
+            r#"[{"ID": "c1", "answer": "barack obama"}, {"ID": "c2", "answer": "Barack Obama"}, {"ID": "c3", "answer": "1995"},
+                {"ID": "c4", "answer": "rolling stones"}, {"ID": "c5", "answer": "st louis cardinals"}]"#,
+            50.0,
+        ),
+        (
+            "B",
+            r#"[{"ID": "c1", "answer": "obama"}, {"ID": "c1", "answer": "obama"}, {"ID": "c2", "answer": ""},
+                {"ID": "c4", "answer": "the rolling stones"}, {"ID": "c5", "answer": "st. louis cardinals"}]"#,
+            66.66666666666667,
+        ),
+        (
+            "C",
+            r#"[{"ID": "c1", "answer": " barack obama"}, {"ID": "c2", "answer": "obama"}, {"ID": "c3", "answer": "1995 world series"},
+                {"ID": "c4", "answer": "the rolling stones"}, {"ID": "c5", "answer": "st. louis cardinals"}, {"ID": "c6", "answer": "boston red sox"}]"#,
+            83.33333333333333,
+        ),
+    ] {
+        let run = case_file(&format!("cwq_pred_{name}.json"), pred);
+        let r = report("cwq", Some(&gold), &run);
+        let p1 = official(&r)["P1"].as_f64().expect("P1");
+        assert!(
+            (p1 - expected).abs() < 1e-9,
+            "case {name}: {p1} vs {expected}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -18,6 +18,7 @@
 //! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Rules::scores_value_sets`], [`challenge_score`], `challenge_aggregate` |
 //! | official scripts' own figures (docs/scoring.md, Other benchmark families) | [`Rules::official`], [`Official`] |
 
+mod cwq;
 mod gerbil;
 mod judge;
 mod mqald;
@@ -36,6 +37,7 @@ use crate::model::{Answer, AnswerSet};
 
 use super::Experiment;
 
+pub use cwq::Cwq;
 pub use gerbil::Gerbil;
 pub use judge::Judge;
 pub use mqald::Mqald;
@@ -63,17 +65,20 @@ pub enum Profile {
     Webqsp,
     /// Reproduces Reasoning on Graphs' `evaluate_results.py`.
     Rog,
+    /// Reproduces ComplexWebQuestions' official `eval_script.py`.
+    Cwq,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 6] = [
+    pub const ALL: [Profile; 7] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
         Profile::Text2sparql,
         Profile::Webqsp,
         Profile::Rog,
+        Profile::Cwq,
     ];
 
     /// The name printed in reports.
@@ -85,6 +90,7 @@ impl Profile {
             Profile::Text2sparql => "text2sparql",
             Profile::Webqsp => "webqsp",
             Profile::Rog => "rog",
+            Profile::Cwq => "cwq",
         }
     }
 
@@ -113,6 +119,7 @@ impl Profile {
             Profile::Text2sparql => &Text2sparql,
             Profile::Webqsp => &Webqsp,
             Profile::Rog => &Rog,
+            Profile::Cwq => &Cwq,
         }
     }
 }
@@ -268,6 +275,6 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil", "rog"]);
+        assert_eq!(using, ["judge", "gerbil", "rog", "cwq"]);
     }
 }
