@@ -404,6 +404,10 @@ pub struct Dataset {
     /// can be scored without a gold file (docs/scoring.md, Other benchmark
     /// families).
     pub own_gold: Option<Box<Dataset>>,
+    /// True when the file names its questions by text only (Think-on-Graph's
+    /// outputs): its questions take the ids of the gold questions with the same
+    /// text before scoring.
+    pub join_by_text: bool,
 }
 
 impl Dataset {
@@ -419,6 +423,7 @@ impl Dataset {
             unknown_keys: Vec::new(),
             lost: Vec::new(),
             own_gold: None,
+            join_by_text: false,
         }
     }
 }

@@ -177,6 +177,8 @@ pub enum ProfileArg {
     Rog,
     /// Reproduces ComplexWebQuestions' eval_script.py (docs/scoring.md, Other benchmark families).
     Cwq,
+    /// Reproduces Think-on-Graph's eval/eval.py (docs/scoring.md, Other benchmark families).
+    Tog,
 }
 
 impl From<ProfileArg> for Profile {
@@ -189,6 +191,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Webqsp => Profile::Webqsp,
             ProfileArg::Rog => Profile::Rog,
             ProfileArg::Cwq => Profile::Cwq,
+            ProfileArg::Tog => Profile::Tog,
         }
     }
 }

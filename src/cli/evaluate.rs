@@ -345,6 +345,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
     for (i, (path, mut dataset)) in args.runs.iter().zip(run_files).enumerate() {
         dataset.own_gold = None;
+        if dataset.join_by_text {
+            crate::eval::join::join_by_text(&gold, &mut dataset);
+        }
         dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)

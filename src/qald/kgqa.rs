@@ -29,6 +29,10 @@ pub enum Records {
     WebQuestions,
     /// ComplexWebQuestions predictions as its official script reads them: `ID`, `answer`.
     CwqPredictions,
+    /// WebQSP questions as a plain array (ToG's `WebQSP.json`).
+    Webqsp,
+    /// LLM predictions or Think-on-Graph outputs as a JSON array.
+    LlmPredictions,
     /// WebQSP parses without answers (`question`, `sparql`, `InferentialChain`,
     /// `TopicEntityMid` …: the release's typical queries).
     WebqspQueries,
@@ -38,7 +42,11 @@ pub enum Records {
 pub fn of_record(o: &Map<String, Value>) -> Option<Records> {
     let has = |k: &str| o.contains_key(k);
     let any = |ks: &[&str]| ks.iter().any(|k| has(k));
-    if has("qid") && has("question") && any(&["s_expression", "graph_query", "num_node"]) {
+    if super::llm::is_record(o) {
+        Some(Records::LlmPredictions)
+    } else if has("Parses") || has("RawQuestion") {
+        Some(Records::Webqsp)
+    } else if has("qid") && has("question") && any(&["s_expression", "graph_query", "num_node"]) {
         Some(Records::Grailqa)
     } else if has("question")
         && (any(&["compositionality_type", "machine_question", "webqsp_ID"]) || cwq_answers(o))
@@ -87,6 +95,8 @@ pub fn read_records(family: Records, items: Vec<Value>) -> Dataset {
         Records::SimpleQuestions | Records::TogQuestions => freebase::tog(items, family),
         Records::WebQuestions => freebase::webquestions(items),
         Records::WebqspQueries => webqsp::queries(items),
+        Records::Webqsp => webqsp::questions(&items),
+        Records::LlmPredictions => super::llm::parse_items(items),
     }
 }
 

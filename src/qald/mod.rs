@@ -21,6 +21,7 @@ mod webqsp;
 mod write;
 mod xml;
 
+pub use llm::braced;
 pub use write::to_qald_json;
 
 use std::collections::HashSet;

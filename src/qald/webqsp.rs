@@ -68,7 +68,8 @@ pub const NULL_ANSWERS: &str = "Answers";
 pub fn dataset(top: &Map<String, Value>) -> Dataset {
     let mut scan = KeyScan::default();
     scan.object(top, "", TOP, "-");
-    let mut dataset = Dataset::new(Format::Webqsp);
+    let items = top.get("Questions").and_then(Value::as_array);
+    let mut dataset = read_questions(items.map_or(&[][..], Vec::as_slice), scan);
     let meta: Vec<String> = ["Version", "FreebaseVersion"]
         .iter()
         .filter_map(|k| {
@@ -78,8 +79,18 @@ pub fn dataset(top: &Map<String, Value>) -> Dataset {
         })
         .collect();
     dataset.metadata = (!meta.is_empty()).then(|| meta.join(", "));
-    let items = top.get("Questions").and_then(Value::as_array);
-    for (i, item) in items.into_iter().flatten().enumerate() {
+    dataset
+}
+
+/// Reads WebQSP questions written as a plain array (ToG's `WebQSP.json`).
+pub fn questions(items: &[Value]) -> Dataset {
+    read_questions(items, KeyScan::default())
+}
+
+/// The questions of a WebQSP file, with the scan of the keys around them.
+fn read_questions(items: &[Value], mut scan: KeyScan) -> Dataset {
+    let mut dataset = Dataset::new(Format::Webqsp);
+    for (i, item) in items.iter().enumerate() {
         let Some(o) = item.as_object() else {
             dataset
                 .diagnostics
@@ -115,7 +126,7 @@ pub fn dataset(top: &Map<String, Value>) -> Dataset {
         }
         dataset.questions.push(q);
     }
-    if items.is_none_or(Vec::is_empty) {
+    if items.is_empty() {
         dataset
             .diagnostics
             .push("the file holds no question".into());

@@ -275,3 +275,72 @@ fn cwq_matches_eval_script_py() {
         );
     }
 }
+
+/// Think-on-Graph's `eval/eval.py`, the research notes' cases: outputs name
+/// their questions by text and join the gold so. `python eval.py --dataset cwq
+/// --output_file ToG_cwq.json` printed `Exact Match: 0.6666666666666666`,
+/// `right: 4, error: 2` (an empty `{}` and a sentence containing a gold name
+/// are right); `--dataset webqsp` printed `Exact Match: 0.6666666666666666`,
+/// `right: 2, error: 1` (`1990` is inside the value `1990-05-01`; a MID is
+/// never a gold string when the answer has a name).
+#[test]
+fn tog_matches_eval_py() {
+    let cwq: Vec<String> = [
+        ("Barack Obama", "\"Obama\""),
+        ("Barack Obama", "\"Obama\""),
+        ("Barack Obama", "\"Obama\""),
+        ("Barack Obama", "\"Obama\""),
+        ("France", ""),
+        ("France", ""),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (a, aliases))| {
+        format!(
+            r#"{{"ID": "q{n}", "question": "cwq question {n}?", "answers": [{{"answer": "{a}", "answer_id": "m.x", "aliases": [{aliases}]}}]}}"#,
+            n = i + 1
+        )
+    })
+    .collect();
+    let gold = case_file("tog_cwq.json", &format!("[{}]", cwq.join(",\n")));
+    let run = case_file(
+        "ToG_cwq.json",
+        r#"[{"question": "cwq question 1?", "results": "{Barack Obama}"},
+ {"question": "cwq question 2?", "results": "The answer is {Obama}."},
+ {"question": "cwq question 3?", "results": "I think it is Michelle Obama"},
+ {"question": "cwq question 4?", "results": "{}"},
+ {"question": "cwq question 5?", "results": "{Paris}"},
+ {"question": "cwq question 6?", "results": "Sorry, I don't know"}]"#,
+    );
+    let r = report("tog", Some(&gold), &run);
+    let o = official(&r);
+    assert_eq!(o["Exact Match"].as_f64(), Some(0.6666666666666666), "{o:?}");
+    assert_eq!(
+        (o["right"].as_f64(), o["error"].as_f64()),
+        (Some(4.0), Some(2.0))
+    );
+    assert_eq!(r["runs"][0]["experiments"]["qa"]["aggregate"]["extra"], 0);
+
+    let gold = case_file(
+        "tog_WebQSP.json",
+        r#"[{"QuestionId": "WebQTest-1", "RawQuestion": "what is the name of justin bieber brother?",
+  "Parses": [{"Answers": [{"AnswerType": "Entity", "AnswerArgument": "m.0gxnnwq", "EntityName": "Jaxon Bieber"}]}]},
+ {"QuestionId": "WebQTest-2", "RawQuestion": "when was x born?",
+  "Parses": [{"Answers": [{"AnswerType": "Value", "AnswerArgument": "1990-05-01", "EntityName": null}]}]},
+ {"QuestionId": "WebQTest-3", "RawQuestion": "where is y?",
+  "Parses": [{"Answers": [{"AnswerType": "Entity", "AnswerArgument": "m.0abc", "EntityName": "Canada"}]}]}]"#,
+    );
+    let run = case_file(
+        "ToG_webqsp.json",
+        r#"[{"RawQuestion": "what is the name of justin bieber brother?", "results": "{Jaxon Bieber}"},
+ {"RawQuestion": "when was x born?", "results": "He was born in {1990}."},
+ {"RawQuestion": "where is y?", "results": "{m.0abc}"}]"#,
+    );
+    let r = report("tog", Some(&gold), &run);
+    let o = official(&r);
+    assert_eq!(o["Exact Match"].as_f64(), Some(0.6666666666666666), "{o:?}");
+    assert_eq!(
+        (o["right"].as_f64(), o["error"].as_f64()),
+        (Some(2.0), Some(1.0))
+    );
+}

@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`, `tog.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -25,6 +25,7 @@ mod mqald;
 mod official;
 mod rog;
 mod text2sparql;
+mod tog;
 mod webqsp;
 mod written;
 
@@ -45,6 +46,7 @@ pub use official::{official_figures, Official};
 pub use rog::Rog;
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
+pub use tog::Tog;
 pub use webqsp::Webqsp;
 
 /// A named bundle of scoring rules: what is parsed from `--profile`, stored and
@@ -67,11 +69,13 @@ pub enum Profile {
     Rog,
     /// Reproduces ComplexWebQuestions' official `eval_script.py`.
     Cwq,
+    /// Reproduces Think-on-Graph's `eval/eval.py`.
+    Tog,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 7] = [
+    pub const ALL: [Profile; 8] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -79,6 +83,7 @@ impl Profile {
         Profile::Webqsp,
         Profile::Rog,
         Profile::Cwq,
+        Profile::Tog,
     ];
 
     /// The name printed in reports.
@@ -91,6 +96,7 @@ impl Profile {
             Profile::Webqsp => "webqsp",
             Profile::Rog => "rog",
             Profile::Cwq => "cwq",
+            Profile::Tog => "tog",
         }
     }
 
@@ -120,6 +126,7 @@ impl Profile {
             Profile::Webqsp => &Webqsp,
             Profile::Rog => &Rog,
             Profile::Cwq => &Cwq,
+            Profile::Tog => &Tog,
         }
     }
 }
@@ -275,6 +282,6 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil", "rog", "cwq"]);
+        assert_eq!(using, ["judge", "gerbil", "rog", "cwq", "tog"]);
     }
 }
