@@ -198,7 +198,7 @@ fn by_frequency(items: Vec<String>) -> Vec<String> {
         }
     }
     // a stable sort keeps the first occurrence first among ties
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts.into_iter().map(|(i, _)| i).collect()
 }
 
