@@ -344,3 +344,65 @@ fn tog_matches_eval_py() {
         (Some(2.0), Some(1.0))
     );
 }
+
+/// A ComplexWebQuestions gold holds Freebase ids; a run answering with
+/// Wikidata ids scores against it through an index built from a P646 slice
+/// (Wikidata's Freebase-id statements) the test writes: under `judge` the
+/// Wikidata answers match, without the index they do not.
+#[test]
+fn wikidata_answers_score_against_a_freebase_gold_through_p646() {
+    let slice = case_file(
+        "p646.nt",
+        r#"<http://www.wikidata.org/entity/Q76> <http://www.wikidata.org/prop/direct/P646> "/m/02mjmr" .
+<http://www.wikidata.org/entity/Q13133> <http://www.wikidata.org/prop/direct/P646> "/m/025s5v9" .
+<http://www.wikidata.org/entity/Q76> <http://www.w3.org/2000/01/rdf-schema#label> "Barack Obama"@en .
+"#,
+    );
+    let index = Path::new(env!("CARGO_TARGET_TMPDIR")).join("official-p646-index");
+    let _ = std::fs::remove_dir_all(&index);
+    let index_arg = index.display().to_string();
+    let slice_arg = slice.display().to_string();
+    let o = qajudge(&["index", "build", "--out", &index_arg, &slice_arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let gold = case_file(
+        "cwq_freebase_gold.json",
+        r#"[{"ID": "WebQTest-1_a", "question": "who is the president whose wife is michelle obama?",
+  "compositionality_type": "conjunction",
+  "answers": [{"answer": "Barack Obama", "answer_id": "m.02mjmr", "aliases": ["Obama"]}]},
+ {"ID": "WebQTest-2_b", "question": "who is married to barack obama?",
+  "compositionality_type": "conjunction",
+  "answers": [{"answer": "Michelle Obama", "answer_id": "m.025s5v9", "aliases": []}]}]"#,
+    );
+    let run = case_file(
+        "wikidata_run.jsonl",
+        r#"{"id": "WebQTest-1_a", "question": "who is the president whose wife is michelle obama?", "prediction": ["wd:Q76"]}
+{"id": "WebQTest-2_b", "question": "who is married to barack obama?", "prediction": ["Q13133", "Q5"]}
+"#,
+    );
+    let (gold_arg, run_arg) = (gold.display().to_string(), run.display().to_string());
+    let with_index = |index: Option<&str>| -> Value {
+        let mut args = vec![
+            "evaluate", "--format", "json", "--gold", &gold_arg, "--run", &run_arg,
+        ];
+        if let Some(i) = index {
+            args.extend(["--index", i]);
+        }
+        let o = qajudge(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).expect("json")
+    };
+    let r = with_index(Some(&index_arg));
+    let micro = &r["runs"][0]["experiments"]["qa"]["aggregate"]["micro"];
+    // Q76 = m.02mjmr, Q13133 = m.025s5v9, Q5 is wrong: TP 2, FP 1, FN 0
+    let (p, r) = (
+        micro["precision"].as_f64().unwrap(),
+        micro["recall"].as_f64().unwrap(),
+    );
+    assert!(
+        (p - 2.0 / 3.0).abs() < 1e-9 && (r - 1.0).abs() < 1e-9,
+        "{micro}"
+    );
+    let r = with_index(None);
+    let micro = &r["runs"][0]["experiments"]["qa"]["aggregate"]["micro"];
+    assert_eq!(micro["recall"].as_f64(), Some(0.0), "{micro}");
+}
