@@ -179,6 +179,8 @@ pub enum ProfileArg {
     Cwq,
     /// Reproduces Think-on-Graph's eval/eval.py (docs/scoring.md, Other benchmark families).
     Tog,
+    /// Reproduces GrailQA's evaluate.py; needs --ontology (docs/scoring.md, Other benchmark families).
+    Grailqa,
 }
 
 impl From<ProfileArg> for Profile {
@@ -192,6 +194,7 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Rog => Profile::Rog,
             ProfileArg::Cwq => Profile::Cwq,
             ProfileArg::Tog => Profile::Tog,
+            ProfileArg::Grailqa => Profile::Grailqa,
         }
     }
 }

@@ -71,6 +71,11 @@ pub struct EvaluateArgs {
     /// file's `ground_truth`).
     #[arg(long, value_name = "FILE", required_unless_present = "runs")]
     pub gold: Option<PathBuf>,
+    /// GrailQA's Freebase schema files (`fb_roles`, `fb_types`,
+    /// `reverse_properties`) in DIR, which the `grailqa` profile types
+    /// logical forms with (docs/scoring.md, Other benchmark families).
+    #[arg(long, value_name = "DIR")]
+    pub ontology: Option<PathBuf>,
     /// Score only these questions of the gold: a file of question ids, one per
     /// line (blank lines and lines starting with `#` are skipped), for a
     /// micro-benchmark drawn from a benchmark without rewriting it.
@@ -289,6 +294,34 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
+fn load_ontology(dir: &Path) -> anyhow::Result<()> {
+    let text = |name: &str| -> anyhow::Result<String> {
+        let path = dir.join(name);
+        let bytes = super::input::read(&path)?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{}: not UTF-8 text; give GrailQA's ontology files",
+                path.display()
+            )
+        })
+    };
+    let ontology = crate::eval::profiles::Ontology::parse(
+        &text("fb_roles")?,
+        &text("fb_types")?,
+        &text("reverse_properties")?,
+    );
+    let (relations, types) = ontology.size();
+    if relations == 0 || types == 0 {
+        bail!(
+            "{}: fb_roles or fb_types holds no line of GrailQA's schema (`domain relation range`, `type meta.subclassOf type`); give the folder of GrailQA's ontology files",
+            dir.display()
+        );
+    }
+    crate::eval::profiles::set_ontology(ontology);
+    Ok(())
+}
+
 /// The gold the first run file that carries one holds (docs/scoring.md, Other
 /// benchmark families), named after that file, when no --gold is given.
 fn own_gold(
@@ -320,6 +353,11 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     }
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
+    }
+    if let Some(dir) = &args.ontology {
+        load_ontology(dir)?;
+    } else if matches!(args.profile, ProfileArg::Grailqa) {
+        bail!("--profile grailqa compares logical forms with GrailQA's schema: give --ontology DIR (the folder of fb_roles, fb_types and reverse_properties)");
     }
     let mut run_files = Vec::with_capacity(args.runs.len());
     for path in &args.runs {

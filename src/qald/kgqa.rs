@@ -46,7 +46,7 @@ pub fn of_record(o: &Map<String, Value>) -> Option<Records> {
         Some(Records::LlmPredictions)
     } else if has("Parses") || has("RawQuestion") {
         Some(Records::Webqsp)
-    } else if has("qid") && has("question") && any(&["s_expression", "graph_query", "num_node"]) {
+    } else if has("qid") && any(&["s_expression", "graph_query", "num_node"]) {
         Some(Records::Grailqa)
     } else if has("question")
         && (any(&["compositionality_type", "machine_question", "webqsp_ID"]) || cwq_answers(o))

@@ -220,7 +220,11 @@ fn real_files_lose_nothing_and_name_what_they_do_not_read() {
         );
     }
     // the Freebase ones are read (src/qald/kgqa.rs), with nothing left unread
-    for family in ["debug_grail.json", "WebQSP.test.partial.json", "cwq-test.json"] {
+    for family in [
+        "debug_grail.json",
+        "WebQSP.test.partial.json",
+        "cwq-test.json",
+    ] {
         assert!(
             !refused.iter().any(|n| n == family),
             "{family} is read: {refused:?}"

@@ -406,3 +406,143 @@ fn wikidata_answers_score_against_a_freebase_gold_through_p646() {
     let micro = &r["runs"][0]["experiments"]["qa"]["aggregate"]["micro"];
     assert_eq!(micro["recall"].as_f64(), Some(0.0), "{micro}");
 }
+
+/// The JSON report of `evaluate --profile grailqa` with the schema files of
+/// the shared data.
+fn grailqa_report(data: &Path, gold: &Path, run: &Path) -> Value {
+    let ontology = data.join("freebase/grailqa/ontology").display().to_string();
+    let (gold, run) = (gold.display().to_string(), run.display().to_string());
+    let o = qajudge(&[
+        "evaluate",
+        "--profile",
+        "grailqa",
+        "--ontology",
+        &ontology,
+        "--format",
+        "json",
+        "--gold",
+        &gold,
+        "--run",
+        &run,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).expect("a json report")
+}
+
+/// Asserts a report's official figures equal the script's printed dict.
+fn assert_figures(r: &Value, expected: &[(&str, f64)]) {
+    let o = official(r);
+    assert_eq!(o.len(), expected.len(), "{o:?}");
+    for (k, v) in expected {
+        let got = o[*k].as_f64().expect("a figure");
+        assert!((got - v).abs() < 1e-12, "{k}: {got} vs {v}");
+    }
+}
+
+/// GrailQA's `grail_evaluate.py`, the research notes' case: a reverse
+/// property under `R` and a dropped type that is the relation's domain are EM;
+/// a missing prediction counts 0; a `"null"` answer is its characters; a
+/// wrong literal with the right answers has F1 1. `python grail_evaluate.py
+/// gold.json pred.json --fb_roles fb_roles --fb_types fb_types
+/// --reverse_properties reverse_properties` printed `{'em':
+/// 0.3333333333333333, 'f1': 0.5666666666666667, …, 'em_iid': 0.5, 'f1_iid':
+/// 0.7, 'em_comp': 0.5, 'f1_comp': 0.5, 'em_zero': 0.0, 'f1_zero': 0.5}`.
+#[test]
+fn grailqa_matches_grail_evaluate_py() {
+    let data = crate::require_data!();
+    let a = |xs: &[&str]| -> String {
+        let items: Vec<String> = xs
+            .iter()
+            .map(|x| format!(r#"{{"answer_type": "Entity", "answer_argument": "{x}"}}"#))
+            .collect();
+        format!("[{}]", items.join(", "))
+    };
+    let album = "(AND music.album (JOIN music.album.artist m.0abc))";
+    let gold = format!(
+        r#"[{{"qid": 1, "level": "i.i.d.", "s_expression": "{album}", "answer": {}}},
+ {{"qid": 2, "level": "i.i.d.", "s_expression": "{album}", "answer": {}}},
+ {{"qid": 3, "level": "compositional", "s_expression": "(COUNT {album})", "answer": {}}},
+ {{"qid": 4, "level": "compositional", "s_expression": "{album}", "answer": {}}},
+ {{"qid": 5, "level": "zero-shot", "s_expression": "(ARGMAX music.album music.album.release_date)", "answer": {}}},
+ {{"qid": 6, "level": "zero-shot", "s_expression": "(AND music.album (JOIN music.album.release_date 2001^^http://www.w3.org/2001/XMLSchema#gYear))", "answer": {}}}]"#,
+        a(&["m.1", "m.2"]),
+        a(&["m.1", "m.2", "m.3"]),
+        a(&["3"]),
+        a(&["m.1"]),
+        a(&["m.9"]),
+        a(&["m.1", "m.2"]),
+    );
+    let gold = case_file("grailqa_gold.json", &gold);
+    let run = case_file(
+        "grailqa_pred.json",
+        r#"{"1": {"logical_form": "(AND music.album (JOIN (R music.artist.album) m.0abc))", "answer": []},
+ "2": {"logical_form": "(AND music.album (JOIN music.album.artist m.0xyz))", "answer": ["m.1", "m.4", "m.4"]},
+ "4": {"logical_form": "(JOIN music.album.artist m.0abc)", "answer": []},
+ "5": {"logical_form": "(ARGMIN music.album music.album.release_date)", "answer": "null"},
+ "6": {"logical_form": "(AND music.album (JOIN music.album.release_date 2002^^http://www.w3.org/2001/XMLSchema#gYear))", "answer": ["m.2", "m.1"]}}"#,
+    );
+    let r = grailqa_report(&data, &gold, &run);
+    assert_figures(
+        &r,
+        &[
+            ("em", 0.3333333333333333),
+            ("f1", 0.5666666666666667),
+            ("em_iid", 0.5),
+            ("f1_iid", 0.7),
+            ("em_comp", 0.5),
+            ("f1_comp", 0.5),
+            ("em_zero", 0.0),
+            ("f1_zero", 0.5),
+        ],
+    );
+}
+
+/// GrailQA on the 1,000 real dev questions (ToG's copy): every odd question
+/// is predicted with the next question's logical form and answers, every
+/// even one with its own, and every third keeps only its first answer. The
+/// script on these files (`python grail_evaluate.py grailqa-dev-1000.json
+/// shift.json …`) printed `{'em': 0.5, 'f1': 0.5005, 'em_iid': 0.475,
+/// 'f1_iid': 0.475, 'em_comp': 0.4696969696969697, 'f1_comp':
+/// 0.4696969696969697, 'em_zero': 0.5213523131672598, 'f1_zero':
+/// 0.5222419928825622}`.
+#[test]
+fn grailqa_on_the_real_dev_questions() {
+    let data = crate::require_data!();
+    let gold = data.join("freebase/tog/grailqa-dev-1000.json");
+    let items: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(&gold).expect("readable")).expect("json");
+    let mut shifted = serde_json::Map::new();
+    for (i, q) in items.iter().enumerate() {
+        let src = if i % 2 == 1 {
+            &items[(i + 1) % items.len()]
+        } else {
+            q
+        };
+        let mut answers: Vec<Value> = src["answer"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x["answer_argument"].clone()).collect())
+            .unwrap_or_default();
+        if i % 3 == 0 {
+            answers.truncate(1);
+        }
+        shifted.insert(
+            q["qid"].to_string(),
+            serde_json::json!({"logical_form": src["s_expression"], "answer": answers}),
+        );
+    }
+    let run = case_file("grailqa_shift.json", &Value::Object(shifted).to_string());
+    let r = grailqa_report(&data, &gold, &run);
+    assert_figures(
+        &r,
+        &[
+            ("em", 0.5),
+            ("f1", 0.5005),
+            ("em_iid", 0.475),
+            ("f1_iid", 0.475),
+            ("em_comp", 0.4696969696969697),
+            ("f1_comp", 0.4696969696969697),
+            ("em_zero", 0.5213523131672598),
+            ("f1_zero", 0.5222419928825622),
+        ],
+    );
+}

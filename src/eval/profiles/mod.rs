@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`, `tog.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`, `tog.rs`, `grailqa.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -20,7 +20,9 @@
 
 mod cwq;
 mod gerbil;
+mod grailqa;
 mod judge;
+mod logical_form;
 mod mqald;
 mod official;
 mod rog;
@@ -40,7 +42,9 @@ use super::Experiment;
 
 pub use cwq::Cwq;
 pub use gerbil::Gerbil;
+pub use grailqa::{set_ontology, Grailqa};
 pub use judge::Judge;
+pub use logical_form::Ontology;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
 pub use rog::Rog;
@@ -71,11 +75,13 @@ pub enum Profile {
     Cwq,
     /// Reproduces Think-on-Graph's `eval/eval.py`.
     Tog,
+    /// Reproduces GrailQA's official `evaluate.py`.
+    Grailqa,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 8] = [
+    pub const ALL: [Profile; 9] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -84,6 +90,7 @@ impl Profile {
         Profile::Rog,
         Profile::Cwq,
         Profile::Tog,
+        Profile::Grailqa,
     ];
 
     /// The name printed in reports.
@@ -97,6 +104,7 @@ impl Profile {
             Profile::Rog => "rog",
             Profile::Cwq => "cwq",
             Profile::Tog => "tog",
+            Profile::Grailqa => "grailqa",
         }
     }
 
@@ -127,6 +135,7 @@ impl Profile {
             Profile::Rog => &Rog,
             Profile::Cwq => &Cwq,
             Profile::Tog => &Tog,
+            Profile::Grailqa => &Grailqa,
         }
     }
 }
@@ -282,6 +291,6 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil", "rog", "cwq", "tog"]);
+        assert_eq!(using, ["judge", "gerbil", "rog", "cwq", "tog", "grailqa"]);
     }
 }
