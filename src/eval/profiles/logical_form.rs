@@ -62,6 +62,16 @@ impl Ontology {
     }
 }
 
+/// The longest logical form read (1 MiB, as a SPARQL query); a longer one
+/// does not build.
+const MAX_FORM_BYTES: usize = 1 << 20;
+/// The deepest nesting read before the recursive graph building sees it
+/// (real GrailQA forms nest fewer than 10 levels); a deeper form does not build.
+const MAX_DEPTH: usize = 64;
+/// The most search steps one comparison of two graphs may take; past them the
+/// forms are not the same (real GrailQA graphs have fewer than 10 nodes).
+const MAX_STEPS: usize = 1_000_000;
+
 /// A nested expression: an atom or a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
@@ -76,11 +86,17 @@ pub enum Expr {
 /// many is an error, and an unbalanced form gives the first element of the
 /// innermost open list.
 pub fn nested(text: &str) -> Option<Expr> {
+    if text.len() > MAX_FORM_BYTES {
+        return None;
+    }
     // a path of open lists: index 0 is the root holder
     let mut stack: Vec<Vec<Expr>> = vec![Vec::new()];
     for token in text.split_whitespace() {
         let mut token = token;
         while let Some(rest) = token.strip_prefix('(') {
+            if stack.len() > MAX_DEPTH {
+                return None;
+            }
             stack.push(Vec::new());
             token = rest;
             // `token[0]` on an empty token: an error in the script
@@ -327,17 +343,24 @@ fn isomorphic(g1: &Graph, g2: &Graph) -> bool {
     let n2: Vec<usize> = g2.nodes.keys().copied().collect();
     let mut map: Vec<usize> = Vec::with_capacity(n1.len());
     let mut used = vec![false; n2.len()];
-    extend(g1, g2, &n1, &n2, &mut map, &mut used)
+    let mut steps = 0;
+    extend(g1, g2, (&n1, &n2), &mut map, &mut used, &mut steps)
 }
 
+/// Extends a partial mapping by the next node of `g1` (depth: the number of
+/// nodes, bounded by the form's size); false past [`MAX_STEPS`].
 fn extend(
     g1: &Graph,
     g2: &Graph,
-    n1: &[usize],
-    n2: &[usize],
+    (n1, n2): (&[usize], &[usize]),
     map: &mut Vec<usize>,
     used: &mut [bool],
+    steps: &mut usize,
 ) -> bool {
+    *steps += 1;
+    if *steps > MAX_STEPS {
+        return false;
+    }
     let i = map.len();
     if i == n1.len() {
         return true;
@@ -358,7 +381,7 @@ fn extend(
         }
         used[j] = true;
         map.push(v);
-        if extend(g1, g2, n1, n2, map, used) {
+        if extend(g1, g2, (n1, n2), map, used, steps) {
             return true;
         }
         map.pop();
@@ -400,6 +423,10 @@ mod tests {
         assert_eq!(nested("( AND a b)"), None);
         assert_eq!(nested("(AND a b )"), None);
         assert_eq!(nested(""), None);
+        // hostile nesting stops before the recursive graph building
+        let deep = format!("{}m.0a{}", "(R ".repeat(100_000), ")".repeat(100_000));
+        assert_eq!(nested(&deep), None);
+        assert!(!same_logical_form(&deep, &deep, &Ontology::default()));
     }
 
     /// The research notes' probes of `same_logical_form` (probe_matcher.py).

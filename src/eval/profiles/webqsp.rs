@@ -39,6 +39,7 @@
 //! checks the figures against the script's output on project-written cases.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use super::written::{written, written_answers};
 use super::{Official, Rules};
@@ -167,17 +168,19 @@ fn prf1(gold: &[String], pred: &[String]) -> (f64, f64, f64) {
     if pred.is_empty() {
         return (1.0, 0.0, 0.0);
     }
+    let (gold_set, pred_set): (HashSet<&String>, HashSet<&String>) =
+        (gold.iter().collect(), pred.iter().collect());
     let mut tp = 1e-40;
     let (mut fp, mut fn_) = (0.0, 0.0);
     for g in gold {
-        if pred.contains(g) {
+        if pred_set.contains(g) {
             tp += 1.0;
         } else {
             fn_ += 1.0;
         }
     }
     for p in pred {
-        if !gold.contains(p) {
+        if !gold_set.contains(p) {
             fp += 1.0;
         }
     }
