@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::keys::KeyScan;
-use super::kgqa::{copy_flags, push_answer, strings, Records};
+use super::kgqa::{copy_flags, logical_form, push_answer, strings, Records};
 use super::values::{id_of, scalar_string};
 use crate::model::{AnswerSet, Dataset, Format, Query, Question, QuestionId};
 
@@ -140,10 +140,12 @@ fn sparql(value: Option<&Value>) -> Query {
 pub fn grailqa(items: Vec<Value>) -> Dataset {
     records(items, Format::Grailqa, "qid", GRAILQA, |o, q, scan| {
         q.query = sparql(o.get("sparql_query"));
-        q.logical_form = o
-            .get("s_expression")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        q.logical_form = logical_form(
+            o.get("s_expression"),
+            "s_expression",
+            &q.id.0,
+            &mut q.diagnostics,
+        );
         copy_flags(o, GRAILQA_FLAGS, &mut q.flags);
         let mut set = AnswerSet::default();
         match o.get("answer") {
@@ -199,11 +201,14 @@ pub fn grailqa_predictions(top: &Map<String, Value>) -> Dataset {
         let Some(p) = p.as_object() else {
             continue;
         };
+        // (read_object only hands over objects whose values are all objects)
         scan.object(p, "{qid}", GRAILQA_PREDICTION, qid);
-        q.logical_form = p
-            .get("logical_form")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        q.logical_form = logical_form(
+            p.get("logical_form"),
+            "logical_form",
+            qid,
+            &mut q.diagnostics,
+        );
         let mut set = AnswerSet::default();
         match p.get("answer") {
             Some(Value::String(s)) if s == "null" => {

@@ -102,22 +102,65 @@ pub fn read_records(family: Records, items: Vec<Value>) -> Dataset {
 
 /// Reads a top-level object of a family read here: WebQSP's `{Version,
 /// FreebaseVersion, Questions}` or GrailQA's predictions `{qid: {logical_form,
-/// answer}}`; `None` for any other object.
-pub fn read_object(top: &Map<String, Value>) -> Option<Dataset> {
-    if let Some(Value::Array(items)) = top.get("Questions") {
-        let webqsp = items.iter().find_map(Value::as_object).is_none_or(|q| {
-            ["QuestionId", "RawQuestion", "ProcessedQuestion", "Parses"]
-                .iter()
-                .any(|k| q.contains_key(*k))
-        });
-        return webqsp.then(|| webqsp::dataset(top));
+/// answer}}`; `Ok(None)` for any other object, an error (what is wrong and
+/// what to do) for a WebQSP file whose `Questions` is not a list.
+pub fn read_object(top: &Map<String, Value>) -> Result<Option<Dataset>, String> {
+    match top.get("Questions") {
+        Some(Value::Array(items)) => {
+            let webqsp = items.iter().find_map(Value::as_object).is_none_or(|q| {
+                ["QuestionId", "RawQuestion", "ProcessedQuestion", "Parses"]
+                    .iter()
+                    .any(|k| q.contains_key(*k))
+            });
+            return Ok(webqsp.then(|| webqsp::dataset(top)));
+        }
+        Some(other) => {
+            return Err(format!(
+                "WebQSP's `Questions` is {}, not a list of questions; write {{\"Questions\": [{{\"QuestionId\": …, \"Parses\": […]}}]}}",
+                kind(other)
+            ))
+        }
+        None => {}
     }
     let predictions = !top.is_empty()
         && top.values().all(|v| {
             v.as_object()
                 .is_some_and(|o| o.contains_key("logical_form"))
         });
-    predictions.then(|| freebase::grailqa_predictions(top))
+    Ok(predictions.then(|| freebase::grailqa_predictions(top)))
+}
+
+/// What a JSON value is, for messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "a list",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A logical form (GrailQA's `s_expression`, a prediction's `logical_form`):
+/// the string, or a diagnostic of `id` when the value is something else.
+pub fn logical_form(
+    value: Option<&Value>,
+    key: &str,
+    id: &str,
+    diagnostics: &mut Vec<String>,
+) -> Option<String> {
+    match value {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            diagnostics.push(format!(
+                "question {id}: `{key}` is {}, not a logical form written as a string; read as none",
+                kind(other)
+            ));
+            None
+        }
+    }
 }
 
 /// Pushes one answer written as a string: an id (`m.0abc`, `ns:m.0abc`,

@@ -238,7 +238,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
         }
         serde_json::Value::Object(map) => {
             let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
-                if let Some(d) = kgqa::read_object(&map) {
+                if let Some(d) = kgqa::read_object(&map).map_err(|m| shape_error(source, &m))? {
                     return Ok(d);
                 }
                 if let Some(f) = family::of_object(&map) {

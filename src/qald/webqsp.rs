@@ -353,6 +353,14 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_shape_is_an_error_that_says_what_to_write() {
+        let e = parse(br#"{"Version": "1.0", "Questions": "x"}"#, "w.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("w.json:1:1: WebQSP's `Questions` is a string"), "{e}");
+    }
+
+    #[test]
     fn predictions_keep_their_strings() {
         let d = parse(
             br#"[{"QuestionId": "WebQTest-1", "Answers": ["m.0b", "ns:m.0c", "1990"]},
