@@ -186,6 +186,12 @@ pub fn table(report: &Report, per_question: bool) -> String {
         }
         for (run, e) in &runs {
             // an official script's own figures, under its own names
+            if let Some(n) = e.and_then(|e| e.aggregate.free_text) {
+                let _ = writeln!(
+                    out,
+                    "{run}: {n} free-text answer(s) where the gold holds resources, each one answer matched through the label index"
+                );
+            }
             if let Some(o) = e.and_then(|e| e.aggregate.official.as_ref()) {
                 let figures: Vec<String> =
                     o.iter().map(|(k, v)| format!("{k} {}", f(*v))).collect();

@@ -357,7 +357,10 @@ mod tests {
         let e = parse(br#"{"Version": "1.0", "Questions": "x"}"#, "w.json")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("w.json:1:1: WebQSP's `Questions` is a string"), "{e}");
+        assert!(
+            e.starts_with("w.json:1:1: WebQSP's `Questions` is a string"),
+            "{e}"
+        );
     }
 
     #[test]

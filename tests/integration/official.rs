@@ -546,3 +546,43 @@ fn grailqa_on_the_real_dev_questions() {
         ],
     );
 }
+
+/// Free text under `judge`: an LLM's names against a Freebase gold are each
+/// one answer, matched through the label index (a Wikidata label, linked to
+/// the Freebase id by P646), and the report counts them.
+#[test]
+fn free_text_answers_are_counted_and_matched_through_labels() {
+    let slice = case_file(
+        "p646-labels.nt",
+        r#"<http://www.wikidata.org/entity/Q76> <http://www.wikidata.org/prop/direct/P646> "/m/02mjmr" .
+<http://www.wikidata.org/entity/Q76> <http://www.w3.org/2000/01/rdf-schema#label> "Barack Obama"@en .
+"#,
+    );
+    let index = Path::new(env!("CARGO_TARGET_TMPDIR")).join("official-labels-index");
+    let _ = std::fs::remove_dir_all(&index);
+    let (index_arg, slice_arg) = (index.display().to_string(), slice.display().to_string());
+    let o = qajudge(&["index", "build", "--out", &index_arg, &slice_arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let gold = case_file(
+        "cwq_label_gold.json",
+        r#"[{"ID": "q1", "question": "who is the president whose wife is michelle obama?", "compositionality_type": "conjunction",
+  "answers": [{"answer": "Barack Obama", "answer_id": "m.02mjmr", "aliases": []}]}]"#,
+    );
+    let run = case_file(
+        "names.jsonl",
+        r#"{"id": "q1", "question": "who is the president whose wife is michelle obama?", "prediction": "barack obama\nJoe Biden"}
+"#,
+    );
+    let (gold_arg, run_arg) = (gold.display().to_string(), run.display().to_string());
+    let o = qajudge(&[
+        "evaluate", "--format", "json", "--gold", &gold_arg, "--run", &run_arg, "--index",
+        &index_arg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let qa = &r["runs"][0]["experiments"]["qa"]["aggregate"];
+    assert_eq!(qa["free_text"], 2, "{qa}");
+    // one of the two names is the gold's through its label: P 1/2, R 1
+    assert_eq!(qa["micro"]["precision"].as_f64(), Some(0.5), "{qa}");
+    assert_eq!(qa["micro"]["recall"].as_f64(), Some(1.0), "{qa}");
+}
