@@ -28,6 +28,18 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
             None => unmatched.push(q.id.0.clone()),
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for q in &run.questions {
+        if !seen.insert(q.id.0.as_str()) && !repeated.contains(&q.id.0) {
+            repeated.push(q.id.0.clone());
+        }
+    }
+    for id in repeated {
+        run.diagnostics.push(format!(
+            "question {id} is answered more than once (by its text); the usual measures use the first answer, the official figures of a script that counts each output count them all"
+        ));
+    }
     if !unmatched.is_empty() {
         let shown: Vec<&str> = unmatched.iter().take(5).map(String::as_str).collect();
         run.diagnostics.push(format!(
