@@ -198,10 +198,10 @@ pub fn grailqa_predictions(top: &Map<String, Value>) -> Dataset {
             id: QuestionId(qid.trim().to_string()),
             ..Question::default()
         };
+        // read_object hands over only objects whose values are all objects
         let Some(p) = p.as_object() else {
             continue;
         };
-        // (read_object only hands over objects whose values are all objects)
         scan.object(p, "{qid}", GRAILQA_PREDICTION, qid);
         q.logical_form = logical_form(
             p.get("logical_form"),

@@ -142,8 +142,8 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
                     push_answer(&mut set, answer, &[]);
                 }
             }
-            Some(Value::Array(_)) => {
-                for name in strings(o.get("prediction")) {
+            Some(list @ Value::Array(_)) => {
+                for name in strings(Some(list)) {
                     push_answer(&mut set, &name, &[]);
                 }
             }
