@@ -257,6 +257,32 @@ mod tests {
     }
 
     #[test]
+    fn tog_outputs_take_the_braced_text_and_join_by_text() {
+        assert_eq!(super::braced("The answer is {Obama}."), Some("Obama"));
+        assert_eq!(super::braced("x {ab"), Some("a"));
+        assert_eq!(super::braced("}{a}"), Some(""));
+        assert_eq!(super::braced("no braces"), None);
+        let d = parse(
+            br#"[{"RawQuestion": "who?", "results": "It is {Jaxon Bieber}.", "reasoning_chains": []},
+                 {"question": "when?", "results": "I think 1990"}]"#,
+            "ToG_webqsp.json",
+        )
+        .unwrap();
+        assert_eq!(d.format, Format::LlmPredictions);
+        assert!(d.join_by_text && d.own_gold.is_none());
+        assert_eq!(d.questions[0].text("en"), Some("who?"));
+        assert_eq!(
+            d.questions[0].answers.as_ref().unwrap().answers[0].terms,
+            [Term::plain("Jaxon Bieber")]
+        );
+        assert_eq!(
+            d.questions[1].answers.as_ref().unwrap().answers[0].terms,
+            [Term::plain("I think 1990")]
+        );
+        assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
+    }
+
+    #[test]
     fn a_bad_line_is_named() {
         let e = parse(
             b"{\"id\": 1, \"prediction\": \"a\", \"ground_truth\": [\"a\"]}\n{\"id\": 2, \"prediction\": \n",
