@@ -72,13 +72,13 @@ fn webqsp_question(id: &str, parses: &[(&str, &[&str])]) -> String {
     )
 }
 
-/// WebQSP's `eval.py`, cases A–D: the gold and prediction files are those
+/// WebQSP's `eval.py`, cases A–E: the gold and prediction files are those
 /// below; the script's output (Python 2.7.18, `python2 eval.py gold_X.json
 /// pred_X.json`) is pasted as the expected figures.
 #[test]
 fn webqsp_matches_eval_py() {
     const C: &str = "Complete";
-    let cases: [(&str, Vec<String>, &str, [&str; 6]); 4] = [
+    let cases: [(&str, Vec<String>, &str, [&str; 6]); 5] = [
         // Q1 exact in another order, Q2 half right, Q3 empty prediction
         (
             "A",
@@ -132,6 +132,19 @@ fn webqsp_matches_eval_py() {
             r#"[{"QuestionId":"Q10","Answers":["m.a"]},{"QuestionId":"Q11","Answers":["m.a","m.b","m.b"]}]"#,
             // Number of questions: 2; 0.167; 1.000; 0.250; 0.286; 0.000
             ["2", "0.167", "1.000", "0.250", "0.286", "0.000"],
+        ),
+        // E (project-written): a tie, both parses F1 2/3 with another P and
+        // R; the first parse wins (P 0.5, R 1; the second would give P 1, R
+        // 0.5). `python2 eval.py gold_E.json pred_E.json` printed: 1; 0.500;
+        // 1.000; 0.667; 0.667; 0.000
+        (
+            "E",
+            vec![webqsp_question(
+                "T1",
+                &[(C, &["m.a"]), (C, &["m.a", "m.b", "m.c", "m.d"])],
+            )],
+            r#"[{"QuestionId": "T1", "Answers": ["m.a", "m.b"]}]"#,
+            ["1", "0.500", "1.000", "0.667", "0.667", "0.000"],
         ),
     ];
     for (name, questions, pred, expected) in cases {
