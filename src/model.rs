@@ -354,6 +354,27 @@ pub enum Format {
     Kqapro,
     /// KQA Pro predictions, one answer per line.
     KqaproPredictions,
+    /// WebQSP, the official release (`Questions[].Parses[]`).
+    Webqsp,
+    /// WebQSP predictions (`[{QuestionId, Answers}]`).
+    WebqspPredictions,
+    /// ComplexWebQuestions (official `answers[]`, or ToG's one `answer`).
+    Cwq,
+    /// ComplexWebQuestions predictions (`[{ID, answer}]`).
+    CwqPredictions,
+    /// GrailQA (official, or ToG's copy).
+    Grailqa,
+    /// GrailQA predictions (`{qid: {logical_form, answer}}`).
+    GrailqaPredictions,
+    /// SimpleQuestions in ToG's shape.
+    SimpleQuestions,
+    /// A dataset in ToG's shape (`question, topic_entity, answer`).
+    TogQuestions,
+    /// WebQuestions in ToG's shape (`url, question, answers`).
+    WebQuestions,
+    /// LLM predictions in JSON Lines (`{id, question, prediction, ground_truth}`:
+    /// Reasoning on Graphs, Think-on-Graph).
+    LlmPredictions,
 }
 
 impl Format {
@@ -378,6 +399,16 @@ impl Format {
             Format::MintakaPredictions => "mintaka-predictions",
             Format::Kqapro => "kqapro",
             Format::KqaproPredictions => "kqapro-predictions",
+            Format::Webqsp => "webqsp",
+            Format::WebqspPredictions => "webqsp-predictions",
+            Format::Cwq => "cwq",
+            Format::CwqPredictions => "cwq-predictions",
+            Format::Grailqa => "grailqa",
+            Format::GrailqaPredictions => "grailqa-predictions",
+            Format::SimpleQuestions => "simplequestions",
+            Format::TogQuestions => "tog-questions",
+            Format::WebQuestions => "webquestions",
+            Format::LlmPredictions => "llm-predictions",
         }
     }
 }
@@ -405,11 +436,15 @@ pub struct Dataset {
     /// `check` fails on them.
     pub lost: Vec<String>,
     /// The gold a run file carries beside its answers (a SPINACH run's
-    /// `gold_answer_tuple`), scored against when no gold file is given.
+    /// `gold_answer_tuple`, an LLM prediction file's `ground_truth`, the
+    /// `golden` queries of T2S-Metrics' lines), with the run's question ids; a
+    /// run that has one can be scored without a gold file (docs/scoring.md,
+    /// Other benchmark families).
     pub own_gold: Option<Box<Dataset>>,
-    /// True when the file gives its questions no ids and the reader numbered
-    /// them by position: against another gold they are joined by question text.
-    pub positional_ids: bool,
+    /// True when the file names its questions by text only or by position
+    /// (Think-on-Graph's outputs, a SPINACH run): against another gold its
+    /// questions take the ids of the gold questions with the same text.
+    pub join_by_text: bool,
 }
 
 impl Dataset {
@@ -425,7 +460,7 @@ impl Dataset {
             unknown_keys: Vec::new(),
             lost: Vec::new(),
             own_gold: None,
-            positional_ids: false,
+            join_by_text: false,
         }
     }
 }

@@ -181,6 +181,16 @@ pub enum ProfileArg {
     MintakaText,
     /// Reproduces KQA Pro's evaluation (docs/scoring.md, The `kqapro` profile).
     Kqapro,
+    /// Reproduces WebQSP's official eval.py (docs/scoring.md, Other benchmark families).
+    Webqsp,
+    /// Reproduces Reasoning on Graphs' evaluate_results.py (docs/scoring.md, Other benchmark families).
+    Rog,
+    /// Reproduces ComplexWebQuestions' eval_script.py (docs/scoring.md, Other benchmark families).
+    Cwq,
+    /// Reproduces Think-on-Graph's eval/eval.py (docs/scoring.md, Other benchmark families).
+    Tog,
+    /// Reproduces GrailQA's evaluate.py; needs --ontology (docs/scoring.md, Other benchmark families).
+    Grailqa,
 }
 
 impl From<ProfileArg> for Profile {
@@ -194,6 +204,11 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Mintaka => Profile::Mintaka,
             ProfileArg::MintakaText => Profile::MintakaText,
             ProfileArg::Kqapro => Profile::Kqapro,
+            ProfileArg::Webqsp => Profile::Webqsp,
+            ProfileArg::Rog => Profile::Rog,
+            ProfileArg::Cwq => Profile::Cwq,
+            ProfileArg::Tog => Profile::Tog,
+            ProfileArg::Grailqa => Profile::Grailqa,
         }
     }
 }

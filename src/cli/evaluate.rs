@@ -67,9 +67,15 @@ impl From<GoldMarkingsArg> for GoldMarkings {
 pub struct EvaluateArgs {
     /// The gold benchmark (QALD-JSON, QALD-XML, eQALD, LC-QuAD, RuBQ, and the
     /// families of docs/scoring.md, Other benchmark families). Without it, the
-    /// gold is the one the run files carry (a SPINACH run's gold answers).
-    #[arg(long, value_name = "FILE")]
+    /// gold is the one the run files carry (a SPINACH run's gold answers, an
+    /// LLM prediction file's `ground_truth`, T2S-Metrics' `golden` queries).
+    #[arg(long, value_name = "FILE", required_unless_present = "runs")]
     pub gold: Option<PathBuf>,
+    /// GrailQA's Freebase schema files (`fb_roles`, `fb_types`,
+    /// `reverse_properties`) in DIR, which the `grailqa` profile types
+    /// logical forms with (docs/scoring.md, Other benchmark families).
+    #[arg(long, value_name = "DIR")]
+    pub ontology: Option<PathBuf>,
     /// Score only these questions of the gold: a file of question ids, one per
     /// line (blank lines and lines starting with `#` are skipped), for a
     /// micro-benchmark drawn from a benchmark without rewriting it.
@@ -266,6 +272,8 @@ fn own_gold(
 ) -> anyhow::Result<(crate::model::Dataset, String)> {
     let mut gold: Option<(crate::model::Dataset, String)> = None;
     for (path, run) in paths.iter().zip(runs.iter_mut()) {
+        // the run's ids are its own gold's: no join by text
+        run.join_by_text = false;
         let Some(own) = run.own_gold.take() else {
             bail!(
                 "{}: this run carries no gold of its own; give the benchmark with --gold FILE",
@@ -345,6 +353,34 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
+fn load_ontology(dir: &Path) -> anyhow::Result<()> {
+    let text = |name: &str| -> anyhow::Result<String> {
+        let path = dir.join(name);
+        let bytes = super::input::read(&path)?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{}: not UTF-8 text; give GrailQA's ontology files",
+                path.display()
+            )
+        })
+    };
+    let ontology = crate::eval::profiles::Ontology::parse(
+        &text("fb_roles")?,
+        &text("fb_types")?,
+        &text("reverse_properties")?,
+    );
+    let (relations, types) = ontology.size();
+    if relations == 0 || types == 0 {
+        bail!(
+            "{}: fb_roles or fb_types holds no line of GrailQA's schema (`domain relation range`, `type meta.subclassOf type`); give the folder of GrailQA's ontology files",
+            dir.display()
+        );
+    }
+    crate::eval::profiles::set_ontology(ontology);
+    Ok(())
+}
+
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if args.names.len() > args.runs.len() + args.systems.len() {
@@ -360,6 +396,11 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
+    if let Some(dir) = &args.ontology {
+        load_ontology(dir)?;
+    } else if matches!(args.profile, ProfileArg::Grailqa) {
+        bail!("--profile grailqa compares logical forms with GrailQA's schema: give --ontology DIR (the folder of fb_roles, fb_types and reverse_properties)");
+    }
     let mut loaded = Vec::with_capacity(args.runs.len());
     for path in &args.runs {
         loaded.push(super::load(path)?);
@@ -368,9 +409,6 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         Some(path) => (super::load(path)?, path.display().to_string()),
         None => own_gold(&args.runs, &mut loaded)?,
     };
-    for run in &mut loaded {
-        crate::qald::join_by_text(run, &gold);
-    }
     // the gold questions left out of a --questions sample: runs' answers to
     // them are left out too (not counted as extra)
     let ids_file = args
@@ -390,6 +428,12 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     }
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
     for ((i, path), mut dataset) in args.runs.iter().enumerate().zip(loaded) {
+        dataset.own_gold = None;
+        // joined before --questions leaves questions out, by the gold's ids
+        if dataset.join_by_text {
+            crate::eval::join::join_by_text(&gold, &mut dataset);
+            dataset.join_by_text = false;
+        }
         dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)

@@ -185,6 +185,20 @@ pub fn table(report: &Report, per_question: bool) -> String {
             }
         }
         for (run, e) in &runs {
+            // an official script's own figures, under its own names
+            if let Some(n) = e.and_then(|e| e.aggregate.free_text) {
+                let _ = writeln!(
+                    out,
+                    "{run}: {n} free-text answer(s) where the gold holds resources, each one answer matched through the label index"
+                );
+            }
+            if let Some(o) = e.and_then(|e| e.aggregate.official.as_ref()) {
+                let figures: Vec<String> =
+                    o.iter().map(|(k, v)| format!("{k} {}", f(*v))).collect();
+                let _ = writeln!(out, "{run}: official {}", figures.join(", "));
+            }
+        }
+        for (run, e) in &runs {
             if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
                 let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
                 let _ = writeln!(

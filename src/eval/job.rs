@@ -263,12 +263,20 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
             RunSource::File {
                 name,
                 source,
-                dataset,
-            } => loaded.push(LoadedRun {
-                name,
-                source,
-                dataset: *dataset,
-            }),
+                mut dataset,
+            } => {
+                // a run without ids of the gold's (ToG's outputs, a SPINACH
+                // run against another gold) joins it by question text
+                if dataset.join_by_text {
+                    super::join::join_by_text(&job.gold, &mut dataset);
+                    dataset.join_by_text = false;
+                }
+                loaded.push(LoadedRun {
+                    name,
+                    source,
+                    dataset: *dataset,
+                });
+            }
             RunSource::System { name, url } => {
                 progress.asking(&url, job.gold.questions.len());
                 let asked = || {

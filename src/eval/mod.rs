@@ -7,6 +7,7 @@ mod compare;
 mod experiment;
 mod explain;
 pub mod job;
+pub mod join;
 mod notes;
 mod prepare;
 pub mod profiles;

@@ -402,6 +402,12 @@ pub struct AggregateReport {
     /// Other benchmark families).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub official: Option<Figures>,
+    /// Run answers that are free text (literals only) where the gold holds
+    /// resources, over the questions scored: each is one answer, matched
+    /// through the label index (QA only; absent when there is none;
+    /// docs/scoring.md, Other benchmark families).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_text: Option<usize>,
 }
 
 /// Figures under an official script's own names (`hits@1/first`, `f1`,

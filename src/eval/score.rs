@@ -106,6 +106,9 @@ pub(super) fn evaluate_run(
     if let (Some(official), Some(qa)) = (ctx.profile.official(), experiments.qa.as_mut()) {
         attach_official(official, entries, run.dataset, qa);
     }
+    if let Some(qa) = experiments.qa.as_mut() {
+        qa.aggregate.free_text = free_text(entries, &by_id);
+    }
     (
         RunReport {
             name: run.name.to_string(),
@@ -120,6 +123,30 @@ pub(super) fn evaluate_run(
             inferred_types,
         },
     )
+}
+
+/// The run answers that are free text (every term a literal) to gold
+/// questions holding IRIs, or `None` when there is none (docs/scoring.md,
+/// Other benchmark families).
+fn free_text(entries: &[GoldEntry<'_>], by_id: &HashMap<&str, RunEntry<'_>>) -> Option<usize> {
+    let n: usize = entries
+        .iter()
+        .filter(|e| e.has_iri)
+        .filter_map(|e| by_id.get(e.question.id.0.as_str()))
+        .filter_map(|r| r.qa.as_deref())
+        .map(|answers| {
+            answers
+                .iter()
+                .filter(|a| {
+                    !a.terms.is_empty()
+                        && a.terms
+                            .iter()
+                            .all(|t| matches!(t, crate::model::Term::Literal { .. }))
+                })
+                .count()
+        })
+        .sum();
+    (n > 0).then_some(n)
 }
 
 /// Adds the official script's figures (docs/scoring.md, Other benchmark

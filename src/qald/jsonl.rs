@@ -55,18 +55,6 @@ pub fn one_object_per_line(body: &[u8]) -> bool {
     )
 }
 
-/// The family of a JSON Lines file of another tool (RoG, ToG, T2S-Metrics
-/// …), from its first line's keys.
-pub fn family_of_lines(body: &[u8]) -> Option<&'static str> {
-    let first = body
-        .split(|&b| b == b'\n')
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
-    match serde_json::from_slice::<Value>(first) {
-        Ok(Value::Object(o)) => super::family::of_line(&o),
-        _ => None,
-    }
-}
-
 /// Parses a JSON Lines component run.
 pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
     let mut lines: Vec<(usize, Map<String, Value>)> = Vec::new();

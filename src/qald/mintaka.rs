@@ -31,10 +31,13 @@ pub const UNLINKED: &str = "answer_null";
 pub fn is_dataset(record: &Map<String, Value>) -> bool {
     record.contains_key("id")
         && record.contains_key("question")
-        && record
+        && (record
             .get("answer")
             .and_then(Value::as_object)
             .is_some_and(|a| a.contains_key("answerType"))
+            || ["translations", "questionEntity", "complexityType"]
+                .iter()
+                .any(|k| record.contains_key(*k)))
 }
 
 /// True when a top-level object is a prediction file: ids to values that are

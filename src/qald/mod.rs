@@ -4,24 +4,28 @@
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
 
-mod family;
 mod fast;
+mod freebase;
 mod items;
 mod json;
 mod jsonl;
 mod keys;
+mod kgqa;
 mod kqapro;
 mod lcquad;
+mod llm;
 mod mintaka;
 mod rubq;
 mod spinach;
 mod t2s;
 mod text2sparql;
 pub mod values;
+mod webqsp;
 mod wikidata;
 mod write;
 mod xml;
 
+pub use llm::braced;
 pub use write::to_qald_json;
 
 use std::collections::HashSet;
@@ -154,6 +158,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
         Some(b'<') => xml::parse(body, source)?,
         Some(b'{') if t2s::looks_like(body) => t2s::parse(body),
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
+        Some(b'{') if llm::looks_like(body) => llm::parse(body, source)?,
         Some(b'{')
             if let Some(file) = fast::parse(body).filter(|f| {
                 allow_fast
@@ -163,22 +168,16 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                         .is_some_and(|q| wikidata::is_dblp(&q.fields))
             }) =>
         {
-            if let Some(f) = file.questions.first().and_then(|q| family::of_record(&q.fields)) {
-                return Err(shape_error(source, &family::not_read(f)));
-            }
             json::parse_fast(file)
         }
         Some(b'{' | b'[') => {
             let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
-                if let Some(f) = jsonl::family_of_lines(body) {
-                    return shape_error(source, &family::not_read(f));
-                }
                 QaldError::Syntax {
                     source_name: source.to_string(),
                     line: e.line(),
                     column: e.column(),
                     message: if jsonl::one_object_per_line(body) {
-                        "the file holds one json object per line (JSON Lines), and its first line is not a component run (an `id` with `entities`, `classes`, `properties` or `triples`); no other JSON Lines format is read".to_string()
+                        "the file holds one json object per line (JSON Lines), and its first line is none of the JSON Lines formats read: a component run (an `id` with `entities`, `classes`, `properties` or `triples`), LLM predictions (`prediction`) or T2S-Metrics cases (`golden`, `generated`); docs/cli.md lists the formats".to_string()
                     } else {
                         format!(
                             "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",
@@ -233,6 +232,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
+            if let Some(f) = first.and_then(kgqa::of_record) {
+                return Ok(kgqa::read_records(f, items));
+            }
             if first.is_some_and(kqapro::is_dataset) {
                 return Ok(kqapro::parse_dataset(items));
             }
@@ -245,11 +247,8 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             if first.is_some_and(spinach::is_run) {
                 return Ok(spinach::parse_run(items));
             }
-            if first.is_some_and(spinach::is_dataset) && first.and_then(family::of_record).is_none() {
+            if first.is_some_and(spinach::is_dataset) {
                 return Ok(spinach::parse_dataset(items));
-            }
-            if let Some(f) = first.and_then(family::of_record) {
-                return Err(shape_error(source, &family::not_read(f)));
             }
             match first {
                 Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {
@@ -271,11 +270,11 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
         }
         serde_json::Value::Object(map) => {
             let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
+                if let Some(d) = kgqa::read_object(&map).map_err(|e| shape_error(source, &e.to_string()))? {
+                    return Ok(d);
+                }
                 if mintaka::is_predictions(&map) {
                     return Ok(mintaka::parse_predictions(map));
-                }
-                if let Some(f) = family::of_object(&map) {
-                    return Err(shape_error(source, &family::not_read(f)));
                 }
                 return Err(shape_error(
                     source,
@@ -290,9 +289,6 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                 }
                 return Err(shape_error(source, "`questions` is not an array"));
             }
-            if let Some(f) = first.and_then(family::of_record) {
-                return Err(shape_error(source, &family::not_read(f)));
-            }
             Ok(json::parse(map))
         }
         _ => Err(shape_error(
@@ -300,43 +296,6 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             "not a benchmark or run: the top-level json value must be an object with `questions` or an array",
         )),
     }
-}
-
-/// Gives the questions of a run numbered by position ([`Dataset::positional_ids`])
-/// the ids of the gold questions with the same text (any language, compared
-/// trimmed), so that a run without ids joins another gold; a question whose
-/// text is not in the gold keeps its number, prefixed with `#`, and is named in
-/// the run's diagnostics.
-pub fn join_by_text(run: &mut Dataset, gold: &Dataset) {
-    if !run.positional_ids {
-        return;
-    }
-    let mut by_text: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    for q in &gold.questions {
-        for (_, t) in &q.texts {
-            by_text.entry(t.trim()).or_insert(q.id.0.as_str());
-        }
-    }
-    let mut notes = Vec::new();
-    for q in &mut run.questions {
-        let found = q
-            .texts
-            .iter()
-            .find_map(|(_, t)| by_text.get(t.trim()).copied());
-        match found {
-            Some(id) => q.id = crate::model::QuestionId(id.to_string()),
-            None => {
-                notes.push(format!(
-                    "run question {} ({:?}) has no id and its text is in no gold question: left out of the join",
-                    q.id,
-                    q.texts.first().map(|(_, t)| t.as_str()).unwrap_or("")
-                ));
-                q.id = crate::model::QuestionId(format!("#{}", q.id));
-            }
-        }
-    }
-    run.positional_ids = false;
-    run.diagnostics.extend(notes);
 }
 
 fn flag_duplicate_ids(dataset: &mut Dataset) {

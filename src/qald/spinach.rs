@@ -88,8 +88,7 @@ pub fn parse_run(items: Vec<Value>) -> Dataset {
         gold.questions.push(expected);
     }
     run.unknown_keys = scan.finish();
-    run.positional_ids = true;
-    gold.positional_ids = true;
+    run.join_by_text = true;
     run.own_gold = Some(Box::new(gold));
     run
 }

@@ -1,5 +1,7 @@
 //! Canonical IRIs (docs/scoring.md, Sameness): the rules that make two spellings of one DBpedia,
-//! Wikipedia, Wikidata or Freebase IRI equal without any index. Pure string work.
+//! Wikipedia, Wikidata or Freebase IRI equal without any index, including the
+//! ids written without an IRI that Freebase and Wikidata benchmarks use
+//! (`m.0abc`, `ns:m.0abc`, `/m/0abc`, `Q42`, `wd:Q42`). Pure string work.
 
 use std::borrow::Cow;
 
@@ -196,7 +198,8 @@ fn rewrite(decoded: &str) -> Option<String> {
         .map(|c| (&decoded[..c], &decoded[c + 3..]));
     let (scheme, rest) = match split {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => (s, r),
-        _ => return None,
+        Some(_) => return None,
+        None => return kg_id_iri(decoded),
     };
     let (end, lowered) = authority_end(rest);
     let (authority, path) = rest.split_at(end);
@@ -343,6 +346,28 @@ fn freebase_mid(s: &str) -> Option<Cow<'_, str>> {
     } else {
         Cow::Owned(format!("{kind}.{id}"))
     })
+}
+
+/// The canonical IRI of a Freebase or Wikidata id written without an IRI, as
+/// the benchmarks of docs/scoring.md (Other benchmark families) write them:
+/// `m.0abc`, `g.11b…`, `ns:m.0abc`, `/m/0abc` (Wikidata's P646 form) →
+/// `http://rdf.freebase.com/ns/m.0abc`; `Q42`, `wd:Q42` (and P, L ids) →
+/// `http://www.wikidata.org/entity/Q42`. `None` for anything else.
+pub fn kg_id_iri(s: &str) -> Option<String> {
+    let s = s.trim();
+    if let Some(id) = s
+        .strip_prefix("wd:")
+        .or(Some(s))
+        .filter(|id| is_wikidata_id(id))
+    {
+        return Some(format!("http://www.wikidata.org/entity/{id}"));
+    }
+    let mid = s.strip_prefix("ns:").unwrap_or(s);
+    // `m/0abc` without its leading slash is a relative path, not an id
+    if !(mid.starts_with('/') || mid.as_bytes().get(1) == Some(&b'.')) {
+        return None;
+    }
+    freebase_mid(mid).map(|mid| format!("http://rdf.freebase.com/ns/{mid}"))
 }
 
 /// `s` without white space at either end: itself, without a search, when it
@@ -677,5 +702,44 @@ mod tests {
             Some("http://rdf.freebase.com/ns/m.0282x")
         );
         assert_eq!(freebase_literal_iri("m0282x"), None);
+    }
+
+    #[test]
+    fn ids_written_without_an_iri() {
+        for written in [
+            "m.0282x",
+            "ns:m.0282x",
+            "/m/0282x",
+            " http://rdf.freebase.com/ns/m.0282x",
+            "https://rdf.freebase.com/ns/m/0282x",
+        ] {
+            same(written, "http://rdf.freebase.com/ns/m.0282x");
+        }
+        same("g.11b6w4ryhj", "http://rdf.freebase.com/ns/g.11b6w4ryhj");
+        same("ns:g.11b6w4ryhj", "http://rdf.freebase.com/ns/g.11b6w4ryhj");
+        for written in ["Q42", "wd:Q42", "https://www.wikidata.org/wiki/Q42"] {
+            same(written, "http://www.wikidata.org/entity/Q42");
+        }
+        same("wd:P31", "http://www.wikidata.org/entity/P31");
+        // not ids: kept as written (and not equal to the id they resemble)
+        for other in [
+            "m/0282x",
+            "x.0282x",
+            "ns:Q42",
+            "Q42a",
+            "q42",
+            "m.",
+            "wd:m.0282x",
+            "mm.0282x",
+        ] {
+            assert_eq!(kg_id_iri(other), None, "{other}");
+            assert_eq!(canonical_iri(other), other, "{other}");
+        }
+        differ("m.0282x", "m.0282X");
+        // the rewritten form is canonical already (idempotent)
+        for written in ["m.0282x", "wd:Q42", "/g/11b6w4ryhj"] {
+            let once = canonical_iri(written);
+            assert_eq!(canonical_iri(&once), once);
+        }
     }
 }

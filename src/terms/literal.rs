@@ -184,10 +184,28 @@ pub fn normalize_string(s: &str, strict: bool) -> String {
     }
 }
 
+/// The ASCII letters of a text after Unicode NFKD decomposition (accents
+/// and every other non-ASCII character dropped), as Python's
+/// `unicodedata.normalize('NFKD', s).encode('ascii', 'ignore')` gives them
+/// (ComplexWebQuestions' official script).
+pub fn nfkd_ascii(s: &str) -> String {
+    s.nfkd().filter(char::is_ascii).collect()
+}
+
 /// The year of a date or gYear lexical form (`-0044` → -44).
 pub fn year_of(lexical: &str) -> Option<i64> {
     let s = lexical.trim();
     let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
     let y: i64 = s.get(..4)?.parse().ok()?;
     Some(if neg { -y } else { y })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nfkd_keeps_ascii_only() {
+        assert_eq!(nfkd_ascii("México ﬁ 東京"), "Mexico fi ");
+    }
 }

@@ -1,7 +1,7 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
 //! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`) implements every rule, so reading one file tells every rule
+//! `text2sparql.rs`, and one file per official script: `webqsp.rs`, `rog.rs`, `cwq.rs`, `tog.rs`, `grailqa.rs`) implements every rule, so reading one file tells every rule
 //! of that profile; the evaluator asks the profile and never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
@@ -18,16 +18,23 @@
 //! | `text2sparql`: value sets, trec_eval measures, the challenge's nDCG | [`Rules::scores_value_sets`], [`challenge_score`], `challenge_aggregate` |
 //! | official scripts' own figures (docs/scoring.md, Other benchmark families) | [`Rules::official`], [`Official`] |
 
+mod cwq;
 mod gerbil;
+mod grailqa;
 mod judge;
 mod kqapro;
+mod logical_form;
 mod lsap;
 mod mintaka;
 mod mqald;
 mod official;
 mod python;
+mod rog;
 mod spinach;
 mod text2sparql;
+mod tog;
+mod webqsp;
+mod written;
 
 use std::borrow::Cow;
 
@@ -38,15 +45,21 @@ use crate::model::{Answer, AnswerSet};
 
 use super::Experiment;
 
+pub use cwq::Cwq;
 pub use gerbil::Gerbil;
+pub use grailqa::{set_ontology, Grailqa};
 pub use judge::Judge;
 pub use kqapro::Kqapro;
+pub use logical_form::Ontology;
 pub use mintaka::Mintaka;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
+pub use rog::Rog;
 pub use spinach::Spinach;
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
+pub use tog::Tog;
+pub use webqsp::Webqsp;
 
 /// A named bundle of scoring rules: what is parsed from `--profile`, stored and
 /// printed in reports. Its rules are those of [`Profile::rules`]; `Profile`
@@ -70,11 +83,21 @@ pub enum Profile {
     MintakaText,
     /// Reproduces KQA Pro's evaluation (accuracy by `whether_equal`).
     Kqapro,
+    /// Reproduces WebQSP's official `eval.py`.
+    Webqsp,
+    /// Reproduces Reasoning on Graphs' `evaluate_results.py`.
+    Rog,
+    /// Reproduces ComplexWebQuestions' official `eval_script.py`.
+    Cwq,
+    /// Reproduces Think-on-Graph's `eval/eval.py`.
+    Tog,
+    /// Reproduces GrailQA's official `evaluate.py`.
+    Grailqa,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 8] = [
+    pub const ALL: [Profile; 13] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -83,6 +106,11 @@ impl Profile {
         Profile::Mintaka,
         Profile::MintakaText,
         Profile::Kqapro,
+        Profile::Webqsp,
+        Profile::Rog,
+        Profile::Cwq,
+        Profile::Tog,
+        Profile::Grailqa,
     ];
 
     /// The name printed in reports.
@@ -96,6 +124,11 @@ impl Profile {
             Profile::Mintaka => "mintaka",
             Profile::MintakaText => "mintaka-text",
             Profile::Kqapro => "kqapro",
+            Profile::Webqsp => "webqsp",
+            Profile::Rog => "rog",
+            Profile::Cwq => "cwq",
+            Profile::Tog => "tog",
+            Profile::Grailqa => "grailqa",
         }
     }
 
@@ -126,6 +159,11 @@ impl Profile {
             Profile::Mintaka => &Mintaka { text: false },
             Profile::MintakaText => &Mintaka { text: true },
             Profile::Kqapro => &Kqapro,
+            Profile::Webqsp => &Webqsp,
+            Profile::Rog => &Rog,
+            Profile::Cwq => &Cwq,
+            Profile::Tog => &Tog,
+            Profile::Grailqa => &Grailqa,
         }
     }
 }
@@ -283,6 +321,18 @@ mod tests {
             .filter(Rules::uses_index)
             .map(Profile::name)
             .collect();
-        assert_eq!(using, ["judge", "gerbil", "mintaka", "mintaka-text"]);
+        assert_eq!(
+            using,
+            [
+                "judge",
+                "gerbil",
+                "mintaka",
+                "mintaka-text",
+                "rog",
+                "cwq",
+                "tog",
+                "grailqa"
+            ]
+        );
     }
 }

@@ -1,0 +1,115 @@
+//! Joining a run that names its questions by text only or by position
+//! (Think-on-Graph's outputs, a SPINACH run against another gold;
+//! [`Dataset::join_by_text`]) to its gold: each run question takes the id of
+//! the gold question whose text is the same (trimmed, in any of its
+//! languages) — the first such question, as ToG's own `align` does, with a
+//! diagnostic when several have it; a text no gold question has keeps its
+//! position as id, so it is reported as an extra question.
+
+use std::collections::HashMap;
+
+use crate::model::Dataset;
+
+/// Gives `run`'s questions the ids of the gold questions with the same text,
+/// and says in its diagnostics how many found none.
+pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
+    // the first gold question with the text, as ToG's `align` takes it; a
+    // text several gold questions share is named in a diagnostic
+    let mut by_text: HashMap<&str, (&str, bool)> = HashMap::new();
+    for q in &gold.questions {
+        for (_, text) in &q.texts {
+            by_text
+                .entry(text.trim())
+                .and_modify(|(id, shared)| *shared |= *id != q.id.0.as_str())
+                .or_insert((q.id.0.as_str(), false));
+        }
+    }
+    let mut unmatched = Vec::new();
+    let mut ambiguous = Vec::new();
+    for q in &mut run.questions {
+        let found = q
+            .texts
+            .iter()
+            .find_map(|(_, t)| by_text.get(t.trim()).copied());
+        match found {
+            Some((id, shared)) => {
+                if shared {
+                    ambiguous.push(id.to_string());
+                }
+                q.id.0 = id.to_string();
+            }
+            None => unmatched.push(q.id.0.clone()),
+        }
+    }
+    if !ambiguous.is_empty() {
+        let shown: Vec<&str> = ambiguous.iter().take(5).map(String::as_str).collect();
+        run.diagnostics.push(format!(
+            "{} question(s) of the run name a text several gold questions have ({}{}): each is joined to the first of them; give the run with question ids to join them exactly",
+            ambiguous.len(),
+            shown.join(", "),
+            if ambiguous.len() > shown.len() { ", …" } else { "" }
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for q in &run.questions {
+        if !seen.insert(q.id.0.as_str()) && !repeated.contains(&q.id.0) {
+            repeated.push(q.id.0.clone());
+        }
+    }
+    for id in repeated {
+        run.diagnostics.push(format!(
+            "question {id} is answered more than once (by its text); the usual measures use the first answer, the official figures of a script that counts each output count them all"
+        ));
+    }
+    if !unmatched.is_empty() {
+        let shown: Vec<&str> = unmatched.iter().take(5).map(String::as_str).collect();
+        run.diagnostics.push(format!(
+            "{} question(s) of the run name a text no gold question has (positions {}{}): they are extra; check that the gold is the benchmark the run answered",
+            unmatched.len(),
+            shown.join(", "),
+            if unmatched.len() > shown.len() { ", …" } else { "" }
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, Question, QuestionId};
+
+    fn q(id: &str, text: &str) -> Question {
+        Question {
+            id: QuestionId(id.into()),
+            texts: vec![("en".into(), text.into())],
+            ..Question::default()
+        }
+    }
+
+    #[test]
+    fn run_questions_take_the_gold_id_of_their_text() {
+        let mut gold = Dataset::new(Format::Cwq);
+        gold.questions = vec![
+            q("WebQTest-1", "Who?"),
+            q("WebQTest-2", "When?"),
+            q("dup", "Who?"),
+        ];
+        let mut run = Dataset::new(Format::LlmPredictions);
+        run.questions = vec![q("0", " When?"), q("1", "Who?"), q("2", "Where?")];
+        join_by_text(&gold, &mut run);
+        let ids: Vec<&str> = run.questions.iter().map(|q| q.id.0.as_str()).collect();
+        assert_eq!(ids, ["WebQTest-2", "WebQTest-1", "2"]);
+        // "Who?" is the text of two gold questions: the first is taken, and said
+        assert_eq!(run.diagnostics.len(), 2);
+        assert!(
+            run.diagnostics[0].contains("several gold questions have (WebQTest-1)"),
+            "{:?}",
+            run.diagnostics
+        );
+        assert!(
+            run.diagnostics[1].contains("positions 2"),
+            "{:?}",
+            run.diagnostics
+        );
+    }
+}

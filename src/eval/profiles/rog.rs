@@ -1,0 +1,333 @@
+//! The `rog` profile: reproduces the evaluation of Reasoning on Graphs (RoG),
+//! `eval_result` with its defaults as `predict_answer.py` calls it
+//! (`cal_f1=True`, `top_k=-1`), read in RManLuo/reasoning-on-graphs
+//! `src/qa_prediction/evaluate_results.py` at commit
+//! ccf8ec847bf61005a1b27cc9e5aff5c8ead7a24b (last changed in 8553f30). Its
+//! rules, where they differ from `judge` (docs/scoring.md, Other benchmark
+//! families):
+//!
+//! - **what is compared**: free text. A prediction written as a string is split
+//!   on newlines, every line one item (an empty line too, and nothing is cut);
+//!   a list is de-duplicated and ordered by how often each item occurs (ties
+//!   keep the first occurrence). The gold is the file's `ground_truth` list as
+//!   written; with another gold, each answer's first name (a label), else its
+//!   written value;
+//! - **normalisation** (`normalize`): lower case, ASCII punctuation deleted
+//!   (`U.S.` → `us`), the words `a`, `an`, `the` replaced by a space,
+//!   whitespace collapsed;
+//! - **match**: a gold answer matches when its normalised text is a substring
+//!   of the normalised text of *all* prediction items joined with spaces (so
+//!   gold `US` matches `Russia`, and a gold that normalises to nothing matches
+//!   everything);
+//! - **per question**: `acc` = matched gold answers / gold answers; `hit` = 1
+//!   when any gold answer matches the joined items; `precision` = matched gold
+//!   answers / prediction items (it can exceed 1: one line naming two gold
+//!   answers), `recall` = matched / gold answers, `f1` their harmonic mean (0
+//!   with no item); an empty gold, which crashes the script, scores 0;
+//! - **Hits@1 in two variants** (docs/scoring.md, Other benchmark families):
+//!   `hits@1/any` is the script's `Hit` (any item, as RoG reports "Hits@1");
+//!   `hits@1/first` asks the same match of the first item alone;
+//! - **run figures** (`official`): the means ×100 as the script prints them,
+//!   `Accuracy`, `Hit`, `F1`, `Precision`, `Recall`, and `hits@1/first`,
+//!   `hits@1/any` ×100 too;
+//! - **questions**: the script has no join, every line counts; with the file's
+//!   own gold every line is a gold question. A gold question the run lacks
+//!   (another --gold) scores 0. A duplicate id is scored once (its first line;
+//!   the load's diagnostics name it), where the script counts each line.
+//!
+//! The usual P/R/F1 match names with `judge`'s term rules (containment is not
+//! an equivalence). `tests/integration/official.rs` checks the figures against
+//! the script's output.
+
+use std::borrow::Cow;
+
+use super::written::{term_text, written};
+use super::{Judge, Official, Rules};
+use crate::annotate::MarkingStyle;
+use crate::eval::report::Figures;
+use crate::eval::Experiment;
+use crate::matching::MatchOptions;
+use crate::metrics::QuestionScore;
+use crate::model::{Answer, AnswerSet, Question, Term};
+
+/// The rules of the `rog` profile.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Rog;
+
+impl Rules for Rog {
+    /// `judge`'s term rules for the usual P/R/F1 (names compared as strings).
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
+        Judge.match_options(strict_literals, lenient_dates)
+    }
+
+    /// Names meet IRIs through the label index, as under `judge`.
+    fn uses_index(&self) -> bool {
+        true
+    }
+
+    /// As read.
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        Cow::Borrowed(&set.answers)
+    }
+
+    /// None: the shape of the answers decides nothing.
+    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
+        None
+    }
+
+    /// A question the run does not have scores as an empty answer.
+    fn missing(&self, gold: usize) -> QuestionScore {
+        Judge.missing(gold)
+    }
+
+    /// `judge`'s counting.
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        Judge.score(gold, run, tp)
+    }
+
+    /// The script scores answers only.
+    fn experiments(&self, e: Experiment) -> bool {
+        e == Experiment::Qa
+    }
+
+    /// Markings are not scored.
+    fn marking_style(&self) -> MarkingStyle {
+        MarkingStyle::Judge
+    }
+
+    /// Every question is asked of a live system.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
+    /// Markings are not scored; as `judge`.
+    fn keep_duplicate_markings(&self) -> bool {
+        false
+    }
+
+    /// Markings are not scored; as `judge`.
+    fn empty_markings_score(&self) -> bool {
+        false
+    }
+
+    /// The script does not score the order of answers (only `hits@1/first`
+    /// reads it).
+    fn orders_by_query(&self) -> bool {
+        false
+    }
+
+    /// QA answers are matched term by term.
+    fn scores_value_sets(&self) -> bool {
+        false
+    }
+
+    /// The script reports means over questions only.
+    fn reports_micro(&self) -> bool {
+        false
+    }
+
+    /// `evaluate_results.py`'s figures.
+    fn official(&self) -> Option<&'static dyn Official> {
+        Some(&Rog)
+    }
+}
+
+/// RoG's `normalize`.
+pub fn normalize(s: &str) -> String {
+    let lower: String = s
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_ascii_punctuation())
+        .collect();
+    // \b(a|an|the)\b → " ", with Python's Unicode word characters
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(lower.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if matches!(run.as_str(), "a" | "an" | "the") {
+            out.push(' ');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in lower.chars() {
+        if word(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The prediction items as the script makes them: a string split on
+/// newlines; a list de-duplicated and ordered by frequency (stable).
+pub fn prediction_items(run: &Question) -> Vec<String> {
+    let raw = run
+        .flags
+        .get("prediction")
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok());
+    match raw {
+        Some(serde_json::Value::String(s)) => s.split('\n').map(str::to_string).collect(),
+        Some(serde_json::Value::Array(items)) => by_frequency(
+            items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect(),
+        ),
+        // a run of another format: its answers as a list
+        _ => by_frequency(run.answers.as_ref().map(written).unwrap_or_default()),
+    }
+}
+
+/// `extract_topk_prediction` with k = -1.
+fn by_frequency(items: Vec<String>) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for item in items {
+        match at.get(&item) {
+            Some(&i) => counts[i].1 += 1,
+            None => {
+                at.insert(item.clone(), counts.len());
+                counts.push((item, 1));
+            }
+        }
+    }
+    // a stable sort keeps the first occurrence first among ties
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts.into_iter().map(|(i, _)| i).collect()
+}
+
+/// The gold names: the file's `ground_truth` as written, else each answer's
+/// first label (a literal after its first term), else its written value.
+pub fn gold_names(gold: &Question) -> Vec<String> {
+    if let Some(serde_json::Value::Array(items)) = gold
+        .flags
+        .get("ground_truth")
+        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
+    {
+        return items
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect();
+    }
+    if let Some(serde_json::Value::String(s)) = gold
+        .flags
+        .get("ground_truth")
+        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
+    {
+        return vec![s];
+    }
+    let Some(set) = gold.answers.as_ref() else {
+        return Vec::new();
+    };
+    let values = written(set);
+    set.answers
+        .iter()
+        .zip(values)
+        .map(|(a, value)| {
+            a.terms
+                .iter()
+                .skip(1)
+                .find(|t| matches!(t, Term::Literal { .. }))
+                .map_or(value, term_text)
+        })
+        .collect()
+}
+
+impl Official for Rog {
+    fn script(&self) -> &'static str {
+        "RoG's evaluate_results.py (RManLuo/reasoning-on-graphs src/qa_prediction/evaluate_results.py, commit ccf8ec847bf61005a1b27cc9e5aff5c8ead7a24b; cal_f1, all items)"
+    }
+
+    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+        let answer = gold_names(gold);
+        let prediction = run.first().map(|r| prediction_items(r)).unwrap_or_default();
+        // normalised once: `match` normalises both sides
+        let answer_n: Vec<String> = answer.iter().map(|a| normalize(a)).collect();
+        let joined = normalize(&prediction.join(" "));
+        let matched = answer_n
+            .iter()
+            .filter(|a| joined.contains(a.as_str()))
+            .count() as f64;
+        let of_gold = |n: f64| {
+            if answer.is_empty() {
+                0.0
+            } else {
+                n / answer.len() as f64
+            }
+        };
+        let (f1, precision, recall) = if prediction.is_empty() {
+            (0.0, 0.0, 0.0)
+        } else {
+            let p = matched / prediction.len() as f64;
+            let r = of_gold(matched);
+            let f = if p + r == 0.0 {
+                0.0
+            } else {
+                2.0 * p * r / (p + r)
+            };
+            (f, p, r)
+        };
+        let hit = f64::from(u8::from(matched > 0.0));
+        let first = prediction
+            .first()
+            .map(|p| normalize(p))
+            .is_some_and(|p| answer_n.iter().any(|a| p.contains(a.as_str())));
+        Some(Figures::from([
+            ("acc".to_string(), of_gold(matched)),
+            ("hit".to_string(), hit),
+            ("f1".to_string(), f1),
+            ("precision".to_string(), precision),
+            ("recall".to_string(), recall),
+            ("hits@1/first".to_string(), f64::from(u8::from(first))),
+            ("hits@1/any".to_string(), hit),
+        ]))
+    }
+
+    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+        let n = scored.len() as f64;
+        let mean = |k: &str| {
+            if n > 0.0 {
+                scored.iter().map(|(_, f)| f[k]).sum::<f64>() * 100.0 / n
+            } else {
+                0.0
+            }
+        };
+        Figures::from([
+            ("Accuracy".to_string(), mean("acc")),
+            ("Hit".to_string(), mean("hit")),
+            ("F1".to_string(), mean("f1")),
+            ("Precision".to_string(), mean("precision")),
+            ("Recall".to_string(), mean("recall")),
+            ("hits@1/first".to_string(), mean("hits@1/first")),
+            ("hits@1/any".to_string(), mean("hits@1/any")),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_as_rog_does() {
+        assert_eq!(normalize("The U.S. of  America"), "us of america");
+        assert_eq!(normalize("Jean-Paul Sartre"), "jeanpaul sartre");
+        assert_eq!(normalize("Theatre an Island"), "theatre island");
+        assert_eq!(normalize("The"), "");
+        // `match`: the normalised gold is a substring of the normalised prediction
+        assert!(normalize("Russia").contains(&normalize("US")));
+    }
+
+    #[test]
+    fn lists_are_ordered_by_frequency_with_stable_ties() {
+        let items = ["Paris", "Lyon", "Lyon", "Nice", "Paris"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(by_frequency(items), ["Paris", "Lyon", "Nice"]);
+    }
+}

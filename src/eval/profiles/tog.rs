@@ -1,0 +1,240 @@
+//! The `tog` profile: reproduces Think-on-Graph's evaluation, read in
+//! GasolSun36/ToG `eval/eval.py` and `eval/utils.py` at commit
+//! 934064c4a8a391c7f351339676f29ed764e40054 (`eval/` last changed in
+//! 44d63b8). Its rules, where they differ from `judge` (docs/scoring.md, Other
+//! benchmark families):
+//!
+//! - **join**: an output names its question by text; it is scored against the
+//!   first gold question with that text (qajudge compares the texts trimmed;
+//!   a text the gold lacks, which crashes the script, is an extra question);
+//! - **response**: when the model's `results` holds a `{`, the text after the
+//!   first `{` up to the first `}` (Python's slice: without a `}`, all but the
+//!   last character; a `}` before the `{`, nothing), else the whole text. A run
+//!   of another format: its `prediction` text, else its first answer as
+//!   written;
+//! - **gold strings** (`align`): every gold answer's names, over all WebQSP
+//!   parses (no quality filter): CWQ's answer and aliases, WebQSP's
+//!   `EntityName` (its `AnswerArgument` when it has none), GrailQA's
+//!   `entity_name` (else `answer_argument`), the names of SimpleQuestions and
+//!   WebQuestions; duplicates once;
+//! - **match** (`exact_match`, despite its name): both sides trimmed, spaces
+//!   removed, lower-cased; right when they are equal or either contains the
+//!   other (so an empty response `{}` is right against any gold, and a
+//!   sentence containing a gold name is right); an empty gold is wrong;
+//! - **refusals**: the script's `--constraints_refuse` never skips anything
+//!   (its check cannot fire), so every output is scored;
+//! - **run figures** (`official`): `Exact Match` = right outputs / outputs
+//!   scored (not the gold size: a missing question is not counted; an output
+//!   given twice counts twice), `right`, `error`.
+//!
+//! The usual P/R/F1 match the response, as one free-text answer, with
+//! `judge`'s term rules. `tests/integration/official.rs` checks the figures
+//! against the script's output.
+
+use std::borrow::Cow;
+
+use super::written::{term_text, written};
+use super::{Judge, Official, Rules};
+use crate::annotate::MarkingStyle;
+use crate::eval::report::Figures;
+use crate::eval::Experiment;
+use crate::matching::MatchOptions;
+use crate::metrics::QuestionScore;
+use crate::model::{Answer, AnswerSet, Question, Term};
+use crate::qald::braced;
+
+/// The rules of the `tog` profile.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tog;
+
+impl Rules for Tog {
+    /// `judge`'s term rules for the usual P/R/F1.
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
+        Judge.match_options(strict_literals, lenient_dates)
+    }
+
+    /// Names meet IRIs through the label index, as under `judge`.
+    fn uses_index(&self) -> bool {
+        true
+    }
+
+    /// As read.
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        Cow::Borrowed(&set.answers)
+    }
+
+    /// None: the shape of the answers decides nothing.
+    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
+        None
+    }
+
+    /// A question the run does not have scores as an empty answer.
+    fn missing(&self, gold: usize) -> QuestionScore {
+        Judge.missing(gold)
+    }
+
+    /// `judge`'s counting.
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        Judge.score(gold, run, tp)
+    }
+
+    /// The script scores answers only.
+    fn experiments(&self, e: Experiment) -> bool {
+        e == Experiment::Qa
+    }
+
+    /// Markings are not scored.
+    fn marking_style(&self) -> MarkingStyle {
+        MarkingStyle::Judge
+    }
+
+    /// Every question is asked of a live system.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
+
+    /// Markings are not scored; as `judge`.
+    fn keep_duplicate_markings(&self) -> bool {
+        false
+    }
+
+    /// Markings are not scored; as `judge`.
+    fn empty_markings_score(&self) -> bool {
+        false
+    }
+
+    /// The script scores one text, no order.
+    fn orders_by_query(&self) -> bool {
+        false
+    }
+
+    /// QA answers are matched term by term.
+    fn scores_value_sets(&self) -> bool {
+        false
+    }
+
+    /// The script reports one share.
+    fn reports_micro(&self) -> bool {
+        false
+    }
+
+    /// `eval.py`'s figures.
+    fn official(&self) -> Option<&'static dyn Official> {
+        Some(&Tog)
+    }
+}
+
+/// The names of a set's answers: each answer's labels (the literals after
+/// its first form) when it has some, else its written value.
+fn names(set: &AnswerSet) -> Vec<String> {
+    let values = written(set);
+    let mut out = Vec::new();
+    for (a, value) in set.answers.iter().zip(values) {
+        let labels: Vec<String> = a
+            .terms
+            .iter()
+            .skip(1)
+            .filter(|t| matches!(t, Term::Literal { .. }))
+            .map(term_text)
+            .collect();
+        if labels.is_empty() {
+            out.push(value);
+        } else {
+            out.extend(labels);
+        }
+    }
+    out
+}
+
+/// The gold strings of `align`, over every parse when there are several.
+fn gold_strings(gold: &Question) -> Vec<String> {
+    let mut out: Vec<String> = if gold.parses.is_empty() {
+        gold.answers.as_ref().map(names).unwrap_or_default()
+    } else {
+        gold.parses.iter().flat_map(|p| names(&p.answers)).collect()
+    };
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The response of one output: `results` (braced part, else all), else a
+/// `prediction` string, else the first answer as written.
+fn response(run: &Question) -> String {
+    let flag = |k: &str| {
+        run.flags
+            .get(k)
+            .and_then(|v| serde_json::from_str::<serde_json::Value>(v).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    if let Some(results) = flag("results") {
+        return braced(&results).map_or_else(|| results.clone(), str::to_string);
+    }
+    flag("prediction")
+        .or_else(|| {
+            run.answers
+                .as_ref()
+                .and_then(|a| written(a).into_iter().next())
+        })
+        .unwrap_or_default()
+}
+
+/// ToG's `exact_match`.
+fn exact_match(response: &str, answers: &[String]) -> bool {
+    let clean = |s: &str| s.trim().replace(' ', "").to_lowercase();
+    let r = clean(response);
+    answers.iter().any(|a| {
+        let a = clean(a);
+        r == a || a.contains(&r) || r.contains(&a)
+    })
+}
+
+impl Official for Tog {
+    fn script(&self) -> &'static str {
+        "Think-on-Graph's eval/eval.py and eval/utils.py (GasolSun36/ToG, commit 934064c4a8a391c7f351339676f29ed764e40054)"
+    }
+
+    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+        if run.is_empty() {
+            return None;
+        }
+        let answers = gold_strings(gold);
+        let right = run
+            .iter()
+            .filter(|r| exact_match(&response(r), &answers))
+            .count() as f64;
+        Some(Figures::from([
+            ("right".to_string(), right),
+            ("error".to_string(), run.len() as f64 - right),
+        ]))
+    }
+
+    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+        let right: f64 = scored.iter().map(|(_, f)| f["right"]).sum();
+        let error: f64 = scored.iter().map(|(_, f)| f["error"]).sum();
+        let outputs = right + error;
+        Figures::from([
+            (
+                "Exact Match".to_string(),
+                if outputs > 0.0 { right / outputs } else { 0.0 },
+            ),
+            ("right".to_string(), right),
+            ("error".to_string(), error),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn containment_either_way_without_spaces() {
+        let g = vec!["Barack Obama".to_string(), "Obama".to_string()];
+        assert!(exact_match("BarackObama", &g));
+        assert!(exact_match("I think it is Michelle Obama", &g));
+        assert!(exact_match("", &g));
+        assert!(!exact_match("Paris", &g));
+        assert!(!exact_match("", &[]));
+    }
+}

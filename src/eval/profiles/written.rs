@@ -1,0 +1,68 @@
+//! Answers as a file wrote them, for the profiles that reproduce official
+//! scripts comparing strings (docs/scoring.md, Other benchmark families): the
+//! readers turn `m.0abc` into a Freebase IRI and keep `m.0abc` in the set's
+//! `raw_values`; these scripts see only the written string of an answer's
+//! first form (WebQSP's `AnswerArgument`, a prediction's string), never its
+//! labels.
+
+use crate::model::{Answer, AnswerSet, Term};
+
+/// The written string of each answer's first term, in the set's order,
+/// duplicates kept: the recorded raw value, else the IRI, the lexical form
+/// or `true` / `false`.
+pub fn written(set: &AnswerSet) -> Vec<String> {
+    set.answers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let raw = set
+                .raw_values
+                .iter()
+                .find(|(ai, ti, _)| *ai == i && *ti == 0)
+                .map(|(_, _, raw)| raw.clone());
+            raw.or_else(|| a.terms.first().map(term_text))
+        })
+        .collect()
+}
+
+/// The text of a term as a script that reads JSON strings sees it.
+pub fn term_text(term: &Term) -> String {
+    match term {
+        Term::Iri(iri) => iri.clone(),
+        Term::Literal { lexical, .. } => lexical.clone(),
+        Term::Boolean(b) => b.to_string(),
+    }
+}
+
+/// [`written`] as answers of one plain literal each, for matching by exact
+/// string.
+pub fn written_answers(set: &AnswerSet) -> Vec<Answer> {
+    written(set)
+        .into_iter()
+        .map(|w| Answer::single(Term::plain(w)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_written_value_wins_and_labels_are_dropped() {
+        let set = AnswerSet {
+            answers: vec![
+                Answer {
+                    terms: vec![
+                        Term::Iri("http://rdf.freebase.com/ns/m.0b".into()),
+                        Term::plain("Bee"),
+                    ],
+                },
+                Answer::single(Term::plain("1990")),
+                Answer::single(Term::Iri("http://x.org/a".into())),
+            ],
+            raw_values: vec![(0, 0, "ns:m.0b".into())],
+            ..AnswerSet::default()
+        };
+        assert_eq!(written(&set), ["ns:m.0b", "1990", "http://x.org/a"]);
+    }
+}
