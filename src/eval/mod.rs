@@ -3,6 +3,7 @@
 //! splits by question features (docs/scoring.md and docs/report.md). Synchronous and deterministic:
 //! the same inputs give a byte-identical report.
 
+mod aggregates;
 mod compare;
 mod experiment;
 mod explain;

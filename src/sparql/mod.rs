@@ -16,6 +16,7 @@ mod graph;
 mod guard;
 mod limits;
 mod load;
+mod remote;
 mod run;
 mod scratch;
 mod stream;
@@ -25,9 +26,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use oxigraph::model::{NamedNodeRef, Term as OxTerm};
-use oxigraph::sparql::results::{
-    QueryResultsFormat, QueryResultsParser, SliceQueryResultsParserOutput,
-};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
@@ -239,7 +237,7 @@ impl KnowledgeGraph {
     pub fn execute(&self, query: &str, options: ExecOptions) -> Outcome {
         match &self.backend {
             Backend::Store(store) => execute_embedded(store, self.gate.as_ref(), query, options),
-            Backend::Endpoint(url) => execute_endpoint(url, query, options),
+            Backend::Endpoint(url) => remote::execute_endpoint(url, query, options),
         }
     }
 
@@ -268,7 +266,7 @@ impl KnowledgeGraph {
                 let q = format!(
                     "ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s <{iri}> ?o }} UNION {{ ?s ?p <{iri}> }} }}"
                 );
-                let out = execute_endpoint(url, &q, options);
+                let out = remote::execute_endpoint(url, &q, options);
                 !out.status.answered()
                     || out
                         .answers
@@ -552,80 +550,6 @@ fn evaluate(
     };
     guard.check().map_err(stopped)?;
     Ok(result)
-}
-
-fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
-    let started = Instant::now();
-    let reply = match crate::live::sparql_request(url, query, options.timeout) {
-        Ok(r) => r,
-        Err(crate::live::CallError::Timeout(m)) => {
-            return Outcome::failed(
-                ExecStatus::Timeout,
-                format!(
-                    "the endpoint did not answer within {} ms ({m})",
-                    options.timeout.as_millis()
-                ),
-                started,
-            )
-        }
-        Err(e) => {
-            return Outcome::failed(
-                ExecStatus::ExecutionError,
-                format!("endpoint {url}: {e}"),
-                started,
-            )
-        }
-    };
-    if !(200..300).contains(&reply.status) {
-        let text = String::from_utf8_lossy(&reply.body);
-        let snippet: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let snippet: String = snippet.chars().take(300).collect();
-        // the endpoint decides what it accepts; a rejected query that is not
-        // SPARQL 1.1 either is a syntax error
-        let status = if reply.status == 400 && crate::query::executable(query).is_err() {
-            ExecStatus::SyntaxError
-        } else {
-            ExecStatus::ExecutionError
-        };
-        return Outcome::failed(
-            status,
-            format!("endpoint answered http {}: {snippet}", reply.status),
-            started,
-        );
-    }
-    let format = if reply.content_type.contains("xml") {
-        QueryResultsFormat::Xml
-    } else if reply.content_type.contains("json") {
-        QueryResultsFormat::Json
-    } else {
-        return Outcome::failed(
-            ExecStatus::ExecutionError,
-            format!(
-                "endpoint {url} answered {:?}, not SPARQL results; give the URL of the SPARQL endpoint itself (such as http://host:7878/query)",
-                reply.content_type
-            ),
-            started,
-        );
-    };
-    let parsed = QueryResultsParser::from_format(format).for_slice(&reply.body);
-    let bad = |e: &dyn std::fmt::Display| {
-        (
-            ExecStatus::ExecutionError,
-            format!("endpoint {url} answered unreadable results: {e}"),
-        )
-    };
-    let result = match parsed {
-        Err(e) => Err(bad(&e)),
-        Ok(SliceQueryResultsParserOutput::Boolean(b)) => Ok(boolean(b)),
-        Ok(SliceQueryResultsParserOutput::Solutions(solutions)) => {
-            let variables = solutions.variables().to_vec();
-            let vars = variables.iter().map(|v| v.as_str().to_string()).collect();
-            let rows = solutions.map(|s| s.map(|s| row(&variables, s.iter())).map_err(|e| bad(&e)));
-            let mut budget = limits::Budget::new(started, options.timeout, options.max_bytes);
-            collect(vars, rows, options.max_rows, &mut budget)
-        }
-    };
-    finish(result, options.max_rows, started)
 }
 
 #[cfg(test)]
