@@ -5,16 +5,11 @@
 //! integer, a date equal to its year), overall and per category of the gold
 //! program's functions. P/R/F1 beside it compare the answer strings exactly.
 
-use std::borrow::Cow;
-
 use super::python::float_repr;
-use super::{Official, Rules};
-use crate::annotate::MarkingStyle;
+use super::qa_only::QaOnly;
+use super::Official;
 use crate::eval::report::Figures;
-use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
-use crate::model::{Answer, AnswerSet, Question, Term};
+use crate::model::{Question, Term};
 
 /// The flag the KQA Pro reader keeps the program's function names in.
 const FUNCTIONS: &str = "functions";
@@ -22,6 +17,13 @@ const FUNCTIONS: &str = "functions";
 /// The rules of the `kqapro` profile.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Kqapro;
+
+/// The rules of the profile: QA only ([`QaOnly`]). Exact strings: the official figure compares them with `whether_equal` apart; micro measures are ours, beside it.
+pub static RULES: QaOnly = QaOnly {
+    judge_terms: false,
+    reports_micro: true,
+    official: &Kqapro,
+};
 
 /// The script this profile follows.
 const SCRIPT: &str =
@@ -51,89 +53,6 @@ const CATEGORIES: &[(&str, &[&str])] = &[
         &["VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate"],
     ),
 ];
-
-impl Rules for Kqapro {
-    /// Exact strings: the official figure is computed apart.
-    fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals: true,
-            lenient_dates: false,
-            iri: IriRule::Exact,
-            literal: LiteralRule::Exact,
-            label: LabelRule::Off,
-        }
-    }
-
-    /// Exact strings need no index.
-    fn uses_index(&self) -> bool {
-        false
-    }
-
-    /// As read.
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    /// None.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run lacks scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    /// The counts' P, R and F1 (docs/scoring.md, Counting).
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
-    }
-
-    /// QA only.
-    fn experiments(&self, e: Experiment) -> bool {
-        e == Experiment::Qa
-    }
-
-    /// Unused (QA only).
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// Every question is asked.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Unused (QA only).
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Unused (QA only).
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
-    /// Answers are single strings.
-    fn orders_by_query(&self) -> bool {
-        false
-    }
-
-    /// The matching rules score QA.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
-    /// Micro measures are ours, beside the official figures.
-    fn reports_micro(&self) -> bool {
-        true
-    }
-
-    /// KQA Pro's accuracy.
-    fn official(&self) -> Option<&'static dyn Official> {
-        Some(&Kqapro)
-    }
-}
 
 /// The first answer's string, as the script reads a line or `answer`.
 fn answer_text(q: &Question) -> Option<&str> {

@@ -5,19 +5,14 @@
 //! Python does; P/R/F1 beside them follow the judge's rules (canonical IRIs,
 //! typed literals, labels: a gold entity carries its labels).
 
-use std::borrow::Cow;
-
 use regex::Regex;
 
 use super::lsap::numpy_sum;
 use super::python::{self, Py};
-use super::{Official, Rules};
-use crate::annotate::MarkingStyle;
+use super::qa_only::QaOnly;
+use super::Official;
 use crate::eval::report::Figures;
-use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
-use crate::model::{Answer, AnswerSet, Question};
+use crate::model::{AnswerSet, Question};
 
 /// The Wikidata entity namespace Mintaka's Q-ids are written without.
 const WD: &str = "http://www.wikidata.org/entity/";
@@ -33,97 +28,23 @@ pub struct Mintaka {
     pub text: bool,
 }
 
+/// The rules of the profile: QA only ([`QaOnly`]). The judge's term rules for P/R/F1 (a gold entity carries its labels); the official figures are computed apart, in kg mode.
+pub static RULES_KG: QaOnly = QaOnly {
+    judge_terms: true,
+    reports_micro: true,
+    official: &Mintaka { text: false },
+};
+
+/// The rules of the profile: QA only ([`QaOnly`]). As [`RULES_KG`], the official figures in text mode.
+pub static RULES_TEXT: QaOnly = QaOnly {
+    judge_terms: true,
+    reports_micro: true,
+    official: &Mintaka { text: true },
+};
+
 /// The script this profile follows.
 const SCRIPT_KG: &str = "Mintaka's evaluation in kg mode (amazon-science/mintaka @ b6146ffb4156, evaluate/evaluate.py --mode kg)";
 const SCRIPT_TEXT: &str = "Mintaka's evaluation in text mode (amazon-science/mintaka @ b6146ffb4156, evaluate/evaluate.py --mode text --lang en)";
-
-impl Rules for Mintaka {
-    /// The judge's rules: the official figures are computed apart.
-    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals,
-            lenient_dates,
-            iri: IriRule::Equivalent,
-            literal: LiteralRule::Typed,
-            label: LabelRule::OneAnswer,
-        }
-    }
-
-    /// As the judge: the index's closure and labels.
-    fn uses_index(&self) -> bool {
-        true
-    }
-
-    /// As read.
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    /// None.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run lacks scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    /// The counts' P, R and F1 (docs/scoring.md, Counting).
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
-    }
-
-    /// QA only.
-    fn experiments(&self, e: Experiment) -> bool {
-        e == Experiment::Qa
-    }
-
-    /// Unused (QA only).
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// Every question is asked.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Unused (QA only).
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Unused (QA only).
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
-    /// The script does not score order (kg EM compares lists, in order: that
-    /// is in the official figures).
-    fn orders_by_query(&self) -> bool {
-        false
-    }
-
-    /// The matching rules score QA.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
-    /// Micro measures are ours, beside the official figures.
-    fn reports_micro(&self) -> bool {
-        true
-    }
-
-    /// Mintaka's EM, F1 and Hits@1.
-    fn official(&self) -> Option<&'static dyn Official> {
-        Some(if self.text {
-            &Mintaka { text: true }
-        } else {
-            &Mintaka { text: false }
-        })
-    }
-}
 
 /// A gold or predicted answer in kg mode: `None` or a list of values.
 fn kg_values(set: Option<&AnswerSet>) -> Option<Vec<Py>> {

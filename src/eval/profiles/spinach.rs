@@ -12,104 +12,24 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::lsap::{linear_sum_assignment, numpy_sum};
-use super::{Official, Rules};
-use crate::annotate::MarkingStyle;
+use super::qa_only::QaOnly;
+use super::Official;
 use crate::eval::report::Figures;
-use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
 use crate::model::{Answer, AnswerSet, Question, Term};
 
 /// The rules of the `spinach` profile.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Spinach;
 
+/// The rules of the profile: QA only ([`QaOnly`]). Exact values: the script compares a binding's type, value, language and datatype; micro measures are ours, beside the official figures.
+pub static RULES: QaOnly = QaOnly {
+    judge_terms: false,
+    reports_micro: true,
+    official: &Spinach,
+};
+
 /// The script this profile follows.
 const SCRIPT: &str = "the SPINACH evaluation (stanford-oval/spinach @ 8bb2d9cfa7f5, eval.py f1 and spinach_agent/evaluate_parser.py calculate_metrics)";
-
-impl Rules for Spinach {
-    /// A binding's type, value, language and datatype must all be equal: exact
-    /// IRIs and literals, no labels, whatever the user's switches.
-    fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals: true,
-            lenient_dates: false,
-            iri: IriRule::Exact,
-            literal: LiteralRule::Exact,
-            label: LabelRule::Off,
-        }
-    }
-
-    /// Exact values need no index.
-    fn uses_index(&self) -> bool {
-        false
-    }
-
-    /// As read; the official figures take the rows themselves.
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    /// None: the shape of the answers decides nothing before counting.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run lacks scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    /// The counts' P, R and F1 (docs/scoring.md, Counting).
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
-    }
-
-    /// QA only: the SPINACH evaluation scores answers.
-    fn experiments(&self, e: Experiment) -> bool {
-        e == Experiment::Qa
-    }
-
-    /// Unused (QA only).
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// Every question is asked.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Unused (QA only).
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Unused (QA only).
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
-    /// The script does not look at the order of rows.
-    fn orders_by_query(&self) -> bool {
-        false
-    }
-
-    /// The matching rules score QA.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
-    /// Micro measures are ours, beside the official figures.
-    fn reports_micro(&self) -> bool {
-        true
-    }
-
-    /// The SPINACH evaluation's row-major F1 and EM.
-    fn official(&self) -> Option<&'static dyn Official> {
-        Some(&Spinach)
-    }
-}
 
 impl Official for Spinach {
     fn script(&self) -> &'static str {

@@ -31,98 +31,23 @@
 //! `judge`'s term rules. `tests/integration/official.rs` checks the figures
 //! against the script's output.
 
-use std::borrow::Cow;
-
+use super::qa_only::QaOnly;
 use super::written::{term_text, written};
-use super::{Judge, Official, Rules};
-use crate::annotate::MarkingStyle;
+use super::Official;
 use crate::eval::report::Figures;
-use crate::eval::Experiment;
-use crate::matching::MatchOptions;
-use crate::metrics::QuestionScore;
-use crate::model::{Answer, AnswerSet, Question, Term};
+use crate::model::{AnswerSet, Question, Term};
 use crate::qald::braced;
 
 /// The rules of the `tog` profile.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tog;
 
-impl Rules for Tog {
-    /// `judge`'s term rules for the usual P/R/F1.
-    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
-        Judge.match_options(strict_literals, lenient_dates)
-    }
-
-    /// Names meet IRIs through the label index, as under `judge`.
-    fn uses_index(&self) -> bool {
-        true
-    }
-
-    /// As read.
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    /// None: the shape of the answers decides nothing.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run does not have scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        Judge.missing(gold)
-    }
-
-    /// `judge`'s counting.
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        Judge.score(gold, run, tp)
-    }
-
-    /// The script scores answers only.
-    fn experiments(&self, e: Experiment) -> bool {
-        e == Experiment::Qa
-    }
-
-    /// Markings are not scored.
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// Every question is asked of a live system.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
-    /// The script scores one text, no order.
-    fn orders_by_query(&self) -> bool {
-        false
-    }
-
-    /// QA answers are matched term by term.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
-    /// The script reports one share.
-    fn reports_micro(&self) -> bool {
-        false
-    }
-
-    /// `eval.py`'s figures.
-    fn official(&self) -> Option<&'static dyn Official> {
-        Some(&Tog)
-    }
-}
+/// The rules of the profile: QA only ([`QaOnly`]). The judge's term rules for P/R/F1 (the official figure is computed apart from the answers as written); micro measures are not part of the script's report.
+pub static RULES: QaOnly = QaOnly {
+    judge_terms: true,
+    reports_micro: false,
+    official: &Tog,
+};
 
 /// The names of a set's answers: each answer's labels (the literals after
 /// its first form) when it has some, else its written value.
