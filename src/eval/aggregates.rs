@@ -1,12 +1,14 @@
 //! The run-level figures of one sub-experiment from its scored questions:
 //! the aggregate counts and measures (docs/scoring.md, Aggregates), the order
 //! score of a question whose answer order is scored (docs/scoring.md,
-//! Executing SPARQL), and the counts of the run's query executions.
+//! Executing SPARQL), the ranking measures and the row-wise F1 of tables
+//! (docs/scoring.md, Ranked answers and tables), and the counts of the run's
+//! query executions.
 
 use std::collections::HashMap;
 
 use super::prepare::{GoldEntry, RunEntry};
-use super::report::{AggregateReport, ExecutionCounts, Status};
+use super::report::{AggregateReport, ExecutionCounts, Figures, Status};
 use crate::matching::{Matching, Prepared};
 use crate::metrics::{aggregate, qald12, QuestionScore};
 
@@ -116,4 +118,69 @@ pub(super) fn execution_counts(
     }
     c.unknown_iri_rate = (c.iris > 0).then(|| c.unknown_iris as f64 / c.iris as f64);
     Some(c)
+}
+
+/// The rank (from 0, in the run's order) of the run's first answer that
+/// matched a gold answer, `None` when none did.
+pub(super) fn first_hit(run_set: &[Prepared], matching: &Matching) -> Option<usize> {
+    let mut order: Vec<usize> = run_set.iter().map(|p| p.index).collect();
+    order.sort_unstable();
+    matching
+        .pairs
+        .iter()
+        .filter_map(|p| run_set.get(p.run))
+        .filter_map(|r| order.binary_search(&r.index).ok())
+        .min()
+}
+
+/// The ranking measures of a run over its evaluated questions, each with the
+/// rank of its first right answer (`None`: none right, or no answer): MRR,
+/// `hits@1/first` (the first answer is right), `hits@1/any` (some answer is
+/// right), `hits@3`, `hits@10`.
+pub(super) fn ranking(ranks: &[Option<usize>]) -> Figures {
+    let n = ranks.len().max(1) as f64;
+    let share = |hit: &dyn Fn(usize) -> bool| {
+        ranks.iter().filter(|r| r.is_some_and(hit)).count() as f64 / n
+    };
+    let mrr = ranks
+        .iter()
+        .map(|r| r.map_or(0.0, |r| 1.0 / (r + 1) as f64))
+        .sum::<f64>()
+        / n;
+    Figures::from([
+        ("mrr".to_string(), mrr),
+        ("hits@1/first".to_string(), share(&|r| r == 0)),
+        ("hits@1/any".to_string(), share(&|_| true)),
+        ("hits@3".to_string(), share(&|r| r < 3)),
+        ("hits@10".to_string(), share(&|r| r < 10)),
+    ])
+}
+
+/// The row-wise figures of the questions whose answers are tables (more than
+/// one column on either side): how many, and their mean row-wise F1.
+pub(super) fn tables(row_f1s: &[f64]) -> Option<Figures> {
+    (!row_f1s.is_empty()).then(|| {
+        Figures::from([
+            ("questions".to_string(), row_f1s.len() as f64),
+            ("row_f1".to_string(), mean(row_f1s)),
+        ])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_takes_the_first_right_answer() {
+        // right at rank 0, at rank 2, at rank 12, never
+        let r = ranking(&[Some(0), Some(2), Some(12), None]);
+        assert_eq!(r["hits@1/first"], 0.25);
+        assert_eq!(r["hits@1/any"], 0.75);
+        assert_eq!(r["hits@3"], 0.5);
+        assert_eq!(r["hits@10"], 0.5);
+        assert_eq!(r["mrr"], (1.0 + 1.0 / 3.0 + 1.0 / 13.0) / 4.0);
+        assert!(tables(&[]).is_none());
+        assert_eq!(tables(&[1.0, 0.5]).map(|t| t["row_f1"]), Some(0.75));
+    }
 }

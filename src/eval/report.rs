@@ -408,6 +408,15 @@ pub struct AggregateReport {
     /// docs/scoring.md, Other benchmark families).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub free_text: Option<usize>,
+    /// QA's ranking measures in the run's answer order: `mrr`, `hits@1/first`,
+    /// `hits@1/any`, `hits@3`, `hits@10` (docs/scoring.md, Ranked answers and
+    /// tables).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<Figures>,
+    /// QA's questions whose answers are tables, scored row-wise: `questions`
+    /// and their mean `row_f1` (docs/scoring.md, Ranked answers and tables).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tables: Option<Figures>,
 }
 
 /// Figures under an official script's own names (`hits@1/first`, `f1`,
@@ -478,6 +487,10 @@ pub struct QuestionReport {
     /// them (QA only; absent where the script leaves the question out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub official: Option<Figures>,
+    /// The row-wise F1 of a question whose answers are tables (QA only;
+    /// docs/scoring.md, Ranked answers and tables).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_f1: Option<f64>,
 }
 
 /// Why a question scored what it did (`--explain`).

@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::aggregates::{aggregate_report, execution_counts, mean, order_score};
+use super::aggregates::{
+    aggregate_report, execution_counts, first_hit, mean, order_score, ranking, tables,
+};
 use super::explain::explain;
 use super::notes::{cross_graph_note, cross_kind_notes, explained};
 use super::prepare::{Ctx, GoldEntry, RunEntry};
@@ -167,6 +169,21 @@ fn attach_official(
     qa.aggregate.official = Some(aggregate);
 }
 
+/// The row-wise F1 of a question whose gold or run answers are a table (more
+/// than one column), as SPINACH's evaluation pairs rows
+/// ([`super::profiles::row_major_f1`]); `None` otherwise, or past its size
+/// bound.
+fn table_f1(
+    gold: Option<&crate::model::AnswerSet>,
+    run: Option<&crate::model::AnswerSet>,
+) -> Option<f64> {
+    let wide = |s: Option<&crate::model::AnswerSet>| s.is_some_and(|s| s.vars.len() > 1);
+    if !(wide(gold) || wide(run)) {
+        return None;
+    }
+    super::profiles::row_major_f1(run, gold)
+}
+
 /// What the report says of a run once, not per question.
 pub(super) struct RunNotes {
     /// Sub-experiments the run gives no source of markings for.
@@ -209,6 +226,8 @@ fn score_experiment(
     let mut scored: Vec<(usize, Status, QuestionScore)> = Vec::with_capacity(entries.len());
     let mut not_evaluable = 0;
     let mut ndcgs: Vec<(usize, Option<f64>)> = Vec::new();
+    let mut ranks: Vec<Option<usize>> = Vec::new();
+    let mut row_f1s: Vec<f64> = Vec::new();
     let empty_markings = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let gq = entry.question;
@@ -366,6 +385,11 @@ fn score_experiment(
         }
         scored.push((i, status, score));
         let mut report = question_report(gq, status, Some(score), diags);
+        if qa {
+            ranks.push(run.and_then(|_| first_hit(run_set, &matching)));
+            report.row_f1 = table_f1(gq.answers.as_ref(), run_answers);
+            row_f1s.extend(report.row_f1);
+        }
         if qa && entry.ordered {
             let ndcg = order_score(gold_set, run_set, &matching, run.is_some());
             report.ndcg = Some(ndcg);
@@ -401,6 +425,10 @@ fn score_experiment(
     let order_scores: Vec<f64> = ndcgs.iter().filter_map(|(_, n)| *n).collect();
     if !order_scores.is_empty() {
         agg.ndcg = Some(mean(&order_scores));
+    }
+    if e == Experiment::Qa && !profile.scores_value_sets() {
+        agg.ranking = Some(ranking(&ranks));
+        agg.tables = tables(&row_f1s);
     }
     if e == Experiment::Qa {
         agg.executions = execution_counts(entries, runs);
@@ -517,6 +545,7 @@ pub(super) fn question_report(
         diagnostics,
         explanation: None,
         official: None,
+        row_f1: None,
     }
 }
 

@@ -523,3 +523,44 @@ fn kqapro_cases_score_as_the_official_script() {
 const KQAPRO_GOLD: &str = r#"[{"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "100 meters"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "FilterConcept", "dependencies": [], "inputs": []}, {"function": "QFilterYear", "dependencies": [], "inputs": []}, {"function": "QueryAttrQualifier", "dependencies": [], "inputs": []}], "answer": "2001-05-03"}, {"program": [{"function": "FindAll", "dependencies": [], "inputs": []}, {"function": "FilterNum", "dependencies": [], "inputs": []}, {"function": "SelectAmong", "dependencies": [], "inputs": []}], "answer": "1990-01-01"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Find", "dependencies": [], "inputs": []}, {"function": "And", "dependencies": [], "inputs": []}, {"function": "Count", "dependencies": [], "inputs": []}], "answer": "5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "VerifyNum", "dependencies": [], "inputs": []}], "answer": "yes"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "-1.5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "What", "dependencies": [], "inputs": []}], "answer": "Paris"}]"#;
 /// Its predictions, one per line.
 const KQAPRO_PREDICTIONS: &str = "100.0 meters\n2001\n1990-01-02\n05\nYes\n-1\nParis\n";
+
+/// Under `judge`, a question whose gold or run answers have more than one
+/// column is also scored row-wise (SPINACH's pairing of rows), beside the
+/// per-term score: on SPINACH's QALD-10 run, as many questions as the file
+/// has tables, each with its `row_f1`; and the ranking measures in the run's
+/// order.
+#[test]
+fn judge_scores_tables_row_wise_and_ranks_answers() {
+    let data = require_data!();
+    let run = data.join("wikidata/spinach/qald10-en-spinach-run.json");
+    let raw: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&run).expect("the run")).expect("json");
+    // columns of a tuple: the distinct keys of its rows
+    let wide = |t: &serde_json::Value| {
+        let mut keys = std::collections::BTreeSet::new();
+        for row in t.as_array().into_iter().flatten() {
+            keys.extend(row.as_object().into_iter().flat_map(|o| o.keys().cloned()));
+        }
+        keys.len() > 1
+    };
+    let expected = raw
+        .iter()
+        .filter(|e| wide(&e["gold_answer_tuple"]) || wide(&e["predicted_answer_tuple"]))
+        .count();
+    let report = evaluate(&["--run", run.to_str().unwrap()]);
+    let qa = qa(&report);
+    let tables = &qa["aggregate"]["tables"];
+    assert_eq!(tables["questions"].as_f64(), Some(expected as f64));
+    let with_rows = qa["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["row_f1"].is_number())
+        .count();
+    assert_eq!(with_rows, expected);
+    let ranking = &qa["aggregate"]["ranking"];
+    let any = ranking["hits@1/any"].as_f64().unwrap();
+    let first = ranking["hits@1/first"].as_f64().unwrap();
+    assert!(first <= any && any > 0.5, "{ranking}");
+    assert!(ranking["mrr"].as_f64().unwrap() <= any);
+}

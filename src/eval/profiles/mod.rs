@@ -61,7 +61,7 @@ pub use mintaka::Mintaka;
 pub use mqald::Mqald;
 pub use official::{official_figures, Official};
 pub use rog::Rog;
-pub use spinach::Spinach;
+pub use spinach::{row_major_f1, Spinach};
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
 pub use tog::Tog;
