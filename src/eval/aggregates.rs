@@ -125,11 +125,12 @@ pub(super) fn execution_counts(
 pub(super) fn first_hit(run_set: &[Prepared], matching: &Matching) -> Option<usize> {
     let mut order: Vec<usize> = run_set.iter().map(|p| p.index).collect();
     order.sort_unstable();
+    // a pair names the run answer by its place in the run's list, as the
+    // prepared answers' `index` does (duplicates and keyless answers dropped)
     matching
         .pairs
         .iter()
-        .filter_map(|p| run_set.get(p.run))
-        .filter_map(|r| order.binary_search(&r.index).ok())
+        .filter_map(|p| order.binary_search(&p.run).ok())
         .min()
 }
 

@@ -38,7 +38,11 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
                 }
                 q.id.0 = id.to_string();
             }
-            None => unmatched.push(q.id.0.clone()),
+            None => {
+                // never a gold id by chance: golds numbered from 0 have "2"
+                unmatched.push(q.id.0.clone());
+                q.id.0 = format!("#{}", q.id.0);
+            }
         }
     }
     if !ambiguous.is_empty() {
@@ -98,7 +102,7 @@ mod tests {
         run.questions = vec![q("0", " When?"), q("1", "Who?"), q("2", "Where?")];
         join_by_text(&gold, &mut run);
         let ids: Vec<&str> = run.questions.iter().map(|q| q.id.0.as_str()).collect();
-        assert_eq!(ids, ["WebQTest-2", "WebQTest-1", "2"]);
+        assert_eq!(ids, ["WebQTest-2", "WebQTest-1", "#2"]);
         // "Who?" is the text of two gold questions: the first is taken, and said
         assert_eq!(run.diagnostics.len(), 2);
         assert!(

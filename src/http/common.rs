@@ -51,12 +51,18 @@ pub fn features(names: &[String]) -> Result<Vec<String>, ApiError> {
 }
 
 /// The scoring profile a request names: `judge` when it names none (or an
-/// empty one), a 400 `bad_parameter` for an unknown one.
+/// empty one), a 400 `bad_parameter` for an unknown one, and for `grailqa`,
+/// whose Freebase schema files the server does not load.
 pub fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     match name {
         None | Some("") => Ok(Profile::Judge),
-        Some(n) => {
-            Profile::from_name(n).map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))
-        }
+        Some(n) => match Profile::from_name(n) {
+            Ok(Profile::Grailqa) => Err(ApiError::new(
+                ErrorCode::BadParameter,
+                "profile \"grailqa\" compares logical forms with GrailQA's Freebase schema files, which the server does not load; evaluate with the command line (qajudge evaluate --profile grailqa --ontology DIR)".to_string(),
+            )),
+            Ok(p) => Ok(p),
+            Err(e) => Err(ApiError::new(ErrorCode::BadParameter, e.to_string())),
+        },
     }
 }

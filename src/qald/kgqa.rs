@@ -182,7 +182,14 @@ pub fn push_answer(set: &mut AnswerSet, value: &str, labels: &[&str]) {
     } else {
         Term::plain(value)
     };
+    // a bare Wikidata id in these Freebase-era files is as likely a name ("Q7",
+    // "P2", products) as an id: it still matches the same text as a literal
+    let bare_wikidata = matches!(&term, Term::Iri(i) if i.starts_with("http://www.wikidata.org/entity/"))
+        && !value.contains(':');
     let mut answer = Answer::single(term);
+    if bare_wikidata {
+        answer.terms.push(Term::plain(value));
+    }
     for label in labels {
         answer.terms.push(Term::plain(label.trim()));
     }

@@ -564,3 +564,34 @@ fn judge_scores_tables_row_wise_and_ranks_answers() {
     assert!(first <= any && any > 0.5, "{ranking}");
     assert!(ranking["mrr"].as_f64().unwrap() <= any);
 }
+
+/// Ranks are taken in the run's order, a repeated answer counting once at its
+/// first place: [A, A, B] for the gold {B} has its first right answer second.
+#[test]
+fn ranks_count_a_repeated_answer_once() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-ranks");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let uri = |x: &str| serde_json::json!({"x": {"type": "uri", "value": format!("http://example.org/{x}")}});
+    let question = |answers: Vec<serde_json::Value>| {
+        serde_json::json!({"questions": [{"id": "1", "question": [{"language": "en", "string": "Which?"}],
+            "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": answers}}]}]})
+    };
+    let gold = dir.join("gold.json");
+    std::fs::write(&gold, question(vec![uri("B")]).to_string()).unwrap();
+    let run = dir.join("run.json");
+    std::fs::write(
+        &run,
+        question(vec![uri("A"), uri("A"), uri("B")]).to_string(),
+    )
+    .unwrap();
+    let report = evaluate(&[
+        "--gold",
+        gold.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+    ]);
+    let ranking = &qa(&report)["aggregate"]["ranking"];
+    assert_eq!(ranking["hits@1/first"], 0.0);
+    assert_eq!(ranking["hits@1/any"], 1.0);
+    assert_eq!(ranking["mrr"], 0.5);
+}

@@ -72,6 +72,11 @@ const MAX_DEPTH: usize = 64;
 /// forms are not the same (real GrailQA graphs have fewer than 10 nodes).
 const MAX_STEPS: usize = 1_000_000;
 
+/// The most nodes of a query graph that is compared: a larger one is not
+/// equal to anything (EM false), so that a hostile form cannot make the
+/// isomorphism search run for hours.
+const MAX_NODES: usize = 64;
+
 /// A nested expression: an atom or a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
@@ -337,6 +342,12 @@ fn bundle(g: &Graph, u: usize, v: usize) -> Vec<&str> {
 /// pair's edge bundle (small graphs: a backtracking search).
 fn isomorphic(g1: &Graph, g2: &Graph) -> bool {
     if g1.size() != g2.size() || g1.edges.len() != g2.edges.len() {
+        return false;
+    }
+    // real logical forms have under ten nodes; past MAX_NODES the search's
+    // steps (each scanning every node and edge) are not bounded by MAX_STEPS
+    // alone, so such forms are not compared
+    if g1.size() > MAX_NODES || g1.edges.len() > MAX_NODES * 4 {
         return false;
     }
     let n1: Vec<usize> = g1.nodes.keys().copied().collect();
