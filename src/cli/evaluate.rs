@@ -561,7 +561,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         OutputFormat::Table => {
             render::table(&report, args.per_question) + &super::failures::render(&report)
         }
-        OutputFormat::Csv => render::csv(&report, args.per_question),
+        OutputFormat::Csv => super::csv::csv(&report, args.per_question),
         OutputFormat::Latex => paper::latex(&report, args.baseline.as_deref()),
         OutputFormat::Markdown => paper::markdown(&report, args.baseline.as_deref()),
     };

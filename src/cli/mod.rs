@@ -4,6 +4,7 @@
 mod annotate;
 mod args;
 mod check;
+mod csv;
 mod diff;
 mod evaluate;
 mod failures;

@@ -563,6 +563,24 @@ fn judge_scores_tables_row_wise_and_ranks_answers() {
     let first = ranking["hits@1/first"].as_f64().unwrap();
     assert!(first <= any && any > 0.5, "{ranking}");
     assert!(ranking["mrr"].as_f64().unwrap() <= any);
+    // the table prints both Hits@1 with their names, and the tables' F1
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["evaluate", "--run"])
+        .arg(&run)
+        .output()
+        .expect("qajudge runs");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains(&format!(
+            "ranking MRR {:.4}, Hits@1/first {first:.4}, Hits@1/any {any:.4}",
+            ranking["mrr"].as_f64().unwrap()
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("{expected} question(s) with table answers")),
+        "{table}"
+    );
 }
 
 /// Ranks are taken in the run's order, a repeated answer counting once at its
