@@ -613,3 +613,42 @@ fn ranks_count_a_repeated_answer_once() {
     assert_eq!(ranking["hits@1/any"], 1.0);
     assert_eq!(ranking["mrr"], 0.5);
 }
+
+/// Where the official script stops (SPINACH on an empty answer against an
+/// empty gold: 0/0; Mintaka on a question without a prediction), the profile's
+/// 0 is counted apart, so it is never read as a score someone earned.
+#[test]
+fn where_a_script_stops_the_zero_is_counted_apart() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-stops");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let run = dir.join("spinach-run.json");
+    std::fs::write(
+        &run,
+        r#"[{"question": "q", "predicted_sparql": "SELECT * WHERE {}", "predicted_answer_tuple": [], "gold_answer_tuple": []}]"#,
+    )
+    .unwrap();
+    let report = evaluate(&["--run", run.to_str().unwrap(), "--profile", "spinach"]);
+    let official = &qa(&report)["aggregate"]["official"];
+    assert_eq!(official["script_fails"], 1.0);
+    assert_eq!(official["row_major_f1"], 0.0);
+    let gold = dir.join("mintaka-test.json");
+    std::fs::write(
+        &gold,
+        r#"[{"id": "a", "question": "q", "answer": {"answerType": "entity", "answer": [{"name": "Q1", "label": {"en": "One"}}], "mention": "One"}},
+            {"id": "b", "question": "r", "answer": {"answerType": "entity", "answer": [{"name": "Q2", "label": {"en": "Two"}}], "mention": "Two"}}]"#,
+    )
+    .unwrap();
+    let preds = dir.join("mintaka-preds.json");
+    std::fs::write(&preds, r#"{"a": "Q1"}"#).unwrap();
+    let report = evaluate(&[
+        "--gold",
+        gold.to_str().unwrap(),
+        "--run",
+        preds.to_str().unwrap(),
+        "--profile",
+        "mintaka",
+    ]);
+    let official = &qa(&report)["aggregate"]["official"];
+    assert_eq!(official["missing"], 1.0);
+    assert_eq!(official["em"], 0.5);
+}

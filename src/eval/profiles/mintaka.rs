@@ -190,7 +190,10 @@ impl Official for Mintaka {
             ])
         };
         let Some(run) = run.last() else {
-            return Some(figures(false, 0.0, false, false));
+            // the script stops on a missing prediction: 0, and counted as such
+            let mut f = figures(false, 0.0, false, false);
+            f.insert("missing".to_string(), 1.0);
+            return Some(f);
         };
         if self.text {
             let (p, a) = (pred_text(run), gold_text(gold));
@@ -218,7 +221,9 @@ impl Official for Mintaka {
     }
 
     /// The means over the test questions, as pandas computes them (NumPy's
-    /// sums): `em`, `f1`, `hits@1/any`, `hits@1/first` and `questions`.
+    /// sums): `em`, `f1`, `hits@1/any`, `hits@1/first` and `questions`;
+    /// `missing` counts the questions without a prediction (scored 0 where
+    /// the script stops).
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let n = scored.len() as f64;
         let mean = |k: &str| {
@@ -235,6 +240,13 @@ impl Official for Mintaka {
             ("f1".to_string(), mean("f1")),
             ("hits@1/any".to_string(), mean("hits@1/any")),
             ("hits@1/first".to_string(), mean("hits@1/first")),
+            (
+                "missing".to_string(),
+                scored
+                    .iter()
+                    .filter(|(_, f)| f.contains_key("missing"))
+                    .count() as f64,
+            ),
         ])
     }
 }

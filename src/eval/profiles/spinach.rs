@@ -56,13 +56,23 @@ impl Official for Spinach {
         if f1.is_none() {
             figures.insert("too_large".to_string(), 1.0);
         }
+        // no row on either side: the script divides 0 by 0 and stops; the 0
+        // here is no score, and is counted as such
+        let empty = |s: Option<&AnswerSet>| {
+            s.map(tuple)
+                .is_none_or(|t| matches!(t, Tuple::Rows(r) if r.is_empty()))
+        };
+        if run.answers.is_some() && empty(run.answers.as_ref()) && empty(gold.answers.as_ref()) {
+            figures.insert("script_fails".to_string(), 1.0);
+        }
         Some(figures)
     }
 
     /// As `calculate_metrics` prints them, unrounded: `row_major_f1` (the sum
     /// of F1 × 100 / count), `row_major_em` (% of F1 == 1), `none_answers` (%
     /// of falsy answers) and `evaluated` (count); `too_large` counts the
-    /// questions past [`MAX_CELLS`], scored 0.
+    /// questions past [`MAX_CELLS`] and `script_fails` those with no row on
+    /// either side (the script stops on 0/0), both scored 0.
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let count = scored.len() as f64;
         let mut f1_score = 0.0;
@@ -74,12 +84,10 @@ impl Official for Spinach {
             none += usize::from(f["none"] == 1.0);
         }
         let percent = |x: f64| if count > 0.0 { x * 100.0 / count } else { 0.0 };
-        let too_large = scored
-            .iter()
-            .filter(|(_, f)| f.contains_key("too_large"))
-            .count();
+        let count_of = |k: &str| scored.iter().filter(|(_, f)| f.contains_key(k)).count() as f64;
         Figures::from([
-            ("too_large".to_string(), too_large as f64),
+            ("too_large".to_string(), count_of("too_large")),
+            ("script_fails".to_string(), count_of("script_fails")),
             ("evaluated".to_string(), count),
             ("row_major_f1".to_string(), percent(f1_score)),
             ("row_major_em".to_string(), percent(em as f64)),
