@@ -134,7 +134,8 @@ pub(super) fn first_hit(run_set: &[Prepared], matching: &Matching) -> Option<usi
         .min()
 }
 
-/// The ranking measures of a run over its evaluated questions, each with the
+/// The ranking measures of a run over its evaluated questions that have gold
+/// answers, each with the
 /// rank of its first right answer (`None`: none right, or no answer): MRR,
 /// `hits@1/first` (the first answer is right), `hits@1/any` (some answer is
 /// right), `hits@3`, `hits@10`.

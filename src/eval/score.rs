@@ -386,7 +386,10 @@ fn score_experiment(
         scored.push((i, status, score));
         let mut report = question_report(gq, status, Some(score), diags);
         if qa {
-            ranks.push(run.and_then(|_| first_hit(run_set, &matching)));
+            // a gold with no answer has nothing to rank
+            if !gold_set.is_empty() {
+                ranks.push(run.and_then(|_| first_hit(run_set, &matching)));
+            }
             report.row_f1 = table_f1(gq.answers.as_ref(), run_answers);
             row_f1s.extend(report.row_f1);
         }
