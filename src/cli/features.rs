@@ -45,7 +45,7 @@ pub enum FeaturesFormat {
 }
 
 /// The CSV columns, in order (lists are `|`-separated).
-pub const CSV_COLUMNS: [&str; 33] = [
+pub const CSV_COLUMNS: [&str; 34] = [
     "id",
     "text",
     "words",
@@ -79,6 +79,7 @@ pub const CSV_COLUMNS: [&str; 33] = [
     "offset",
     "bind",
     "functions",
+    "pos",
 ];
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
@@ -138,6 +139,7 @@ fn csv_row(f: &QuestionFeatures) -> Vec<String> {
         f.offset.to_string(),
         f.bind.to_string(),
         f.functions.to_string(),
+        join(&f.pos),
     ]
 }
 
@@ -169,7 +171,7 @@ fn used(f: &QuestionFeatures) -> String {
 fn table(all: &[QuestionFeatures]) -> String {
     let head = [
         "id", "words", "ent", "rel", "cls", "answer", "qword", "tps", "bgps", "pvars", "results",
-        "features",
+        "features", "pos",
     ];
     let rows: Vec<Vec<String>> = all
         .iter()
@@ -187,6 +189,7 @@ fn table(all: &[QuestionFeatures]) -> String {
                 opt(f.projection_variables),
                 opt(f.result_size),
                 used(f),
+                f.pos.join(","),
             ]
         })
         .collect();
@@ -250,6 +253,7 @@ pub(super) fn turtle(statements: &[Statement]) -> anyhow::Result<Vec<u8>> {
 
 /// Runs `qajudge features`.
 pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
+    crate::sample::pos::warm();
     let dataset = super::load(&args.gold)?;
     let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
     match args.format {

@@ -160,6 +160,9 @@ fn build(
     let (graphs, benchmarks): (Vec<&PathBuf>, Vec<&PathBuf>) = inputs
         .into_iter()
         .partition(|p| crate::indexer::rdf_media_type(p).is_some());
+    if !benchmarks.is_empty() {
+        crate::sample::pos::warm();
+    }
     for path in graphs {
         graph.load(path)?;
     }

@@ -214,6 +214,7 @@ mod tests {
             offset: false,
             bind: false,
             functions: false,
+            pos: vec![],
         }
     }
 

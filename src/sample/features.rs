@@ -85,11 +85,16 @@ pub struct QuestionFeatures {
     pub bind: bool,
     /// A function or operator in a FILTER.
     pub functions: bool,
+    /// QaldGen's part-of-speech flags: the Penn Treebank tags of
+    /// [`super::pos::TAGS`] that occur in the text, in that order (features
+    /// `pos_in` … `pos_sym`).
+    pub pos: Vec<&'static str>,
 }
 
 /// The numeric and boolean features a sample's vectors can be made of, by
-/// the name `sample --features` takes (booleans are 0/1, an unknown count 0).
-pub const NUMERIC: [&str; 26] = [
+/// the name `sample --features` takes (booleans are 0/1, an unknown count 0):
+/// QaldGen's and LSQ's, then the part-of-speech flags ([`super::pos::FEATURES`]).
+pub const NUMERIC: [&str; 47] = [
     "words",
     "entities",
     "relations",
@@ -116,6 +121,27 @@ pub const NUMERIC: [&str; 26] = [
     "offset",
     "bind",
     "functions",
+    "pos_in",
+    "pos_jj",
+    "pos_jjr",
+    "pos_jjs",
+    "pos_nn",
+    "pos_nns",
+    "pos_nnp",
+    "pos_nnps",
+    "pos_prp",
+    "pos_rb",
+    "pos_rbr",
+    "pos_rbs",
+    "pos_vb",
+    "pos_vbd",
+    "pos_vbg",
+    "pos_vbn",
+    "pos_vbp",
+    "pos_vbz",
+    "pos_wdt",
+    "pos_wp",
+    "pos_sym",
 ];
 
 impl QuestionFeatures {
@@ -151,7 +177,7 @@ impl QuestionFeatures {
             "offset" => b(self.offset),
             "bind" => b(self.bind),
             "functions" => b(self.functions),
-            _ => return None,
+            other => b(self.pos.contains(&super::pos::tag_of_feature(other)?)),
         })
     }
 }
@@ -252,6 +278,7 @@ impl QuestionFeatures {
         let (relations, relation_words, avg_relation_words) = named(&relation_iris, label);
         let (classes, class_words, avg_class_words) = named(&class_iris, label);
         let text = q.text(lang).map(str::to_string);
+        let pos = text.as_deref().map(super::pos::flags).unwrap_or_default();
         let answer_type = m.answer_type.map(|t| t.value);
         let has = |modifier: &str| walked.is_some_and(|w| w.modifiers.contains(modifier));
         let form = walked.and_then(|w| w.form);
@@ -289,6 +316,7 @@ impl QuestionFeatures {
             offset: walked.is_some_and(|w| w.skips),
             bind: walked.is_some_and(|w| w.binds),
             functions: walked.is_some_and(|w| w.functions),
+            pos,
         }
     }
 }
@@ -380,5 +408,10 @@ mod tests {
         // DISTINCT inside COUNT is not the query's DISTINCT
         assert!(f.select && f.aggregates && !f.distinct);
         assert!(!f.ask && !f.filter && !f.group_by && !f.bind && !f.functions);
+        // How/WRB many/JJ states/NNS does/VBZ Austria/NNP have/VBP ?/.
+        assert_eq!(f.pos, ["JJ", "NNS", "NNP", "VBP", "VBZ"]);
+        assert_eq!(f.value("pos_nns"), Some(1.0));
+        assert_eq!(f.value("pos_nn"), Some(0.0));
+        assert_eq!(f.value("pos_xx"), None);
     }
 }

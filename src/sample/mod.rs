@@ -1,6 +1,7 @@
 //! Micro-benchmarks in the manner of QaldGen (docs/features.md): the question
 //! and query features a sample is drawn over (`features`: computed from a
-//! question, its annotation and its walked query), the features graph in
+//! question, its annotation and its walked query; `pos`: the part-of-speech
+//! flags of its text), the features graph in
 //! QaldGenData's vocabularies (`vocab`) and the `--where` language
 //! (`condition`), the samplers over their vectors (`select`: FEASIBLE's
 //! exemplars and prototypes, a seeded random sample, diversity and
@@ -13,6 +14,7 @@ pub mod condition;
 pub mod draw;
 pub mod explain;
 pub mod features;
+pub mod pos;
 pub mod select;
 pub mod vocab;
 

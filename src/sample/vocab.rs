@@ -18,6 +18,7 @@ pub const LSQ: &str = "http://lsq.aksw.org/vocab#";
 pub const QUESTION: &str = "http://qald-gen.aksw.org/question#";
 const XSD_INT: &str = "http://www.w3.org/2001/XMLSchema#int";
 const XSD_DOUBLE: &str = "http://www.w3.org/2001/XMLSchema#double";
+const XSD_BOOLEAN: &str = "http://www.w3.org/2001/XMLSchema#boolean";
 
 /// The prefixes a written features graph declares.
 pub const PREFIXES: [(&str, &str); 3] = [("qg", QG), ("lsq", LSQ), ("q", QUESTION)];
@@ -131,6 +132,14 @@ fn double(x: f64) -> Term {
     }
 }
 
+fn boolean(b: bool) -> Term {
+    Term::Literal {
+        lexical: b.to_string(),
+        datatype: Some(XSD_BOOLEAN.to_string()),
+        lang: None,
+    }
+}
+
 /// One kind of names (entities, relations, classes): the total's, the slot's
 /// and the word count's predicate names, the names, their word counts, their
 /// average.
@@ -142,8 +151,9 @@ type Kind<'a> = (&'a str, &'a str, &'a str, &'a [String], &'a [usize], f64);
 /// average; answer type and the number / boolean flags (`"0"`/`"1"`); the
 /// question type (`"what, "`); the origin; LSQ's query text, triple patterns,
 /// BGPs, projection variables, features used and result size. A count that is
-/// unknown (no readable query, no answers) is left out. Part-of-speech flags
-/// are not written.
+/// unknown (no readable query, no answers) is left out. The part-of-speech
+/// flags follow the answer flags, as `xsd:boolean` literals (`qg:IN` …
+/// `qg:SYM`), as QaldGenData writes them.
 pub fn facts(f: &QuestionFeatures, origin: &str, query: Option<&str>) -> Vec<Fact> {
     let subject = question_iri(&f.id);
     let mut out: Vec<Fact> = Vec::new();
@@ -200,6 +210,9 @@ pub fn facts(f: &QuestionFeatures, origin: &str, query: Option<&str>) -> Vec<Fac
     let flag = |b: bool| Term::plain(if b { "1" } else { "0" });
     put(QG, "isNumberAnswer", flag(f.number_answer));
     put(QG, "isBooleanAnswer", flag(f.boolean_answer));
+    for tag in super::pos::TAGS {
+        put(QG, tag, boolean(f.pos.contains(&tag)));
+    }
     if let Some(q) = &f.qword {
         put(QG, "questionType", Term::plain(format!("{q}, ")));
     }
@@ -267,6 +280,11 @@ pub fn pattern(name: &str) -> Option<String> {
             "OPTIONAL {{ ?question <{LSQ}resultSize> ?{name}_raw }} BIND(COALESCE(xsd:double(?{name}_raw), 0) AS ?{name})"
         ));
     }
+    if let Some(tag) = super::pos::tag_of_feature(name) {
+        return Some(format!(
+            "OPTIONAL {{ ?question <{QG}{tag}> ?{name}_raw }} BIND(COALESCE(xsd:boolean(?{name}_raw), false) AS ?{name})"
+        ));
+    }
     if let Some((_, lsq)) = LSQ_FEATURES.iter().find(|(n, _)| *n == name) {
         return Some(format!(
             "BIND(EXISTS {{ ?question <{LSQ}usesFeature> <{LSQ}{lsq}> }} AS ?{name})"
@@ -288,7 +306,9 @@ pub fn pattern(name: &str) -> Option<String> {
 
 /// True for a feature [`pattern`] binds to `true`/`false`.
 pub fn is_boolean(name: &str) -> bool {
-    name.ends_with("_answer") || LSQ_FEATURES.iter().any(|(n, _)| *n == name)
+    name.ends_with("_answer")
+        || LSQ_FEATURES.iter().any(|(n, _)| *n == name)
+        || super::pos::tag_of_feature(name).is_some()
 }
 
 /// The SELECT of `sample --features` (and `--where`): the question and the
@@ -387,6 +407,7 @@ mod tests {
             offset: false,
             bind: false,
             functions: false,
+            pos: vec!["IN", "NN", "NNP", "VBZ", "WP"],
         };
         let facts = facts(&f, "qald9", Some("SELECT ..."));
         let get = |p: &str| -> Vec<&Term> {
@@ -397,6 +418,13 @@ mod tests {
                 .collect()
         };
         assert!(facts.iter().all(|x| x.subject == format!("{QUESTION}0")));
+        // QaldGenData's flags of this question: IN NN NNP VBZ WP true, the rest false
+        assert_eq!(get(&format!("{QG}NN")), [&boolean(true)]);
+        assert_eq!(get(&format!("{QG}JJ")), [&boolean(false)]);
+        assert_eq!(
+            facts.iter().filter(|x| x.object == boolean(true)).count(),
+            5
+        );
         assert_eq!(get(&format!("{QG}length")), [&int(9)]);
         assert_eq!(
             get(&format!("{QG}entity1")),
