@@ -45,10 +45,7 @@ pub fn warm() {
 
 /// The tag of [`TAGS`] by its feature name (`pos_nn` → `NN`).
 pub fn tag_of_feature(name: &str) -> Option<&'static str> {
-    FEATURES
-        .iter()
-        .position(|f| *f == name)
-        .map(|i| TAGS[i])
+    FEATURES.iter().position(|f| *f == name).map(|i| TAGS[i])
 }
 
 /// The tokens without the possessive marker `'s` (or `’s`), which the
@@ -58,7 +55,8 @@ fn without_possessives(tokens: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut iter = tokens.into_iter().peekable();
     while let Some(t) = iter.next() {
-        if (t == "'" || t == "\u{2019}") && iter.peek().is_some_and(|n| n == "s") && !out.is_empty() {
+        if (t == "'" || t == "\u{2019}") && iter.peek().is_some_and(|n| n == "s") && !out.is_empty()
+        {
             iter.next();
             continue;
         }
@@ -95,7 +93,10 @@ mod tests {
         );
         assert!(flags("").is_empty());
         // the possessive is no pronoun, with either apostrophe
-        for text in ["What is Angela Merkel’s birth name?", "What is Angela Merkel's birth name?"] {
+        for text in [
+            "What is Angela Merkel’s birth name?",
+            "What is Angela Merkel's birth name?",
+        ] {
             assert_eq!(flags(text), ["NN", "NNP", "VBZ", "WP"], "{text}");
         }
     }
