@@ -88,7 +88,6 @@ pub struct SampleBody {
     /// `qajudge evaluate` reads (QALD-JSON, QALD-XML, LC-QuAD, …), or a JSON
     /// document as JSON; within the server's body limit. A file that does not
     /// read is a 400 `bad_gold` naming it and where it is wrong.
-    #[schema(value_type = Option<Object>)]
     gold: Option<Value>,
     /// The uploaded benchmark's file name (default `gold`): named in errors,
     /// and its extension helps tell the format of a text.
