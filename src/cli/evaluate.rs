@@ -554,7 +554,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     };
     let mut report = run_job(job, &env, &Bars::default())?;
     if let Some(features) = &features {
-        super::failures::attach(&mut report, features);
+        crate::eval::failures::attach(&mut report, features);
     }
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

@@ -7,6 +7,7 @@ mod aggregates;
 mod compare;
 mod experiment;
 mod explain;
+pub mod failures;
 pub mod job;
 pub mod join;
 mod notes;

@@ -1,13 +1,16 @@
 //! What several resource modules share and no handler owns: the result type
-//! of handlers, the profile, confidence and `by` parameters, and the web page (answered at `/` and,
+//! of handlers, the profile, confidence, `by` and `questions` parameters, and the web page (answered at `/` and,
 //! to a browser, at `/experiments/{id}`). It imports no handler module, so
 //! that handlers can import it without a circle.
+
+use std::collections::{BTreeSet, HashSet};
 
 use actix_web::HttpResponse;
 
 use super::error::ErrorCode;
 use super::ApiError;
 use crate::eval::Profile;
+use crate::model::Dataset;
 
 /// The web page (no external assets).
 const PAGE: &str = include_str!("page.html");
@@ -65,4 +68,52 @@ pub fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
             Err(e) => Err(ApiError::new(ErrorCode::BadParameter, e.to_string())),
         },
     }
+}
+
+/// The most unknown ids an error names.
+const UNKNOWN_NAMED: usize = 10;
+
+/// The questions a request scores (`questions`: a sample's ids, as the CLI's
+/// `--questions`): `None` when it names none, else the set of ids, each one of
+/// `gold`'s, or a 400 `bad_parameter` naming those that are not (at most
+/// [`UNKNOWN_NAMED`] of them) or saying that the list is empty.
+pub fn questions(
+    gold: &Dataset,
+    gold_name: &str,
+    ids: Option<&[String]>,
+) -> Result<Option<BTreeSet<String>>, ApiError> {
+    let Some(ids) = ids else { return Ok(None) };
+    if ids.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            "questions is empty; give the ids of the questions to score, or leave questions out to score them all",
+        ));
+    }
+    let known: HashSet<&str> = gold.questions.iter().map(|q| q.id.0.as_str()).collect();
+    // in the order given, each once (a set: a long hostile list stays linear)
+    let mut seen = HashSet::new();
+    let unknown: Vec<&str> = ids
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !known.contains(id) && seen.insert(*id))
+        .collect();
+    if !unknown.is_empty() {
+        let named: Vec<String> = unknown
+            .iter()
+            .take(UNKNOWN_NAMED)
+            .map(|id| format!("{id:?}"))
+            .collect();
+        let more = unknown.len().saturating_sub(UNKNOWN_NAMED);
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            format!(
+                "{} {}{} {} not in the gold benchmark {gold_name:?}; give ids of its questions in questions (a sample drawn by POST /api/v1/sample, or ids from GET /api/v1/benchmarks/{{name}}/features)",
+                if unknown.len() == 1 { "question" } else { "questions" },
+                named.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() },
+                if unknown.len() == 1 { "is" } else { "are" },
+            ),
+        ));
+    }
+    Ok(Some(ids.iter().cloned().collect()))
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::OpenApi;
 
-use super::common::{features, profile, CONFIDENCE_RESAMPLES};
+use super::common::{features, profile, questions, CONFIDENCE_RESAMPLES};
 use super::error::{internal, ErrorBody, ErrorCode};
 use super::job::{evaluate_job, Job, RunSource};
 use super::{ApiError, AppState};
@@ -102,6 +102,17 @@ pub(super) struct EvaluateBody {
     /// tags, qword, language.
     #[serde(default)]
     by: Vec<String>,
+    /// Score only these questions of the gold (a sample's ids, e.g. the
+    /// `questions` of `POST /api/v1/sample`), like the CLI's `--questions`:
+    /// the runs' answers to the others are left out; an id the gold does not
+    /// have is a 400 naming it (docs/features.md, Output).
+    questions: Option<Vec<String>>,
+    /// Add each run's failure explanation (`runs[].failures`: the feature
+    /// conditions that separate its failed questions from its solved ones),
+    /// like the CLI's `--explain-failures` (docs/features.md, "Why a system
+    /// fails").
+    #[serde(default)]
+    explain_failures: bool,
     /// The time limit of the call in ms (default 60,000, at most 600,000).
     timeout_ms: Option<u64>,
 }
@@ -128,6 +139,35 @@ fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Datas
         .map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
 }
 
+/// An uploaded gold benchmark given as one JSON value (a string: the file's
+/// text, in any format `qajudge evaluate` reads; else the document as JSON),
+/// read as this route reads an inline gold: its name (`name`, else `gold`)
+/// and its questions, or a 400 `bad_gold` naming the file and where it is
+/// wrong (line and column), or saying it holds no question.
+pub(super) fn parse_gold(
+    name: Option<String>,
+    gold: Value,
+) -> Result<(String, Arc<Dataset>), ApiError> {
+    let doc = match gold {
+        Value::String(text) => Document {
+            name,
+            document: None,
+            text: Some(text),
+        },
+        document => Document {
+            name,
+            document: Some(document),
+            text: None,
+        },
+    };
+    match parse_documents(Some(doc), &[])? {
+        (Some(gold), _) => Ok(gold),
+        (None, _) => Err(ApiError::internal(
+            "no gold after parsing (a bug in qajudge)",
+        )),
+    }
+}
+
 /// The name a run is reported under: its `name`, else `runN`.
 fn run_name(doc: &Document, n: usize) -> String {
     doc.name
@@ -144,7 +184,7 @@ fn run_name(doc: &Document, n: usize) -> String {
 /// benchmark, synchronously.
 #[utoipa::path(post, path = "/api/v1/evaluate", tag = "evaluation", request_body = EvaluateBody,
     responses((status = 200, description = "the report", body = crate::eval::Report),
-        (status = 400, description = "a bad document or option, or more than 20 runs", body = ErrorBody),
+        (status = 400, description = "a bad document or option, an id in questions the gold does not have (bad_parameter, naming it), or more than 20 runs", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody),
         (status = 503, description = "past the time limit (timeout)", body = ErrorBody)))]
@@ -213,6 +253,7 @@ pub async fn evaluate(
     };
     let experiments = Experiment::list_from_names(&body.experiments.join(","))
         .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
+    let questions = questions(&gold, &gold_name, body.questions.as_deref())?;
     let gold_markings = match body.gold_markings.as_deref() {
         None | Some("auto") => GoldMarkings::Auto,
         Some("query") => GoldMarkings::Query,
@@ -262,6 +303,8 @@ pub async fn evaluate(
             refresh_gold: body.refresh_gold,
             execute_run: body.execute_run,
         },
+        questions,
+        explain_failures: body.explain_failures,
     };
     let worker = state.worker.clone();
     let work = web::block(move || evaluate_job(job, &worker, &|_, _| {}));

@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use utoipa::OpenApi;
 
-use super::common::{features, profile, ApiResult, CONFIDENCE_RESAMPLES};
+use super::common::{features, profile, questions, ApiResult, CONFIDENCE_RESAMPLES};
 use super::error::{internal, store_error, ErrorBody, ErrorCode};
 use super::experiment_store::{ExperimentError, ExperimentStatus, Record};
 use super::job::{Job, RunSource};
@@ -222,6 +222,15 @@ pub struct Form {
     /// CLI's `--by`; docs/scoring.md, Breakdowns): answertype, form, modifier, triples, aggregation,
     /// onlydbo, hybrid, tags, qword, language.
     by: Vec<String>,
+    /// Score only these questions of the gold: ids, one per line (repeatable;
+    /// a sample's ids, as the CLI's `--questions` file); the runs' answers to
+    /// the others are left out, and an id the gold does not have is a 400
+    /// naming it.
+    #[schema(value_type = Option<String>)]
+    questions: Vec<String>,
+    /// Add each run's failure explanation (`runs[].failures`), as the CLI's
+    /// `--explain-failures` (`true`/`false`).
+    explain_failures: bool,
 }
 
 /// What `POST /experiments` answers.
@@ -305,6 +314,14 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
                     form.by.push(t);
                 }
             }
+            "questions" => form.questions.extend(
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string),
+            ),
+            "explain_failures" => form.explain_failures = flag(&name, &text())?,
             "profile" => form.profile = Some(text()),
             "experiments" => form.experiments = Some(text()),
             "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
@@ -316,7 +333,7 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             other => {
                 return Err(ApiError::new(
                     ErrorCode::BadField,
-                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, name, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, confidence, by, publish"),
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, name, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, confidence, by, questions, explain_failures, publish"),
                 ))
             }
         }
@@ -420,6 +437,11 @@ pub async fn experiments_post(
         ));
     }
     let by = features(&form.by)?;
+    let questions = questions(
+        &gold,
+        &gold_name,
+        (!form.questions.is_empty()).then_some(form.questions.as_slice()),
+    )?;
     let profile = profile(form.profile.as_deref())?;
     let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
         .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
@@ -542,6 +564,8 @@ pub async fn experiments_post(
         options,
         live,
         plan,
+        questions,
+        explain_failures: form.explain_failures,
     };
     let shared = state.clone();
     let record = web::block(move || {

@@ -5,6 +5,7 @@
 //! the one evaluation pipeline (`eval::job`) for stored experiments and the
 //! synchronous `POST /api/v1/evaluate`.
 
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use crate::eval::job::{
@@ -15,6 +16,7 @@ use crate::eval::{IndexRef, Options, Report};
 use crate::index::Index;
 use crate::live::{Asking, LiveOptions};
 use crate::model::Dataset;
+use crate::sample::QuestionFeatures;
 use crate::sparql::{ExecOptions, Executing, KnowledgeGraph};
 
 /// A run to evaluate: a parsed file, or a live system to ask.
@@ -54,6 +56,14 @@ pub struct Job {
     pub live: LiveOptions,
     /// Which queries are executed when the server has a knowledge graph.
     pub plan: Plan,
+    /// Score only these questions of the gold (a sample's ids, as the CLI's
+    /// `--questions`; checked against the gold by the route with
+    /// [`super::common::questions`]): the others and the runs' answers to
+    /// them are left out.
+    pub questions: Option<BTreeSet<String>>,
+    /// Add each run's failure explanation (`runs[].failures`), as the CLI's
+    /// `--explain-failures`.
+    pub explain_failures: bool,
 }
 
 /// What the worker evaluates with: the index and the knowledge graph the server
@@ -95,8 +105,22 @@ pub fn evaluate_job(
     worker: &Worker,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Report, JobError> {
-    let runs = job
-        .runs
+    let executing = worker
+        .knowledge_graph_for(job.benchmark.as_deref())
+        .map(|kg| Executing {
+            kg,
+            options: worker.exec,
+        });
+    let (gold, runs, benchmark) = match &job.questions {
+        Some(keep) => {
+            let (gold, runs) = keep_questions(job.gold, job.runs, keep);
+            // a sample is not the registered benchmark: its prepared form is
+            // not the benchmark's, nor kept for the next experiment
+            (Arc::new(gold), runs, None)
+        }
+        None => (job.gold, job.runs, job.benchmark),
+    };
+    let runs = runs
         .into_iter()
         .map(|r| match r {
             RunSource::File { name, dataset } => EvalRun::File {
@@ -107,12 +131,6 @@ pub fn evaluate_job(
             RunSource::System { name, url } => EvalRun::System { name, url },
         })
         .collect();
-    let executing = worker
-        .knowledge_graph_for(job.benchmark.as_deref())
-        .map(|kg| Executing {
-            kg,
-            options: worker.exec,
-        });
     let env = Env {
         index: worker
             .index
@@ -122,15 +140,58 @@ pub fn evaluate_job(
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: Some(&worker.golds),
     };
+    let features = job
+        .explain_failures
+        .then(|| QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en")));
     let eval_job = EvalJob {
         gold_name: job.gold_name,
-        gold: job.gold,
-        benchmark: job.benchmark,
+        gold,
+        benchmark,
         runs,
         options: job.options,
         plan: job.plan,
     };
-    run_job(eval_job, &env, &Asked(progress))
+    let mut report = run_job(eval_job, &env, &Asked(progress))?;
+    if let Some(features) = &features {
+        crate::eval::failures::attach(&mut report, features);
+    }
+    Ok(report)
+}
+
+/// The gold's questions whose ids `keep` holds, in the gold's order, and the
+/// runs without their answers to the others (a run that joins its gold by
+/// question text is joined to the whole gold first), as the CLI's
+/// `--questions` does.
+fn keep_questions(
+    gold: Arc<Dataset>,
+    runs: Vec<RunSource>,
+    keep: &BTreeSet<String>,
+) -> (Dataset, Vec<RunSource>) {
+    let left_out: HashSet<&str> = gold
+        .questions
+        .iter()
+        .map(|q| q.id.0.as_str())
+        .filter(|id| !keep.contains(*id))
+        .collect();
+    let runs = runs
+        .into_iter()
+        .map(|r| match r {
+            RunSource::File { name, mut dataset } => {
+                if dataset.join_by_text {
+                    crate::eval::join::join_by_text(&gold, &mut dataset);
+                    dataset.join_by_text = false;
+                }
+                dataset
+                    .questions
+                    .retain(|q| !left_out.contains(q.id.0.as_str()));
+                RunSource::File { name, dataset }
+            }
+            system => system,
+        })
+        .collect();
+    let mut kept = Arc::unwrap_or_clone(gold);
+    kept.questions.retain(|q| keep.contains(&q.id.0));
+    (kept, runs)
 }
 
 /// The questions asked of a job's live systems, told to a closure.

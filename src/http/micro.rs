@@ -1,9 +1,10 @@
 //! Micro-benchmarks over HTTP (docs/features.md): `GET
 //! /api/v1/benchmarks/{name}/features` gives the QaldGen / LSQ features of a
 //! registered benchmark's questions, and `POST /api/v1/sample` draws a sample
-//! of a registered benchmark as `qajudge sample --features … --where …` does
-//! (the features graph in the embedded store, the same selection, the same
-//! methods and scores). Both run on the blocking pool, at most
+//! of a registered benchmark, or of one uploaded in the body (read as `POST
+//! /api/v1/evaluate` reads an inline gold), as `qajudge sample --features …
+//! --where …` does (the features graph in the embedded store, the same
+//! selection, the same methods and scores). Both run on the blocking pool, at most
 //! [`MAX_AT_ONCE`] at once (more are refused as `busy`); the body is bounded
 //! by the server's JSON limit, the expression by the `--where` bounds, k-means'
 //! work by [`MAX_TRIALS`] and [`MAX_ITERATIONS`], and the selection by the
@@ -81,8 +82,16 @@ pub struct BenchmarkFeatures {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SampleBody {
-    /// A registered benchmark's name.
-    benchmark: String,
+    /// A registered benchmark's name (or `gold`).
+    benchmark: Option<String>,
+    /// An uploaded benchmark (or `benchmark`): the file's text, in any format
+    /// `qajudge evaluate` reads (QALD-JSON, QALD-XML, LC-QuAD, …), or a JSON
+    /// document as JSON; within the server's body limit. A file that does not
+    /// read is a 400 `bad_gold` naming it and where it is wrong.
+    gold: Option<Value>,
+    /// The uploaded benchmark's file name (default `gold`): named in errors,
+    /// and its extension helps tell the format of a text.
+    gold_name: Option<String>,
     /// The numeric and boolean features of the vectors (docs/features.md):
     /// `words`, `entities`, `relations`, `classes`, `triple_patterns`,
     /// `result_size`, `filter`, `union`, … .
@@ -129,6 +138,17 @@ pub struct SampleSummary {
     representativeness: f64,
     /// The chosen question ids, in the order drawn.
     questions: Vec<String>,
+    /// The text of each chosen question (English when it has one, else its
+    /// first), in the same order; `null` for a question without text.
+    texts: Vec<Option<String>>,
+}
+
+/// Where a sample is drawn from: a registered benchmark or an uploaded one.
+enum Source {
+    /// A registered benchmark: its name and questions.
+    Registered(String, std::sync::Arc<crate::model::Dataset>),
+    /// An uploaded benchmark, read on the blocking pool: its name and value.
+    Uploaded(Option<String>, Value),
 }
 
 fn bad(message: String) -> ApiError {
@@ -226,10 +246,11 @@ fn work(params: &draw::Params, n: usize, d: usize) -> f64 {
     }
 }
 
-/// Draws a sample of a registered benchmark.
+/// Draws a sample of a registered benchmark or an uploaded one.
 #[utoipa::path(post, path = "/api/v1/sample", tag = "experiments", request_body = SampleBody,
     responses((status = 200, description = "the sample, its diversity and representativeness (docs/features.md, Sampling)", body = SampleSummary),
-        (status = 400, description = "an unknown feature or method, a bad where expression (its column named), a size of 0 or more than the candidates, bounds exceeded (bad_parameter)", body = ErrorBody),
+        (status = 400, description = "an unknown feature or method, a bad where expression (its column named), a size of 0 or more than the candidates, bounds exceeded, both benchmark and gold (bad_parameter); neither (missing_field); an uploaded file that does not read (bad_gold, naming it, its line and column)", body = ErrorBody),
+        (status = 413, description = "body too large (an uploaded benchmark past the server's body limit)", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 503, description = "two computations are running (busy)", body = ErrorBody)))]
 pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> ApiResult {
@@ -241,11 +262,27 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         .map(condition::parse)
         .transpose()
         .map_err(|e| bad(e.to_string().replacen("--where", "where", 1)))?;
-    let Some(benchmark) = state.benchmarks.get(&body.benchmark).cloned() else {
-        return Err(ApiError::not_found(format!(
-            "no benchmark {:?}; GET /api/v1/benchmarks lists the registered ones",
-            body.benchmark
-        )));
+    let source = match (body.benchmark, body.gold) {
+        (Some(name), None) => match state.benchmarks.get(&name) {
+            Some(b) => Source::Registered(name, std::sync::Arc::clone(&b.dataset)),
+            None => {
+                return Err(ApiError::not_found(format!(
+                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or upload it as gold"
+                )))
+            }
+        },
+        (None, Some(gold)) => Source::Uploaded(body.gold_name, gold),
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                "both benchmark and gold are given; give either a registered benchmark's name (benchmark) or an uploaded benchmark (gold), not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(ApiError::new(
+                ErrorCode::MissingField,
+                "give a registered benchmark's name (benchmark) or an uploaded benchmark's text (gold, with gold_name)",
+            ))
+        }
     };
     let filter = condition
         .as_ref()
@@ -254,11 +291,14 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         &body.features,
         filter.as_ref().map(|(s, f)| (s.as_str(), f.as_slice())),
     );
-    let origin = body.benchmark.clone();
     let slot = Slot::take()?;
-    let drawn = web::block(move || -> Result<draw::Summary, ApiError> {
+    let drawn = web::block(move || -> Result<(draw::Summary, Vec<Option<String>>), ApiError> {
         let _slot = slot;
-        let dataset = &benchmark.dataset;
+        let (origin, dataset) = match source {
+            Source::Registered(name, dataset) => (name, dataset),
+            Source::Uploaded(name, gold) => super::evaluate::parse_gold(name, gold)?,
+        };
+        let dataset = &*dataset;
         let all = QuestionFeatures::of_dataset(dataset, "en");
         let statements: Vec<Statement> = vocab::dataset_facts(dataset, &all, &origin)
             .into_iter()
@@ -294,10 +334,21 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
                 params.max_iterations
             )));
         }
-        draw::draw(&c, &params).map_err(|e| bad(e.to_string()))
+        let drawn = draw::draw(&c, &params).map_err(|e| bad(e.to_string()))?;
+        let text: std::collections::HashMap<&str, &str> = all
+            .iter()
+            .filter_map(|f| Some((f.id.as_str(), f.text.as_deref()?)))
+            .collect();
+        let texts = drawn
+            .questions
+            .iter()
+            .map(|id| text.get(id.as_str()).map(|t| (*t).to_string()))
+            .collect();
+        Ok((drawn, texts))
     })
     .await
     .map_err(internal)??;
+    let (drawn, texts) = drawn;
     Ok(HttpResponse::Ok().json(SampleSummary {
         method: drawn.method.to_string(),
         size: drawn.size,
@@ -308,6 +359,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         diversity: drawn.diversity,
         representativeness: drawn.representativeness,
         questions: drawn.questions,
+        texts,
     }))
 }
 

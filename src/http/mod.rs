@@ -35,6 +35,8 @@ mod openapi;
 mod published;
 mod requests;
 mod routes;
+#[cfg(test)]
+mod sample_tests;
 mod service;
 mod store;
 #[cfg(test)]

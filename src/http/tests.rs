@@ -119,3 +119,33 @@ async fn every_documented_route_is_served() {
         );
     }
 }
+
+/// The strings of the page's `const NAME = [...]` list.
+fn page_list(name: &str) -> Vec<String> {
+    let page = include_str!("page.html");
+    let start = page
+        .find(&format!("const {name} = ["))
+        .unwrap_or_else(|| panic!("the page has no const {name}"));
+    let rest = &page[start..];
+    let end = rest.find("];").expect("the list ends");
+    rest[..end]
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_page_offers_the_features_and_methods_post_sample_takes() {
+    assert_eq!(page_list("NUMERIC"), crate::sample::NUMERIC);
+    let methods: Vec<&str> = crate::sample::draw::Method::ALL
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(page_list("METHODS"), methods);
+    // the default features are among them
+    for f in page_list("MICRO_DEFAULT") {
+        assert!(crate::sample::NUMERIC.contains(&f.as_str()), "{f}");
+    }
+}

@@ -168,6 +168,15 @@ impl Driver {
         );
     }
 
+    /// Empties an input.
+    fn clear(&self, element: &str) {
+        call(
+            "POST",
+            &self.url(&format!("/element/{element}/clear")),
+            Some(json!({})),
+        );
+    }
+
     /// Runs `script` (a function body) in the page; its return value.
     fn script(&self, script: &str) -> Value {
         let r = call(
@@ -667,4 +676,170 @@ fn a_three_run_qald8_experiment_fits_three_screens_before_anything_is_opened() {
         height <= 3.0 * screen,
         "the page is {height} px tall, more than three windows of {screen} px"
     );
+}
+
+#[test]
+fn the_web_page_draws_a_micro_benchmark_and_evaluates_a_run_on_it() {
+    let Some(d) = Driver::start() else { return };
+    let s = Server::start(&tmp("browser-micro"), &[]);
+    d.go(&s.url("/"));
+    d.wait_for("#micro-benchmark option[value='demo']");
+    d.click(&d.wait_for("#micro summary"));
+    // every numeric feature a sample takes, a few ticked
+    assert_eq!(d.find_all(".micro-feature").len(), 26);
+    assert_eq!(d.find_all(".micro-feature:checked").len(), 4);
+    d.click(&d.wait_for(".micro-feature[value='union']"));
+    d.click(&d.wait_for("#micro-method option[value='feasible-exemplars']"));
+    let size = d.wait_for("#micro-size");
+    d.clear(&size);
+    d.type_in(&size, "5");
+    // a where that does not parse: the server's message, its column named
+    let condition = d.wait_for("#micro-where");
+    d.type_in(&condition, "words >");
+    d.click(&d.wait_for("#micro-draw"));
+    let error = d.wait_for("#micro-error");
+    d.until(20, "the where error is shown", || {
+        d.text(&error).contains("column")
+    });
+    d.clear(&condition);
+    d.type_in(&condition, "words >= 1");
+    d.click(&d.wait_for("#micro-draw"));
+    let rows = "#sample-questions tbody tr";
+    d.until(30, "five sampled questions", || d.find_all(rows).len() == 5);
+    assert_eq!(d.text(&error), "");
+    let facts = d.text(&d.wait_for("#sample-facts"));
+    for words in [
+        "feasible-exemplars",
+        "diversity",
+        "representativeness",
+        "words, entities, relations, triple_patterns, union",
+    ] {
+        assert!(facts.contains(words), "{words}: {facts}");
+    }
+    // the page's sample is the API's
+    let body = json!({"benchmark": "demo", "features": ["words", "entities", "relations", "triple_patterns", "union"],
+        "method": "feasible-exemplars", "size": 5, "seed": 0, "where": "words >= 1"});
+    let (status, api) = crate::serve::post_json(&s, "/api/v1/sample", &body.to_string());
+    assert_eq!(status, 200, "{api}");
+    let ids: Vec<String> = api["questions"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .map(|v| v.as_str().expect("an id").to_string())
+        .collect();
+    let shown: Vec<String> = d
+        .find_all(rows)
+        .iter()
+        .map(|r| {
+            d.attribute(r, "data-id")
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(shown, ids);
+    // each with its question text
+    let first = d.text(&d.find_all(rows)[0]);
+    assert!(
+        first.contains(api["texts"][0].as_str().expect("a text")),
+        "{first}"
+    );
+    screenshot_to(&d, "qajudge-web-page-micro.png");
+
+    // into a new experiment: the benchmark chosen, only the sample's questions
+    d.click(&d.wait_for("#micro-use"));
+    assert_eq!(
+        d.script("return document.querySelector('#questions').value;"),
+        ids.join("\n")
+    );
+    assert_eq!(
+        d.script("return document.querySelector('#benchmark').value;"),
+        "demo"
+    );
+    assert_eq!(d.text(&d.wait_for("#questions-count")), "(5 ids)");
+    d.type_in(
+        &d.wait_for("#runs"),
+        &root().join(RUN).display().to_string(),
+    );
+    d.click(&d.wait_for("#explain-failures"));
+    d.click(&d.wait_for("#submit"));
+    let status = d.wait_for("#experiment-status");
+    d.until(60, "the experiment ends done", || d.text(&status) == "done");
+    let meta = d.text(&d.wait_for("#report-meta"));
+    assert!(meta.contains("5 questions"), "{meta}");
+    let matrix = "table.matrix[data-experiment='qa'] tbody tr";
+    d.wait_for(matrix);
+    let mut in_matrix: Vec<String> = d
+        .find_all(matrix)
+        .iter()
+        .map(|r| {
+            d.attribute(r, "data-id")
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let mut sampled = ids.clone();
+    in_matrix.sort();
+    sampled.sort();
+    assert_eq!(in_matrix, sampled);
+    // the run's failure explanation
+    let block = d.wait_for("#failures .failures[data-run='example-system']");
+    let text = d.text(&block);
+    assert!(text.contains("failed") && text.contains("solved"), "{text}");
+    d.script("document.querySelector('#failures').scrollIntoView();");
+    screenshot_to(&d, "qajudge-web-page-failures.png");
+}
+
+#[test]
+fn the_web_page_shows_the_rules_of_a_failure_explanation() {
+    let Some(d) = Driver::start() else { return };
+    let s = Server::start(&tmp("browser-failures"), &[]);
+    let run = std::fs::read(root().join(RUN)).expect("the demo run");
+    let (status, created) = crate::serve::post_form(
+        &s,
+        &[
+            ("benchmark", None, b"demo"),
+            ("run", Some("example-system.json"), run.as_slice()),
+            ("explain_failures", None, b"true"),
+        ],
+    );
+    assert_eq!(status, 202, "{created}");
+    let done = crate::serve::wait(&s, &created);
+    assert_eq!(done["status"], "done", "{done}");
+    let failures = &done["report"]["runs"][0]["failures"];
+    let rules = failures["rules"].as_array().expect("rules");
+    // the demo run fails questions a feature condition singles out
+    assert!(!rules.is_empty(), "{failures}");
+    let id = created["id"].as_str().expect("id");
+    let token = created["token"].as_str().expect("token");
+    d.go(&s.url(&format!("/experiments/{id}#token={token}")));
+    let block = d.wait_for("#failures .failures[data-run='example-system']");
+    let heading = d.text(&block);
+    assert!(
+        heading.contains(&format!(
+            "{} failed, {} solved",
+            failures["failed"], failures["solved"]
+        )),
+        "{heading}"
+    );
+    // one row per rule: its condition, support, failed, the rates in per cent
+    let rows = d.find_all("table.rules[data-run='example-system'] tbody tr");
+    assert_eq!(rows.len(), rules.len(), "{failures}");
+    for (row, rule) in rows.iter().zip(rules) {
+        let text = d.text(row);
+        let percent = |x: &Value| format!("{:.0} %", 100.0 * x.as_f64().expect("a rate"));
+        for want in [
+            rule["condition"].as_str().expect("a condition").to_string(),
+            format!("{} {}", rule["support"], rule["failed"]),
+            percent(&rule["failure_rate_inside"]),
+            percent(&rule["failure_rate_outside"]),
+            format!(
+                "{} question(s)",
+                rule["questions"].as_array().map_or(0, Vec::len)
+            ),
+        ] {
+            assert!(text.contains(&want), "{want}: {text}");
+        }
+    }
 }
