@@ -443,7 +443,8 @@ const PRED_TEXT: &str = r#"{"t1": "It is Mount Lucania.", "t2": "x-men x2 x-men:
 /// count: 100.00% (1/1)       | count: 100.00% (1/1)
 /// verify: 0.00% (0/1)        | verify: 0.00% (0/1)
 /// ```
-/// (`zero-shot` needs the training answers: not computed.)
+/// (`zero-shot` needs the training answers, `--train FILE`: not computed
+/// here; [`kqapro_zero_shot_counts_answers_the_training_set_lacks`] has it.)
 #[test]
 fn kqapro_cases_score_as_the_official_script() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-kqapro");
