@@ -103,7 +103,7 @@ declare -A jobs=(
   [mintaka-text-python]="$py $scripts/mintaka/evaluate.py --mode text --path_to_test_set $work/mintaka-test.json --path_to_predictions $mk/example_text_predictions.json --lang en"
   [mintaka-text-qajudge]="$QAJUDGE evaluate --gold $work/mintaka-test.json --run $mk/example_text_predictions.json --profile mintaka-text --format json"
   [kqapro-python]="$py $scripts/kqapro/evaluate.py $work/kqa $work/kqa-pred.txt"
-  [kqapro-qajudge]="$QAJUDGE evaluate --gold $work/kqa/test_answer.json --run $work/kqa-pred.txt --profile kqapro --format json"
+  [kqapro-qajudge]="$QAJUDGE evaluate --gold $work/kqa/test_answer.json --train $work/kqa/train.json --run $work/kqa-pred.txt --profile kqapro --format json"
 )
 order=(spinach-q10 spinach-q7 mintaka-kg mintaka-text kqapro)
 declare -A total

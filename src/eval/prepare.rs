@@ -176,10 +176,10 @@ impl Ctx<'_, '_> {
 pub(super) struct GoldEntry<'a> {
     pub(super) question: &'a Question,
     pub(super) qa: Scored<'a>,
-    pub(super) sets: Sets,
-    pub(super) texts: Texts,
-    pub(super) features: Features,
-    pub(super) notes: Vec<String>,
+    pub(super) sets: &'a Sets,
+    pub(super) texts: &'a Texts,
+    pub(super) features: &'a Features,
+    pub(super) notes: &'a [String],
     pub(super) has_iri: bool,
     pub(super) has_literal: bool,
     /// True when the answer order is scored (docs/scoring.md, Executing SPARQL).
@@ -202,15 +202,16 @@ pub(super) struct StoredEntry {
 }
 
 impl StoredEntry {
-    /// The entry of one evaluation, for its question.
+    /// The entry of one evaluation, for its question: a view that borrows
+    /// the prepared sets, texts, features and notes (nothing is copied).
     pub(super) fn view<'a>(&'a self, question: &'a Question) -> GoldEntry<'a> {
         GoldEntry {
             question,
             qa: self.qa.as_deref().map(Cow::Borrowed),
-            sets: self.sets.clone(),
-            texts: self.texts.clone(),
-            features: self.features.clone(),
-            notes: self.notes.clone(),
+            sets: &self.sets,
+            texts: &self.texts,
+            features: &self.features,
+            notes: &self.notes,
             has_iri: self.has_iri,
             has_literal: self.has_literal,
             ordered: self.ordered,

@@ -413,15 +413,13 @@ fn score_experiment(
         return None;
     }
     let lang = options.lang.as_deref().unwrap_or("en");
-    let texts: HashMap<&str, &str> = entries
-        .iter()
-        .filter_map(|e| Some((e.question.id.0.as_str(), e.question.text(lang)?)))
-        .collect();
-    for report in &mut questions {
+    // one report per gold entry, in the entries' order
+    debug_assert_eq!(questions.len(), entries.len());
+    for (report, entry) in questions.iter_mut().zip(entries) {
         report.confidence = runs
             .get(report.id.as_str())
             .and_then(|r| r.question.confidence);
-        report.question = texts.get(report.id.as_str()).map(|t| (*t).to_string());
+        report.question = entry.question.text(lang).map(str::to_string);
     }
     let mut agg = aggregate_report(&scored, entries.len(), not_evaluable, extra);
     agg.runtime_ms_mean = calls.and_then(|c| c.runtime_ms_mean);

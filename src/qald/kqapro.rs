@@ -111,6 +111,72 @@ pub fn parse_predictions(text: &str) -> Dataset {
     d
 }
 
+/// The answers of KQA Pro's training set (`train.json`), as the official
+/// script collects them for its `zero-shot` category (`set(x['answer'] for x
+/// in train_set)`): a gold answer is zero-shot when no training record has it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrainAnswers {
+    /// The training records' string answers.
+    pub strings: std::collections::HashSet<String>,
+    /// True when a training record's answer is `null` (Python's `None` in the
+    /// set, which a gold question without an answer then matches).
+    pub null: bool,
+}
+
+/// One training record: only its answer is read; every other key is skipped
+/// without building it.
+#[derive(serde::Deserialize)]
+struct TrainRecord {
+    /// `None` without the key, `Some(Value::Null)` for `null`.
+    #[serde(default, deserialize_with = "present")]
+    answer: Option<Value>,
+}
+
+/// A value that is there (`null` included), told apart from a missing key.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// Reads KQA Pro's training set (a JSON array of records with `answer`) for
+/// the `zero-shot` category; `source` names it in messages. A record without
+/// `answer` (the script stops on it) is an error naming its position; an
+/// answer that is not a string or `null` is never a gold answer's and is
+/// skipped.
+pub fn parse_train(bytes: &[u8], source: &str) -> Result<TrainAnswers, super::QaldError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let records: Vec<TrainRecord> =
+        serde_json::from_slice(body).map_err(|e| super::QaldError::Syntax {
+            source_name: source.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: format!(
+                "not KQA Pro's training set: {}; give its train.json (a json array of records with `answer`)",
+                super::strip_position(&e.to_string())
+            ),
+        })?;
+    let mut out = TrainAnswers::default();
+    for (i, r) in records.into_iter().enumerate() {
+        match r.answer {
+            Some(Value::String(s)) => {
+                out.strings.insert(s);
+            }
+            Some(Value::Null) => out.null = true,
+            None => {
+                return Err(super::QaldError::Syntax {
+                    source_name: source.to_string(),
+                    line: 1,
+                    column: 1,
+                    message: format!(
+                        "record {i} of the training set has no `answer`; give KQA Pro's train.json, whose every record has one"
+                    ),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,7 @@ mod wikidata;
 mod write;
 mod xml;
 
+pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};
 pub use llm::braced;
 pub use write::to_qald_json;
 

@@ -443,7 +443,8 @@ const PRED_TEXT: &str = r#"{"t1": "It is Mount Lucania.", "t2": "x-men x2 x-men:
 /// count: 100.00% (1/1)       | count: 100.00% (1/1)
 /// verify: 0.00% (0/1)        | verify: 0.00% (0/1)
 /// ```
-/// (`zero-shot` needs the training answers: not computed.)
+/// (`zero-shot` needs the training answers, `--train FILE`: not computed
+/// here; [`kqapro_zero_shot_counts_answers_the_training_set_lacks`] has it.)
 #[test]
 fn kqapro_cases_score_as_the_official_script() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-kqapro");
@@ -523,6 +524,92 @@ fn kqapro_cases_score_as_the_official_script() {
 const KQAPRO_GOLD: &str = r#"[{"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "100 meters"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "FilterConcept", "dependencies": [], "inputs": []}, {"function": "QFilterYear", "dependencies": [], "inputs": []}, {"function": "QueryAttrQualifier", "dependencies": [], "inputs": []}], "answer": "2001-05-03"}, {"program": [{"function": "FindAll", "dependencies": [], "inputs": []}, {"function": "FilterNum", "dependencies": [], "inputs": []}, {"function": "SelectAmong", "dependencies": [], "inputs": []}], "answer": "1990-01-01"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Find", "dependencies": [], "inputs": []}, {"function": "And", "dependencies": [], "inputs": []}, {"function": "Count", "dependencies": [], "inputs": []}], "answer": "5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "VerifyNum", "dependencies": [], "inputs": []}], "answer": "yes"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "QueryAttr", "dependencies": [], "inputs": []}], "answer": "-1.5"}, {"program": [{"function": "Find", "dependencies": [], "inputs": []}, {"function": "Relate", "dependencies": [], "inputs": []}, {"function": "What", "dependencies": [], "inputs": []}], "answer": "Paris"}]"#;
 /// Its predictions, one per line.
 const KQAPRO_PREDICTIONS: &str = "100.0 meters\n2001\n1990-01-02\n05\nYes\n-1\nParis\n";
+
+/// KQA Pro's `zero-shot` category with `--train FILE`: the gold and predictions
+/// of [`kqapro_cases_score_as_the_official_script`] and a project-written
+/// training set (`train.json` below: `"Paris "` with its space is not
+/// `Paris`, `100.0 meters` is not `100 meters`, a `null` answer). Output of
+/// `python evaluate.py gt pred_all.txt` and `… pred_short.txt` (shijx12/
+/// KQAPro_Baselines @ 14d87cd, Python 3.11), `gt` holding `test_answer.json`
+/// and `train.json`; the other lines are as in that test:
+/// ```text
+/// zero-shot: 80.00% (4/5)    | zero-shot: 75.00% (3/4)
+/// ```
+#[test]
+fn kqapro_zero_shot_counts_answers_the_training_set_lacks() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("families-kqapro-train");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let gold = dir.join("test_answer.json");
+    std::fs::write(&gold, KQAPRO_GOLD).unwrap();
+    let train = dir.join("train.json");
+    std::fs::write(
+        &train,
+        r#"[{"question": "q", "answer": "Paris "}, {"answer": "5"}, {"answer": "100.0 meters"}, {"question": "r", "program": [], "answer": "yes"}, {"answer": null}]"#,
+    )
+    .unwrap();
+    let lines: Vec<&str> = KQAPRO_PREDICTIONS.lines().collect();
+    for (name, n, (correct, total)) in [("pred_all.txt", 7, (4, 5)), ("pred_short.txt", 6, (3, 4))]
+    {
+        let run = dir.join(name);
+        std::fs::write(&run, lines[..n].join("\n") + "\n").unwrap();
+        let args = [
+            "--gold",
+            gold.to_str().unwrap(),
+            "--run",
+            run.to_str().unwrap(),
+            "--profile",
+            "kqapro",
+        ];
+        let (report, text) =
+            evaluate_text(&[&args[..], &["--train", train.to_str().unwrap()]].concat());
+        let official = &qa(&report)["aggregate"]["official"];
+        assert_eq!(official["zero-shot_correct"], f64::from(correct), "{name}");
+        assert_eq!(official["zero-shot_total"], f64::from(total), "{name}");
+        let percent = official["zero-shot"].as_f64().unwrap();
+        assert!(
+            same(percent, f64::from(correct) / f64::from(total) * 100.0),
+            "{name}"
+        );
+        assert!(
+            text.contains(if n == 7 {
+                "\"zero-shot\": 80.0,"
+            } else {
+                "\"zero-shot\": 75.0,"
+            }),
+            "{name}"
+        );
+        // without the training set the category is left out, the others unchanged
+        let (without, _) = evaluate_text(&args);
+        let mut expected = official.clone();
+        for key in ["zero-shot", "zero-shot_correct", "zero-shot_total"] {
+            expected.as_object_mut().unwrap().remove(key);
+        }
+        assert_eq!(qa(&without)["aggregate"]["official"], expected, "{name}");
+    }
+    // another profile does not read it; a record without an answer is named
+    for (profile, file, needle) in [
+        ("judge", r#"[{"answer": "5"}]"#, "--profile kqapro"),
+        (
+            "kqapro",
+            r#"[{"answer": "5"}, {"question": "q"}]"#,
+            "record 1",
+        ),
+    ] {
+        std::fs::write(&train, file).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+            .args(["evaluate", "--profile", profile, "--gold"])
+            .arg(&gold)
+            .arg("--run")
+            .arg(dir.join("pred_all.txt"))
+            .arg("--train")
+            .arg(&train)
+            .output()
+            .expect("qajudge runs");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{profile}");
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+}
 
 /// Under `judge`, a question whose gold or run answers have more than one
 /// column is also scored row-wise (SPINACH's pairing of rows), beside the

@@ -5,11 +5,14 @@
 //! integer, a date equal to its year), overall and per category of the gold
 //! program's functions. P/R/F1 beside it compare the answer strings exactly.
 
+use std::sync::OnceLock;
+
 use super::python::float_repr;
 use super::qa_only::QaOnly;
 use super::Official;
 use crate::eval::report::Figures;
 use crate::model::{Question, Term};
+use crate::qald::TrainAnswers;
 
 /// The flag the KQA Pro reader keeps the program's function names in.
 const FUNCTIONS: &str = "functions";
@@ -53,6 +56,26 @@ const CATEGORIES: &[(&str, &[&str])] = &[
         &["VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate"],
     ),
 ];
+
+/// The training set's answers of this process's `kqapro` evaluations
+/// (`evaluate --train FILE`), for the script's `zero-shot` category.
+static TRAIN: OnceLock<TrainAnswers> = OnceLock::new();
+
+/// Sets the training answers the `kqapro` profile counts `zero-shot` with
+/// (once per process); false when they were set already.
+pub fn set_train_answers(answers: TrainAnswers) -> bool {
+    TRAIN.set(answers).is_ok()
+}
+
+/// True when the gold question's answer is in no training record, as the
+/// script's `answer not in train_answer_set` (a gold without an answer is
+/// Python's `None`, in the set only when a training answer is `null`).
+fn zero_shot(train: &TrainAnswers, gold: &Question) -> bool {
+    match answer_text(gold) {
+        Some(a) => !train.strings.contains(a),
+        None => !train.null,
+    }
+}
 
 /// The first answer's string, as the script reads a line or `answer`.
 fn answer_text(q: &Question) -> Option<&str> {
@@ -201,8 +224,8 @@ impl Official for Kqapro {
 
     /// Per category (`overall` and those of the gold programs present): the
     /// accuracy in percent as the script prints it, and its `_correct` and
-    /// `_total` counts. `zero-shot` needs the training answers and is not
-    /// computed.
+    /// `_total` counts; `zero-shot` too when the training answers were given
+    /// ([`set_train_answers`]).
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let mut out = Figures::new();
         let mut add = |name: &str, member: &dyn Fn(&Question) -> bool| {
@@ -228,6 +251,9 @@ impl Official for Kqapro {
                     })
                 })
             });
+        }
+        if let Some(train) = TRAIN.get() {
+            add("zero-shot", &|q: &Question| zero_shot(train, q));
         }
         out
     }

@@ -55,7 +55,7 @@ pub use cwq::Cwq;
 pub use gerbil::Gerbil;
 pub use grailqa::{set_ontology, Grailqa};
 pub use judge::Judge;
-pub use kqapro::Kqapro;
+pub use kqapro::{set_train_answers, Kqapro};
 pub use logical_form::Ontology;
 pub use mintaka::Mintaka;
 pub use mqald::Mqald;
