@@ -127,7 +127,7 @@ mod tests {
             ("en-gb", "B. Obama"),
         ]);
         let twin = list(&[("en", "Barack Obama"), ("fr", "Barack Obama (fr)")]);
-        let both = [own.clone(), twin.clone()];
+        let both = [own, twin.clone()];
         assert_eq!(choose(&both, "de"), Some("Barack Obama (de)"));
         // the IRI's own English (a subtag of en) before its twin's
         assert_eq!(choose(&both, "en"), Some("B. Obama"));
@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(choose(&both, "fr"), Some("Barack Obama (fr)"));
         // no Spanish: English, the IRI's own first
         assert_eq!(choose(&both, "es"), Some("B. Obama"));
-        assert_eq!(choose(&[twin.clone()], "es"), Some("Barack Obama"));
+        assert_eq!(choose(&[twin], "es"), Some("Barack Obama"));
         // no English anywhere: untagged, else the first tag
         assert_eq!(choose(&[list(&[("", "X"), ("de", "Y")])], "es"), Some("X"));
         assert_eq!(
