@@ -99,8 +99,8 @@ def main():
         )
     with open(manifest_path, encoding="utf-8") as f:
         manifest = json.load(f)
-    if manifest.get("export_version") != 1:
-        sys.exit(f"error: {manifest_path}: export version {manifest.get('export_version')}, this script reads 1")
+    if manifest.get("export_version") != 2:
+        sys.exit(f"error: {manifest_path}: export version {manifest.get('export_version')}, this script reads 2")
 
     builder = SparkSession.builder.appName("qajudge-closure").config(
         "spark.ui.showConsoleProgress", "false"

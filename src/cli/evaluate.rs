@@ -548,9 +548,19 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let features = args.explain_failures.then(|| {
-        crate::sample::QuestionFeatures::of_dataset(&gold, args.lang.as_deref().unwrap_or("en"))
-    });
+    // names from the index's labels when it has them (an index of format 4
+    // scores as well, and names by local names)
+    let features = args
+        .explain_failures
+        .then(|| {
+            super::features::features_of(
+                &gold,
+                args.lang.as_deref().unwrap_or("en"),
+                index.as_ref().filter(|i| i.has_names()),
+                args.max_class_size,
+            )
+        })
+        .transpose()?;
     let job = Job {
         gold_name,
         gold: Arc::new(gold),

@@ -2,15 +2,20 @@
 //! every question of a benchmark (docs/features.md), as a table, CSV (one row per
 //! question, fixed columns), a JSON array or Turtle in QaldGenData's
 //! vocabularies. The computation is `crate::sample::features` (and
-//! `crate::sample::vocab` for the statements); this file reads the file and
-//! writes the output.
+//! `crate::sample::vocab` for the statements); this file reads the file, names
+//! IRIs through an index when one is given ([`features_of`], also used by
+//! `sample` and `evaluate --explain-failures`) and writes the output.
 
 use super::outln;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
+use crate::eval::DEFAULT_MAX_CLASS_SIZE;
+use crate::index::{Index, IndexError};
 use crate::model::Dataset;
 use crate::sample::vocab::{self, Fact};
 use crate::sample::QuestionFeatures;
@@ -22,9 +27,16 @@ pub struct FeaturesArgs {
     /// A benchmark file in any format qajudge reads.
     #[arg(long, value_name = "FILE")]
     pub gold: PathBuf,
-    /// The language of the question text (else English, else the first).
+    /// The language of the question text (else English, else the first), and of
+    /// the names taken from `--index`.
     #[arg(long, default_value = "en")]
     pub lang: String,
+    /// An index (`qajudge index build`, format version 5 or later) whose labels
+    /// name the entities, relations and classes (in `--lang`, else English, else
+    /// without language, else any; through the IRI's owl:sameAs class when the
+    /// IRI has none); without it, names are the IRIs' local names.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
     /// The output format.
     #[arg(long, value_enum, default_value_t = FeaturesFormat::Table)]
     pub format: FeaturesFormat,
@@ -251,11 +263,88 @@ pub(super) fn turtle(statements: &[Statement]) -> anyhow::Result<Vec<u8>> {
     Ok(serialize(statements, Syntax::Turtle, &vocab::PREFIXES)?)
 }
 
+/// Names IRIs by an index's labels for the feature computation, remembering
+/// each IRI's name and the first error (the lookup itself cannot fail: an IRI
+/// whose name cannot be read is named by its local name, and the error is
+/// returned by [`IndexNames::finish`]).
+struct IndexNames<'a> {
+    index: &'a Index,
+    lang: &'a str,
+    max_class: usize,
+    known: RefCell<HashMap<String, Option<String>>>,
+    error: RefCell<Option<IndexError>>,
+}
+
+impl<'a> IndexNames<'a> {
+    fn new(index: &'a Index, lang: &'a str, max_class: usize) -> Self {
+        IndexNames {
+            index,
+            lang,
+            max_class,
+            known: RefCell::default(),
+            error: RefCell::default(),
+        }
+    }
+
+    /// The name of an IRI (see `Index::name`), `None` when the index has none.
+    fn lookup(&self, iri: &str) -> Option<String> {
+        if let Some(known) = self.known.borrow().get(iri) {
+            return known.clone();
+        }
+        if self.error.borrow().is_some() {
+            return None;
+        }
+        let name = match self.index.name(iri, self.lang, self.max_class) {
+            Ok(name) => name,
+            Err(e) => {
+                *self.error.borrow_mut() = Some(e);
+                return None;
+            }
+        };
+        self.known
+            .borrow_mut()
+            .insert(iri.to_string(), name.clone());
+        name
+    }
+
+    /// The first error met, if any.
+    fn finish(self) -> Result<(), IndexError> {
+        self.error.into_inner().map_or(Ok(()), Err)
+    }
+}
+
+/// The features of every question of a benchmark, with names from `index`'s
+/// labels when given (an index without names is an error that says to rebuild
+/// it; an IRI's owl:sameAs class is looked through up to `max_class` IRIs),
+/// else from local names.
+pub(super) fn features_of(
+    dataset: &Dataset,
+    lang: &str,
+    index: Option<&Index>,
+    max_class: usize,
+) -> Result<Vec<QuestionFeatures>, IndexError> {
+    let Some(index) = index else {
+        return Ok(QuestionFeatures::of_dataset(dataset, lang, None));
+    };
+    if !index.has_names() {
+        return Err(IndexError::NoNames {
+            path: index.dir().to_path_buf(),
+            found: index.meta().format_version,
+        });
+    }
+    let names = IndexNames::new(index, lang, max_class);
+    let lookup = |iri: &str| names.lookup(iri);
+    let all = QuestionFeatures::of_dataset(dataset, lang, Some(&lookup));
+    names.finish()?;
+    Ok(all)
+}
+
 /// Runs `qajudge features`.
 pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
     crate::sample::pos::warm();
     let dataset = super::load(&args.gold)?;
-    let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
+    let index = args.index.as_deref().map(Index::open).transpose()?;
+    let all = features_of(&dataset, &args.lang, index.as_ref(), DEFAULT_MAX_CLASS_SIZE)?;
     match args.format {
         FeaturesFormat::Turtle => {
             let bytes = turtle(&statements(&dataset, &all, &origin(&args.gold)))?;

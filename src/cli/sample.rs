@@ -23,7 +23,6 @@ use crate::model::Dataset;
 use crate::sample::condition;
 use crate::sample::draw::{self, Method, Params, Summary};
 use crate::sample::vocab::{self, question_iri};
-use crate::sample::QuestionFeatures;
 use crate::sparql::{ExecOptions, ScratchGraph};
 
 /// Sampling methods on the command line.
@@ -122,9 +121,14 @@ pub struct SampleArgs {
     /// k-means' seeded restarts (the lowest within-cluster sum of squares wins).
     #[arg(long, default_value_t = 10)]
     pub trials: usize,
-    /// The language of the question texts of benchmark inputs.
+    /// The language of the question texts of benchmark inputs, and of the
+    /// names taken from `--index`.
     #[arg(long, default_value = "en")]
     pub lang: String,
+    /// An index whose labels name the entities, relations and classes of
+    /// benchmark inputs (as `features --index`); without it, local names.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
     /// A new or empty directory for sample.ttl, ids.txt and benchmark.json.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -168,9 +172,19 @@ fn build(
     }
     let mut datasets = Vec::new();
     let mut origins: HashMap<String, Origin> = HashMap::new();
+    let index = args
+        .index
+        .as_deref()
+        .map(crate::index::Index::open)
+        .transpose()?;
     for path in benchmarks {
         let dataset = super::load(path)?;
-        let all = QuestionFeatures::of_dataset(&dataset, &args.lang);
+        let all = super::features::features_of(
+            &dataset,
+            &args.lang,
+            index.as_ref(),
+            crate::eval::DEFAULT_MAX_CLASS_SIZE,
+        )?;
         for (i, f) in all.iter().enumerate() {
             let iri = question_iri(&f.id);
             if origins.contains_key(&iri) || graph.has_subject(&iri) {

@@ -142,7 +142,7 @@ pub fn evaluate_job(
     };
     let features = job
         .explain_failures
-        .then(|| QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en")));
+        .then(|| QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en"), None));
     let eval_job = EvalJob {
         gold_name: job.gold_name,
         gold,

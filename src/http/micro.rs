@@ -171,7 +171,7 @@ pub async fn features(state: web::Data<AppState>, name: web::Path<String>) -> Ap
     let slot = Slot::take()?;
     let questions = web::block(move || {
         let _slot = slot;
-        QuestionFeatures::of_dataset(&benchmark.dataset, "en")
+        QuestionFeatures::of_dataset(&benchmark.dataset, "en", None)
             .iter()
             .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
             .collect::<Vec<Value>>()
@@ -299,7 +299,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
             Source::Uploaded(name, gold) => super::evaluate::parse_gold(name, gold)?,
         };
         let dataset = &*dataset;
-        let all = QuestionFeatures::of_dataset(dataset, "en");
+        let all = QuestionFeatures::of_dataset(dataset, "en", None);
         let statements: Vec<Statement> = vocab::dataset_facts(dataset, &all, &origin)
             .into_iter()
             .map(|f| Statement {

@@ -322,7 +322,7 @@ async fn an_evaluation_explains_failures_as_the_command_line_does() {
     );
     // the rules the command line's code gives the same report
     let gold = crate::qald::parse(read("gold.json").as_bytes(), "gold.json").expect("gold");
-    let features = crate::sample::QuestionFeatures::of_dataset(&gold, "en");
+    let features = crate::sample::QuestionFeatures::of_dataset(&gold, "en", None);
     let same = crate::qald::parse(read("example-system.json").as_bytes(), "run").expect("run");
     let job = crate::eval::job::Job {
         gold_name: "demo".into(),

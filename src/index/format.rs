@@ -20,8 +20,9 @@
 //! DIR/sameas.classes
 //!                  per class id its offset in sameas.members (u64), then the
 //!                  file's end
-//! DIR/kv/          RocksDB: column family `types` (key of a canonical IRI,
-//!                  u64 big endian → classes)
+//! DIR/kv/          RocksDB: column families `types` (key of a canonical IRI,
+//!                  u64 big endian → classes) and, from version 5, `names`
+//!                  (the same key → one label per language)
 //! DIR/labels.fst   FST: normalised label → offset in labels.dat
 //! DIR/labels.dat   postings: per label, a u32 count, then per posting
 //!                  (language, IRI, label as written), each a u32 length and
@@ -30,8 +31,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The version of the on-disk format; an index of another version must be rebuilt.
-pub const FORMAT_VERSION: u32 = 4;
+/// The version of the on-disk format the indexer writes.
+pub const FORMAT_VERSION: u32 = 5;
+/// The oldest version the index still reads: version 4 is version 5 without
+/// [`CF_NAMES`] (its IRIs have no names); an older index must be rebuilt.
+pub const OLDEST_READABLE_VERSION: u32 = 4;
 
 /// The metadata file's name.
 pub const META_FILE: &str = "meta.json";
@@ -45,8 +49,20 @@ pub const LABELS_DAT: &str = "labels.dat";
 /// Column family: key of a canonical IRI (as in the key table) → classes,
 /// `\n`-separated.
 pub const CF_TYPES: &str = "types";
+/// Column family (from version 5): key of a canonical IRI → its names, one
+/// label per language (see [`encode_names`]).
+pub const CF_NAMES: &str = "names";
 /// Every column family of the store.
-pub const COLUMN_FAMILIES: [&str; 1] = [CF_TYPES];
+pub const COLUMN_FAMILIES: [&str; 2] = [CF_TYPES, CF_NAMES];
+
+/// The column families of a store of format `version` (a readable one).
+pub fn column_families(version: u32) -> &'static [&'static str] {
+    if version >= 5 {
+        &COLUMN_FAMILIES
+    } else {
+        &COLUMN_FAMILIES[..1]
+    }
+}
 
 /// The key table's directory file.
 pub const SAMEAS_DIRECTORY: &str = "sameas.dir";
@@ -220,7 +236,7 @@ impl BuildLeftover {
     }
 }
 
-/// The stored key of a canonical IRI's hash in `types`.
+/// The stored key of a canonical IRI's hash in `types` and `names`.
 pub fn iri_key_bytes(key: u64) -> [u8; 8] {
     key.to_be_bytes()
 }
@@ -293,6 +309,32 @@ fn read_str<'a>(dat: &'a [u8], at: &mut usize) -> Option<&'a str> {
     Some(s)
 }
 
+/// Appends the value of an IRI in `names`: per language, in increasing order of
+/// the language tag (lower case, empty for none), the tag and the label as
+/// written, each a u32 length and its UTF-8 bytes (little endian).
+pub fn encode_names<'a>(names: impl IntoIterator<Item = (&'a str, &'a str)>, out: &mut Vec<u8>) {
+    for (lang, label) in names {
+        for field in [lang, label] {
+            out.extend_from_slice(&(field.len() as u32).to_le_bytes());
+            out.extend_from_slice(field.as_bytes());
+        }
+    }
+}
+
+/// The (language, label) pairs of a value written by [`encode_names`], in their
+/// order; stops at the first truncated or invalid field.
+pub fn decode_names(value: &[u8]) -> Vec<(String, String)> {
+    let mut at = 0;
+    let mut out = Vec::new();
+    while at < value.len() {
+        let (Some(lang), Some(label)) = (read_str(value, &mut at), read_str(value, &mut at)) else {
+            break;
+        };
+        out.push((lang.to_string(), label.to_string()));
+    }
+    out
+}
+
 /// One input file of a build.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct InputFile {
@@ -335,6 +377,10 @@ pub struct Counts {
     pub distinct_labels: u64,
     /// IRIs with at least one type.
     pub typed_iris: u64,
+    /// IRIs with at least one label, which `names` names (0 in an index of
+    /// version 4, which has no names).
+    #[serde(default)]
+    pub named_iris: u64,
     /// Keys (64-bit hashes) shared by two different canonical IRIs, which were
     /// therefore merged; 0 unless the build is astronomically unlucky.
     #[serde(default)]
@@ -460,6 +506,31 @@ mod tests {
             ["http://a", "http://b/é", "http://c"]
         );
         assert_eq!(decode_list(value.as_bytes(), 1), ["http://a"]);
+    }
+
+    #[test]
+    fn names_round_trip_and_truncation_stops_quietly() {
+        let mut value = Vec::new();
+        encode_names(
+            [("", "Ann\nDunham"), ("de", "Änn"), ("en", "Ann")],
+            &mut value,
+        );
+        let pairs = |v: &[(&str, &str)]| {
+            v.iter()
+                .map(|(l, n)| ((*l).to_string(), (*n).to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            decode_names(&value),
+            pairs(&[("", "Ann\nDunham"), ("de", "Änn"), ("en", "Ann")])
+        );
+        assert_eq!(
+            decode_names(&value[..value.len() - 1]),
+            pairs(&[("", "Ann\nDunham"), ("de", "Änn")])
+        );
+        assert!(decode_names(&[]).is_empty());
+        assert_eq!(column_families(4), [CF_TYPES]);
+        assert_eq!(column_families(FORMAT_VERSION), [CF_TYPES, CF_NAMES]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rocksdb::{BlockBasedOptions, Cache, ColumnFamilyDescriptor, Options, ReadOptions, DB};
 
-use super::format::COLUMN_FAMILIES;
+use super::format::column_families;
 
 /// A store that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]
@@ -49,8 +49,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens a store read-only.
-    pub fn open(path: &Path) -> Result<Store, KvError> {
+    /// Opens the store of an index of format `version` read-only, with the
+    /// column families that version has.
+    pub fn open(path: &Path, version: u32) -> Result<Store, KvError> {
         let mut opts = Options::default();
         // lookups ask for the same IRIs again and again (one answer in many runs,
         // questions and sub-experiments): a row cache skips the table's index
@@ -59,7 +60,7 @@ impl Store {
         // blocks the caches have not seen: memory-mapped, no system call each
         opts.set_allow_mmap_reads(true);
         let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
-        let cfs = COLUMN_FAMILIES
+        let cfs = column_families(version)
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&cache)));
         let db = DB::open_cf_descriptors_read_only(&opts, path, cfs, false)?;

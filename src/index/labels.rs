@@ -119,7 +119,7 @@ impl Labels {
 }
 
 /// `en` matches `en` and `en-gb`; an empty wanted language matches untagged labels.
-fn lang_matches(have: &str, want: &str) -> bool {
+pub(super) fn lang_matches(have: &str, want: &str) -> bool {
     have.eq_ignore_ascii_case(want)
         || (have.len() > want.len()
             && have[..want.len()].eq_ignore_ascii_case(want)

@@ -1,14 +1,15 @@
 //! The read side of the knowledge-graph index: an index directory built by the
 //! indexer — the owl:sameAs closure (`sameas`, a key table of its own), types
-//! (`kv`, RocksDB) and labels (`labels`, fst) — opened read-only with its
-//! format version checked, and the [`Equivalence`] lookups evaluation asks of
-//! it.
+//! and names (`kv`, RocksDB) and labels (`labels`, fst) — opened read-only with
+//! its format version checked, the [`Equivalence`] lookups evaluation asks of
+//! it, and the name of an IRI in a language (`names`).
 
 pub mod equivalence;
 pub mod format;
 pub mod hash;
 pub mod kv;
 pub mod labels;
+mod names;
 pub mod sameas;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use crate::terms::canonical::canonical_iri;
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{
     decode_list, iri_key_bytes, BuildLeftover, BuildOutput, IndexMeta, CF_TYPES, FORMAT_VERSION,
-    KV_DIR, META_FILE,
+    KV_DIR, META_FILE, OLDEST_READABLE_VERSION,
 };
 use hash::iri_key;
 use kv::Store;
@@ -86,15 +87,25 @@ pub enum IndexError {
         /// The edits asked for.
         edits: u32,
     },
-    /// The index was built in another format version.
-    #[error("{path}: index format version {found}, this qajudge reads version {expected}; rebuild it with `qajudge index build --out {path} …`")]
+    /// The index was built in a format version this qajudge does not read.
+    #[error("{path}: index format version {found}, this qajudge reads versions {oldest} to {expected}; rebuild it with `qajudge index build --out {path} …`")]
     Version {
         /// The index directory.
         path: PathBuf,
         /// The version found.
         found: u32,
-        /// The version expected.
+        /// The oldest version read.
+        oldest: u32,
+        /// The version written (the newest read).
         expected: u32,
+    },
+    /// Names were asked of an index of a format without them (version 4).
+    #[error("{path}: this index (format version {found}) holds no names of IRIs; rebuild it with `qajudge index build --out {path} …` to name IRIs by their labels")]
+    NoNames {
+        /// The index directory.
+        path: PathBuf,
+        /// Its format version.
+        found: u32,
     },
 }
 
@@ -222,16 +233,18 @@ impl Index {
             source,
         };
         let version: serde_json::Value = serde_json::from_str(&text).map_err(bad_meta)?;
-        let found = version["format_version"].as_u64().unwrap_or(0) as u32;
-        if found != FORMAT_VERSION {
+        let found = version["format_version"].as_u64().unwrap_or(0);
+        let found = u32::try_from(found).unwrap_or(u32::MAX);
+        if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&found) {
             return Err(IndexError::Version {
                 path: dir.to_path_buf(),
                 found,
+                oldest: OLDEST_READABLE_VERSION,
                 expected: FORMAT_VERSION,
             });
         }
         let meta: IndexMeta = serde_json::from_str(&text).map_err(bad_meta)?;
-        let store = Store::open(&dir.join(KV_DIR)).map_err(|source| IndexError::Store {
+        let store = Store::open(&dir.join(KV_DIR), found).map_err(|source| IndexError::Store {
             path: dir.join(KV_DIR),
             source,
         })?;

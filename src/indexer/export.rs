@@ -35,15 +35,16 @@ pub const MANIFEST: &str = crate::index::format::EXPORT_MANIFEST;
 /// `dst_written` (the IRIs as written, null when written canonically).
 pub const LINKS: &str = "links.parquet";
 /// The labels table: `iri` (canonical), `value` (as written), `lang` (lower
-/// case, empty for none).
+/// case, empty for none), `rank` (of the label's predicate, decimal: which label
+/// names the IRI, `indexer::write::label_rank`).
 pub const LABELS: &str = "labels.parquet";
 /// The types table: `iri` (canonical subject), `class` (canonical class IRI).
 pub const TYPES: &str = "types.parquet";
 /// Where the distributed closure writes its components table: `iri` (as
 /// written), `component` (a 64-bit integer shared by the IRIs of one class).
 pub const COMPONENTS: &str = "components";
-/// The version of the export format.
-pub const EXPORT_VERSION: u32 = 1;
+/// The version of the export format (2: the labels table has `rank`).
+pub const EXPORT_VERSION: u32 = 2;
 
 /// What `manifest.json` of an export directory says.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -114,8 +115,10 @@ impl Tables {
                 (!b.canonical).then_some(b.written),
             ])?;
         }
-        for [_, lang, iri, value] in batch.labels().iter() {
-            self.labels.push(&[Some(iri), Some(value), Some(lang)])?;
+        for ([_, lang, iri, value], rank) in batch.labels().iter_ranked() {
+            let rank = rank.to_string();
+            self.labels
+                .push(&[Some(iri), Some(value), Some(lang), Some(&rank)])?;
         }
         for (iri, class) in batch.types() {
             self.types.push(&[Some(iri), Some(class)])?;
@@ -161,7 +164,12 @@ pub fn export_links(
         labels: TableWriter::create(
             &tmp.join(LABELS),
             "labels",
-            &[REQUIRED("iri"), REQUIRED("value"), REQUIRED("lang")],
+            &[
+                REQUIRED("iri"),
+                REQUIRED("value"),
+                REQUIRED("lang"),
+                REQUIRED("rank"),
+            ],
         )
         .map_err(table)?,
         types: TableWriter::create(
@@ -311,19 +319,28 @@ pub fn build_from_components(
     .map_err(input)?;
     flush(&mut pending, &mut first, &mut c).map_err(|e| out_err(&tmp, e))?;
     drop(first);
-    read_table(&dir.join(LABELS), &["iri", "value", "lang"], &mut |row| {
-        let (Some(iri), Some(value), Some(lang)) = (row[0].text(), row[1].text(), row[2].text())
-        else {
-            return Err(not_text(dir, LABELS));
-        };
-        c.labels.push(
-            &normalize_label(value),
-            &lang.to_ascii_lowercase(),
-            iri,
-            value,
-        );
-        Ok(())
-    })
+    read_table(
+        &dir.join(LABELS),
+        &["iri", "value", "lang", "rank"],
+        &mut |row| {
+            let (Some(iri), Some(value), Some(lang), Some(rank)) = (
+                row[0].text(),
+                row[1].text(),
+                row[2].text(),
+                row[3].text().and_then(|r| r.parse::<u16>().ok()),
+            ) else {
+                return Err(not_text(dir, LABELS));
+            };
+            c.labels.push(
+                &normalize_label(value),
+                &lang.to_ascii_lowercase(),
+                iri,
+                value,
+                rank,
+            );
+            Ok(())
+        },
+    )
     .map_err(input)?;
     read_table(&dir.join(TYPES), &["iri", "class"], &mut |row| {
         let (Some(iri), Some(class)) = (row[0].text(), row[1].text()) else {
@@ -346,6 +363,6 @@ pub fn build_from_components(
 fn not_text(dir: &Path, table: &str) -> TableError {
     TableError {
         path: dir.join(table).display().to_string(),
-        message: "a cell that is not UTF-8 text".into(),
+        message: "a cell that is not UTF-8 text (or a rank that is not a number)".into(),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::closure::{Closure, Endpoint};
 use super::statement::{Obj, Sink, Stmt};
-use super::write::Postings;
+use super::write::{label_rank, Postings};
 use crate::index::hash::iri_key_and_check;
 use crate::index::labels::normalize_label;
 use crate::terms::canonical::{canonical_form, canonical_iri, freebase_literal_iri};
@@ -200,6 +200,7 @@ impl Sink for Classifier<'_> {
                         &lang.unwrap_or("").to_ascii_lowercase(),
                         &canonical_form(subject),
                         value,
+                        label_rank(self.labels, p),
                     );
                 }
             }

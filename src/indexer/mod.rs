@@ -46,7 +46,7 @@ use read::read_file;
 use sameas::SameAsWriter;
 pub use stage::Occupant;
 use stage::Stage;
-use write::{write_labels, write_types, Postings, SortedFile, StoreWriter};
+use write::{write_labels, write_names, write_types, Postings, SortedFile, StoreWriter};
 
 /// owl:sameAs.
 pub const OWL_SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
@@ -198,11 +198,18 @@ fn out_err(path: &Path, e: impl std::fmt::Display) -> IndexerError {
     }
 }
 
-/// Types and labels as written by [`write_types_and_labels`]: the type table file,
-/// the number of typed IRIs, (postings, distinct labels).
-type TypesAndLabels = (Option<SortedFile>, u64, (u64, u64));
+/// Types, names and labels as written by [`write_types_and_labels`]: the
+/// table files of types and names, the numbers of typed and named IRIs,
+/// (postings, distinct labels).
+struct TypesAndLabels {
+    files: Vec<SortedFile>,
+    typed_iris: u64,
+    named_iris: u64,
+    labels: (u64, u64),
+}
 
-/// Writes the type index into the store and the label index into `dir`.
+/// Writes the type and name indexes into the store and the label index into
+/// `dir`.
 fn write_types_and_labels(
     store: &StoreWriter,
     dir: &Path,
@@ -212,8 +219,14 @@ fn write_types_and_labels(
 ) -> Result<TypesAndLabels, IndexerError> {
     let (types_file, typed_iris) =
         write_types(store, types, type_names).map_err(|e| out_err(dir, e))?;
+    let (names_file, named_iris) = write_names(store, &postings).map_err(|e| out_err(dir, e))?;
     let labels = write_labels(dir, postings).map_err(|e| out_err(dir, e))?;
-    Ok((types_file, typed_iris, labels))
+    Ok(TypesAndLabels {
+        files: types_file.into_iter().chain(names_file).collect(),
+        typed_iris,
+        named_iris,
+        labels,
+    })
 }
 
 /// What a build writes into `meta.json` besides what it computes: the inputs
@@ -524,17 +537,21 @@ fn finish_index(
         Ok::<_, IndexerError>((found, side))
     })?;
     sameas.finish().map_err(|e| out_err(&tmp, e))?;
-    let (types_file, typed_iris, (postings, distinct)) = side;
+    let TypesAndLabels {
+        files,
+        typed_iris,
+        named_iris,
+        labels: (postings, distinct),
+    } = side;
     counts.typed_iris = typed_iris;
+    counts.named_iris = named_iris;
     counts.labels = postings;
     counts.distinct_labels = distinct;
     counts.iris = found.iris;
     counts.classes = found.classes;
     counts.key_collisions = found.key_collisions;
 
-    store
-        .finish(types_file.into_iter().collect())
-        .map_err(|e| out_err(&tmp, e))?;
+    store.finish(files).map_err(|e| out_err(&tmp, e))?;
     std::fs::remove_dir_all(tmp.join("spill")).ok();
 
     let mut buckets: Vec<(String, u64)> = Vec::new();

@@ -1,6 +1,6 @@
-//! Writes an index directory's files: the RocksDB column family of types as
-//! sorted table files ingested at once (no memtables, no compaction), and the
-//! label FST with its postings. The encodings are
+//! Writes an index directory's files: the RocksDB column families of types and
+//! names as sorted table files ingested at once (no memtables, no compaction),
+//! and the label FST with its postings. The encodings are
 //! `index::format`'s.
 
 use std::io::Write;
@@ -12,8 +12,10 @@ use rocksdb::{
 };
 
 use crate::index::format::{
-    encode_list, encode_postings, iri_key_bytes, CF_TYPES, COLUMN_FAMILIES, LABELS_DAT, LABELS_FST,
+    encode_list, encode_names, encode_postings, iri_key_bytes, CF_NAMES, CF_TYPES, COLUMN_FAMILIES,
+    LABELS_DAT, LABELS_FST,
 };
+use crate::index::hash::iri_key;
 use crate::index::kv::cf_options;
 
 /// The index's files cannot be written.
@@ -141,7 +143,7 @@ impl StoreWriter {
         })
     }
 
-    /// A writer for one column family (`CF_TYPES`).
+    /// A writer for one column family (`CF_TYPES`, `CF_NAMES`).
     pub fn sorted(&self, cf: &'static str) -> Result<SortedWriter<'_>, WriteError> {
         SortedWriter::open(&self.options, &self.path.join("sst"), cf, 0)
     }
@@ -175,18 +177,44 @@ impl StoreWriter {
 }
 
 /// Postings to index, held compactly: the four fields of each posting
-/// (normalised label, language, IRI, label as written) side by side in one arena.
+/// (normalised label, language, IRI, label as written) side by side in one arena,
+/// and the rank of the predicate that gave it (see [`label_rank`]).
 #[derive(Debug, Default, Clone)]
 pub struct Postings {
     text: String,
     /// Start of each posting in `text`, and the ends of its four fields relative
     /// to that start.
     entries: Vec<(u64, [u32; 4])>,
+    /// The rank of each posting's predicate, beside `entries`.
+    ranks: Vec<u16>,
+}
+
+/// Label predicates whose labels are alternatives to a preferred one: they
+/// name an IRI only when no other label predicate does in that language.
+const ALTERNATIVE_LABELS: [&str; 2] = [
+    "http://www.w3.org/2004/02/skos/core#altLabel",
+    "http://www.w3.org/2004/02/skos/core#hiddenLabel",
+];
+
+/// The rank of a label predicate among the build's label predicates (lower is
+/// preferred as a name): its place in the list, after every other predicate
+/// for an alternative one (skos:altLabel, skos:hiddenLabel).
+pub fn label_rank(predicates: &[String], predicate: &str) -> u16 {
+    let place = predicates
+        .iter()
+        .position(|p| p == predicate)
+        .unwrap_or(predicates.len());
+    let rank = if ALTERNATIVE_LABELS.contains(&predicate) {
+        predicates.len() + place
+    } else {
+        place
+    };
+    u16::try_from(rank).unwrap_or(u16::MAX)
 }
 
 impl Postings {
-    /// Adds a posting.
-    pub fn push(&mut self, label: &str, lang: &str, iri: &str, written: &str) {
+    /// Adds a posting given by a predicate of rank `rank`.
+    pub fn push(&mut self, label: &str, lang: &str, iri: &str, written: &str, rank: u16) {
         let start = self.text.len();
         let mut ends = [0u32; 4];
         for (i, field) in [label, lang, iri, written].into_iter().enumerate() {
@@ -194,6 +222,7 @@ impl Postings {
             ends[i] = (self.text.len() - start) as u32;
         }
         self.entries.push((start as u64, ends));
+        self.ranks.push(rank);
     }
 
     /// Moves every posting of `other` here, leaving it empty.
@@ -202,7 +231,14 @@ impl Postings {
         self.text.push_str(&other.text);
         self.entries
             .extend(other.entries.iter().map(|(s, e)| (s + base, *e)));
+        self.ranks.extend_from_slice(&other.ranks);
         other.clear();
+    }
+
+    /// Every posting's fields (normalised label, language, IRI, label as
+    /// written) and rank.
+    pub fn iter_ranked(&self) -> impl Iterator<Item = ([&str; 4], u16)> {
+        self.iter().zip(self.ranks.iter().copied())
     }
 
     /// Every posting's fields: normalised label, language, IRI, label as written.
@@ -214,6 +250,7 @@ impl Postings {
     pub fn clear(&mut self) {
         self.text.clear();
         self.entries.clear();
+        self.ranks.clear();
     }
 
     /// The number of postings.
@@ -238,6 +275,49 @@ impl Postings {
             &self.text[e[2]..e[3]],
         ]
     }
+}
+
+/// Writes the names: per IRI of the postings (by the key of its canonical form,
+/// in key order), per language, the label of the lowest rank (the smallest as
+/// written among those), languages in increasing order. Returns the table file
+/// and the number of IRIs named.
+pub fn write_names(
+    store: &StoreWriter,
+    postings: &Postings,
+) -> Result<(Option<SortedFile>, u64), WriteError> {
+    // (key, language, rank, label as written) of each posting, as indexes
+    let mut order: Vec<(u64, usize)> = postings
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (iri_key(postings.fields(e)[2]), i))
+        .collect();
+    let sort_key = |i: usize| {
+        let [_, lang, _, written] = postings.fields(&postings.entries[i]);
+        (lang, postings.ranks[i], written)
+    };
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| sort_key(a.1).cmp(&sort_key(b.1)))
+    });
+    let mut names_cf = store.sorted(CF_NAMES)?;
+    let mut named = 0;
+    let mut value = Vec::new();
+    for group in order.chunk_by(|a, b| a.0 == b.0) {
+        value.clear();
+        let mut chosen: Vec<(&str, &str)> = Vec::new();
+        for &(_, i) in group {
+            let (lang, _, written) = sort_key(i);
+            // the first of each language is its lowest rank
+            if chosen.last().is_none_or(|(l, _)| *l != lang) {
+                chosen.push((lang, written));
+            }
+        }
+        encode_names(chosen, &mut value);
+        names_cf.put(&iri_key_bytes(group[0].0), &value)?;
+        named += 1;
+    }
+    Ok((names_cf.finish()?, named))
 }
 
 /// Writes `labels.fst` and `labels.dat` into `dir` from postings (any order);
@@ -339,9 +419,9 @@ mod tests {
             // a duplicate counts once
             ("Café", "fr", "http://x.org/cafe"),
         ] {
-            batch.push(&normalize_label(label), lang, iri, label);
+            batch.push(&normalize_label(label), lang, iri, label, 0);
         }
-        postings.push("zzz", "", "http://x.org/z", "zzz");
+        postings.push("zzz", "", "http://x.org/z", "zzz", 0);
         postings.append(&mut batch);
         assert!(batch.is_empty());
         assert_eq!(postings.len(), 6);
@@ -357,6 +437,62 @@ mod tests {
             labels.fuzzy("Duglas Adams", 1, None).expect("fuzzy").len(),
             3
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn names_keep_per_language_the_label_of_the_preferred_predicate() {
+        let predicates: Vec<String> = crate::indexer::DEFAULT_LABELS
+            .iter()
+            .map(|p| (*p).to_string())
+            .collect();
+        let rank = |p: &str| label_rank(&predicates, p);
+        let skos = "http://www.w3.org/2004/02/skos/core#";
+        assert_eq!(rank("http://www.w3.org/2000/01/rdf-schema#label"), 0);
+        assert_eq!(rank("http://schema.org/name"), 4);
+        assert_eq!(rank(&format!("{skos}altLabel")), 5 + 2, "after every other");
+        assert_eq!(rank(&format!("{skos}hiddenLabel")), 5 + 5);
+
+        let dir = std::env::temp_dir().join(format!("qajudge-names-{}", std::process::id()));
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).expect("clean");
+        }
+        let store = StoreWriter::create(&dir).expect("store");
+        let mut postings = Postings::default();
+        let q76 = "http://www.wikidata.org/entity/Q76";
+        for (label, lang, iri, rank) in [
+            ("Obama", "en", q76, rank(&format!("{skos}altLabel"))),
+            ("Barack Obama", "en", q76, 0),
+            ("B. Obama", "en", q76, 0),
+            ("Barack Obama", "de", q76, 4),
+            ("Ann", "", "http://x.org/ann", 0),
+        ] {
+            postings.push(&normalize_label(label), lang, iri, label, rank);
+        }
+        let (file, named) = write_names(&store, &postings).expect("written");
+        assert_eq!(named, 2);
+        store.finish(file.into_iter().collect()).expect("ingested");
+        let read = crate::index::kv::Store::open(&dir, crate::index::format::FORMAT_VERSION)
+            .expect("opens");
+        let names = |iri: &str| {
+            read.with(CF_NAMES, &iri_key_bytes(iri_key(iri)), |v| {
+                v.map(crate::index::format::decode_names)
+            })
+            .expect("read")
+        };
+        let pairs = |v: &[(&str, &str)]| {
+            v.iter()
+                .map(|(l, n)| ((*l).to_string(), (*n).to_string()))
+                .collect::<Vec<_>>()
+        };
+        // per language one label: the lowest rank, then the smallest as written
+        assert_eq!(
+            names(q76),
+            Some(pairs(&[("de", "Barack Obama"), ("en", "B. Obama")]))
+        );
+        assert_eq!(names("http://x.org/ann"), Some(pairs(&[("", "Ann")])));
+        assert_eq!(names("http://x.org/nobody"), None);
+        drop(read);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -323,8 +323,13 @@ impl QuestionFeatures {
 
 impl QuestionFeatures {
     /// The features of every question of a benchmark, in its order (markings
-    /// as `annotate` derives them, names from local names).
-    pub fn of_dataset(dataset: &crate::model::Dataset, lang: &str) -> Vec<QuestionFeatures> {
+    /// as `annotate` derives them; names through `label` when it knows them,
+    /// else from local names).
+    pub fn of_dataset(
+        dataset: &crate::model::Dataset,
+        lang: &str,
+        label: Option<LabelLookup<'_>>,
+    ) -> Vec<QuestionFeatures> {
         let opts = crate::matching::MatchOptions::default();
         dataset
             .questions
@@ -332,7 +337,7 @@ impl QuestionFeatures {
             .map(|q| {
                 let (annotation, walked) =
                     crate::annotate::annotate_walked(q, opts, crate::annotate::MarkingStyle::Judge);
-                QuestionFeatures::compute(q, &annotation, walked.as_ref(), lang, None)
+                QuestionFeatures::compute(q, &annotation, walked.as_ref(), lang, label)
             })
             .collect()
     }

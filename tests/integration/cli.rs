@@ -59,7 +59,10 @@ fn demo_json_report_has_the_hand_computed_figures() {
     assert_eq!(report["profile"], "judge");
     assert_eq!(report["gold"]["format"], "qald-json");
     assert_eq!(report["gold"]["questions"], 13);
-    assert_eq!(report["index"]["format_version"], 4);
+    assert_eq!(
+        report["index"]["format_version"],
+        qajudge::index::format::FORMAT_VERSION
+    );
     // which build: its meta.json's SHA-256 and its inputs with their checksums
     let sha = report["index"]["meta_sha256"].as_str().unwrap_or_default();
     assert!(

@@ -19,6 +19,7 @@ mod index;
 mod inputs;
 mod leaderboard;
 mod live_text2sparql;
+mod names;
 mod official;
 mod outputs;
 mod paper;

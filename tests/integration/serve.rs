@@ -264,7 +264,10 @@ fn every_route_bad_inputs_and_a_restart() {
     let (status, h) = get(&s, "/api/v1/health");
     assert_eq!(status, 200);
     assert_eq!(h["status"], "ok");
-    assert_eq!(h["index"]["format_version"], 4);
+    assert_eq!(
+        h["index"]["format_version"],
+        qajudge::index::format::FORMAT_VERSION
+    );
 
     // sameas: GET and a POST batch; an unknown IRI is a class of one
     let (status, c) = get(
@@ -434,7 +437,10 @@ fn every_route_bad_inputs_and_a_restart() {
     let done = wait(&s, &created);
     assert_eq!(done["status"], "done", "{done}");
     let report = &done["report"];
-    assert_eq!(report["index"]["format_version"], 4);
+    assert_eq!(
+        report["index"]["format_version"],
+        qajudge::index::format::FORMAT_VERSION
+    );
     let qa = &report["runs"][0]["experiments"]["qa"]["aggregate"];
     // the same figures as the command line with the index (tests/integration/cli.rs)
     assert!(

@@ -130,6 +130,11 @@ fn spark_components_build_the_index_one_machine_builds() {
         "http://dbpedia.org/resource/Douglas_Adams",
     ] {
         assert_eq!(a.types(iri).unwrap(), b.types(iri).unwrap(), "{iri}");
+        // the names, whose choice follows the label predicates' ranks, which
+        // the export carries
+        let names = a.names(iri).unwrap();
+        assert!(!names.is_empty(), "{iri} has labels");
+        assert_eq!(names, b.names(iri).unwrap(), "{iri}");
     }
     std::fs::remove_dir_all(&tmp).ok();
 }
