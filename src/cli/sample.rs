@@ -148,12 +148,14 @@ struct Printed<'a> {
 /// Where a benchmark question came from: its benchmark and its index there.
 type Origin = (usize, usize);
 
-/// Every input in one features graph; the benchmarks read and where each of
-/// their questions is.
+/// Every input in one features graph, made for the selection `query` (its
+/// store holds what the query reads, the graph everything); the benchmarks
+/// read and where each of their questions is.
 fn build(
     args: &SampleArgs,
+    query: &str,
 ) -> anyhow::Result<(ScratchGraph, Vec<Dataset>, HashMap<String, Origin>)> {
-    let graph = ScratchGraph::new()?;
+    let graph = ScratchGraph::for_query(query)?;
     let mut inputs: Vec<&PathBuf> = args.inputs.iter().collect();
     inputs.extend(args.gold.iter());
     if inputs.is_empty() {
@@ -250,7 +252,7 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
     }
     let (query, source) = selection(&args)?;
     check_out(&args.out)?;
-    let (graph, datasets, origins) = build(&args)?;
+    let (graph, datasets, origins) = build(&args, &query)?;
     let out = graph.execute(&query, ExecOptions::default());
     if !out.status.answered() || out.message.is_some() {
         bail!(

@@ -13,7 +13,7 @@ use spargebra::algebra::{
 use spargebra::Query;
 
 /// A node of the algebra, borrowed.
-enum Node<'a> {
+pub(super) enum Node<'a> {
     Pattern(&'a GraphPattern),
     Expr(&'a Expression),
     Path(&'a PropertyPathExpression),
@@ -40,15 +40,20 @@ pub fn depth(query: &Query, limit: usize) -> usize {
         if d > limit {
             return d;
         }
-        let mut push = |n| children.push(n);
-        match node {
-            Node::Pattern(p) => pattern_children(p, &mut push),
-            Node::Expr(e) => expression_children(e, &mut push),
-            Node::Path(p) => path_children(p, &mut push),
-        }
+        node_children(&node, &mut |n| children.push(n));
         stack.extend(children.drain(..).map(|n| (n, d + 1)));
     }
     deepest
+}
+
+/// Gives `push` every child of `node`: the patterns, expressions and paths it
+/// holds (a basic graph pattern's triples and VALUES' rows are not nodes).
+pub(super) fn node_children<'a>(node: &Node<'a>, push: &mut impl FnMut(Node<'a>)) {
+    match node {
+        Node::Pattern(p) => pattern_children(p, push),
+        Node::Expr(e) => expression_children(e, push),
+        Node::Path(p) => path_children(p, push),
+    }
 }
 
 fn aggregate_children<'a>(a: &'a AggregateExpression, push: &mut impl FnMut(Node<'a>)) {

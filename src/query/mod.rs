@@ -5,12 +5,13 @@
 //! algebra's depth after: `depth`), on a stack deep enough for it (`parse`),
 //! and gives what the rest of the crate needs without spargebra's types: the
 //! walk of the whole algebra (`walk`, with GERBIL's walk in `gerbil`), the text
-//! a standard SPARQL 1.1 store executes (`executable`), and the algebra
-//! rewritten with the store guard's counting functions (`ticks`).
+//! a standard SPARQL 1.1 store executes (`executable`), the algebra rewritten
+//! with the store guard's counting functions (`ticks`), and the predicates a
+//! query can read (`predicates`).
 //!
 //! Entry points: [`walk()`], [`executable()`], [`orders`], [`check_bounds`],
-//! [`check_executable_bounds`], [`parse_on_this_thread`] and
-//! [`ticks::with_ticks`]; every read that fails is a [`SparqlError`].
+//! [`check_executable_bounds`], [`parse_on_this_thread`], [`read_predicates`]
+//! and [`ticks::with_ticks`]; every read that fails is a [`SparqlError`].
 
 pub mod bounds;
 mod depth;
@@ -18,12 +19,14 @@ pub mod dialect;
 mod executable;
 mod gerbil;
 mod parse;
+mod predicates;
 pub mod ticks;
 mod walk;
 
 pub use executable::{executable, orders, Executable};
 pub use gerbil::GerbilWalk;
 pub use parse::{check_bounds, check_executable_bounds, parse_on_this_thread};
+pub use predicates::read_predicates;
 pub use walk::{walk, Form, Node, Walked};
 
 /// A query that cannot be read.

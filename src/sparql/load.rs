@@ -1,11 +1,13 @@
 //! Loading RDF files into the embedded store: each file's format from its
 //! name, decompressed as its extension says, parsed by oxigraph with its syntax
-//! errors located (file, line, column), inserted in batches into the default
-//! graph, and hashed (SHA-256 of the stored bytes) for the report's provenance.
+//! errors located (file, line, column) on a thread of its own while the
+//! caller's inserts the batches it hands over into the default graph, and
+//! hashed (SHA-256 of the stored bytes) for the report's provenance.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::mpsc::{sync_channel, SyncSender};
 
 use oxigraph::io::{RdfFormat, RdfParseError, RdfParser};
 use oxigraph::model::{GraphName, Quad};
@@ -29,20 +31,40 @@ impl<R: Read> Read for Hashing<R> {
     }
 }
 
-/// Statements inserted per store call.
-const LOAD_BATCH: usize = 1 << 16;
+/// Statements per batch handed from the parsing thread to the caller's.
+const LOAD_BATCH: usize = 1 << 13;
+/// Batches that may wait to be inserted (bounds the memory of a load).
+const BATCHES_WAITING: usize = 8;
 
-/// Loads one file; returns its sha256, its statement count and its size.
+/// What the parsing thread hands over: a batch of statements and the stored
+/// bytes read so far, or the error that ends the file.
+type Parsed = Result<(Vec<Quad>, u64), KgError>;
+
+/// Loads one file into `store`; returns its sha256, its statement count and
+/// its size.
 pub(super) fn load_file(
     store: &Store,
     path: &Path,
     progress: &dyn Fn(u64),
 ) -> Result<(String, u64, u64), KgError> {
+    read_file(path, progress, &mut |batch| {
+        store
+            .extend(batch)
+            .map_err(|e| KgError::Store(e.to_string()))
+    })
+}
+
+/// Reads one file's statements (in the default graph, blank nodes renamed)
+/// and hands them to `sink` in batches, in the file's order; returns its
+/// sha256, its statement count and its size. The file is read, decompressed
+/// and parsed on a thread of its own while `sink` runs on the caller's, so
+/// that parsing and inserting take a core each.
+pub(super) fn read_file(
+    path: &Path,
+    progress: &dyn Fn(u64),
+    sink: &mut dyn FnMut(Vec<Quad>) -> Result<(), KgError>,
+) -> Result<(String, u64, u64), KgError> {
     let name = path.display().to_string();
-    let read_err = |source| KgError::Read {
-        path: name.clone(),
-        source,
-    };
     let lower = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -51,28 +73,79 @@ pub(super) fn load_file(
     let format = crate::indexer::rdf_media_type(path)
         .and_then(RdfFormat::from_media_type)
         .ok_or_else(|| KgError::Format { path: name.clone() })?;
-    let file = File::open(path).map_err(read_err)?;
+    let file = File::open(path).map_err(|source| KgError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Parsed>(BATCHES_WAITING);
+        let parsing = std::thread::Builder::new()
+            .name("qajudge-rdf-parse".into())
+            .spawn_scoped(scope, || parse_into(file, format, &lower, &name, tx))
+            .map_err(|e| KgError::Store(format!("cannot start the parsing thread: {e}")))?;
+        let mut statements = 0u64;
+        let mut received = || -> Result<(), KgError> {
+            for parsed in &rx {
+                let (batch, bytes) = parsed?;
+                statements += batch.len() as u64;
+                sink(batch)?;
+                progress(bytes);
+            }
+            Ok(())
+        };
+        let result = received();
+        // a failed sink stops the parser at its next batch
+        drop(rx);
+        let hashed = parsing
+            .join()
+            .map_err(|_| KgError::Store("the file reader panicked".into()))?;
+        result?;
+        let (sha256, bytes) = hashed?;
+        Ok((sha256, statements, bytes))
+    })
+}
+
+/// The parsing thread: reads, hashes, decompresses and parses `file`, sending
+/// batches until the file ends, an error (sent too) or a closed channel;
+/// returns the sha256 and size of the stored bytes.
+fn parse_into(
+    file: File,
+    format: RdfFormat,
+    lower: &str,
+    name: &str,
+    tx: SyncSender<Parsed>,
+) -> Result<(String, u64), KgError> {
     let hashing = std::sync::Arc::new(std::sync::Mutex::new(Hashing {
         inner: file,
         hasher: crate::digest::Sha256Hasher::new(),
         bytes: 0,
     }));
-    let shared = SharedReader(hashing.clone());
-    let text =
-        crate::indexer::decompressed_reader(&lower, BufReader::new(shared)).map_err(read_err)?;
-    let mut statements = 0u64;
-    let mut batch: Vec<Quad> = Vec::with_capacity(LOAD_BATCH);
-    let flush = |batch: &mut Vec<Quad>| -> Result<(), KgError> {
-        store
-            .extend(batch.drain(..))
-            .map_err(|e| KgError::Store(e.to_string()))
+    let read_bytes = || hashing.lock().map_or(0, |h| h.bytes);
+    let text = match crate::indexer::decompressed_reader(
+        lower,
+        BufReader::new(SharedReader(hashing.clone())),
+    ) {
+        Ok(text) => text,
+        Err(source) => {
+            let _ = tx.send(Err(KgError::Read {
+                path: name.to_string(),
+                source,
+            }));
+            return Ok((String::new(), 0));
+        }
     };
+    let mut batch: Vec<Quad> = Vec::with_capacity(LOAD_BATCH);
     for quad in RdfParser::from_format(format)
         .rename_blank_nodes()
         .for_reader(text)
     {
-        let quad = quad.map_err(|e| parse_error(&name, e))?;
-        statements += 1;
+        let quad = match quad {
+            Ok(quad) => quad,
+            Err(e) => {
+                let _ = tx.send(Err(parse_error(name, e)));
+                return Ok((String::new(), 0));
+            }
+        };
         batch.push(Quad::new(
             quad.subject,
             quad.predicate,
@@ -80,15 +153,20 @@ pub(super) fn load_file(
             GraphName::DefaultGraph,
         ));
         if batch.len() == LOAD_BATCH {
-            flush(&mut batch)?;
-            progress(hashing.lock().map_or(0, |h| h.bytes));
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(LOAD_BATCH));
+            if tx.send(Ok((full, read_bytes()))).is_err() {
+                return Ok((String::new(), 0));
+            }
         }
     }
-    flush(&mut batch)?;
+    let bytes = read_bytes();
+    if !batch.is_empty() {
+        let _ = tx.send(Ok((batch, bytes)));
+    }
     let h = hashing
         .lock()
         .map_err(|_| KgError::Store("the file reader panicked".into()))?;
-    Ok((h.hasher.hex(), statements, h.bytes))
+    Ok((h.hasher.hex(), h.bytes))
 }
 
 /// The hashing reader, shared so that its tally can be read during the load.
