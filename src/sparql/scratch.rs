@@ -16,7 +16,7 @@
 //! reads other predicates gets a store rebuilt, in the original order, with
 //! them; the statements read back come from the whole graph.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
@@ -170,63 +170,66 @@ impl ScratchGraph {
 
     /// Every statement whose subject is one of `subjects` (IRIs) and whose
     /// object is not a blank node, subject by subject in the given order, each
-    /// subject's sorted by predicate and object (a statement given twice is
-    /// there once).
+    /// subject's sorted by predicate and object, read from a store (terms as
+    /// the store gives them back).
     pub fn about(&self, subjects: &[String]) -> Vec<Statement> {
         let inner = self.inner();
+        if inner.admitted.is_none() {
+            return about_in(&inner.store, subjects);
+        }
+        // the statements of these subjects into a store of their own
         let wanted: HashSet<&str> = subjects.iter().map(String::as_str).collect();
-        let mut found: HashMap<&str, Vec<(String, String, Statement)>> = HashMap::new();
-        let mut keep = |subject: &str, predicate: &NamedNode, object: &oxigraph::model::Term| {
-            if object.is_blank_node() {
-                return;
-            }
-            if let Some(s) = wanted.get(subject) {
-                found.entry(s).or_default().push((
-                    predicate.as_str().to_string(),
-                    object.to_string(),
-                    Statement {
-                        subject: subject.to_string(),
-                        predicate: predicate.as_str().to_string(),
-                        object: term(object),
-                    },
-                ));
-            }
+        let Ok(store) = new_store() else {
+            return Vec::new();
         };
-        match inner.admitted {
-            None => {
-                for s in subjects {
-                    let Ok(node) = NamedNodeRef::new(s) else {
-                        continue;
-                    };
-                    for q in inner
-                        .store
-                        .quads_for_pattern(Some(node.into()), None, None, None)
-                        .filter_map(Result::ok)
-                    {
-                        keep(s, &q.predicate, &q.object);
-                    }
-                }
-            }
-            Some(_) => {
-                for q in &inner.all {
-                    if let NamedOrBlankNode::NamedNode(n) = &q.subject {
-                        keep(n.as_str(), &q.predicate, &q.object);
-                    }
-                }
-            }
+        let mut t = match store.start_transaction() {
+            Ok(t) => t,
+            Err(_) => return Vec::new(),
+        };
+        t.extend(
+            inner
+                .all
+                .iter()
+                .filter(|q| {
+                    matches!(&q.subject, NamedOrBlankNode::NamedNode(n) if wanted.contains(n.as_str()))
+                })
+                .map(Quad::as_ref),
+        );
+        if t.commit().is_err() {
+            return Vec::new();
         }
-        for these in found.values_mut() {
-            these.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-            these.dedup_by(|a, b| (&a.0, &a.1) == (&b.0, &b.1));
-        }
-        let mut out = Vec::new();
-        for s in subjects {
-            if let Some(these) = found.get(s.as_str()) {
-                out.extend(these.iter().map(|(_, _, st)| st.clone()));
-            }
-        }
-        out
+        about_in(&store, subjects)
     }
+}
+
+/// [`ScratchGraph::about`] on one store.
+fn about_in(store: &Store, subjects: &[String]) -> Vec<Statement> {
+    let mut out = Vec::new();
+    for s in subjects {
+        let Ok(node) = NamedNodeRef::new(s) else {
+            continue;
+        };
+        let mut these: Vec<(String, String, Statement)> = store
+            .quads_for_pattern(Some(node.into()), None, None, None)
+            .filter_map(Result::ok)
+            .filter(|q| !q.object.is_blank_node())
+            .map(|q| {
+                let object = term(&q.object);
+                (
+                    q.predicate.as_str().to_string(),
+                    q.object.to_string(),
+                    Statement {
+                        subject: s.clone(),
+                        predicate: q.predicate.as_str().to_string(),
+                        object,
+                    },
+                )
+            })
+            .collect();
+        these.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        out.extend(these.into_iter().map(|(_, _, st)| st));
+    }
+    out
 }
 
 impl Inner {
