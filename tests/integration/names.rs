@@ -220,8 +220,7 @@ fn an_index_of_format_4_opens_without_names_and_features_ask_to_rebuild_it() {
     assert!(obama.class_size > 1, "{obama:?}");
     let err = index
         .name("http://www.wikidata.org/entity/Q76", "en", 1000)
-        .err()
-        .expect("no names");
+        .expect_err("no names");
     assert!(matches!(err, IndexError::NoNames { found: 4, .. }), "{err}");
     drop(index);
 
