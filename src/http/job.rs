@@ -140,9 +140,9 @@ pub fn evaluate_job(
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: Some(&worker.golds),
     };
-    let features = job
-        .explain_failures
-        .then(|| QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en"), None));
+    let features = job.explain_failures.then(|| {
+        QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en"), None)
+    });
     let eval_job = EvalJob {
         gold_name: job.gold_name,
         gold,

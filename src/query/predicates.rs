@@ -31,18 +31,18 @@ pub fn read_predicates(query: &str) -> Option<BTreeSet<String>> {
 }
 
 fn predicates_of(query: &Query) -> Option<BTreeSet<String>> {
-    let pattern = match query {
-        Query::Select {
-            dataset: None,
-            pattern,
-            ..
-        }
-        | Query::Ask {
-            dataset: None,
-            pattern,
-            ..
-        } => pattern,
-        _ => return None,
+    let (Query::Select {
+        dataset: None,
+        pattern,
+        ..
+    }
+    | Query::Ask {
+        dataset: None,
+        pattern,
+        ..
+    }) = query
+    else {
+        return None;
     };
     let mut found = BTreeSet::new();
     let mut stack = vec![Node::Pattern(pattern)];

@@ -182,9 +182,8 @@ impl ScratchGraph {
         let Ok(store) = new_store() else {
             return Vec::new();
         };
-        let mut t = match store.start_transaction() {
-            Ok(t) => t,
-            Err(_) => return Vec::new(),
+        let Ok(mut t) = store.start_transaction() else {
+            return Vec::new();
         };
         t.extend(
             inner
