@@ -296,7 +296,7 @@ fn part_of_speech_flags_agree_with_qaldgendata() {
     let recorded = qaldgen(&data.join("qaldgen/QaldGen-RDF.ttl.gz"));
     let by_text = qald9_by_text(&recorded);
     let ours = qald9_train(&data);
-    let (mut agree, mut flags, mut questions, mut whole) = (0, 0, 0, 0);
+    let (mut agree, mut flags, mut questions, mut whole) = (0usize, 0usize, 0, 0usize);
     let mut per_tag: BTreeMap<&str, usize> = BTreeMap::new();
     for f in &ours {
         let Some(text) = f.text.as_deref() else {
