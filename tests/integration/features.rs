@@ -155,24 +155,10 @@ fn qald9_train_features_agree_with_qaldgendata() {
     let data = require_data!();
     let recorded = qaldgen(&data.join("qaldgen/QaldGen-RDF.ttl.gz"));
     assert_eq!(recorded.len(), 5543);
-    let mut by_text: BTreeMap<String, Vec<&Recorded>> = BTreeMap::new();
-    for r in recorded.iter().filter(|r| r.origin == "qald9") {
-        by_text
-            .entry(r.text.trim().to_string())
-            .or_default()
-            .push(r);
-    }
     let ours = qald9_train(&data);
     let mut checks: BTreeMap<&str, Agreement> = BTreeMap::new();
     let mut matched = 0;
-    for f in &ours {
-        let Some(text) = f.text.as_deref() else {
-            continue;
-        };
-        // a text QaldGenData holds twice (train and test) is ambiguous: skipped
-        let Some([r]) = by_text.get(text.trim()).map(Vec::as_slice) else {
-            continue;
-        };
+    for (f, r) in matched_by_text(&ours, &recorded) {
         matched += 1;
         let id = f.id.as_str();
         checks
@@ -277,9 +263,12 @@ fn qald9_train_features_agree_with_qaldgendata() {
     assert_eq!(disagreeing, ["209", "236", "56", "79"]);
 }
 
-/// QaldGenData's QALD-9 questions (train and test, by their text) as the
-/// recorded questions each text names once.
-fn qald9_by_text(recorded: &[Recorded]) -> BTreeMap<String, Vec<&Recorded>> {
+/// Our questions paired with QaldGenData's QALD-9 question of the same text;
+/// a text QaldGenData holds twice (train and test) is ambiguous: skipped.
+fn matched_by_text<'a, 'b>(
+    ours: &'a [QuestionFeatures],
+    recorded: &'b [Recorded],
+) -> Vec<(&'a QuestionFeatures, &'b Recorded)> {
     let mut by_text: BTreeMap<String, Vec<&Recorded>> = BTreeMap::new();
     for r in recorded.iter().filter(|r| r.origin == "qald9") {
         by_text
@@ -287,24 +276,24 @@ fn qald9_by_text(recorded: &[Recorded]) -> BTreeMap<String, Vec<&Recorded>> {
             .or_default()
             .push(r);
     }
-    by_text
+    ours.iter()
+        .filter_map(
+            |f| match by_text.get(f.text.as_deref()?.trim())?.as_slice() {
+                [r] => Some((f, *r)),
+                _ => None,
+            },
+        )
+        .collect()
 }
 
 #[test]
 fn part_of_speech_flags_agree_with_qaldgendata() {
     let data = require_data!();
     let recorded = qaldgen(&data.join("qaldgen/QaldGen-RDF.ttl.gz"));
-    let by_text = qald9_by_text(&recorded);
     let ours = qald9_train(&data);
     let (mut agree, mut flags, mut questions, mut whole) = (0usize, 0usize, 0, 0usize);
     let mut per_tag: BTreeMap<&str, usize> = BTreeMap::new();
-    for f in &ours {
-        let Some(text) = f.text.as_deref() else {
-            continue;
-        };
-        let Some([r]) = by_text.get(text.trim()).map(Vec::as_slice) else {
-            continue;
-        };
+    for (f, r) in matched_by_text(&ours, &recorded) {
         questions += 1;
         let mut all = true;
         for tag in TAGS {
