@@ -553,10 +553,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let features = args
         .explain_failures
         .then(|| {
-            super::features::features_of(
+            crate::sample::named::features_named_if_possible(
                 &gold,
                 args.lang.as_deref().unwrap_or("en"),
-                index.as_ref().filter(|i| i.has_names()),
+                index.as_ref(),
                 args.max_class_size,
             )
         })

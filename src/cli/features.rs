@@ -2,20 +2,17 @@
 //! every question of a benchmark (docs/features.md), as a table, CSV (one row per
 //! question, fixed columns), a JSON array or Turtle in QaldGenData's
 //! vocabularies. The computation is `crate::sample::features` (and
-//! `crate::sample::vocab` for the statements); this file reads the file, names
-//! IRIs through an index when one is given ([`features_of`], also used by
-//! `sample` and `evaluate --explain-failures`) and writes the output.
+//! `crate::sample::vocab` for the statements, `crate::sample::named` for names
+//! from an index); this file reads the file and writes the output.
 
 use super::outln;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::eval::DEFAULT_MAX_CLASS_SIZE;
-use crate::index::{Index, IndexError};
+use crate::index::Index;
 use crate::model::Dataset;
 use crate::sample::vocab::{self, Fact};
 use crate::sample::QuestionFeatures;
@@ -263,88 +260,17 @@ pub(super) fn turtle(statements: &[Statement]) -> anyhow::Result<Vec<u8>> {
     Ok(serialize(statements, Syntax::Turtle, &vocab::PREFIXES)?)
 }
 
-/// Names IRIs by an index's labels for the feature computation, remembering
-/// each IRI's name and the first error (the lookup itself cannot fail: an IRI
-/// whose name cannot be read is named by its local name, and the error is
-/// returned by [`IndexNames::finish`]).
-struct IndexNames<'a> {
-    index: &'a Index,
-    lang: &'a str,
-    max_class: usize,
-    known: RefCell<HashMap<String, Option<String>>>,
-    error: RefCell<Option<IndexError>>,
-}
-
-impl<'a> IndexNames<'a> {
-    fn new(index: &'a Index, lang: &'a str, max_class: usize) -> Self {
-        IndexNames {
-            index,
-            lang,
-            max_class,
-            known: RefCell::default(),
-            error: RefCell::default(),
-        }
-    }
-
-    /// The name of an IRI (see `Index::name`), `None` when the index has none.
-    fn lookup(&self, iri: &str) -> Option<String> {
-        if let Some(known) = self.known.borrow().get(iri) {
-            return known.clone();
-        }
-        if self.error.borrow().is_some() {
-            return None;
-        }
-        let name = match self.index.name(iri, self.lang, self.max_class) {
-            Ok(name) => name,
-            Err(e) => {
-                *self.error.borrow_mut() = Some(e);
-                return None;
-            }
-        };
-        self.known
-            .borrow_mut()
-            .insert(iri.to_string(), name.clone());
-        name
-    }
-
-    /// The first error met, if any.
-    fn finish(self) -> Result<(), IndexError> {
-        self.error.into_inner().map_or(Ok(()), Err)
-    }
-}
-
-/// The features of every question of a benchmark, with names from `index`'s
-/// labels when given (an index without names is an error that says to rebuild
-/// it; an IRI's owl:sameAs class is looked through up to `max_class` IRIs),
-/// else from local names.
-pub(super) fn features_of(
-    dataset: &Dataset,
-    lang: &str,
-    index: Option<&Index>,
-    max_class: usize,
-) -> Result<Vec<QuestionFeatures>, IndexError> {
-    let Some(index) = index else {
-        return Ok(QuestionFeatures::of_dataset(dataset, lang, None));
-    };
-    if !index.has_names() {
-        return Err(IndexError::NoNames {
-            path: index.dir().to_path_buf(),
-            found: index.meta().format_version,
-        });
-    }
-    let names = IndexNames::new(index, lang, max_class);
-    let lookup = |iri: &str| names.lookup(iri);
-    let all = QuestionFeatures::of_dataset(dataset, lang, Some(&lookup));
-    names.finish()?;
-    Ok(all)
-}
-
 /// Runs `qajudge features`.
 pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
     crate::sample::pos::warm();
     let dataset = super::load(&args.gold)?;
     let index = args.index.as_deref().map(Index::open).transpose()?;
-    let all = features_of(&dataset, &args.lang, index.as_ref(), DEFAULT_MAX_CLASS_SIZE)?;
+    let all = crate::sample::named::features_of(
+        &dataset,
+        &args.lang,
+        index.as_ref(),
+        DEFAULT_MAX_CLASS_SIZE,
+    )?;
     match args.format {
         FeaturesFormat::Turtle => {
             let bytes = turtle(&statements(&dataset, &all, &origin(&args.gold)))?;

@@ -181,7 +181,7 @@ fn build(
         .transpose()?;
     for path in benchmarks {
         let dataset = super::load(path)?;
-        let all = super::features::features_of(
+        let all = crate::sample::named::features_of(
             &dataset,
             &args.lang,
             index.as_ref(),

@@ -181,11 +181,15 @@ pub enum JobError {
         /// Why it could not be asked.
         source: SystemError,
     },
+    /// The index could not be read while naming the gold's IRIs for the
+    /// failure explanation (a storage error, not a bad input).
+    Index(crate::index::IndexError),
 }
 
 impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            JobError::Index(e) => write!(f, "naming the gold's IRIs by the index's labels: {e}"),
             JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
             JobError::Unpaired {
                 name,
@@ -214,7 +218,7 @@ impl std::error::Error for JobError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JobError::System { source, .. } => source.source(),
-            JobError::RunFailed { .. } | JobError::Unpaired { .. } => None,
+            JobError::RunFailed { .. } | JobError::Unpaired { .. } | JobError::Index(_) => None,
         }
     }
 }

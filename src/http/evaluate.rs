@@ -317,6 +317,7 @@ pub async fn evaluate(
                     ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
                 }
                 JobError::Unpaired { .. } => ApiError::new(ErrorCode::BadRun, e.to_string()),
+                JobError::Index(_) => ApiError::internal(e.to_string()),
             })?;
             Ok(HttpResponse::Ok().json(report))
         }

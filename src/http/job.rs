@@ -16,7 +16,6 @@ use crate::eval::{IndexRef, Options, Report};
 use crate::index::Index;
 use crate::live::{Asking, LiveOptions};
 use crate::model::Dataset;
-use crate::sample::QuestionFeatures;
 use crate::sparql::{ExecOptions, Executing, KnowledgeGraph};
 
 /// A run to evaluate: a parsed file, or a live system to ask.
@@ -140,9 +139,20 @@ pub fn evaluate_job(
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: Some(&worker.golds),
     };
-    let features = job.explain_failures.then(|| {
-        QuestionFeatures::of_dataset(&gold, job.options.lang.as_deref().unwrap_or("en"), None)
-    });
+    // names from the index's labels when it has them, as the CLI's
+    // `evaluate --explain-failures`
+    let features = job
+        .explain_failures
+        .then(|| {
+            crate::sample::named::features_named_if_possible(
+                &gold,
+                job.options.lang.as_deref().unwrap_or("en"),
+                worker.index.as_deref(),
+                job.options.max_class_size,
+            )
+        })
+        .transpose()
+        .map_err(JobError::Index)?;
     let eval_job = EvalJob {
         gold_name: job.gold_name,
         gold,

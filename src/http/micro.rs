@@ -169,19 +169,35 @@ pub async fn features(state: web::Data<AppState>, name: web::Path<String>) -> Ap
         )));
     };
     let slot = Slot::take()?;
-    let questions = web::block(move || {
+    let index = state.index.clone();
+    let questions = web::block(move || -> Result<Vec<Value>, ApiError> {
         let _slot = slot;
-        QuestionFeatures::of_dataset(&benchmark.dataset, "en", None)
+        Ok(named_features(&benchmark.dataset, index.as_deref())?
             .iter()
             .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
-            .collect::<Vec<Value>>()
+            .collect())
     })
     .await
-    .map_err(internal)?;
+    .map_err(internal)??;
     Ok(HttpResponse::Ok().json(BenchmarkFeatures {
         benchmark: name,
         questions,
     }))
+}
+
+/// The features of a benchmark's questions in English, with names from the
+/// server's index when it holds names (else local names; docs/features.md).
+fn named_features(
+    dataset: &crate::model::Dataset,
+    index: Option<&crate::index::Index>,
+) -> Result<Vec<QuestionFeatures>, ApiError> {
+    crate::sample::named::features_named_if_possible(
+        dataset,
+        "en",
+        index,
+        crate::eval::DEFAULT_MAX_CLASS_SIZE,
+    )
+    .map_err(internal)
 }
 
 /// Checks a body's options: the method, the features, k-means' bounds.
@@ -292,6 +308,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         filter.as_ref().map(|(s, f)| (s.as_str(), f.as_slice())),
     );
     let slot = Slot::take()?;
+    let index = state.index.clone();
     let drawn = web::block(move || -> Result<(draw::Summary, Vec<Option<String>>), ApiError> {
         let _slot = slot;
         let (origin, dataset) = match source {
@@ -299,7 +316,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
             Source::Uploaded(name, gold) => super::evaluate::parse_gold(name, gold)?,
         };
         let dataset = &*dataset;
-        let all = QuestionFeatures::of_dataset(dataset, "en", None);
+        let all = named_features(dataset, index.as_deref())?;
         let statements: Vec<Statement> = vocab::dataset_facts(dataset, &all, &origin)
             .into_iter()
             .map(|f| Statement {

@@ -6,7 +6,8 @@
 //! (`condition`), the samplers over their vectors (`select`: FEASIBLE's
 //! exemplars and prototypes, a seeded random sample, diversity and
 //! representativeness; `cluster`: k-means++, DBSCAN, agglomerative), one draw
-//! from a selection's rows (`draw`), and why a system fails (`explain`). No
+//! from a selection's rows (`draw`), and why a system fails (`explain`);
+//! `named` names a question's IRIs by an index's labels. No
 //! I/O: the store that holds the features graph is `sparql`'s.
 
 pub mod cluster;
@@ -14,6 +15,7 @@ pub mod condition;
 pub mod draw;
 pub mod explain;
 pub mod features;
+pub mod named;
 pub mod pos;
 pub mod select;
 pub mod vocab;

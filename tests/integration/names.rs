@@ -3,8 +3,9 @@
 //! entities, relations and classes in `features --index`, with the language
 //! fallback, the preferred label predicate and the owl:sameAs class looked
 //! through; an index built through `indexer::Generated` (as `index fetch`
-//! builds) has names too; an index of format 4 opens without names and
-//! `features --index` asks to rebuild it.
+//! builds) has names too; the server names them the same way from its
+//! `--index`; an index of format 4 opens without names and `features --index`
+//! asks to rebuild it.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,6 +14,7 @@ use qajudge::index::{Index, IndexError};
 use qajudge::indexer::{BuildOptions, Generated, Silent};
 
 use crate::cli::{qajudge, stderr};
+use crate::serve::{get, Server};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("names-tests");
@@ -129,6 +131,26 @@ fn features_name_iris_by_the_index_labels_in_the_language_asked() {
     let fr = features(&["--index", index, "--lang", "fr"]);
     assert_eq!(json(&fr[1]["entities"]), r#"["Barack Obama (président)"]"#);
     assert_eq!(json(&fr[1]["entity_words"]), "[3]");
+}
+
+#[test]
+fn the_server_names_a_benchmark_s_iris_by_its_index_labels() {
+    let (index, gold) = fixture();
+    let data = crate::serve::tmp("names-server");
+    let s = Server::start_bare(
+        &data,
+        &["--index", index, "--benchmark", &format!("names={gold}")],
+    );
+    let (status, body) = get(&s, "/api/v1/benchmarks/names/features");
+    assert_eq!(status, 200, "{body}");
+    let q = &body["questions"];
+    assert_eq!(q[0]["entities"].to_string(), r#"["Stanley Ann Dunham"]"#);
+    assert_eq!(q[1]["entities"].to_string(), r#"["Barack Hussein Obama"]"#);
+    assert_eq!(q[2]["classes"].to_string(), r#"["human being"]"#);
+    // as `features --index` names them
+    let cli = features(&["--index", index]);
+    assert_eq!(q[0], cli[0]);
+    assert_eq!(q[1], cli[1]);
 }
 
 #[test]
