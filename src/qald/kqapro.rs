@@ -34,9 +34,40 @@ pub fn is_predictions(source: &str) -> bool {
 
 /// Reads the dataset.
 pub fn parse_dataset(items: Vec<Value>) -> Dataset {
-    let mut d = Dataset::new(Format::Kqapro);
-    let mut scan = super::keys::KeyScan::default();
-    for (i, item) in items.into_iter().enumerate() {
+    let mut reader = DatasetReader::with_capacity(items.len());
+    for item in items {
+        reader.push(item);
+    }
+    reader.finish()
+}
+
+/// Reads the dataset one record at a time, in file order, so that a file
+/// streamed from its bytes (`super::stream`) never holds more than one
+/// record's JSON tree.
+pub struct DatasetReader {
+    dataset: Dataset,
+    scan: super::keys::KeyScan,
+    /// The position of the next record.
+    next: usize,
+}
+
+impl DatasetReader {
+    /// A reader expecting about `n` records.
+    pub fn with_capacity(n: usize) -> Self {
+        let mut dataset = Dataset::new(Format::Kqapro);
+        dataset.questions.reserve(n);
+        DatasetReader {
+            dataset,
+            scan: super::keys::KeyScan::default(),
+            next: 0,
+        }
+    }
+
+    /// Reads the next record (its position is its id).
+    pub fn push(&mut self, item: Value) {
+        let i = self.next;
+        self.next += 1;
+        let (d, scan) = (&mut self.dataset, &mut self.scan);
         let mut q = Question {
             id: QuestionId(i.to_string()),
             ..Question::default()
@@ -44,7 +75,7 @@ pub fn parse_dataset(items: Vec<Value>) -> Dataset {
         let Value::Object(o) = item else {
             d.diagnostics
                 .push(format!("question {i} is not a json object; skipped"));
-            continue;
+            return;
         };
         scan.object(&o, "[]", KEYS, &q.id.0);
         if let Some(t) = o.get("question").and_then(Value::as_str) {
@@ -83,8 +114,12 @@ pub fn parse_dataset(items: Vec<Value>) -> Dataset {
         }
         d.questions.push(q);
     }
-    d.unknown_keys = scan.finish();
-    d
+
+    /// The dataset read, with the unknown keys met.
+    pub fn finish(mut self) -> Dataset {
+        self.dataset.unknown_keys = self.scan.finish();
+        self.dataset
+    }
 }
 
 /// Reads a prediction file: line N (from 0) is the answer to question N, as
@@ -98,6 +133,8 @@ pub fn parse_predictions(text: &str) -> Dataset {
     if text.is_empty() {
         return d;
     }
+    d.questions
+        .reserve(body.bytes().filter(|&b| b == b'\n').count() + 1);
     for (i, line) in body.split('\n').enumerate() {
         d.questions.push(Question {
             id: QuestionId(i.to_string()),

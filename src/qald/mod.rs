@@ -17,6 +17,7 @@ mod llm;
 mod mintaka;
 mod rubq;
 mod spinach;
+mod stream;
 mod t2s;
 mod text2sparql;
 pub mod values;
@@ -172,7 +173,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
             json::parse_fast(file)
         }
         Some(b'{' | b'[') => {
-            let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+            let read = stream::read(body).map_err(|e| {
                 QaldError::Syntax {
                     source_name: source.to_string(),
                     line: e.line(),
@@ -187,7 +188,10 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                     },
                 }
             })?;
-            parse_json_value(value, source)?
+            match read {
+                stream::Read::Kqapro(dataset) => dataset,
+                stream::Read::Tree(value) => parse_json_value(value, source)?,
+            }
         }
         Some(_) if text2sparql::looks_like_benchmark(body) => {
             text2sparql::parse_benchmark(body, source)?

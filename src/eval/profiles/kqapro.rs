@@ -227,13 +227,18 @@ impl Official for Kqapro {
     /// `_total` counts; `zero-shot` too when the training answers were given
     /// ([`set_train_answers`]).
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+        // each question's categories once (bit i: CATEGORIES[i]), then the counts
+        let rows: Vec<(u32, bool)> = scored
+            .iter()
+            .map(|(q, f)| (categories(q), f["correct"] == 1.0))
+            .collect();
         let mut out = Figures::new();
-        let mut add = |name: &str, member: &dyn Fn(&Question) -> bool| {
+        let mut add = |name: &str, member: &dyn Fn(usize, u32) -> bool| {
             let (mut correct, mut total) = (0usize, 0usize);
-            for (q, f) in scored {
-                if member(q) {
+            for (i, &(mask, right)) in rows.iter().enumerate() {
+                if member(i, mask) {
                     total += 1;
-                    correct += usize::from(f["correct"] == 1.0);
+                    correct += usize::from(right);
                 }
             }
             if total > 0 {
@@ -242,21 +247,34 @@ impl Official for Kqapro {
                 out.insert(format!("{name}_total"), total as f64);
             }
         };
-        add("overall", &|_| true);
-        for (name, functions) in CATEGORIES {
-            add(name, &|q: &Question| {
-                q.flags.get(FUNCTIONS).is_some_and(|fs| {
-                    fs.split(' ').any(|f| {
-                        functions.contains(&f) || (*name == "multihop" && f.starts_with("Filter"))
-                    })
-                })
-            });
+        add("overall", &|_, _| true);
+        for (bit, (name, _)) in CATEGORIES.iter().enumerate() {
+            add(name, &|_, mask| mask & (1 << bit) != 0);
         }
         if let Some(train) = TRAIN.get() {
-            add("zero-shot", &|q: &Question| zero_shot(train, q));
+            add("zero-shot", &|i, _| zero_shot(train, scored[i].0));
         }
         out
     }
+}
+
+/// The categories of a gold question's program as a bit set over
+/// [`CATEGORIES`]: a category holds the question when one of its functions is
+/// in the program (`multihop` also when a function's name starts with
+/// `Filter`, as the script's `f.startswith('Filter')` does).
+fn categories(q: &Question) -> u32 {
+    let Some(functions) = q.flags.get(FUNCTIONS) else {
+        return 0;
+    };
+    let mut mask = 0;
+    for f in functions.split(' ') {
+        for (bit, (name, members)) in CATEGORIES.iter().enumerate() {
+            if members.contains(&f) || (*name == "multihop" && f.starts_with("Filter")) {
+                mask |= 1 << bit;
+            }
+        }
+    }
+    mask
 }
 
 #[cfg(test)]
