@@ -55,9 +55,10 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
         ));
     }
     let mut seen = std::collections::HashSet::new();
+    let mut told = std::collections::HashSet::new();
     let mut repeated: Vec<String> = Vec::new();
     for q in &run.questions {
-        if !seen.insert(q.id.0.as_str()) && !repeated.contains(&q.id.0) {
+        if !seen.insert(q.id.0.as_str()) && told.insert(q.id.0.as_str()) {
             repeated.push(q.id.0.clone());
         }
     }

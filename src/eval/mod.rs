@@ -246,10 +246,11 @@ fn wanted(options: &Options) -> (PerExperiment<bool>, Vec<String>) {
 /// The prefixes the gold's queries declare, in order of first declaration.
 fn gold_prefixes(gold: &Dataset) -> Vec<(String, String)> {
     let mut prefixes: Vec<(String, String)> = Vec::new();
+    let mut seen = HashSet::new();
     for q in &gold.questions {
         if let crate::model::Query::Sparql(text) = &q.query {
             for p in crate::terms::prefixes::declared(text) {
-                if !prefixes.contains(&p) {
+                if seen.insert(p.clone()) {
                     prefixes.push(p);
                 }
             }

@@ -7,6 +7,7 @@
 //! instead, with the same result.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -137,9 +138,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastRow<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut row = Vec::with_capacity(map.size_hint().unwrap_or(1));
+                let mut keys = Keys::default();
                 while let Some(key) = map.next_key::<FastScalar<'a>>()? {
                     // a repeated key: the tolerant path keeps its last value
-                    if row.iter().any(|(k, _): &(FastScalar<'_>, _)| k.0 == key.0) {
+                    if !keys.insert(&key.0) {
                         return Err(de::Error::custom("repeated binding key"));
                     }
                     let binding = map.next_value::<FastBinding<'a>>()?;
@@ -193,14 +195,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
                 let mut dataset = None;
                 let mut questions = None;
                 let mut other_keys = Vec::new();
-                let mut seen: Vec<Cow<'a, str>> = Vec::new();
+                let mut seen = Keys::default();
                 while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
                     // a repeated top-level key: the tolerant path keeps its last value
                     // and counts the key once
-                    if seen.contains(&key) {
+                    if !seen.insert(&key) {
                         return Err(de::Error::custom("repeated top-level key"));
                     }
-                    seen.push(key.clone());
                     match key.as_ref() {
                         "dataset" => dataset = Some(map.next_value::<Value>()?),
                         "questions" => questions = Some(map.next_value::<Questions<'a>>()?.0),
@@ -219,6 +220,35 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
             }
         }
         d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// The keys met so far in one JSON object, to tell a repeated key: the first
+/// few compared one by one, the rest in a hash set, so an object of many keys
+/// (a Mintaka prediction file has one per question) is read in linear time.
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<Cow<'a, str>>,
+    many: HashSet<Cow<'a, str>>,
+}
+
+impl<'a> Keys<'a> {
+    /// Up to this many keys are compared one by one.
+    const FEW: usize = 16;
+
+    /// Records `key`; false when it was met before.
+    fn insert(&mut self, key: &Cow<'a, str>) -> bool {
+        if self.few.len() < Self::FEW {
+            if self.few.contains(key) {
+                return false;
+            }
+            self.few.push(key.clone());
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().cloned());
+        }
+        self.many.insert(key.clone())
     }
 }
 
@@ -250,4 +280,42 @@ impl<'de: 'a, 'a> Deserialize<'de> for Questions<'a> {
 /// path ignores (an unknown top-level key) without checking their strings.
 pub fn parse(bytes: &[u8]) -> Option<FastFile<'_>> {
     serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_tell_repeats_before_and_past_the_few() {
+        let mut keys = Keys::default();
+        let names: Vec<Cow<'_, str>> = (0..100).map(|i| Cow::Owned(format!("k{i}"))).collect();
+        assert!(names.iter().all(|k| keys.insert(k)));
+        assert!(names.iter().all(|k| !keys.insert(k)));
+    }
+
+    #[test]
+    fn a_repeated_key_far_into_an_object_leaves_the_fast_path() {
+        let mut fields: Vec<String> = (0..40).map(|i| format!("\"x{i}\": {i}")).collect();
+        fields.push("\"questions\": []".into());
+        let once = format!("{{{}}}", fields.join(", "));
+        assert!(parse(once.as_bytes()).is_some());
+        fields.push("\"x30\": 0".into());
+        let twice = format!("{{{}}}", fields.join(", "));
+        assert!(parse(twice.as_bytes()).is_none());
+        let row: Vec<String> = (0..40)
+            .map(|i| format!("\"v{i}\": {{\"type\": \"literal\", \"value\": \"1\"}}"))
+            .collect();
+        let question = |row: &str| {
+            format!(
+                r#"{{"questions": [{{"id": "1", "answers": [{{"head": {{"vars": ["v0"]}}, "results": {{"bindings": [{{{row}}}]}}}}]}}]}}"#
+            )
+        };
+        assert!(parse(question(&row.join(", ")).as_bytes()).is_some());
+        let repeated = format!(
+            "{}, \"v20\": {{\"type\": \"literal\", \"value\": \"2\"}}",
+            row.join(", ")
+        );
+        assert!(parse(question(&repeated).as_bytes()).is_none());
+    }
 }

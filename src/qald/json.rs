@@ -561,6 +561,7 @@ fn read_fast_answer(
         diagnostics,
     );
     let rows = object.results.as_ref().and_then(|r| r.bindings.as_ref());
+    let mut index = super::values::VarIndex::default();
     for row in rows.into_iter().flatten() {
         read_row(
             row.0.iter().map(|(key, b)| {
@@ -573,6 +574,7 @@ fn read_fast_answer(
                 (key.0.as_ref(), Ok(parts))
             }),
             set,
+            &mut index,
             diagnostics,
         );
     }

@@ -125,6 +125,7 @@ fn tuple(value: Option<&Value>, diagnostics: &mut Vec<String>) -> Option<AnswerS
         }),
         Value::Array(rows) => {
             let mut set = AnswerSet::default();
+            let mut index = super::values::VarIndex::default();
             let mut table = Vec::with_capacity(rows.len());
             for (r, row) in rows.iter().enumerate() {
                 let Some(row) = row.as_object() else {
@@ -138,15 +139,13 @@ fn tuple(value: Option<&Value>, diagnostics: &mut Vec<String>) -> Option<AnswerS
                 );
                 // variables in the file's key order, as the rows give them
                 for key in row.keys() {
-                    let name = super::values::var_name(key);
-                    if !set.vars.contains(&name) {
-                        set.vars.push(name);
-                    }
+                    index.push(&mut set, super::values::var_name(key));
                 }
                 read_row(
                     row.iter()
                         .map(|(k, b)| (k.as_str(), BindingParts::of_value(b))),
                     &mut set,
+                    &mut index,
                     diagnostics,
                 );
             }

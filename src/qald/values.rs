@@ -2,6 +2,7 @@
 //! type seen in real files, untyped answer text, ids and flags.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -195,11 +196,40 @@ pub fn uri_term(value: &str) -> Term {
     }
 }
 
-/// Adds a variable name to the set's variables, once.
-fn push_var(set: &mut AnswerSet, raw: &str) {
-    let v = var_name(raw);
-    if !set.vars.contains(&v) {
-        set.vars.push(v);
+/// The position of each of an answer set's variables, kept in step with
+/// `AnswerSet::vars` (which only grows) by the reader of one answer set, so
+/// that telling a new variable and finding a variable's column take constant
+/// time: a head or row of many variables is read in linear time.
+#[derive(Debug, Default)]
+pub struct VarIndex {
+    /// Each variable's first column.
+    positions: HashMap<String, usize>,
+    /// How many of `AnswerSet::vars` are in `positions`.
+    synced: usize,
+}
+
+impl VarIndex {
+    /// Catches up with variables pushed to `set.vars` since the last call.
+    fn sync(&mut self, set: &AnswerSet) {
+        for (i, v) in set.vars.iter().enumerate().skip(self.synced) {
+            self.positions.entry(v.clone()).or_insert(i);
+        }
+        self.synced = set.vars.len();
+    }
+
+    /// The column of `name` in `set`, if it is one of its variables.
+    fn position(&mut self, set: &AnswerSet, name: &str) -> Option<usize> {
+        self.sync(set);
+        self.positions.get(name).copied()
+    }
+
+    /// Adds `name` to the set's variables unless it is one already.
+    pub fn push(&mut self, set: &mut AnswerSet, name: String) {
+        if self.position(set, &name).is_none() {
+            self.positions.insert(name.clone(), set.vars.len());
+            set.vars.push(name);
+            self.synced = set.vars.len();
+        }
     }
 }
 
@@ -227,16 +257,20 @@ pub fn read_answer_head(
         }
     }
     if let Some(vars) = head.and_then(|h| h.get("vars")).and_then(Value::as_array) {
+        let mut index = VarIndex::default();
         for v in vars.iter().filter_map(Value::as_str) {
-            push_var(set, v);
+            index.push(set, var_name(v));
         }
     }
 }
 
 /// Adds one binding row (variable, parts) as one answer.
+/// `index` is the answer set's ([`VarIndex`]): one per answer set, given to
+/// every row of it.
 pub fn read_row<'a>(
     row: impl IntoIterator<Item = (&'a str, Result<BindingParts<'a>, BindingError>)>,
     set: &mut AnswerSet,
+    index: &mut VarIndex,
     diagnostics: &mut Vec<String>,
 ) {
     let row: Vec<_> = row.into_iter().collect();
@@ -246,7 +280,7 @@ pub fn read_row<'a>(
     let mut new: Vec<String> = row
         .iter()
         .map(|(key, _)| var_name(key))
-        .filter(|name| !set.vars.contains(name))
+        .filter(|name| index.position(set, name).is_none())
         .collect();
     new.sort_unstable();
     new.dedup();
@@ -257,11 +291,7 @@ pub fn read_row<'a>(
         .into_iter()
         .map(|(key, parts)| {
             let name = var_name(key);
-            let position = set
-                .vars
-                .iter()
-                .position(|v| *v == name)
-                .unwrap_or(usize::MAX);
+            let position = index.position(set, &name).unwrap_or(usize::MAX);
             (position, name, parts)
         })
         .collect();
@@ -331,6 +361,7 @@ pub fn read_answer_object(
             return;
         }
     };
+    let mut index = VarIndex::default();
     for row in rows {
         let Some(row) = row.as_object() else {
             diagnostics.push(format!("binding row {row} is not an object"));
@@ -340,6 +371,7 @@ pub fn read_answer_object(
             row.iter()
                 .map(|(k, b)| (k.as_str(), BindingParts::of_value(b))),
             set,
+            &mut index,
             diagnostics,
         );
     }
