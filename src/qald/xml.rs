@@ -12,6 +12,11 @@ use crate::model::{Answer, AnswerSet, Dataset, Format, Query, Question, Question
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 
+/// The deepest element nesting read: QALD-XML nests five levels, and the
+/// element tree is freed recursively, so a deeper file is an error before it
+/// can exhaust the stack.
+pub const MAX_XML_DEPTH: usize = 256;
+
 /// A minimal element tree.
 #[derive(Debug, Default)]
 struct Node {
@@ -55,7 +60,14 @@ fn tree(bytes: &[u8], source: &str) -> Result<Node, QaldError> {
             .map_err(|e| err(&reader, e.to_string()))?;
         let at = |what: String| QaldError::at_offset(source, bytes, pos, what);
         match event {
-            Event::Start(start) => stack.push(element(&start, &at)?),
+            Event::Start(start) => {
+                if stack.len() > MAX_XML_DEPTH {
+                    return Err(at(format!(
+                        "malformed xml: elements nest deeper than {MAX_XML_DEPTH} levels; QALD-XML nests a few levels: fix the file"
+                    )));
+                }
+                stack.push(element(&start, &at)?);
+            }
             Event::Empty(start) => {
                 let node = element(&start, &at)?;
                 if let Some(parent) = stack.last_mut() {
@@ -107,13 +119,21 @@ fn element(
 ) -> Result<Node, QaldError> {
     let name = String::from_utf8_lossy(start.name().as_ref()).into_owned();
     let mut attrs = Vec::new();
-    for a in start.attributes() {
+    // quick-xml's own check of repeated attributes compares each with all
+    // before it; a set does it in linear time
+    let mut keys = std::collections::HashSet::new();
+    for a in start.attributes().with_checks(false) {
         let a = a.map_err(|e| {
             at(format!(
                 "malformed xml attribute in <{name}>: {e}; fix the file"
             ))
         })?;
         let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
+        if !keys.insert(key.clone()) {
+            return Err(at(format!(
+                "malformed xml attribute in <{name}>: attribute {key} is repeated; fix the file"
+            )));
+        }
         let value = a
             .unescape_value()
             .map_err(|e| {
@@ -215,14 +235,17 @@ fn answer(node: &Node, answertype: Option<&str>) -> Option<Answer> {
         return (!text.is_empty()).then(|| Answer::single(untyped_term(text, answertype)));
     }
     let mut answer = Answer::default();
-    // the IRI first, its label after it
+    // the IRI first, its label after it: IRIs go before the other terms, the
+    // last IRI first (as inserting each at the front would, without its
+    // quadratic cost on an answer of many <uri>s)
+    let mut iris = Vec::new();
     for child in &node.children {
         let text = child.text();
         if text.is_empty() {
             continue;
         }
         match child.name.as_str() {
-            "uri" => answer.terms.insert(0, uri_term(text)),
+            "uri" => iris.push(uri_term(text)),
             "number" => answer
                 .terms
                 .push(Term::typed(text, format!("{XSD}decimal"))),
@@ -235,6 +258,9 @@ fn answer(node: &Node, answertype: Option<&str>) -> Option<Answer> {
             _ => answer.terms.push(Term::plain(text)),
         }
     }
+    iris.reverse();
+    iris.append(&mut answer.terms);
+    answer.terms = iris;
     (!answer.terms.is_empty()).then_some(answer)
 }
 
@@ -265,6 +291,53 @@ mod tests {
             ]
         );
         assert_eq!(a[2].terms, vec![Term::Boolean(true)]);
+    }
+
+    #[test]
+    fn iris_come_first_the_last_first() {
+        let d = parse(
+            b"<dataset><question id=\"1\"><answers><answer><string>L</string><uri>http://x.org/a</uri><number>2</number><uri>http://x.org/b</uri></answer></answers></question></dataset>",
+            "q.xml",
+        )
+        .unwrap();
+        let a = &d.questions[0].answers.as_ref().unwrap().answers;
+        assert_eq!(
+            a[0].terms,
+            vec![
+                Term::Iri("http://x.org/b".into()),
+                Term::Iri("http://x.org/a".into()),
+                Term::plain("L"),
+                Term::typed("2", "http://www.w3.org/2001/XMLSchema#decimal"),
+            ]
+        );
+    }
+
+    #[test]
+    fn too_deep_nesting_and_repeated_attributes_are_located_errors() {
+        let depth = super::MAX_XML_DEPTH + 10;
+        let deep = format!(
+            "<dataset>{}{}</dataset>",
+            "<a>".repeat(depth),
+            "</a>".repeat(depth)
+        );
+        let e = parse(deep.as_bytes(), "deep.xml").unwrap_err().to_string();
+        assert!(
+            e.contains("deep.xml") && e.contains("deeper than 256"),
+            "{e}"
+        );
+        // a million levels: an error, not a stack overflow
+        let deeper = format!("<dataset>{}</dataset>", "<a>".repeat(1_000_000));
+        assert!(parse(deeper.as_bytes(), "deeper.xml").is_err());
+        let e = parse(
+            b"<dataset>\n<question id=\"1\" x=\"a\" id=\"2\"/></dataset>",
+            "r.xml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("r.xml:2:1") && e.contains("attribute id is repeated"),
+            "{e}"
+        );
     }
 
     /// Found by the `qald_xml` fuzz target: a `<uri>` without a scheme was an IRI
