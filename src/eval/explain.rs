@@ -8,7 +8,7 @@ use super::prepare::{GoldEntry, RunEntry};
 use super::report::{Explanation, MatchedPair};
 use super::{Experiment, Options, Rules};
 use crate::index::Equivalence;
-use crate::matching::{match_answers, Matching, Prepared, Reason, Resolver, Side};
+use crate::matching::{match_answers, Matching, Prepared, Reason, Resolver, Side, TooManyLinks};
 use crate::model::{Answer, AnswerSet, Term};
 
 /// The outcome of matching two answer lists with the rules of a profile (the
@@ -37,13 +37,14 @@ pub struct MatchReport {
 }
 
 /// Matches a run's answers against gold answers with the profile's rules and,
-/// when given, an index.
+/// when given, an index; an error when they share terms in too many pairs to
+/// match ([`crate::matching::MAX_MATCH_LINKS`]).
 pub fn match_lists(
     gold: &AnswerSet,
     run: &AnswerSet,
     options: &Options,
     index: Option<&dyn Equivalence>,
-) -> MatchReport {
+) -> Result<MatchReport, TooManyLinks> {
     let profile = options.profile;
     let resolver = Resolver::new(
         profile.match_options(options.strict_literals, options.lenient_dates),
@@ -54,11 +55,11 @@ pub fn match_lists(
     let gold_has_iris = gold_answers.iter().flat_map(|a| &a.terms).any(Term::is_iri);
     let g = resolver.prepare(&gold_answers, Side::Gold, true);
     let r = resolver.prepare(&run_answers, Side::Run, gold_has_iris);
-    let matching = match_answers(&g, &r);
+    let matching = match_answers(&g, &r)?;
     let score = profile
         .structural_zero(gold, run)
         .unwrap_or_else(|| profile.score(matching.gold, matching.run, matching.tp()));
-    MatchReport {
+    Ok(MatchReport {
         profile: profile.name(),
         tp: score.tp,
         fp: score.fp,
@@ -68,7 +69,7 @@ pub fn match_lists(
         f1: score.f1,
         explanation: explain_sets(Some(&gold_answers), Some(&run_answers), &g, &r, &matching),
         diagnostics: resolver.take_errors(),
-    }
+    })
 }
 
 /// The text of an answer for explanations: its terms, alternatives joined by ` | `.

@@ -294,7 +294,17 @@ fn score_experiment(
             Some(_) if run_set.is_empty() => Status::Empty,
             Some(_) => Status::Answered,
         };
-        let matching = match_answers(gold_set, run_set);
+        let matching = match match_answers(gold_set, run_set) {
+            Ok(matching) => matching,
+            Err(too_many) => {
+                // no maximum matching exists to score by: the question is left
+                // out and says why (docs/scoring.md, Sameness, counting)
+                not_evaluable += 1;
+                diags.push(format!("not evaluable: {too_many}"));
+                questions.push(question_report(gq, Status::NotEvaluable, None, diags));
+                continue;
+            }
+        };
         let qa = e == Experiment::Qa;
         let run_answers = run.and_then(|r| r.question.answers.as_ref());
         if qa {

@@ -150,7 +150,8 @@ pub async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>)
                 match_lists(&gold, &run, &options, index)
             })
             .await
-            .map_err(internal)?;
+            .map_err(internal)?
+            .map_err(|e| ApiError::new(ErrorCode::BadAnswer, e.to_string()))?;
             Ok(HttpResponse::Ok().json(report))
         }
         (None, None, Some(questions)) => {
@@ -172,14 +173,17 @@ pub async fn match_route(state: web::Data<AppState>, body: web::Json<MatchBody>)
                 let index = state.index.as_deref().map(|i| i as &dyn Equivalence);
                 parsed
                     .into_iter()
-                    .map(|(id, gold, run)| QuestionMatch {
-                        id,
-                        report: match_lists(&gold, &run, &options, index),
+                    .enumerate()
+                    .map(|(i, (id, gold, run))| {
+                        let report = match_lists(&gold, &run, &options, index).map_err(|e| {
+                            ApiError::new(ErrorCode::BadAnswer, format!("questions[{i}]: {e}"))
+                        })?;
+                        Ok(QuestionMatch { id, report })
                     })
-                    .collect::<Vec<_>>()
+                    .collect::<Result<Vec<_>, ApiError>>()
             })
             .await
-            .map_err(internal)?;
+            .map_err(internal)??;
             Ok(HttpResponse::Ok().json(QuestionMatches { questions: out }))
         }
         _ => Err(ApiError::new(

@@ -43,16 +43,45 @@ impl Matching {
     }
 }
 
+/// The most gold–run links one matching follows (docs/scoring.md, Sameness,
+/// counting): answers of several terms that share a term link every such gold
+/// answer to every such run answer, so two tables of 20,000 rows sharing one
+/// value would link 400 million pairs.
+pub const MAX_MATCH_LINKS: usize = 4_000_000;
+
+/// Two answer sets whose answers share terms in more pairs than
+/// [`MAX_MATCH_LINKS`]: no maximum matching is computed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the gold's {gold} and the run's {run} answers share terms in more than {limit} pairs, too many to match one to one; answers of several terms that repeat one value (a table with a constant column) link every such pair")]
+pub struct TooManyLinks {
+    /// Distinct gold answers.
+    pub gold: usize,
+    /// Distinct run answers.
+    pub run: usize,
+    /// The limit ([`MAX_MATCH_LINKS`]).
+    pub limit: usize,
+}
+
 /// Maximum one-to-one matching between prepared gold and run answers, so the
-/// result never depends on the order of answers.
-pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
+/// result never depends on the order of answers; an error past
+/// [`MAX_MATCH_LINKS`] links.
+pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Result<Matching, TooManyLinks> {
+    match_answers_within(gold, run, MAX_MATCH_LINKS)
+}
+
+/// [`match_answers`] with a limit of `max_links`.
+pub fn match_answers_within(
+    gold: &[Prepared],
+    run: &[Prepared],
+    max_links: usize,
+) -> Result<Matching, TooManyLinks> {
     let run_count = run.iter().map(|p| p.weight).sum();
     if gold.is_empty() || run.is_empty() {
-        return Matching {
+        return Ok(Matching {
             pairs: Vec::new(),
             gold: gold.len(),
             run: run_count,
-        };
+        });
     }
     // key -> first gold link; further links of the same key are chained
     let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
@@ -68,15 +97,20 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
             }
         }
     }
-    // adjacency: run answer -> (gold answer, reason)
+    // adjacency: run answer -> (gold answer, reason); `slot[g]` is the
+    // position of g's edge in the current run answer's list, valid when
+    // `owner[g]` is that run answer (+1), so a repeated link costs O(1)
     let mut adj: Vec<Vec<(usize, Reason)>> = Vec::with_capacity(run.len());
-    for prepared in run {
+    let mut owner = vec![0usize; gold.len()];
+    let mut slot = vec![0usize; gold.len()];
+    let mut links = 0usize;
+    for (r, prepared) in run.iter().enumerate() {
         let mut edges: Vec<(usize, Reason)> = Vec::new();
         for (list, run_label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
             for k in list {
                 k.each_lookup(|look| {
                     let mut link = first.get(look).copied().unwrap_or(usize::MAX);
-                    while link != usize::MAX {
+                    while link != usize::MAX && links <= max_links {
                         let (g, gold_label, next) = chain[link];
                         link = next;
                         if run_label && gold_label {
@@ -87,16 +121,27 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
                         } else {
                             k.reason()
                         };
-                        match edges.iter_mut().find(|(e, _)| *e == g) {
-                            Some(edge) if edge.1 == Reason::Label && reason != Reason::Label => {
+                        links += 1;
+                        if owner[g] == r + 1 {
+                            let edge = &mut edges[slot[g]];
+                            if edge.1 == Reason::Label && reason != Reason::Label {
                                 edge.1 = reason;
                             }
-                            Some(_) => {}
-                            None => edges.push((g, reason)),
+                        } else {
+                            owner[g] = r + 1;
+                            slot[g] = edges.len();
+                            edges.push((g, reason));
                         }
                     }
-                    false
+                    links > max_links
                 });
+                if links > max_links {
+                    return Err(TooManyLinks {
+                        gold: gold.len(),
+                        run: run.len(),
+                        limit: max_links,
+                    });
+                }
             }
         }
         edges.sort_unstable_by_key(|(g, _)| *g);
@@ -143,11 +188,11 @@ pub fn match_answers(gold: &[Prepared], run: &[Prepared]) -> Matching {
         })
         .collect();
     pairs.sort_by_key(|p| p.gold);
-    Matching {
+    Ok(Matching {
         pairs,
         gold: gold.len(),
         run: run_count,
-    }
+    })
 }
 
 fn augment(

@@ -16,7 +16,9 @@ mod resolver;
 
 use serde::Serialize;
 
-pub use assign::{match_answers, Matching, Pair};
+pub use assign::{
+    match_answers, match_answers_within, Matching, Pair, TooManyLinks, MAX_MATCH_LINKS,
+};
 pub use key::{prepare_markings, term_keys, term_marking, Key, Prepared};
 pub use resolver::{prepare, Resolver};
 

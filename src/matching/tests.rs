@@ -15,8 +15,8 @@ fn opts() -> MatchOptions {
 fn eq(a: &Term, b: &Term, o: MatchOptions) -> bool {
     let ga = prepare(&[Answer::single(a.clone())], o);
     let rb = prepare(&[Answer::single(b.clone())], o);
-    let m1 = match_answers(&ga, &rb).tp() == 1;
-    let m2 = match_answers(&rb, &ga).tp() == 1;
+    let m1 = match_answers(&ga, &rb).expect("matched").tp() == 1;
+    let m2 = match_answers(&rb, &ga).expect("matched").tp() == 1;
     assert_eq!(m1, m2, "equivalence must be symmetric: {a} vs {b}");
     m1
 }
@@ -186,9 +186,32 @@ fn alternatives_in_a_row() {
         ],
     }];
     let run = vec![Answer::single(Term::plain("east river"))];
-    let m = match_answers(&prepare(&gold, opts()), &prepare(&run, opts()));
+    let m = match_answers(&prepare(&gold, opts()), &prepare(&run, opts())).expect("matched");
     assert_eq!((m.tp(), m.fp(), m.fn_()), (1, 0, 0));
     assert_eq!(m.pairs[0].reason, Reason::String);
+}
+
+#[test]
+fn rows_sharing_one_value_link_every_pair_up_to_the_limit() {
+    // gold rows [x, a_i] and run rows [x, b_j]: every run row links every gold row
+    let rows = |side: &str, n: usize| -> Vec<Answer> {
+        (0..n)
+            .map(|i| Answer {
+                terms: vec![
+                    iri("http://e.org/x"),
+                    iri(&format!("http://e.org/{side}{i}")),
+                ],
+            })
+            .collect()
+    };
+    let g = prepare(&rows("a", 30), opts());
+    let r = prepare(&rows("b", 30), opts());
+    // 900 links: matched within 900, one to one (30 pairs), refused under it
+    let m = match_answers_within(&g, &r, 900).expect("within the limit");
+    assert_eq!(m.tp(), 30);
+    let e = match_answers_within(&g, &r, 899).expect_err("past the limit");
+    assert_eq!((e.gold, e.run, e.limit), (30, 30, 899));
+    assert!(e.to_string().contains("more than 899 pairs"), "{e}");
 }
 
 #[test]
@@ -208,11 +231,16 @@ fn maximum_matching_not_greedy() {
     ];
     let g = prepare(&gold, opts());
     let r = prepare(&run, opts());
-    assert_eq!(match_answers(&g, &r).tp(), 2);
+    assert_eq!(match_answers(&g, &r).expect("matched").tp(), 2);
     // and the result does not depend on order
     let mut run_rev = run.clone();
     run_rev.reverse();
-    assert_eq!(match_answers(&g, &prepare(&run_rev, opts())).tp(), 2);
+    assert_eq!(
+        match_answers(&g, &prepare(&run_rev, opts()))
+            .expect("matched")
+            .tp(),
+        2
+    );
 }
 
 fn kg() -> crate::index::MemoryIndex {
@@ -247,7 +275,7 @@ fn counts(
     let r = Resolver::new(opts, Some(index));
     let g = r.prepare(gold, Side::Gold, true);
     let gold_iris = gold.iter().flat_map(|a| &a.terms).any(Term::is_iri);
-    let m = match_answers(&g, &r.prepare(run, Side::Run, gold_iris));
+    let m = match_answers(&g, &r.prepare(run, Side::Run, gold_iris)).expect("matched");
     (
         m.tp(),
         m.fp(),
