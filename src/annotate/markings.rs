@@ -276,10 +276,11 @@ pub fn markings(q: &Question, walked: Option<&Walked>, opts: MatchOptions) -> Ma
     // when the answers are literals; else no usable source (an index holding types
     // is the next source, when one is loaded)
     let query_classes = walked.map(|w| {
+        let projected: std::collections::HashSet<&String> = w.projected.iter().collect();
         let mut classes: Vec<String> = w
             .typed_vars
             .iter()
-            .filter(|(v, _)| w.projected.iter().any(|p| p == v))
+            .filter(|(v, _)| projected.contains(v))
             .map(|(_, c)| c.clone())
             .collect();
         classes.sort();

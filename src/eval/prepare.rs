@@ -83,7 +83,8 @@ impl Ctx<'_, '_> {
         }
         if self.wanted[Experiment::C2kbEntities] {
             let entities = m.resources.as_ref().map(|all| {
-                let classes = m.classes.as_deref().unwrap_or_default();
+                let classes: std::collections::HashSet<&String> =
+                    m.classes.iter().flatten().collect();
                 all.iter()
                     .filter(|i| !classes.contains(i))
                     .cloned()

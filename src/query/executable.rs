@@ -107,8 +107,9 @@ fn dedupe_group_keys(p: &mut GraphPattern) {
             aggregates,
         } => {
             let mut kept = Vec::with_capacity(variables.len());
+            let mut met = std::collections::HashSet::new();
             for v in variables.drain(..) {
-                if !kept.contains(&v) {
+                if met.insert(v.clone()) {
                     kept.push(v);
                 }
             }

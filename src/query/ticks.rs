@@ -110,8 +110,9 @@ pub fn with_ticks(text: &str) -> Result<Ticked, SparqlSyntaxError> {
 /// The distinct in-scope variables of a pattern, in order.
 fn variables(pattern: &GraphPattern) -> Vec<Variable> {
     let mut seen = Vec::new();
+    let mut met = std::collections::HashSet::new();
     pattern.on_in_scope_variable(|v| {
-        if !seen.contains(v) {
+        if met.insert(v.clone()) {
             seen.push(v.clone());
         }
     });

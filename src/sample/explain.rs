@@ -166,7 +166,7 @@ pub fn explain(questions: &[(&QuestionFeatures, f64)], min_support: usize) -> Ex
             failure_rate_outside: rate(total_failed - fails_inside, outside),
             questions: covered.iter().map(|&i| all[i].id.clone()).collect(),
         });
-        left.retain(|i| !covered.contains(i));
+        left.retain(|&i| !t.holds(all[i]));
     }
     Explanation {
         solved: all.len() - total_failed,

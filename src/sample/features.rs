@@ -243,9 +243,10 @@ fn mean(counts: &[usize]) -> f64 {
 
 /// The distinct values, in first-seen order.
 fn distinct(values: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
     let mut out: Vec<String> = Vec::new();
     for v in values {
-        if !out.contains(&v) {
+        if seen.insert(v.clone()) {
             out.push(v);
         }
     }
@@ -266,11 +267,12 @@ impl QuestionFeatures {
     ) -> QuestionFeatures {
         let m = &annotation.markings;
         let class_iris = distinct(m.classes.iter().flatten().cloned());
+        let is_class: std::collections::HashSet<&String> = class_iris.iter().collect();
         let entity_iris = distinct(
             m.resources
                 .iter()
                 .flatten()
-                .filter(|r| !class_iris.contains(r))
+                .filter(|r| !is_class.contains(r))
                 .cloned(),
         );
         let relation_iris = distinct(m.properties.iter().flatten().cloned());

@@ -11,16 +11,21 @@ use crate::model::{Answer, AnswerSet, Term};
 /// duplicates kept: the recorded raw value, else the IRI, the lexical form
 /// or `true` / `false`.
 pub fn written(set: &AnswerSet) -> Vec<String> {
+    // each answer's first term's raw value (the first recorded), looked up
+    // by answer: linear in the answers however many are recorded
+    let mut raw: std::collections::HashMap<usize, &str> = std::collections::HashMap::new();
+    for (ai, ti, value) in &set.raw_values {
+        if *ti == 0 {
+            raw.entry(*ai).or_insert(value.as_str());
+        }
+    }
     set.answers
         .iter()
         .enumerate()
         .filter_map(|(i, a)| {
-            let raw = set
-                .raw_values
-                .iter()
-                .find(|(ai, ti, _)| *ai == i && *ti == 0)
-                .map(|(_, _, raw)| raw.clone());
-            raw.or_else(|| a.terms.first().map(term_text))
+            raw.get(&i)
+                .map(|r| (*r).to_string())
+                .or_else(|| a.terms.first().map(term_text))
         })
         .collect()
 }
