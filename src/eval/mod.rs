@@ -182,7 +182,7 @@ pub struct PreparedGold {
     /// The number of questions of the benchmark it was prepared from.
     questions: usize,
     /// The prefixes its queries declare.
-    prefixes: Vec<(String, String)>,
+    prefixes: crate::terms::prefixes::Namespaces,
     entries: Vec<prepare::StoredEntry>,
 }
 
@@ -264,7 +264,7 @@ fn gold_prefixes(gold: &Dataset) -> Vec<(String, String)> {
 fn context<'r, 'i>(
     options: &Options,
     resolver: &'r Resolver<'i>,
-    prefixes: Vec<(String, String)>,
+    prefixes: crate::terms::prefixes::Namespaces,
 ) -> (Ctx<'r, 'i>, Vec<String>) {
     let (wanted, left_out) = wanted(options);
     let annotate = wanted.any_markings() || !options.by.is_empty();
@@ -290,9 +290,9 @@ pub fn prepare_gold(
     // the prefixes only print markings: a QA-only evaluation does not read
     // every gold query for them
     let prefixes = if wanted(options).0.any_markings() {
-        gold_prefixes(gold)
+        crate::terms::prefixes::Namespaces::new(&gold_prefixes(gold))
     } else {
-        Vec::new()
+        crate::terms::prefixes::Namespaces::default()
     };
     let (ctx, _) = context(options, &resolver, prefixes);
     let annotate = ctx.annotate;

@@ -9,7 +9,7 @@ use crate::annotate::markings::join_triple;
 use crate::annotate::{Annotation, Features};
 use crate::matching::{prepare_markings, MatchOptions, Prepared, Resolver, Side};
 use crate::model::{Answer, Question, Term};
-use crate::terms::prefixes::compact;
+use crate::terms::prefixes::Namespaces;
 
 /// The prepared sets of one question, per experiment (`None`: no usable source).
 pub(super) type Sets = PerExperiment<Option<Vec<Prepared>>>;
@@ -28,7 +28,7 @@ pub(super) struct Ctx<'r, 'i> {
     pub(super) wanted: PerExperiment<bool>,
     pub(super) annotate: bool,
     /// The prefixes the gold's queries declare, as (prefix, namespace).
-    pub(super) prefixes: Vec<(String, String)>,
+    pub(super) prefixes: Namespaces,
 }
 
 impl Ctx<'_, '_> {
@@ -39,7 +39,7 @@ impl Ctx<'_, '_> {
     /// Writes a marking node (`<iri>`, a literal, `?`) as explanations print it.
     fn node_text(&self, node: &str) -> String {
         match node.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
-            Some(iri) => compact(iri, &self.prefixes),
+            Some(iri) => self.prefixes.compact(iri),
             None => node.to_string(),
         }
     }
@@ -59,7 +59,7 @@ impl Ctx<'_, '_> {
         let mut texts: Texts = Default::default();
         let mut iris = |e: Experiment, list: Option<Vec<String>>| {
             list.map(|l| {
-                texts[e] = l.iter().map(|i| compact(i, &self.prefixes)).collect();
+                texts[e] = l.iter().map(|i| self.prefixes.compact(i)).collect();
                 let answers: Vec<Answer> = l
                     .into_iter()
                     .map(|i| Answer::single(Term::Iri(i)))

@@ -76,23 +76,40 @@ pub(super) fn code_mask(q: &str) -> Vec<bool> {
 }
 
 /// Finds a keyword (case-insensitive, on word boundaries, in code) from `from`.
+/// Scans from `from` only, without copying the query, so a loop that
+/// continues from each match reads the query once.
 fn find_keyword(q: &str, mask: &[bool], keyword: &str, from: usize) -> Option<usize> {
-    let lower = q.to_ascii_lowercase();
-    let kw = keyword.to_ascii_lowercase();
-    let b = lower.as_bytes();
-    let mut start = from;
-    while let Some(p) = lower.get(start..)?.find(&kw) {
-        let i = start + p;
-        let end = i + kw.len();
-        let before_ok = i == 0 || !is_word(b[i - 1]);
-        let after_ok = end >= b.len() || !is_word(b[end]);
-        if before_ok && after_ok && mask[i] {
-            return Some(i);
-        }
-        start = i + 1;
-    }
-    None
+    let b = q.as_bytes();
+    let kw = keyword.as_bytes();
+    let first = kw.first()?.to_ascii_lowercase();
+    let last_start = b.len().checked_sub(kw.len())?;
+    (from..=last_start).find(|&i| {
+        b[i].to_ascii_lowercase() == first
+            && b[i..i + kw.len()].eq_ignore_ascii_case(kw)
+            && (i == 0 || !is_word(b[i - 1]))
+            && (i + kw.len() >= b.len() || !is_word(b[i + kw.len()]))
+            && mask[i]
+    })
 }
+
+/// The first `n` bytes of `s` at most, cut at a character boundary: the
+/// window a `PREFIX` declaration is looked for in, so that declarations
+/// without their `:` or `<…>` do not each scan to the end of the query.
+fn window(s: &str, n: usize) -> &str {
+    let mut end = n.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The longest a `PREFIX name: <iri>` declaration is read (4 KiB).
+const PREFIX_WINDOW: usize = 4 * 1024;
+
+/// The most SELECTs of one query the projection rewrite handles: each is
+/// rewritten over the whole text, so a query of more is given to the parser
+/// as written.
+const MAX_REWRITTEN_SELECTS: usize = 256;
 
 fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'-'
@@ -401,22 +418,21 @@ fn expand_dotted_names(
     changes: &mut Vec<String>,
 ) -> Option<String> {
     let mask = code_mask(query);
-    let mut namespaces: Vec<(String, String)> = known
+    // a later declaration wins, the predefined ones (the first of a name) last
+    let mut namespaces: std::collections::HashMap<String, String> = known
         .iter()
+        .rev()
         .map(|(p, n)| (p.to_string(), n.to_string()))
         .collect();
     let mut from = 0;
     while let Some(p) = find_keyword(query, &mask, "prefix", from) {
-        let rest = &query[p + 6..];
+        let rest = window(&query[p + 6..], PREFIX_WINDOW);
         if let (Some(colon), Some(lt), Some(gt)) = (rest.find(':'), rest.find('<'), rest.find('>'))
         {
             if colon < lt && lt < gt {
                 namespaces.insert(
-                    0,
-                    (
-                        rest[..colon].trim().to_string(),
-                        rest[lt + 1..gt].to_string(),
-                    ),
+                    rest[..colon].trim().to_string(),
+                    rest[lt + 1..gt].to_string(),
                 );
             }
         }
@@ -444,7 +460,7 @@ fn expand_dotted_names(
         }
         if let Some((prefix, local)) = token.split_once(':') {
             if local.contains('.') && !local.starts_with("//") {
-                if let Some((_, ns)) = namespaces.iter().find(|(p, _)| p == prefix) {
+                if let Some(ns) = namespaces.get(prefix) {
                     out.push_str(&query[last..i]);
                     out.push('<');
                     out.push_str(ns);
@@ -480,6 +496,9 @@ pub fn rewrite(query: &str, known: &[(&str, &str)]) -> Option<Rewrite> {
         selects.push(p);
         from = p + 6;
     }
+    if selects.len() > MAX_REWRITTEN_SELECTS {
+        selects.clear();
+    }
     for &s in selects.iter().rev() {
         if let Some(q) = rewrite_select(&current, s, &mut changes) {
             current = q;
@@ -503,7 +522,7 @@ pub fn undeclared_prefixes(query: &str, known: &[(&str, &str)]) -> Vec<String> {
     let mut declared = Vec::new();
     let mut from = 0;
     while let Some(p) = find_keyword(query, &mask, "prefix", from) {
-        let rest = query[p + 6..].trim_start();
+        let rest = window(&query[p + 6..], PREFIX_WINDOW).trim_start();
         if let Some(colon) = rest.find(':') {
             declared.push(rest[..colon].trim().to_string());
         }

@@ -86,6 +86,7 @@ pub fn expand(name: &str) -> String {
 /// namespace), in order. Read from the text, so that a query that does not parse
 /// still names its prefixes.
 pub fn declared(query: &str) -> Vec<(String, String)> {
+    const DECLARATION_WINDOW: usize = 4 * 1024;
     let mut out = Vec::new();
     let lower = query.to_ascii_lowercase();
     let mut from = 0;
@@ -96,8 +97,16 @@ pub fn declared(query: &str) -> Vec<(String, String)> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
-        let rest = &query[from..];
-        let Some(colon) = rest.find(':') else { break };
+        // a declaration is read within 4 KiB of its keyword, so keywords
+        // without their `:` or `<…>` do not each scan to the end of the text
+        let mut end = (from + DECLARATION_WINDOW).min(query.len());
+        while !query.is_char_boundary(end) {
+            end -= 1;
+        }
+        let rest = &query[from..end];
+        let Some(colon) = rest.find(':') else {
+            continue;
+        };
         let name = rest[..colon].trim();
         if !name
             .chars()
@@ -125,6 +134,51 @@ pub fn compact(iri: &str, prefixes: &[(String, String)]) -> String {
         .iter()
         .filter(|(_, ns)| !ns.is_empty() && iri.starts_with(ns.as_str()))
         .max_by_key(|(_, ns)| ns.len());
+    written(iri, best.map(|(p, ns)| (p.as_str(), ns.as_str())))
+}
+
+/// Prefixes indexed by namespace, for compacting many IRIs: each IRI is
+/// looked up once per distinct namespace length, not against every prefix,
+/// so a gold declaring many prefixes stays linear. Compacts as [`compact`]
+/// does over the same list (the longest namespace; of equal ones, the last
+/// declared).
+#[derive(Debug, Clone, Default)]
+pub struct Namespaces {
+    /// Each namespace's prefix (the last declared).
+    by_namespace: std::collections::HashMap<String, String>,
+    /// The distinct namespace lengths, longest first.
+    lengths: Vec<usize>,
+}
+
+impl Namespaces {
+    /// Indexes (prefix, namespace) pairs.
+    pub fn new(prefixes: &[(String, String)]) -> Self {
+        let mut by_namespace = std::collections::HashMap::new();
+        for (prefix, ns) in prefixes.iter().filter(|(_, ns)| !ns.is_empty()) {
+            by_namespace.insert(ns.clone(), prefix.clone());
+        }
+        let mut lengths: Vec<usize> = by_namespace.keys().map(String::len).collect();
+        lengths.sort_unstable_by(|a, b| b.cmp(a));
+        lengths.dedup();
+        Namespaces {
+            by_namespace,
+            lengths,
+        }
+    }
+
+    /// [`compact`] over the indexed prefixes.
+    pub fn compact(&self, iri: &str) -> String {
+        let best = self.lengths.iter().find_map(|&n| {
+            let ns = iri.get(..n)?;
+            self.by_namespace.get(ns).map(|p| (p.as_str(), ns))
+        });
+        written(iri, best)
+    }
+}
+
+/// An IRI as `prefix:local` when `best` (prefix, namespace) covers it with a
+/// plain local name, else as `<iri>`.
+fn written(iri: &str, best: Option<(&str, &str)>) -> String {
     if let Some((prefix, ns)) = best {
         let local = &iri[ns.len()..];
         let plain = !local.is_empty()
@@ -142,6 +196,33 @@ pub fn compact(iri: &str, prefixes: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespaces_compact_as_the_list_does() {
+        let list: Vec<(String, String)> = [
+            ("a", "http://x.org/"),
+            ("b", "http://x.org/o/"),
+            ("c", "http://x.org/o/"),
+            ("e", ""),
+            ("d", "http://y.org/r#"),
+        ]
+        .iter()
+        .map(|(p, n)| (p.to_string(), n.to_string()))
+        .collect();
+        let index = Namespaces::new(&list);
+        for iri in [
+            "http://x.org/o/Thing",
+            "http://x.org/Thing",
+            "http://x.org/o/",
+            "http://x.org/o/a b",
+            "http://y.org/r#Bé",
+            "http://z.org/Other",
+            "",
+        ] {
+            assert_eq!(index.compact(iri), compact(iri, &list), "{iri}");
+        }
+        assert_eq!(index.compact("http://x.org/o/Thing"), "c:Thing");
+    }
 
     #[test]
     fn declared_prefixes_and_compact_names() {
