@@ -34,6 +34,7 @@ use super::Official;
 use crate::eval::report::Figures;
 use crate::model::Question;
 use crate::terms::literal::nfkd_ascii;
+use std::collections::HashSet;
 
 /// The rules of the `cwq` profile.
 #[derive(Debug, Clone, Copy, Default)]
@@ -114,15 +115,30 @@ fn first_year(s: &str) -> Option<&str> {
     })
 }
 
-/// True when `prediction` matches a gold string as `compare_span_to_answer` does.
-fn matches(prediction: &str, golden: &[String], question: &str) -> bool {
+/// Every prediction string `compare_span_to_answer` takes for one of the
+/// gold strings: each lower-cased and trimmed, its `pre_proc` form, and its
+/// first year when the question asks for a year. Made once per question, so
+/// a question's predictions are each one lookup.
+fn accepted(golden: &[String], question: &str) -> HashSet<String> {
     let year = question.to_lowercase().trim().contains("year");
-    golden.iter().any(|g| {
+    let mut out = HashSet::new();
+    for g in golden {
         let answer = g.to_lowercase().trim().to_string();
-        prediction == answer
-            || prediction == pre_proc(&answer)
-            || (year && first_year(&answer) == Some(prediction))
-    })
+        if year {
+            if let Some(y) = first_year(&answer) {
+                out.insert(y.to_string());
+            }
+        }
+        out.insert(pre_proc(&answer));
+        out.insert(answer);
+    }
+    out
+}
+
+/// True when `prediction` matches a gold string as `compare_span_to_answer` does.
+#[cfg(test)]
+fn matches(prediction: &str, golden: &[String], question: &str) -> bool {
+    accepted(golden, question).contains(prediction)
 }
 
 /// The prediction string as written (the flag `answer`), else the written
@@ -148,12 +164,12 @@ impl Official for Cwq {
     }
 
     fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
-        let golden = gold_strings(gold);
         let question = gold.text("en").unwrap_or("");
+        let golden = gold_strings(gold).map(|g| accepted(&g, question));
         let p1: f64 = run
             .iter()
             .map(|r| match (&golden, prediction(r)) {
-                (Some(g), Some(p)) if matches(&p, g, question) => 100.0,
+                (Some(g), Some(p)) if g.contains(&p) => 100.0,
                 _ => 0.0,
             })
             .sum();

@@ -157,33 +157,59 @@ impl Rules for Webqsp {
 }
 
 /// The script's `CalculatePRF1` on written strings.
+#[cfg(test)]
 fn prf1(gold: &[String], pred: &[String]) -> (f64, f64, f64) {
+    prf1_of(gold, &Predictions::new(pred))
+}
+
+/// A prediction list as `CalculatePRF1` reads it, counted once per question
+/// for all of its parses: how often each string occurs, and how many in all.
+struct Predictions<'a> {
+    counts: std::collections::HashMap<&'a str, usize>,
+    len: usize,
+}
+
+impl<'a> Predictions<'a> {
+    fn new(pred: &'a [String]) -> Self {
+        let mut counts = std::collections::HashMap::new();
+        for p in pred {
+            *counts.entry(p.as_str()).or_insert(0) += 1;
+        }
+        Predictions {
+            counts,
+            len: pred.len(),
+        }
+    }
+}
+
+/// `CalculatePRF1` of one parse's gold strings against the predictions: a
+/// gold string in the predictions is a true positive, else a false
+/// negative (each occurrence counted); a prediction not among the gold
+/// strings is a false positive (each occurrence).
+fn prf1_of(gold: &[String], pred: &Predictions<'_>) -> (f64, f64, f64) {
     if gold.is_empty() {
-        return if pred.is_empty() {
+        return if pred.len == 0 {
             (1.0, 1.0, 1.0)
         } else {
             (0.0, 1.0, 0.0)
         };
     }
-    if pred.is_empty() {
+    if pred.len == 0 {
         return (1.0, 0.0, 0.0);
     }
-    let (gold_set, pred_set): (HashSet<&String>, HashSet<&String>) =
-        (gold.iter().collect(), pred.iter().collect());
+    let gold_set: HashSet<&str> = gold.iter().map(String::as_str).collect();
     let mut tp = 1e-40;
-    let (mut fp, mut fn_) = (0.0, 0.0);
+    let mut fn_ = 0.0;
     for g in gold {
-        if pred_set.contains(g) {
+        if pred.counts.contains_key(g.as_str()) {
             tp += 1.0;
         } else {
             fn_ += 1.0;
         }
     }
-    for p in pred {
-        if !gold_set.contains(p) {
-            fp += 1.0;
-        }
-    }
+    // whole counts below 2^53: the same float as adding 1.0 per prediction
+    let predicted_gold: usize = gold_set.iter().filter_map(|g| pred.counts.get(g)).sum();
+    let fp = (pred.len - predicted_gold) as f64;
     let precision = tp / (tp + fp);
     let recall = tp / (tp + fn_);
     (
@@ -220,6 +246,7 @@ impl Official for Webqsp {
             return Some(figures(0.0, 0.0, 0.0, -1.0, 1.0));
         };
         let pred = prediction.answers.as_ref().map(written).unwrap_or_default();
+        let pred = Predictions::new(&pred);
         let mut best = (-9999.0, -9999.0, -9999.0, -1.0);
         for (i, parse) in gold.parses.iter().enumerate() {
             let answers = if parse.flags.contains_key(NULL_ANSWERS) {
@@ -227,7 +254,7 @@ impl Official for Webqsp {
             } else {
                 written(&parse.answers)
             };
-            let (p, r, f) = prf1(&answers, &pred);
+            let (p, r, f) = prf1_of(&answers, &pred);
             if f > best.2 {
                 best = (p, r, f, i as f64);
             }
