@@ -71,7 +71,7 @@ impl Official for Spinach {
     /// As `calculate_metrics` prints them, unrounded: `row_major_f1` (the sum
     /// of F1 × 100 / count), `row_major_em` (% of F1 == 1), `none_answers` (%
     /// of falsy answers) and `evaluated` (count); `too_large` counts the
-    /// questions past [`MAX_CELLS`] and `script_fails` those with no row on
+    /// questions past [`MAX_CELLS`] or [`MAX_PAIRING_STEPS`] and `script_fails` those with no row on
     /// either side (the script stops on 0/0), both scored 0.
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let count = scored.len() as f64;
@@ -100,6 +100,13 @@ impl Official for Spinach {
 /// computed for: past it the question's official figures are 0 and say
 /// `too_large` (the pairing's time grows with the cube of the rows).
 pub const MAX_CELLS: usize = 4_000_000;
+
+/// The most steps one question's pairing may take, counted as the
+/// comparisons of its cost matrix (run rows × the gold rows' distinct values)
+/// and the assignment's (shorter side² × longer side): past either the
+/// question is `too_large` as past [`MAX_CELLS`] (two tables of 1,000 rows
+/// take 10⁹ assignment steps, about a second).
+pub const MAX_PAIRING_STEPS: usize = 2_000_000_000;
 
 /// An answer set as the script sees it: a boolean (ASK) or result rows, each
 /// cell (its variable when known, the binding as compared).
@@ -224,7 +231,8 @@ fn match_ratio(predicted: &Counts<'_>, gold: &(Counts<'_>, usize)) -> f64 {
     overlap as f64 / *total as f64
 }
 
-/// `eval.f1` with maximal matching, or `None` past [`MAX_CELLS`]. Where the
+/// `eval.f1` with maximal matching, or `None` past [`MAX_CELLS`] or
+/// [`MAX_PAIRING_STEPS`]. Where the
 /// script fails (no predicted and no gold row: 0/0, an `AssertionError`), 0.
 pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> Option<f64> {
     let Some(predicted) = predicted else {
@@ -236,10 +244,17 @@ pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> 
         (Tuple::Bool(_), _) | (_, Tuple::Bool(_)) => return Some(0.0),
         (Tuple::Rows(p), Tuple::Rows(g)) => (p, g),
     };
-    if p.len().saturating_mul(g.len()) > MAX_CELLS {
+    let (short, long) = (p.len().min(g.len()), p.len().max(g.len()));
+    if p.len().saturating_mul(g.len()) > MAX_CELLS
+        || short.saturating_mul(short).saturating_mul(long) > MAX_PAIRING_STEPS
+    {
         return None;
     }
     let gold_rows: Vec<(Counts<'_>, usize)> = g.iter().map(|r| gold_counts(r)).collect();
+    let gold_values: usize = gold_rows.iter().map(|(c, _)| c.len()).sum();
+    if p.len().saturating_mul(gold_values) > MAX_PAIRING_STEPS {
+        return None;
+    }
     let mut cost = Vec::with_capacity(p.len() * g.len());
     for pr in &p {
         let mut counts = Counts::new();
@@ -266,4 +281,34 @@ pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> 
     } else {
         2.0 * tp / denominator
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Answer, Term};
+
+    /// `n` one-column rows `0 … n-1`.
+    fn rows(n: usize) -> AnswerSet {
+        AnswerSet {
+            vars: vec!["x".into()],
+            answers: (0..n)
+                .map(|i| Answer::single(Term::plain(i.to_string())))
+                .collect(),
+            ..AnswerSet::default()
+        }
+    }
+
+    #[test]
+    fn pairings_past_their_steps_are_too_large() {
+        // 1,000 × 1,000: 10^9 assignment steps, paired (every row matches)
+        assert_eq!(
+            row_major_f1(Some(&rows(1000)), Some(&rows(1000))),
+            Some(1.0)
+        );
+        // 1,300 × 1,300: 1.69 million cells, but 2.2 · 10^9 steps
+        assert_eq!(row_major_f1(Some(&rows(1300)), Some(&rows(1300))), None);
+        // 3,000 × 10: within both
+        assert!(row_major_f1(Some(&rows(3000)), Some(&rows(10))).is_some());
+    }
 }
