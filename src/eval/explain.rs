@@ -114,9 +114,13 @@ pub(super) fn explain(
 }
 
 /// The first key of the prepared answer at `index`, as text.
+/// The prepared sets list answers in order, so the answer is found by
+/// bisection (a scan only if it is not there, should a set not be in order).
 fn key_text(set: &[Prepared], index: usize) -> String {
-    set.iter()
-        .find(|p| p.index == index)
+    set.binary_search_by_key(&index, |p| p.index)
+        .ok()
+        .map(|at| &set[at])
+        .or_else(|| set.iter().find(|p| p.index == index))
         .and_then(|p| p.keys.first())
         .map(ToString::to_string)
         .unwrap_or_default()

@@ -86,11 +86,13 @@ fn answer_objects(set: &AnswerSet, cols: Option<&Vec<Vec<usize>>>) -> Vec<Value>
         .map(|(r, i)| column(r, i) + 1)
         .max()
         .unwrap_or(0);
+    let mut taken: std::collections::HashSet<String> = vars.iter().cloned().collect();
     while vars.len() < width {
         let mut name = format!("v{}", vars.len());
-        while vars.contains(&name) {
+        while taken.contains(&name) {
             name.push('_');
         }
+        taken.insert(name.clone());
         vars.push(name);
     }
     let mut objects = Vec::new();
