@@ -113,6 +113,8 @@ pub fn match_answers_within(
                     while link != usize::MAX && links <= max_links {
                         let (g, gold_label, next) = chain[link];
                         link = next;
+                        // every link followed counts, a skipped one too
+                        links += 1;
                         if run_label && gold_label {
                             continue;
                         }
@@ -121,7 +123,6 @@ pub fn match_answers_within(
                         } else {
                             k.reason()
                         };
-                        links += 1;
                         if owner[g] == r + 1 {
                             let edge = &mut edges[slot[g]];
                             if edge.1 == Reason::Label && reason != Reason::Label {
