@@ -141,7 +141,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastRow<'a> {
                 let mut keys = Keys::default();
                 while let Some(key) = map.next_key::<FastScalar<'a>>()? {
                     // a repeated key: the tolerant path keeps its last value
-                    if !keys.insert(&key.0) {
+                    if !keys.insert(key.0.clone()) {
                         return Err(de::Error::custom("repeated binding key"));
                     }
                     let binding = map.next_value::<FastBinding<'a>>()?;
@@ -199,7 +199,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastFile<'a> {
                 while let Some(FastScalar(key)) = map.next_key::<FastScalar<'a>>()? {
                     // a repeated top-level key: the tolerant path keeps its last value
                     // and counts the key once
-                    if !seen.insert(&key) {
+                    if !seen.insert(key.clone()) {
                         return Err(de::Error::custom("repeated top-level key"));
                     }
                     match key.as_ref() {
@@ -237,18 +237,18 @@ impl<'a> Keys<'a> {
     const FEW: usize = 16;
 
     /// Records `key`; false when it was met before.
-    fn insert(&mut self, key: &Cow<'a, str>) -> bool {
+    fn insert(&mut self, key: Cow<'a, str>) -> bool {
         if self.few.len() < Self::FEW {
-            if self.few.contains(key) {
+            if self.few.contains(&key) {
                 return false;
             }
-            self.few.push(key.clone());
+            self.few.push(key);
             return true;
         }
         if self.many.is_empty() {
             self.many.extend(self.few.iter().cloned());
         }
-        self.many.insert(key.clone())
+        self.many.insert(key)
     }
 }
 
@@ -290,8 +290,8 @@ mod tests {
     fn keys_tell_repeats_before_and_past_the_few() {
         let mut keys = Keys::default();
         let names: Vec<Cow<'_, str>> = (0..100).map(|i| Cow::Owned(format!("k{i}"))).collect();
-        assert!(names.iter().all(|k| keys.insert(k)));
-        assert!(names.iter().all(|k| !keys.insert(k)));
+        assert!(names.iter().all(|k| keys.insert(k.clone())));
+        assert!(names.iter().all(|k| !keys.insert(k.clone())));
     }
 
     #[test]
