@@ -10,6 +10,14 @@ use std::collections::HashMap;
 use crate::eval::report::Figures;
 use crate::model::{Dataset, Question};
 
+/// The most byte comparisons one question's substring rules may take (RoG's
+/// and ToG's: every gold answer looked for in every prediction text, and
+/// back): past it the question's figures are 0 and say `too_large`, and the
+/// run's aggregate counts them. Real files stay far below (a thousand gold
+/// answers against a 10 KB prediction is 10⁷); a file of a million short
+/// gold answers against a megabyte of prediction would take hours.
+pub const MAX_TEXT_STEPS: usize = 2_000_000_000;
+
 /// An official evaluation script, as a profile reproduces it.
 pub trait Official: Sync {
     /// The script and the version it follows (repository, path and commit),

@@ -39,6 +39,7 @@
 //! an equivalence). `tests/integration/official.rs` checks the figures against
 //! the script's output.
 
+use super::official::MAX_TEXT_STEPS;
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
 use super::Official;
@@ -173,6 +174,25 @@ impl Official for Rog {
         // normalised once: `match` normalises both sides
         let answer_n: Vec<String> = answer.iter().map(|a| normalize(a)).collect();
         let joined = normalize(&prediction.join(" "));
+        let first = prediction.first().map(|p| normalize(p));
+        let answer_bytes: usize = answer_n.iter().map(String::len).sum();
+        let steps = answer_n
+            .len()
+            .saturating_mul(joined.len() + first.as_ref().map_or(0, String::len))
+            .saturating_add(2 * answer_bytes);
+        if steps > MAX_TEXT_STEPS {
+            let zero = |k: &str| (k.to_string(), 0.0);
+            return Some(Figures::from([
+                zero("acc"),
+                zero("hit"),
+                zero("f1"),
+                zero("precision"),
+                zero("recall"),
+                zero("hits@1/first"),
+                zero("hits@1/any"),
+                ("too_large".to_string(), 1.0),
+            ]));
+        }
         let matched = answer_n
             .iter()
             .filter(|a| joined.contains(a.as_str()))
@@ -197,10 +217,7 @@ impl Official for Rog {
             (f, p, r)
         };
         let hit = f64::from(u8::from(matched > 0.0));
-        let first = prediction
-            .first()
-            .map(|p| normalize(p))
-            .is_some_and(|p| answer_n.iter().any(|a| p.contains(a.as_str())));
+        let first = first.is_some_and(|p| answer_n.iter().any(|a| p.contains(a.as_str())));
         Some(Figures::from([
             ("acc".to_string(), of_gold(matched)),
             ("hit".to_string(), hit),
@@ -221,7 +238,7 @@ impl Official for Rog {
                 0.0
             }
         };
-        Figures::from([
+        let mut out = Figures::from([
             ("Accuracy".to_string(), mean("acc")),
             ("Hit".to_string(), mean("hit")),
             ("F1".to_string(), mean("f1")),
@@ -229,13 +246,54 @@ impl Official for Rog {
             ("Recall".to_string(), mean("recall")),
             ("hits@1/first".to_string(), mean("hits@1/first")),
             ("hits@1/any".to_string(), mean("hits@1/any")),
-        ])
+        ]);
+        let too_large = scored
+            .iter()
+            .filter(|(_, f)| f.contains_key("too_large"))
+            .count();
+        if too_large > 0 {
+            out.insert("too_large".to_string(), too_large as f64);
+        }
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_past_the_text_steps_is_too_large() {
+        let question = |answers: usize, prediction: usize| {
+            let gold = Question {
+                flags: [(
+                    "ground_truth".to_string(),
+                    serde_json::json!((0..answers).map(|i| format!("a{i}")).collect::<Vec<_>>())
+                        .to_string(),
+                )]
+                .into(),
+                ..Question::default()
+            };
+            let run = Question {
+                flags: [(
+                    "prediction".to_string(),
+                    serde_json::json!(format!("a1 {}", "x".repeat(prediction))).to_string(),
+                )]
+                .into(),
+                ..Question::default()
+            };
+            Rog.question(&gold, &[&run]).expect("figures")
+        };
+        // 50,000 answers against 50 KB: 2.5 · 10⁹ steps
+        let big = question(50_000, 50_000);
+        assert_eq!((big["too_large"], big["hit"]), (1.0, 0.0));
+        let small = question(5, 100);
+        assert!(!small.contains_key("too_large"));
+        assert_eq!(small["hit"], 1.0);
+        let all = [(&Question::default(), &big), (&Question::default(), &small)];
+        let aggregate = Rog.aggregate(&all, 2);
+        assert_eq!((aggregate["too_large"], aggregate["Hit"]), (1.0, 50.0));
+    }
 
     #[test]
     fn normalize_as_rog_does() {

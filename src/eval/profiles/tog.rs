@@ -31,6 +31,7 @@
 //! `judge`'s term rules. `tests/integration/official.rs` checks the figures
 //! against the script's output.
 
+use super::official::MAX_TEXT_STEPS;
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
 use super::Official;
@@ -104,14 +105,24 @@ fn response(run: &Question) -> String {
         .unwrap_or_default()
 }
 
+/// ToG's `clean` of both sides: trimmed, spaces removed, lower case.
+fn clean(s: &str) -> String {
+    s.trim().replace(' ', "").to_lowercase()
+}
+
 /// ToG's `exact_match`.
+#[cfg(test)]
 fn exact_match(response: &str, answers: &[String]) -> bool {
-    let clean = |s: &str| s.trim().replace(' ', "").to_lowercase();
+    let cleaned: Vec<String> = answers.iter().map(|a| clean(a)).collect();
+    exact_match_cleaned(response, &cleaned)
+}
+
+/// ToG's `exact_match` against answers cleaned once per question.
+fn exact_match_cleaned(response: &str, answers: &[String]) -> bool {
     let r = clean(response);
-    answers.iter().any(|a| {
-        let a = clean(a);
-        r == a || a.contains(&r) || r.contains(&a)
-    })
+    answers
+        .iter()
+        .any(|a| r == *a || a.contains(&r) || r.contains(a.as_str()))
 }
 
 impl Official for Tog {
@@ -123,10 +134,27 @@ impl Official for Tog {
         if run.is_empty() {
             return None;
         }
-        let answers = gold_strings(gold);
-        let right = run
+        let answers: Vec<String> = gold_strings(gold).iter().map(|a| clean(a)).collect();
+        let responses: Vec<String> = run.iter().map(|r| response(r)).collect();
+        let answer_bytes: usize = answers.iter().map(String::len).sum();
+        let steps = responses
             .iter()
-            .filter(|r| exact_match(&response(r), &answers))
+            .map(|r| {
+                r.len()
+                    .saturating_mul(answers.len())
+                    .saturating_add(answer_bytes)
+            })
+            .fold(0usize, usize::saturating_add);
+        if steps > MAX_TEXT_STEPS {
+            return Some(Figures::from([
+                ("right".to_string(), 0.0),
+                ("error".to_string(), run.len() as f64),
+                ("too_large".to_string(), 1.0),
+            ]));
+        }
+        let right = responses
+            .iter()
+            .filter(|r| exact_match_cleaned(r, &answers))
             .count() as f64;
         Some(Figures::from([
             ("right".to_string(), right),
@@ -137,21 +165,67 @@ impl Official for Tog {
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let right: f64 = scored.iter().map(|(_, f)| f["right"]).sum();
         let error: f64 = scored.iter().map(|(_, f)| f["error"]).sum();
+        let too_large = scored
+            .iter()
+            .filter(|(_, f)| f.contains_key("too_large"))
+            .count();
         let outputs = right + error;
-        Figures::from([
+        let mut out = Figures::from([
             (
                 "Exact Match".to_string(),
                 if outputs > 0.0 { right / outputs } else { 0.0 },
             ),
             ("right".to_string(), right),
             ("error".to_string(), error),
-        ])
+        ]);
+        if too_large > 0 {
+            out.insert("too_large".to_string(), too_large as f64);
+        }
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_past_the_text_steps_is_too_large() {
+        let question = |answers: usize, response: usize| {
+            let gold = Question {
+                answers: Some(AnswerSet {
+                    answers: (0..answers)
+                        .map(|i| crate::model::Answer::single(Term::plain(format!("a{i}"))))
+                        .collect(),
+                    ..AnswerSet::default()
+                }),
+                ..Question::default()
+            };
+            let run = Question {
+                flags: [(
+                    "prediction".to_string(),
+                    serde_json::json!(format!("a1{}", "x".repeat(response))).to_string(),
+                )]
+                .into(),
+                ..Question::default()
+            };
+            Tog.question(&gold, &[&run]).expect("figures")
+        };
+        let big = question(50_000, 50_000);
+        assert_eq!(
+            (big["too_large"], big["right"], big["error"]),
+            (1.0, 0.0, 1.0)
+        );
+        let small = question(5, 100);
+        assert!(!small.contains_key("too_large"));
+        assert_eq!(small["right"], 1.0);
+        let all = [(&Question::default(), &big), (&Question::default(), &small)];
+        let aggregate = Tog.aggregate(&all, 2);
+        assert_eq!(
+            (aggregate["too_large"], aggregate["Exact Match"]),
+            (1.0, 0.5)
+        );
+    }
 
     #[test]
     fn containment_either_way_without_spaces() {
