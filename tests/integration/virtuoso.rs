@@ -18,7 +18,12 @@ use crate::text2sparql::{ck25, documents, executed, systems_report_on};
 
 /// CK25 questions whose gold executed on Virtuoso differs from the organisers'
 /// result set, and why. `true`: always; `false`: depending on the load (ties).
-const VIRTUOSO_GOLD_EXCEPTIONS: [(&str, bool, &str); 3] = [
+const VIRTUOSO_GOLD_EXCEPTIONS: [(&str, bool, &str); 4] = [
+    (
+        "ck25:29-en",
+        false,
+        "ties under ORDER BY DESC(?price) LIMIT 5 OFFSET 10 at both edges: rows 10 and 11 share 5.96 (Page, Hernandez and Ayala / Mcdaniel, Dean and Delgado), rows 15 and 16 share 5.92 (Cook LLC / Newton Inc); the organisers' Virtuoso kept Page and Newton, and which this Virtuoso keeps changed between loads (seen once in a full test run under load, 2026-11-27)",
+    ),
     (
         "ck25:41-en",
         true,
