@@ -18,6 +18,22 @@ use crate::model::{Dataset, Question};
 /// gold answers against a megabyte of prediction would take hours.
 pub const MAX_TEXT_STEPS: usize = 2_000_000_000;
 
+/// The figure naming a question past [`MAX_TEXT_STEPS`].
+pub const TOO_LARGE: &str = "too_large";
+
+/// Adds to a run's `aggregate` how many scored questions were past
+/// [`MAX_TEXT_STEPS`] (their figures hold [`TOO_LARGE`]), only when some
+/// were, so that the figures of every other run are the script's alone.
+pub fn count_too_large(scored: &[(&Question, &Figures)], aggregate: &mut Figures) {
+    let n = scored
+        .iter()
+        .filter(|(_, f)| f.contains_key(TOO_LARGE))
+        .count();
+    if n > 0 {
+        aggregate.insert(TOO_LARGE.to_string(), n as f64);
+    }
+}
+
 /// An official evaluation script, as a profile reproduces it.
 pub trait Official: Sync {
     /// The script and the version it follows (repository, path and commit),

@@ -39,7 +39,7 @@
 //! an equivalence). `tests/integration/official.rs` checks the figures against
 //! the script's output.
 
-use super::official::MAX_TEXT_STEPS;
+use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
 use super::Official;
@@ -190,7 +190,7 @@ impl Official for Rog {
                 zero("recall"),
                 zero("hits@1/first"),
                 zero("hits@1/any"),
-                ("too_large".to_string(), 1.0),
+                (TOO_LARGE.to_string(), 1.0),
             ]));
         }
         let matched = answer_n
@@ -247,13 +247,7 @@ impl Official for Rog {
             ("hits@1/first".to_string(), mean("hits@1/first")),
             ("hits@1/any".to_string(), mean("hits@1/any")),
         ]);
-        let too_large = scored
-            .iter()
-            .filter(|(_, f)| f.contains_key("too_large"))
-            .count();
-        if too_large > 0 {
-            out.insert("too_large".to_string(), too_large as f64);
-        }
+        count_too_large(scored, &mut out);
         out
     }
 }

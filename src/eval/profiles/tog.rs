@@ -31,7 +31,7 @@
 //! `judge`'s term rules. `tests/integration/official.rs` checks the figures
 //! against the script's output.
 
-use super::official::MAX_TEXT_STEPS;
+use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
 use super::Official;
@@ -149,7 +149,7 @@ impl Official for Tog {
             return Some(Figures::from([
                 ("right".to_string(), 0.0),
                 ("error".to_string(), run.len() as f64),
-                ("too_large".to_string(), 1.0),
+                (TOO_LARGE.to_string(), 1.0),
             ]));
         }
         let right = responses
@@ -165,10 +165,6 @@ impl Official for Tog {
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let right: f64 = scored.iter().map(|(_, f)| f["right"]).sum();
         let error: f64 = scored.iter().map(|(_, f)| f["error"]).sum();
-        let too_large = scored
-            .iter()
-            .filter(|(_, f)| f.contains_key("too_large"))
-            .count();
         let outputs = right + error;
         let mut out = Figures::from([
             (
@@ -178,9 +174,7 @@ impl Official for Tog {
             ("right".to_string(), right),
             ("error".to_string(), error),
         ]);
-        if too_large > 0 {
-            out.insert("too_large".to_string(), too_large as f64);
-        }
+        count_too_large(scored, &mut out);
         out
     }
 }
