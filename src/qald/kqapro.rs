@@ -32,7 +32,9 @@ pub fn is_predictions(source: &str) -> bool {
     source.to_ascii_lowercase().ends_with(".txt")
 }
 
-/// Reads the dataset.
+/// Reads the dataset from its tree (the reader streams it, `super::stream`;
+/// the tests compare both).
+#[cfg(test)]
 pub fn parse_dataset(items: Vec<Value>) -> Dataset {
     let mut reader = DatasetReader::with_capacity(items.len());
     for item in items {

@@ -240,9 +240,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             if let Some(f) = first.and_then(kgqa::of_record) {
                 return Ok(kgqa::read_records(f, items));
             }
-            if first.is_some_and(kqapro::is_dataset) {
-                return Ok(kqapro::parse_dataset(items));
-            }
+            // KQA Pro's datasets never get here: `stream` reads them record by record
             if first.is_some_and(mintaka::is_dataset) {
                 return Ok(mintaka::parse_dataset(items));
             }
