@@ -130,7 +130,12 @@ impl DatasetReader {
 /// the file starts no line).
 pub fn parse_predictions(text: &str) -> Dataset {
     let mut d = Dataset::new(Format::KqaproPredictions);
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    // copied only when there is a carriage return to turn into a newline
+    let text: std::borrow::Cow<'_, str> = if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        text.into()
+    };
     let body = text.strip_suffix('\n').unwrap_or(&text);
     if text.is_empty() {
         return d;
