@@ -375,6 +375,11 @@ pub enum Format {
     /// LLM predictions in JSON Lines (`{id, question, prediction, ground_truth}`:
     /// Reasoning on Graphs, Think-on-Graph).
     LlmPredictions,
+    /// Spider4SPARQL questions (`[{kg_name, question, query}]`).
+    Spider4sparql,
+    /// Spider4SPARQL predictions (`[{db_id, natural_language_question, prompt,
+    /// predicted_sparql}]`), aligned with the dev set by position.
+    Spider4sparqlPredictions,
 }
 
 impl Format {
@@ -409,6 +414,8 @@ impl Format {
             Format::TogQuestions => "tog-questions",
             Format::WebQuestions => "webquestions",
             Format::LlmPredictions => "llm-predictions",
+            Format::Spider4sparql => "spider4sparql",
+            Format::Spider4sparqlPredictions => "spider4sparql-predictions",
         }
     }
 }
@@ -445,6 +452,10 @@ pub struct Dataset {
     /// (Think-on-Graph's outputs, a SPINACH run): against another gold its
     /// questions take the ids of the gold questions with the same text.
     pub join_by_text: bool,
+    /// True when the file numbers its questions by position and its gold is
+    /// in the same order (a Spider4SPARQL run): joined by id, each question's
+    /// text is checked against the gold question's with that id.
+    pub by_position: bool,
 }
 
 impl Dataset {
@@ -461,6 +472,7 @@ impl Dataset {
             lost: Vec::new(),
             own_gold: None,
             join_by_text: false,
+            by_position: false,
         }
     }
 }

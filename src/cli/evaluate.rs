@@ -279,6 +279,7 @@ fn own_gold(
     for (path, run) in paths.iter().zip(runs.iter_mut()) {
         // the run's ids are its own gold's: no join by text
         run.join_by_text = false;
+        run.by_position = false;
         let Some(own) = run.own_gold.take() else {
             bail!(
                 "{}: this run carries no gold of its own; give the benchmark with --gold FILE",
@@ -450,10 +451,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     for ((i, path), mut dataset) in args.runs.iter().enumerate().zip(loaded) {
         dataset.own_gold = None;
         // joined before --questions leaves questions out, by the gold's ids
-        if dataset.join_by_text {
-            crate::eval::join::join_by_text(&gold, &mut dataset);
-            dataset.join_by_text = false;
-        }
+        crate::eval::join::join(&gold, &mut dataset);
         dataset.questions.retain(|q| !left_out.contains(&q.id.0));
         let name = args.names.get(i).cloned().unwrap_or_else(|| {
             // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)

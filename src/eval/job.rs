@@ -271,10 +271,7 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
             } => {
                 // a run without ids of the gold's (ToG's outputs, a SPINACH
                 // run against another gold) joins it by question text
-                if dataset.join_by_text {
-                    super::join::join_by_text(&job.gold, &mut dataset);
-                    dataset.join_by_text = false;
-                }
+                super::join::join(&job.gold, &mut dataset);
                 loaded.push(LoadedRun {
                     name,
                     source,

@@ -10,6 +10,54 @@ use std::collections::HashMap;
 
 use crate::model::Dataset;
 
+/// Joins `run` to `gold` as its file asks, once: by text
+/// ([`Dataset::join_by_text`]), or by position with the texts checked
+/// ([`Dataset::by_position`]); a run with ids of the gold's is left as it is.
+pub fn join(gold: &Dataset, run: &mut Dataset) {
+    if run.join_by_text {
+        join_by_text(gold, run);
+        run.join_by_text = false;
+    }
+    if run.by_position {
+        check_positions(gold, run);
+        run.by_position = false;
+    }
+}
+
+/// Says in `run`'s diagnostics which of its questions, numbered by position
+/// as the gold is, have a text that no language of the gold question with
+/// the same id has (a run of another order or another version of the gold).
+pub fn check_positions(gold: &Dataset, run: &mut Dataset) {
+    let by_id: HashMap<&str, &crate::model::Question> = gold
+        .questions
+        .iter()
+        .map(|q| (q.id.0.as_str(), q))
+        .collect();
+    let mut differ = Vec::new();
+    for q in &run.questions {
+        let Some(g) = by_id.get(q.id.0.as_str()) else {
+            continue;
+        };
+        let same = q.texts.is_empty()
+            || g.texts.is_empty()
+            || q.texts
+                .iter()
+                .any(|(_, t)| g.texts.iter().any(|(_, gt)| gt.trim() == t.trim()));
+        if !same {
+            differ.push(q.id.0.clone());
+        }
+    }
+    if !differ.is_empty() {
+        let shown: Vec<&str> = differ.iter().take(8).map(String::as_str).collect();
+        run.diagnostics.push(format!(
+            "{} question(s) of the run, joined to the gold by position, have another text than the gold question at that position ({}{}): they are scored as joined; check that the run answers this gold in its order",
+            differ.len(),
+            shown.join(", "),
+            if differ.len() > shown.len() { ", …" } else { "" }
+        ));
+    }
+}
+
 /// Gives `run`'s questions the ids of the gold questions with the same text,
 /// and says in its diagnostics how many found none.
 pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
@@ -82,6 +130,22 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
 mod tests {
     use super::*;
     use crate::model::{Format, Question, QuestionId};
+
+    #[test]
+    fn a_run_by_position_names_the_texts_that_differ() {
+        let mut gold = Dataset::new(Format::Spider4sparql);
+        gold.questions = vec![q("0", "How many?"), q("1", "Which one?")];
+        let mut run = Dataset::new(Format::Spider4sparqlPredictions);
+        run.questions = vec![q("0", " How many? "), q("1", "Which sone?")];
+        run.by_position = true;
+        join(&gold, &mut run);
+        assert!(!run.by_position);
+        assert_eq!(run.questions[1].id.0, "1");
+        assert_eq!(run.diagnostics.len(), 1, "{:?}", run.diagnostics);
+        assert!(
+            run.diagnostics[0].starts_with("1 question(s)") && run.diagnostics[0].contains("(1)")
+        );
+    }
 
     fn q(id: &str, text: &str) -> Question {
         Question {

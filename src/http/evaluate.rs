@@ -139,33 +139,38 @@ fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Datas
         .map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
 }
 
-/// An uploaded gold benchmark given as one JSON value (a string: the file's
-/// text, in any format `qajudge evaluate` reads; else the document as JSON),
-/// read as this route reads an inline gold: its name (`name`, else `gold`)
-/// and its questions, or a 400 `bad_gold` naming the file and where it is
-/// wrong (line and column), or saying it holds no question.
-pub(super) fn parse_gold(
+/// An uploaded gold benchmark given as the body's bytes of one JSON value,
+/// read as this route reads an inline gold but without a JSON tree of it (a
+/// string: the file's text, in any format `qajudge evaluate` reads; else the
+/// document's JSON text itself): its name (`name`, else `gold`) and its
+/// questions, or a 400 `bad_gold` naming the file and where it is wrong (line
+/// and column), or saying it holds no question.
+pub(super) fn parse_gold_raw(
     name: Option<String>,
-    gold: Value,
+    gold: &serde_json::value::RawValue,
 ) -> Result<(String, Arc<Dataset>), ApiError> {
-    let doc = match gold {
-        Value::String(text) => Document {
-            name,
-            document: None,
-            text: Some(text),
-        },
-        document => Document {
-            name,
-            document: Some(document),
-            text: None,
-        },
+    let raw = gold.get();
+    let text: std::borrow::Cow<'_, str> = if raw.starts_with('"') {
+        serde_json::from_str::<String>(raw)
+            .map_err(|e| ApiError::new(ErrorCode::BadGold, format!("gold: {e}")))?
+            .into()
+    } else {
+        raw.into()
     };
-    match parse_documents(Some(doc), &[])? {
-        (Some(gold), _) => Ok(gold),
-        (None, _) => Err(ApiError::internal(
-            "no gold after parsing (a bug in qajudge)",
-        )),
+    let shown = name.clone().unwrap_or_else(|| "gold".into());
+    let dataset = crate::qald::parse(text.as_bytes(), &shown).map_err(|e| {
+        ApiError::new(
+            ErrorCode::BadGold,
+            format!("gold {shown:?} is not readable: {e}"),
+        )
+    })?;
+    if dataset.questions.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::BadGold,
+            "the gold document holds no question",
+        ));
     }
+    Ok((shown, Arc::new(dataset)))
 }
 
 /// The name a run is reported under: its `name`, else `runN`.

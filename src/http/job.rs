@@ -187,10 +187,7 @@ fn keep_questions(
         .into_iter()
         .map(|r| match r {
             RunSource::File { name, mut dataset } => {
-                if dataset.join_by_text {
-                    crate::eval::join::join_by_text(&gold, &mut dataset);
-                    dataset.join_by_text = false;
-                }
+                crate::eval::join::join(&gold, &mut dataset);
                 dataset
                     .questions
                     .retain(|q| !left_out.contains(q.id.0.as_str()));

@@ -6,14 +6,19 @@
 //! --where …` does (the features graph in the embedded store, the same
 //! selection, the same methods and scores). Both run on the blocking pool, at most
 //! [`MAX_AT_ONCE`] at once (more are refused as `busy`); the body is bounded
-//! by the server's JSON limit, the expression by the `--where` bounds, k-means'
-//! work by [`MAX_TRIALS`] and [`MAX_ITERATIONS`], and the selection by the
-//! store's timeout and caps.
+//! by the server's JSON limit, the questions by [`MAX_SAMPLE_QUESTIONS`], the
+//! expression by the `--where` bounds, k-means' work by [`MAX_TRIALS`] and
+//! [`MAX_ITERATIONS`], every method's by [`MAX_WORK`], and the selection by
+//! the store's timeout and caps. Memory stays linear in the upload with a
+//! small constant: an uploaded benchmark is read from the body's bytes (no
+//! JSON tree of it), and the store holds only the statements the selection
+//! reads, added a block of questions at a time.
 
 use std::time::Duration;
 
 use actix_web::{web, HttpResponse};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::OpenApi;
 
@@ -37,6 +42,11 @@ pub const MAX_TRIALS: usize = 100;
 pub const MAX_ITERATIONS: usize = 1000;
 /// The time the selection of a draw may take.
 pub const SELECTION_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most questions a benchmark sampled on the server may have (more: a 413
+/// naming the bound; `qajudge sample` has none).
+pub const MAX_SAMPLE_QUESTIONS: usize = 50_000;
+/// The questions whose statements are made and added to the store at once.
+const QUESTIONS_AT_ONCE: usize = 1024;
 
 /// Computations running now.
 static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -88,7 +98,8 @@ pub struct SampleBody {
     /// `qajudge evaluate` reads (QALD-JSON, QALD-XML, LC-QuAD, …), or a JSON
     /// document as JSON; within the server's body limit. A file that does not
     /// read is a 400 `bad_gold` naming it and where it is wrong.
-    gold: Option<Value>,
+    #[schema(value_type = Option<Object>)]
+    gold: Option<Box<RawValue>>,
     /// The uploaded benchmark's file name (default `gold`): named in errors,
     /// and its extension helps tell the format of a text.
     gold_name: Option<String>,
@@ -147,8 +158,9 @@ pub struct SampleSummary {
 enum Source {
     /// A registered benchmark: its name and questions.
     Registered(String, std::sync::Arc<crate::model::Dataset>),
-    /// An uploaded benchmark, read on the blocking pool: its name and value.
-    Uploaded(Option<String>, Value),
+    /// An uploaded benchmark, read on the blocking pool: its name and the
+    /// body's bytes of it.
+    Uploaded(Option<String>, Box<RawValue>),
 }
 
 fn bad(message: String) -> ApiError {
@@ -266,7 +278,7 @@ fn work(params: &draw::Params, n: usize, d: usize) -> f64 {
 #[utoipa::path(post, path = "/api/v1/sample", tag = "experiments", request_body = SampleBody,
     responses((status = 200, description = "the sample, its diversity and representativeness (docs/features.md, Sampling)", body = SampleSummary),
         (status = 400, description = "an unknown feature or method, a bad where expression (its column named), a size of 0 or more than the candidates, bounds exceeded, both benchmark and gold (bad_parameter); neither (missing_field); an uploaded file that does not read (bad_gold, naming it, its line and column)", body = ErrorBody),
-        (status = 413, description = "body too large (an uploaded benchmark past the server's body limit)", body = ErrorBody),
+        (status = 413, description = "body too large (an uploaded benchmark past the server's body limit), a benchmark of more questions than the server samples (50,000), or a draw of more work than it draws (payload_too_large, naming the bound)", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 503, description = "two computations are running (busy)", body = ErrorBody)))]
 pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> ApiResult {
@@ -313,20 +325,43 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         let _slot = slot;
         let (origin, dataset) = match source {
             Source::Registered(name, dataset) => (name, dataset),
-            Source::Uploaded(name, gold) => super::evaluate::parse_gold(name, gold)?,
+            Source::Uploaded(name, gold) => super::evaluate::parse_gold_raw(name, &gold)?,
         };
         let dataset = &*dataset;
+        if dataset.questions.len() > MAX_SAMPLE_QUESTIONS {
+            return Err(ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "the benchmark has {} questions; this server samples at most {MAX_SAMPLE_QUESTIONS}: narrow it, or draw it with `qajudge sample`",
+                    dataset.questions.len()
+                ),
+            ));
+        }
         let all = named_features(dataset, index.as_deref())?;
-        let statements: Vec<Statement> = vocab::dataset_facts(dataset, &all, &origin)
-            .into_iter()
-            .map(|f| Statement {
-                subject: f.subject,
-                predicate: f.predicate,
-                object: f.object,
-            })
-            .collect();
         let graph = ScratchGraph::new().map_err(internal)?;
-        graph.insert(&statements).map_err(internal)?;
+        // only the statements the selection reads, a block of questions at a time
+        let read = crate::query::read_predicates(&query);
+        let pairs: Vec<(&crate::model::Question, &QuestionFeatures)> =
+            dataset.questions.iter().zip(&all).collect();
+        for block in pairs.chunks(QUESTIONS_AT_ONCE) {
+            let statements: Vec<Statement> = block
+                .iter()
+                .flat_map(|(q, f)| {
+                    let text = match &q.query {
+                        crate::model::Query::Sparql(s) => Some(s.as_str()),
+                        _ => None,
+                    };
+                    vocab::facts(f, &origin, text)
+                })
+                .filter(|f| read.as_ref().is_none_or(|r| r.contains(&f.predicate)))
+                .map(|f| Statement {
+                    subject: f.subject,
+                    predicate: f.predicate,
+                    object: f.object,
+                })
+                .collect();
+            graph.insert(&statements).map_err(internal)?;
+        }
         let options = ExecOptions {
             timeout: SELECTION_TIMEOUT,
             ..ExecOptions::default()
@@ -341,7 +376,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         let c = draw::candidates(&out.answers, &out.columns).map_err(|e| bad(e.to_string()))?;
         let work = work(&params, c.iris.len(), c.features.len());
         if work > MAX_WORK {
-            return Err(bad(format!(
+            return Err(ApiError::new(ErrorCode::PayloadTooLarge, format!(
                 "method {} on {} candidates with {} features, size {}, {} trials of {} iterations is about {work:.1e} steps, more than this server draws ({MAX_WORK:.0e}); narrow the selection, or lower size, trials or max_iterations, or draw it with `qajudge sample`",
                 params.method.name(),
                 c.iris.len(),
@@ -351,6 +386,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
                 params.max_iterations
             )));
         }
+        drop(graph);
         let drawn = draw::draw(&c, &params).map_err(|e| bad(e.to_string()))?;
         let text: std::collections::HashMap<&str, &str> = all
             .iter()

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value};
 
+use super::family::{copy_flags, logical_form, push_answer, strings, Records};
 use super::keys::KeyScan;
-use super::kgqa::{copy_flags, logical_form, push_answer, strings, Records};
 use super::values::{id_of, scalar_string};
 use crate::model::{AnswerSet, Dataset, Format, Query, Question, QuestionId};
 

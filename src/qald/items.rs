@@ -1,6 +1,7 @@
 //! The loop that array-of-objects formats without a QALD envelope share (LC-QuAD,
-//! RuBQ): a dataset of one format, one question per JSON object, an item that is
-//! not an object a diagnostic, a question without its id named by its position.
+//! RuBQ, Spider4SPARQL …): a dataset of one format, one question per JSON object,
+//! an item that is not an object a diagnostic, a question without its id named
+//! by its position (or every question by its position, for files without ids).
 
 use serde_json::{Map, Value};
 
@@ -16,6 +17,42 @@ pub fn parse_items(
     format: Format,
     id_key: &str,
     known: &[&str],
+    read: impl FnMut(&Map<String, Value>, &mut Question, &mut KeyScan),
+) -> Dataset {
+    let id = |o: &Map<String, Value>, i: usize, q: &mut Question| {
+        id_of(o.get(id_key)).unwrap_or_else(|| {
+            q.diagnostics
+                .push(format!("question #{} has no `{id_key}`", i + 1));
+            QuestionId(format!("#{}", i + 1))
+        })
+    };
+    read_all(items, format, known, id, read)
+}
+
+/// Reads `items` as [`parse_items`] does, each question's id its position
+/// from 0 (for files without ids whose runs are aligned by position).
+pub fn parse_positional(
+    items: Vec<Value>,
+    format: Format,
+    known: &[&str],
+    read: impl FnMut(&Map<String, Value>, &mut Question, &mut KeyScan),
+) -> Dataset {
+    read_all(
+        items,
+        format,
+        known,
+        |_, i, _| QuestionId(i.to_string()),
+        read,
+    )
+}
+
+/// The loop of [`parse_items`] and [`parse_positional`]: `id` names the
+/// question of the `i`-th item (from 0).
+fn read_all(
+    items: Vec<Value>,
+    format: Format,
+    known: &[&str],
+    id: impl Fn(&Map<String, Value>, usize, &mut Question) -> QuestionId,
     mut read: impl FnMut(&Map<String, Value>, &mut Question, &mut KeyScan),
 ) -> Dataset {
     let mut scan = KeyScan::default();
@@ -29,11 +66,7 @@ pub fn parse_items(
             continue;
         };
         let mut q = Question::default();
-        q.id = id_of(o.get(id_key)).unwrap_or_else(|| {
-            q.diagnostics
-                .push(format!("question #{} has no `{id_key}`", i + 1));
-            QuestionId(format!("#{}", i + 1))
-        });
+        q.id = id(&o, i, &mut q);
         scan.object(&o, "[]", known, &q.id.0);
         read(&o, &mut q, &mut scan);
         dataset.questions.push(q);

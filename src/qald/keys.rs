@@ -50,6 +50,18 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Keys of a Spider4SPARQL question (`null`: the rest of a row a CSV
+/// conversion split at commas, read back into the question and query).
+pub const SPIDER4SPARQL: &[&str] = &["kg_name", "question", "query", "null"];
+/// Keys of a Spider4SPARQL prediction: all read but `prompt`, the prompt the
+/// model was given (the question and its knowledge graph's ontology), which
+/// is no answer.
+pub const SPIDER4SPARQL_RUN: &[&str] = &[
+    "db_id",
+    "natural_language_question",
+    "predicted_sparql",
+    "prompt",
+];
 /// Keys of an LC-QuAD 1.0 question that are read.
 pub const LCQUAD: &[&str] = &[
     "_id",

@@ -15,8 +15,8 @@
 
 use serde_json::{Map, Value};
 
+use super::family::{flag_text, push_answer, strings};
 use super::keys::KeyScan;
-use super::kgqa::{flag_text, push_answer, strings};
 use super::values::id_of;
 use super::QaldError;
 use crate::model::{AnswerSet, Dataset, Format, Question, QuestionId};

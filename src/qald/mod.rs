@@ -4,6 +4,7 @@
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
 
+mod family;
 mod fast;
 mod freebase;
 mod items;
@@ -16,6 +17,7 @@ mod lcquad;
 mod llm;
 mod mintaka;
 mod rubq;
+mod spider4sparql;
 mod spinach;
 mod stream;
 mod t2s;
@@ -252,6 +254,12 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             }
             if first.is_some_and(spinach::is_dataset) {
                 return Ok(spinach::parse_dataset(items));
+            }
+            if first.is_some_and(spider4sparql::is_dataset) {
+                return Ok(spider4sparql::parse_dataset(items));
+            }
+            if first.is_some_and(spider4sparql::is_run) {
+                return Ok(spider4sparql::parse_run(items));
             }
             match first {
                 Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {

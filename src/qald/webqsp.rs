@@ -12,9 +12,9 @@
 
 use serde_json::{Map, Value};
 
+use super::family::{copy_flags, flag_text, push_answer, strings};
 use super::items::parse_items;
 use super::keys::KeyScan;
-use super::kgqa::{copy_flags, flag_text, push_answer, strings};
 use super::values::{id_of, scalar_string};
 use crate::model::{AnswerSet, Dataset, Format, Parse, Query, Question, QuestionId};
 

@@ -24,6 +24,19 @@ pub const MAX_NESTING: usize = 64;
 /// ([`crate::stack::DEEP_STACK_BYTES`]).
 pub const MAX_DEPTH: usize = 2000;
 
+/// The most triple patterns a query executed on an embedded store may have
+/// (property paths count one each), in all its groups together: the store's
+/// optimizer joins the groups and orders their patterns without checking the
+/// deadline, in time that grows as the fourth power of their number when
+/// they share a variable (a debug build: 64 patterns 0.7 s, 96 3.6 s, 128
+/// 12.5 s). Queries of the field have a few dozen at most; docs/benchmarks.md
+/// (hostile sizes) gives the planning time at the bound.
+pub const MAX_TRIPLE_PATTERNS: usize = 64;
+
+/// The most algebra nodes (operators, expressions, triple patterns) of a
+/// query executed on an embedded store.
+pub const MAX_ALGEBRA_NODES: usize = 8192;
+
 /// The deepest bracket nesting of a text qajudge wrote back from an algebra
 /// within [`MAX_DEPTH`] (each node writes at most two levels).
 pub const MAX_WRITTEN_NESTING: usize = 2 * MAX_DEPTH + MAX_NESTING;

@@ -7,10 +7,31 @@
 //! each `OPTIONAL`; each `FILTER`'s expression passed through a tick. The
 //! rewrite says where the store holds the rows and how wide they are; what a
 //! tick allows and when it stops the query is the guard's business.
+//!
+//! Strings an expression builds are ticks too, so that the guard can count
+//! them before they are made: `CONCAT` and `REPLACE` become calls of ticks
+//! the guard evaluates itself (their size measured first), `GROUP_CONCAT` an
+//! aggregate of the guard's, and the value of every other function that
+//! builds a string (`STR`, `UCASE`, `SUBSTR`, `ENCODE_FOR_URI`, the hashes …)
+//! passes through a tick that measures it. A whole expression that builds
+//! strings (a `BIND`'s, a `FILTER`'s, a sort key, an aggregate's argument)
+//! ends in a tick that settles them once it has its value, or once it fails
+//! (`COALESCE(settled(e), failed())`, whose value is `e`'s or its error): the
+//! strings made on the way are gone, and the store keeps a `BIND`'s value and
+//! a sort key until the query ends. The rewrite also measures the
+//! query (its triple patterns, its algebra nodes) and refuses one past
+//! [`super::bounds::MAX_TRIPLE_PATTERNS`] or
+//! [`super::bounds::MAX_ALGEBRA_NODES`]:
+//! the store's optimizer, which checks no deadline, spends time that grows
+//! faster than linearly in them.
 
-use spargebra::algebra::{Expression, Function, GraphPattern};
+use spargebra::algebra::{
+    AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
+};
 use spargebra::term::{NamedNode, Variable};
 use spargebra::{Query, SparqlParser, SparqlSyntaxError};
+
+use super::bounds::{MAX_ALGEBRA_NODES, MAX_TRIPLE_PATTERNS};
 
 /// What the store holds the rows passing a tick in memory for, before the
 /// query gives its first row.
@@ -27,8 +48,8 @@ pub enum Hold {
 }
 
 /// One tick of a rewritten query: tick `k` (in [`Ticked::ticks`]) calls the
-/// function [`tick_iri`]`(k)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// function [`tick_iri`]`(k)` (an aggregate, for [`Tick::GroupConcat`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tick {
     /// Bound to an unbound variable over a pattern (the rows are unchanged);
     /// called with no argument, its value is not used.
@@ -39,6 +60,57 @@ pub enum Tick {
     },
     /// Called on a FILTER's expression, whose value it gives back.
     Filter,
+    /// Called on the value of a function that builds a string, which it
+    /// measures and gives back.
+    Built,
+    /// Called on the value of a whole expression that builds strings, once it
+    /// is made: the strings made on the way are gone, and the value is kept
+    /// (`keep`: a `BIND` or an `ORDER BY` key, which the store holds until the
+    /// query ends) or not. Given back.
+    Settled {
+        /// True when the store keeps the value.
+        keep: bool,
+    },
+    /// Called, with no argument, when a whole expression that builds strings
+    /// failed (after a [`Tick::Settled`] in a `COALESCE`): the strings made
+    /// on the way are gone. Its value is an error, as the expression's was.
+    Failed,
+    /// `CONCAT` of its arguments, as SPARQL defines it.
+    Concat,
+    /// `REPLACE(text, pattern, replacement [, flags])`, as the store
+    /// evaluates it (its regular expressions and replacement syntax).
+    Replace,
+    /// `GROUP_CONCAT` with this separator: an aggregate (`DISTINCT` is the
+    /// store's).
+    GroupConcat {
+        /// The separator (a space when the query gives none).
+        separator: String,
+    },
+}
+
+/// Why a query is not rewritten.
+#[derive(Debug, thiserror::Error)]
+pub enum TickError {
+    /// Not SPARQL 1.1.
+    #[error(transparent)]
+    Syntax(#[from] SparqlSyntaxError),
+    /// Past a bound of the query's size (see the module).
+    #[error("the query has {found} {what}; at most {max} are run: split it into smaller queries (docs/http-api.md, Limits and security)")]
+    TooLarge {
+        /// What was counted.
+        what: &'static str,
+        /// How many the query has.
+        found: usize,
+        /// The bound.
+        max: usize,
+    },
+}
+
+/// What the rewrite counted of a query.
+#[derive(Debug, Default, Clone, Copy)]
+struct Measure {
+    patterns: usize,
+    nodes: usize,
 }
 
 /// A query rewritten with ticks.
@@ -60,10 +132,19 @@ pub fn tick_iri(k: usize) -> String {
 /// the caller checked them) and rewrites it with ticks (see the module).
 /// Recursive: it runs on the query's thread, whose stack holds any query that
 /// passed the bounds check.
-pub fn with_ticks(text: &str) -> Result<Ticked, SparqlSyntaxError> {
+pub fn with_ticks(text: &str) -> Result<Ticked, TickError> {
     let query = SparqlParser::new().parse_query(text)?;
     let mut ticks = Vec::new();
-    let mut go = |pattern| bound(pattern, &mut ticks);
+    let mut measure = Measure::default();
+    let mut go = |pattern| {
+        bound(
+            pattern,
+            &mut Rewrite {
+                ticks: &mut ticks,
+                measure: &mut measure,
+            },
+        )
+    };
     let query = match query {
         Query::Select {
             dataset,
@@ -104,7 +185,51 @@ pub fn with_ticks(text: &str) -> Result<Ticked, SparqlSyntaxError> {
             base_iri,
         },
     };
+    for (what, found, max) in [
+        ("triple patterns", measure.patterns, MAX_TRIPLE_PATTERNS),
+        ("algebra nodes", measure.nodes, MAX_ALGEBRA_NODES),
+    ] {
+        if found > max {
+            return Err(TickError::TooLarge { what, found, max });
+        }
+    }
     Ok(Ticked { query, ticks })
+}
+
+/// The state of a rewrite: the ticks placed so far and what was counted.
+struct Rewrite<'a> {
+    ticks: &'a mut Vec<Tick>,
+    measure: &'a mut Measure,
+}
+
+impl Rewrite<'_> {
+    /// The string ticks placed so far.
+    fn strings(&self) -> usize {
+        self.ticks
+            .iter()
+            .filter(|t| matches!(t, Tick::Built | Tick::Concat | Tick::Replace))
+            .count()
+    }
+
+    /// A whole expression rewritten (see [`sized`]); when it builds strings,
+    /// its value passes through a [`Tick::Settled`] (`keep`: the store keeps
+    /// it), and its failure through a [`Tick::Failed`] (`COALESCE` gives the
+    /// expression's error back: the failure tick has no value either).
+    fn whole(&mut self, e: Expression, keep: bool) -> Expression {
+        let before = self.strings();
+        let e = sized(e, self);
+        if self.strings() == before {
+            return e;
+        }
+        self.settled(e, Tick::Settled { keep })
+    }
+
+    /// `COALESCE(tick(e), failed())`.
+    fn settled(&mut self, e: Expression, t: Tick) -> Expression {
+        let settled = tick(self.ticks, t, vec![e]);
+        let failed = tick(self.ticks, Tick::Failed, Vec::new());
+        Expression::Coalesce(vec![settled, failed])
+    }
 }
 
 /// The distinct in-scope variables of a pattern, in order.
@@ -126,9 +251,154 @@ fn tick(ticks: &mut Vec<Tick>, t: Tick, args: Vec<Expression>) -> Expression {
     Expression::FunctionCall(Function::Custom(iri), args)
 }
 
+/// True for the functions that build a string from their arguments (their
+/// value passes through a [`Tick::Built`]); `CONCAT` and `REPLACE` are
+/// ticks of their own.
+fn builds_a_string(f: &Function) -> bool {
+    use Function as F;
+    matches!(
+        f,
+        F::Str
+            | F::Iri
+            | F::SubStr
+            | F::UCase
+            | F::LCase
+            | F::EncodeForUri
+            | F::StrBefore
+            | F::StrAfter
+            | F::StrLang
+            | F::StrDt
+            | F::StrUuid
+            | F::Md5
+            | F::Sha1
+            | F::Sha256
+            | F::Sha384
+            | F::Sha512
+    )
+}
+
+/// `e` with its string-building calls made ticks (see the module), and the
+/// patterns of its `EXISTS` rewritten as any pattern.
+fn sized(e: Expression, r: &mut Rewrite<'_>) -> Expression {
+    use Expression as E;
+    r.measure.nodes += 1;
+    let two = |a: Box<E>, b: Box<E>, r: &mut Rewrite<'_>| {
+        (Box::new(sized(*a, r)), Box::new(sized(*b, r)))
+    };
+    match e {
+        leaf @ (E::NamedNode(_) | E::Literal(_) | E::Variable(_) | E::Bound(_)) => leaf,
+        E::Or(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Or(a, b)
+        }
+        E::And(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::And(a, b)
+        }
+        E::Equal(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Equal(a, b)
+        }
+        E::SameTerm(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::SameTerm(a, b)
+        }
+        E::Greater(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Greater(a, b)
+        }
+        E::GreaterOrEqual(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::GreaterOrEqual(a, b)
+        }
+        E::Less(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Less(a, b)
+        }
+        E::LessOrEqual(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::LessOrEqual(a, b)
+        }
+        E::Add(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Add(a, b)
+        }
+        E::Subtract(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Subtract(a, b)
+        }
+        E::Multiply(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Multiply(a, b)
+        }
+        E::Divide(a, b) => {
+            let (a, b) = two(a, b, r);
+            E::Divide(a, b)
+        }
+        E::In(a, list) => E::In(
+            Box::new(sized(*a, r)),
+            list.into_iter().map(|x| sized(x, r)).collect(),
+        ),
+        E::UnaryPlus(a) => E::UnaryPlus(Box::new(sized(*a, r))),
+        E::UnaryMinus(a) => E::UnaryMinus(Box::new(sized(*a, r))),
+        E::Not(a) => E::Not(Box::new(sized(*a, r))),
+        E::Exists(p) => E::Exists(Box::new(bound(*p, r))),
+        E::If(a, b, c) => E::If(
+            Box::new(sized(*a, r)),
+            Box::new(sized(*b, r)),
+            Box::new(sized(*c, r)),
+        ),
+        E::Coalesce(list) => E::Coalesce(list.into_iter().map(|x| sized(x, r)).collect()),
+        E::FunctionCall(f, args) => {
+            let args: Vec<E> = args.into_iter().map(|x| sized(x, r)).collect();
+            match f {
+                Function::Concat => tick(r.ticks, Tick::Concat, args),
+                Function::Replace if (3..=4).contains(&args.len()) => {
+                    tick(r.ticks, Tick::Replace, args)
+                }
+                f if builds_a_string(&f) => {
+                    let call = E::FunctionCall(f, args);
+                    tick(r.ticks, Tick::Built, vec![call])
+                }
+                f => E::FunctionCall(f, args),
+            }
+        }
+    }
+}
+
+/// An aggregate with its expression rewritten; `GROUP_CONCAT` the guard's.
+fn sized_aggregate(a: AggregateExpression, r: &mut Rewrite<'_>) -> AggregateExpression {
+    match a {
+        AggregateExpression::FunctionCall {
+            name,
+            expr,
+            distinct,
+        } => {
+            let expr = r.whole(expr, false);
+            let name = match name {
+                AggregateFunction::GroupConcat { separator } => {
+                    let iri = NamedNode::new_unchecked(tick_iri(r.ticks.len()));
+                    r.ticks.push(Tick::GroupConcat {
+                        separator: separator.unwrap_or_else(|| " ".into()),
+                    });
+                    AggregateFunction::Custom(iri)
+                }
+                other => other,
+            };
+            AggregateExpression::FunctionCall {
+                name,
+                expr,
+                distinct,
+            }
+        }
+        count @ AggregateExpression::CountSolutions { .. } => count,
+    }
+}
+
 /// `pattern` with a `BIND` of a new tick to an unbound variable; the tick
 /// counts the rows the store holds for `held`, if it holds them.
-fn counted(pattern: GraphPattern, held: Option<Hold>, ticks: &mut Vec<Tick>) -> GraphPattern {
+fn counted(pattern: GraphPattern, held: Option<Hold>, r: &mut Rewrite<'_>) -> GraphPattern {
+    let ticks = &mut *r.ticks;
     let k = ticks.len();
     let held = held.map(|h| (h, variables(&pattern).len() + 1));
     GraphPattern::Extend {
@@ -139,11 +409,19 @@ fn counted(pattern: GraphPattern, held: Option<Hold>, ticks: &mut Vec<Tick>) -> 
 }
 
 /// Adds the ticks to every part of `pattern` (see the module).
-fn bound(pattern: GraphPattern, ticks: &mut Vec<Tick>) -> GraphPattern {
+fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
     use GraphPattern as P;
+    ticks.measure.nodes += 1;
     match pattern {
         P::OrderBy { inner, expression } => {
             let inner = bound(*inner, ticks);
+            let expression = expression
+                .into_iter()
+                .map(|o| match o {
+                    OrderExpression::Asc(e) => OrderExpression::Asc(ticks.whole(e, true)),
+                    OrderExpression::Desc(e) => OrderExpression::Desc(ticks.whole(e, true)),
+                })
+                .collect();
             P::OrderBy {
                 inner: Box::new(counted(inner, Some(Hold::Sort), ticks)),
                 expression,
@@ -155,6 +433,10 @@ fn bound(pattern: GraphPattern, ticks: &mut Vec<Tick>) -> GraphPattern {
             aggregates,
         } => {
             let inner = bound(*inner, ticks);
+            let aggregates = aggregates
+                .into_iter()
+                .map(|(v, a)| (v, sized_aggregate(a, ticks)))
+                .collect();
             P::Group {
                 inner: Box::new(counted(inner, Some(Hold::Group), ticks)),
                 variables,
@@ -220,6 +502,7 @@ fn bound(pattern: GraphPattern, ticks: &mut Vec<Tick>) -> GraphPattern {
         } => {
             let left = Box::new(bound(*left, ticks));
             let right = bound(*right, ticks);
+            let expression = expression.map(|e| ticks.whole(e, false));
             P::LeftJoin {
                 left,
                 right: Box::new(counted(right, None, ticks)),
@@ -228,10 +511,15 @@ fn bound(pattern: GraphPattern, ticks: &mut Vec<Tick>) -> GraphPattern {
         }
         P::Filter { expr, inner } => {
             let inner = Box::new(bound(*inner, ticks));
-            P::Filter {
-                expr: tick(ticks, Tick::Filter, vec![expr]),
-                inner,
-            }
+            let before = ticks.strings();
+            let expr = sized(expr, ticks);
+            // the filter's tick settles the strings its expression built
+            let expr = if ticks.strings() == before {
+                tick(ticks.ticks, Tick::Filter, vec![expr])
+            } else {
+                ticks.settled(expr, Tick::Filter)
+            };
+            P::Filter { expr, inner }
         }
         P::Join { left, right } => {
             let left = Box::new(bound(*left, ticks));
@@ -262,17 +550,30 @@ fn bound(pattern: GraphPattern, ticks: &mut Vec<Tick>) -> GraphPattern {
             inner,
             variable,
             expression,
-        } => P::Extend {
-            inner: Box::new(bound(*inner, ticks)),
-            variable,
-            expression,
-        },
+        } => {
+            let inner = Box::new(bound(*inner, ticks));
+            P::Extend {
+                inner,
+                variable,
+                expression: ticks.whole(expression, true),
+            }
+        }
         P::Project { inner, variables } => P::Project {
             inner: Box::new(bound(*inner, ticks)),
             variables,
         },
-        // a remote endpoint's business; the leaves hold nothing
-        other @ (P::Service { .. } | P::Bgp { .. } | P::Path { .. } | P::Values { .. }) => other,
+        P::Bgp { patterns } => {
+            let m = &mut *ticks.measure;
+            m.patterns += patterns.len();
+            m.nodes += patterns.len();
+            P::Bgp { patterns }
+        }
+        path @ P::Path { .. } => {
+            ticks.measure.patterns += 1;
+            path
+        }
+        // a remote endpoint's business; values hold nothing
+        other @ (P::Service { .. } | P::Values { .. }) => other,
     }
 }
 
@@ -291,7 +592,7 @@ mod tests {
             .iter()
             .filter_map(|t| match t {
                 Tick::Rows { held } => Some(*held),
-                Tick::Filter => None,
+                _ => None,
             })
             .collect();
         assert_eq!(

@@ -23,6 +23,7 @@ use super::limits::{Budget, QueryGate, Stop, Timer};
 use super::stream::{Reply, Sink};
 use super::ExecOptions;
 use crate::model::Term;
+use crate::query::ticks::TickError;
 
 /// One statement: an IRI subject, an IRI predicate and a term.
 #[derive(Debug, Clone, PartialEq)]
@@ -415,6 +416,7 @@ fn parse_and_answer(
     let evaluator = SparqlEvaluator::new().with_cancellation_token(token.clone());
     let (prepared, guard) = match prepare(query, evaluator, token, sink.budget()) {
         Ok(p) => p,
+        Err(e @ TickError::TooLarge { .. }) => return Err(QueryError::TooLarge(e.to_string())),
         Err(e) => {
             let update = query.len() <= MAX_UPDATE_BYTES
                 && SparqlEvaluator::new().parse_update(query).is_ok();

@@ -30,10 +30,18 @@
 //! joins). Those stop at the store's next read after the deadline, and keep
 //! their query slot until then.
 //!
+//! Strings are ticks too: `CONCAT`, `REPLACE` and `GROUP_CONCAT` are
+//! evaluated here (`strings.rs`), measured before they are built, and the
+//! value of every other function that builds a string is measured as it
+//! passes; past the memory cap the query stops with [`Stop::Built`]. The
+//! store keeps every string an expression builds until the query ends, so
+//! one query's strings are counted together.
+//!
 //! The rewrite itself is `query::ticks` (the SPARQL algebra is `query`'s): it
-//! places the ticks and says where the store holds the rows and how wide they
-//! are. This module turns that into each tick's cap, registers the ticks as
-//! custom functions of oxigraph's evaluator, and hands it the rewritten
+//! places the ticks, says where the store holds the rows and how wide they
+//! are, and refuses a query too large for the store's optimizer. This module
+//! turns that into each tick's cap, registers the ticks as custom functions
+//! (and aggregates) of oxigraph's evaluator, and hands it the rewritten
 //! algebra to evaluate.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,11 +50,12 @@ use std::time::Instant;
 
 use oxigraph::model::{Literal, NamedNode, Term as OxTerm};
 use oxigraph::sparql::{
-    CancellationToken, PreparedSparqlQuery, SparqlEvaluator, SparqlSyntaxError,
+    AggregateFunctionAccumulator, CancellationToken, PreparedSparqlQuery, SparqlEvaluator,
 };
 
 use super::limits::{held_row_bytes, Budget, Held, Stop};
-use crate::query::ticks::{self, Hold};
+use super::strings::{self, Built, GroupConcat, Patterns};
+use crate::query::ticks::{self, Hold, TickError};
 
 /// The IRI of tick `k` (a valid IRI for every `k`), as the store names it.
 fn function_iri(k: usize) -> NamedNode {
@@ -56,34 +65,89 @@ fn function_iri(k: usize) -> NamedNode {
 /// How often (in rows) a tick reads the clock.
 const CLOCK_EVERY: usize = 256;
 
-/// One tick of a query: the rows it allows (none: the deadline only), what
-/// they are held for, and whether it passes its argument through (a filter's).
-#[derive(Debug, Clone, Copy)]
-struct Tick {
-    cap: Option<(usize, Held)>,
-    filter: bool,
+/// One tick of a query as the guard runs it.
+#[derive(Debug, Clone)]
+enum Tick {
+    /// Rows passing: the rows it allows (none: the deadline only) and what
+    /// they are held for.
+    Rows(Option<(usize, Held)>),
+    /// A filter's value, passed through.
+    Filter,
+    /// A built string, measured and passed through.
+    Built,
+    /// A whole expression's value, passed through: its strings settled
+    /// (`true`: the value kept).
+    Settled(bool),
+    /// A whole expression's failure: its strings settled.
+    Failed,
+    /// `CONCAT`, evaluated here.
+    Concat,
+    /// `REPLACE`, evaluated here.
+    Replace,
+    /// `GROUP_CONCAT` with its separator, an aggregate evaluated here.
+    GroupConcat(String),
 }
 
-/// The state a query's ticks share: their counts, and the first stop (kept
-/// when the query cannot unwind).
+/// The state a query's ticks share: their counts, the strings built, and the
+/// first stop (kept when the query cannot unwind).
 #[derive(Debug)]
 pub struct Guard {
     ticks: Vec<Tick>,
     counts: Arc<Vec<AtomicUsize>>,
+    built: Arc<Built>,
     stopped: Arc<Mutex<Option<Stop>>>,
+}
+
+/// What a tick needs to stop its query.
+#[derive(Clone)]
+struct Stopper {
+    token: CancellationToken,
+    stopped: Arc<Mutex<Option<Stop>>>,
+    built: Arc<Built>,
+}
+
+impl Stopper {
+    /// Stops the query: its strings pass the memory cap.
+    fn too_large(&self) {
+        abort(
+            Stop::Built {
+                max: self.built.max(),
+            },
+            &self.token,
+            &self.stopped,
+        );
+    }
+}
+
+/// One `GROUP_CONCAT` of one group, for the store's evaluator.
+struct GroupConcatTick {
+    state: GroupConcat,
+    stopper: Stopper,
+}
+
+impl AggregateFunctionAccumulator for GroupConcatTick {
+    fn accumulate(&mut self, element: OxTerm) {
+        if self.state.add(&element, &self.stopper.built).is_err() {
+            self.stopper.too_large();
+        }
+    }
+
+    fn finish(&mut self) -> Option<OxTerm> {
+        self.state.finish()
+    }
 }
 
 /// Parses `text` as a query, rewrites it with ticks (see the module) whose
 /// caps come from `budget`'s byte cap and which stop at its deadline or once
-/// `token` is cancelled, and prepares it on `evaluator`. Runs on the query's
-/// thread, inside [`run_guarded`] (the rewrite recurses as deep as the query
-/// nests).
+/// `token` is cancelled, and prepares it on `evaluator`; a query past the
+/// bounds of the rewrite is refused. Runs on the query's thread, inside
+/// [`run_guarded`] (the rewrite recurses as deep as the query nests).
 pub fn prepare(
     text: &str,
     evaluator: SparqlEvaluator,
     token: &CancellationToken,
     budget: &Budget,
-) -> Result<(PreparedSparqlQuery, Guard), SparqlSyntaxError> {
+) -> Result<(PreparedSparqlQuery, Guard), TickError> {
     let ticked = ticks::with_ticks(text)?;
     let guard = Guard::new(&ticked.ticks, budget.max_bytes());
     let evaluator = guard.register(evaluator, token, budget);
@@ -133,23 +197,24 @@ impl Guard {
     fn new(placed: &[ticks::Tick], max_bytes: usize) -> Guard {
         let ticks: Vec<Tick> = placed
             .iter()
-            .map(|t| match *t {
-                ticks::Tick::Rows { held } => Tick {
-                    cap: held.map(|(hold, width)| {
-                        ((max_bytes / held_row_bytes(width)).max(1), held_for(hold))
-                    }),
-                    filter: false,
-                },
-                ticks::Tick::Filter => Tick {
-                    cap: None,
-                    filter: true,
-                },
+            .map(|t| match t {
+                ticks::Tick::Rows { held } => Tick::Rows(held.map(|(hold, width)| {
+                    ((max_bytes / held_row_bytes(width)).max(1), held_for(hold))
+                })),
+                ticks::Tick::Filter => Tick::Filter,
+                ticks::Tick::Built => Tick::Built,
+                ticks::Tick::Settled { keep } => Tick::Settled(*keep),
+                ticks::Tick::Failed => Tick::Failed,
+                ticks::Tick::Concat => Tick::Concat,
+                ticks::Tick::Replace => Tick::Replace,
+                ticks::Tick::GroupConcat { separator } => Tick::GroupConcat(separator.clone()),
             })
             .collect();
         let counts = Arc::new(ticks.iter().map(|_| AtomicUsize::new(0)).collect());
         Guard {
             ticks,
             counts,
+            built: Arc::new(Built::new(max_bytes)),
             stopped: Arc::new(Mutex::new(None)),
         }
     }
@@ -162,35 +227,82 @@ impl Guard {
         budget: &Budget,
     ) -> SparqlEvaluator {
         let (deadline, timeout) = (budget.deadline(), budget.timeout());
-        for (k, tick) in self.ticks.iter().copied().enumerate() {
-            let (counts, token, stopped) = (
-                Arc::clone(&self.counts),
-                token.clone(),
-                Arc::clone(&self.stopped),
-            );
+        let stopper = Stopper {
+            token: token.clone(),
+            stopped: Arc::clone(&self.stopped),
+            built: Arc::clone(&self.built),
+        };
+        for (k, tick) in self.ticks.iter().cloned().enumerate() {
+            if let Tick::GroupConcat(separator) = tick {
+                let stopper = stopper.clone();
+                evaluator = evaluator.with_custom_aggregate_function(function_iri(k), move || {
+                    Box::new(GroupConcatTick {
+                        state: GroupConcat::new(separator.clone()),
+                        stopper: stopper.clone(),
+                    })
+                });
+                continue;
+            }
+            let (counts, stopper) = (Arc::clone(&self.counts), stopper.clone());
             let timeout = timeout.clone();
+            let patterns = Patterns::default();
             evaluator =
                 evaluator.with_custom_function(function_iri(k), move |args: &[OxTerm]| {
                     let n = counts
                         .get(k)
                         .map_or(0, |c| c.fetch_add(1, Ordering::Relaxed));
+                    let (token, stopped) = (&stopper.token, &stopper.stopped);
                     if token.is_cancelled()
                         || (n % CLOCK_EVERY == CLOCK_EVERY - 1 && Instant::now() > deadline)
                     {
-                        abort(timeout.clone(), &token, &stopped);
-                    } else if let Some((cap, held)) = tick.cap.filter(|(cap, _)| n >= *cap) {
-                        abort(Stop::Held { rows: cap, held }, &token, &stopped);
+                        abort(timeout.clone(), token, stopped);
                     }
-                    if tick.filter {
-                        // the filter's own value (or false once stopped)
-                        Some(
-                            args.first()
-                                .cloned()
-                                .unwrap_or_else(|| Literal::from(false).into()),
-                        )
-                    } else {
+                    let made = match &tick {
+                        Tick::Rows(cap) => {
+                            if let Some((cap, held)) = cap.filter(|(cap, _)| n >= *cap) {
+                                abort(Stop::Held { rows: cap, held }, token, stopped);
+                            }
+                            return None;
+                        }
+                        // the filter's own value (or false once stopped); the
+                        // strings its expression made are gone
+                        Tick::Filter => {
+                            stopper.built.settle(0);
+                            return Some(
+                                args.first()
+                                    .cloned()
+                                    .unwrap_or_else(|| Literal::from(false).into()),
+                            );
+                        }
+                        Tick::Settled(keep) => {
+                            let value = args.first()?;
+                            let kept = if *keep { strings::term_len(value) } else { 0 };
+                            if stopper.built.settle(kept) {
+                                Ok(Some(value.clone()))
+                            } else {
+                                Err(strings::TooLarge)
+                            }
+                        }
+                        Tick::Failed => {
+                            stopper.built.settle(0);
+                            return None;
+                        }
+                        Tick::Built => {
+                            let value = args.first()?;
+                            if stopper.built.charge(strings::term_len(value)) {
+                                Ok(Some(value.clone()))
+                            } else {
+                                Err(strings::TooLarge)
+                            }
+                        }
+                        Tick::Concat => strings::concat(args, &stopper.built),
+                        Tick::Replace => strings::replace(args, &patterns, &stopper.built),
+                        Tick::GroupConcat(_) => Ok(None),
+                    };
+                    made.unwrap_or_else(|_| {
+                        stopper.too_large();
                         None
-                    }
+                    })
                 });
         }
         evaluator
@@ -355,6 +467,51 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    #[test]
+    fn strings_are_counted_while_made_and_while_kept() {
+        let store = store(60);
+        let cap = 1 << 20;
+        // a filter's strings are gone once it has its value: only the deadline stops it
+        let cross = "?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o";
+        let q = format!("SELECT * WHERE {{ {cross} FILTER(STRLEN(CONCAT(STR(?a), STR(?d), STR(?g), STR(?j), STR(?m))) < 0) }}");
+        assert_eq!(
+            run(&store, &q, cap, Duration::from_millis(300)),
+            Err(Stop::Timeout { ms: 300 })
+        );
+        // one expression that makes 16 × 64 KiB, then 16 × that
+        let a = "a".repeat(64 << 10);
+        let sixteen = |x: &str| vec![x; 16].join(", ");
+        let nested = format!(
+            "SELECT (STRLEN(CONCAT({})) AS ?n) WHERE {{}}",
+            sixteen(&format!("CONCAT({})", sixteen(&format!("\"{a}\""))))
+        );
+        assert_eq!(
+            run(&store, &nested, cap, MINUTE),
+            Err(Stop::Built { max: cap })
+        );
+        // values a BIND keeps add up over the rows: 60 rows of 32 KiB
+        let kept = format!(
+            "SELECT (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o BIND(CONCAT(STR(?s), \"{}\") AS ?x) }}",
+            "b".repeat(32 << 10)
+        );
+        assert_eq!(
+            run(&store, &kept, cap, MINUTE),
+            Err(Stop::Built { max: cap })
+        );
+        // within the cap, the values are the store's
+        for q in [
+            "SELECT ?x WHERE { BIND(CONCAT(\"a\"@en, \"b\"@en) AS ?x) }",
+            "SELECT ?x WHERE { BIND(REPLACE(\"abc\", \"(b)\", \"[$1]\") AS ?x) }",
+            "SELECT (GROUP_CONCAT(DISTINCT ?o; SEPARATOR=\"|\") AS ?x) WHERE { ?s <http://x/p1> ?o } ORDER BY ?x",
+            "SELECT ?s WHERE { ?s ?p ?o } ORDER BY DESC(UCASE(STR(?o))) LIMIT 3",
+            "SELECT ?x WHERE { ?s ?p ?o BIND(xsd:integer(CONCAT(\"x\", ?o)) AS ?x) } LIMIT 3",
+        ] {
+            let q = format!("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> {q}");
+            let (_, rows) = run(&store, &q, cap, MINUTE).unwrap_or_else(|e| panic!("{q}: {e}"));
+            assert_eq!(rows, unguarded(&store, &q), "{q}");
+        }
     }
 
     #[test]

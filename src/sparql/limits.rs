@@ -64,6 +64,14 @@ pub enum Stop {
         /// The byte cap.
         max: usize,
     },
+    /// The strings the query's expressions build (`CONCAT`, `REPLACE`,
+    /// `GROUP_CONCAT`, `STR` …), which the store keeps until the query ends,
+    /// would pass the memory cap.
+    #[error("the query builds more than {max} bytes of strings (CONCAT, REPLACE, GROUP_CONCAT, STR …); narrow it, or raise --max-query-memory-mb")]
+    Built {
+        /// The memory cap, in bytes.
+        max: usize,
+    },
     /// The store would hold more rows in memory than the memory cap allows.
     #[error("the query would hold more than {rows} rows in memory to {held}; narrow it, or raise --max-query-memory-mb")]
     Held {

@@ -20,6 +20,7 @@ mod remote;
 mod run;
 mod scratch;
 mod stream;
+mod strings;
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -523,8 +524,13 @@ fn evaluate(
             evaluator = evaluator.with_custom_function(iri, integer_cast);
         }
     }
-    let (prepared, guard) = guard::prepare(query, evaluator, &token, &budget)
-        .map_err(|e| (ExecStatus::SyntaxError, e.to_string().replace('\n', " ")))?;
+    let (prepared, guard) = guard::prepare(query, evaluator, &token, &budget).map_err(|e| {
+        let status = match e {
+            crate::query::ticks::TickError::Syntax(_) => ExecStatus::SyntaxError,
+            crate::query::ticks::TickError::TooLarge { .. } => ExecStatus::ExecutionError,
+        };
+        (status, e.to_string().replace('\n', " "))
+    })?;
     let timeout = budget.timeout();
     let failed = |e: QueryEvaluationError| match e {
         QueryEvaluationError::Cancelled => stopped(timeout.clone()),

@@ -216,6 +216,8 @@ fn real_files_lose_nothing_and_name_what_they_do_not_read() {
         "test-questions.json",
         "spinach-test.json",
         "qald10-en-spinach-run.json",
+        "dev@5e97e80.json",
+        "zero_shot_prediction_dev_complete.json",
     ] {
         assert!(
             formats.iter().any(|(n, _)| n == family),

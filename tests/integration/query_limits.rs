@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::serve::{get, post_form, post_json, post_with_token, tmp, wait, Server, RUN};
+use crate::serve::{get, peak_kb, post_form, post_json, post_with_token, tmp, wait, Server, RUN};
 
 /// The deadline of every query (`--sparql-timeout-ms`, `--query-timeout-ms`).
 const DEADLINE: Duration = Duration::from_millis(2000);
@@ -55,17 +55,6 @@ fn start(name: &str, memory_mb: &str) -> Server {
             memory_mb,
         ],
     )
-}
-
-/// The server's peak resident memory so far, in kB.
-fn peak_kb(s: &Server) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid()))
-        .expect("the server's /proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
 }
 
 fn assert_memory(s: &Server, after: &str) {

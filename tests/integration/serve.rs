@@ -160,6 +160,17 @@ fn read(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
     (status, body)
 }
 
+/// The server's peak resident memory so far (`VmHWM`), in kB.
+pub fn peak_kb(s: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid()))
+        .expect("the server's /proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
 pub fn get(s: &Server, path: &str) -> (u16, Value) {
     read(ureq::get(&s.url(path)).call())
 }

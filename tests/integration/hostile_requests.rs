@@ -1,0 +1,282 @@
+//! Single requests that used to take the server down or hold it for minutes
+//! (docs/http-api.md, Limits and security), on the real binary over loopback:
+//! a 546-byte query whose `CONCAT`s build a 2.2 GB string (the process
+//! aborted), `GROUP_CONCAT` over rows of large strings, basic graph patterns
+//! of thousands of triple patterns (the store's optimizer held a query slot
+//! and a core for minutes past the deadline), and a large upload to `POST
+//! /api/v1/sample` (170 times its size in memory). Each is refused with the
+//! bound it passed, within its deadline and a second, in bounded memory, and
+//! the server keeps answering.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::serve::{get, peak_kb, post_json, tmp, Server};
+
+/// The deadline of every query.
+const DEADLINE: Duration = Duration::from_millis(3000);
+/// How long after its deadline a query may end.
+const SLACK: Duration = Duration::from_secs(1);
+
+fn start(name: &str) -> Server {
+    Server::start_bare(
+        &tmp(name),
+        &[
+            "--kg",
+            "tests/data/demo/kg.ttl",
+            "--sparql-timeout-ms",
+            "3000",
+            "--query-timeout-ms",
+            "3000",
+            "--max-concurrent-queries",
+            "2",
+            "--max-query-memory-mb",
+            "64",
+        ],
+    )
+}
+
+/// The server's peak resident memory so far, in MB.
+fn peak_mb(s: &Server) -> u64 {
+    peak_kb(s) / 1024
+}
+
+/// (status, body, time taken) of a query sent to `/sparql`.
+fn sparql(s: &Server, query: &str) -> (u16, Value, Duration) {
+    let started = Instant::now();
+    let sent = ureq::post(&s.url("/sparql"))
+        .set("Content-Type", "application/sparql-query")
+        .set("Accept", "application/sparql-results+json")
+        .timeout(Duration::from_secs(120))
+        .send_string(query);
+    let r = match sent {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport error (did the server die?): {e}"),
+    };
+    let status = r.status();
+    let mut body = Vec::new();
+    r.into_reader()
+        .take(16 << 20)
+        .read_to_end(&mut body)
+        .expect("a body");
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    (status, body, started.elapsed())
+}
+
+fn alive(s: &Server) {
+    let (status, body) = get(s, "/api/v1/health");
+    assert_eq!(status, 200, "{body}");
+    let (status, body, _) = sparql(s, "SELECT (1 AS ?one) WHERE {}");
+    assert_eq!(status, 200, "{body}");
+}
+
+/// `BIND(CONCAT(?prev ×n) AS ?next)` steps from a 68-character string: the
+/// attack's 546-byte query (five ×16 steps, then two ×8: 4.6 GB asked).
+fn concat_bomb() -> String {
+    let mut q = format!(
+        "SELECT (STRLEN(?h) AS ?l) WHERE {{ BIND(\"{}\" AS ?a)",
+        "a".repeat(68)
+    );
+    let steps = [
+        ('b', 16),
+        ('c', 16),
+        ('d', 16),
+        ('e', 16),
+        ('f', 16),
+        ('g', 8),
+        ('h', 8),
+    ];
+    let mut prev = 'a';
+    for (var, n) in steps {
+        let args = vec![format!("?{prev}"); n].join(",");
+        q.push_str(&format!(" BIND(CONCAT({args}) AS ?{var})"));
+        prev = var;
+    }
+    q.push_str(" }");
+    q
+}
+
+#[test]
+fn strings_a_query_builds_are_bounded_by_its_memory_cap() {
+    let s = start("hostile-strings");
+    let bomb = concat_bomb();
+    // REPLACE that multiplies, GROUP_CONCAT over rows of 1.1 MB strings,
+    // UCASE of UCASE …: each asks for far more than 64 MB
+    let replace = format!(
+        "SELECT (STRLEN(?r) AS ?l) WHERE {{ BIND(\"{}\" AS ?a) BIND(REPLACE(?a, \"\", ?a) AS ?b) BIND(REPLACE(?b, \"\", ?b) AS ?r) }}",
+        "a".repeat(300)
+    );
+    let values: Vec<String> = (0..200).map(|i| i.to_string()).collect();
+    let group = format!(
+        "SELECT (STRLEN(GROUP_CONCAT(?d)) AS ?l) WHERE {{ VALUES ?x {{ {} }} BIND(\"{}\" AS ?a) BIND(CONCAT(?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a) AS ?b) BIND(CONCAT(?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b) AS ?c) BIND(CONCAT(?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c) AS ?d) }}",
+        values.join(" "),
+        "a".repeat(68)
+    );
+    for (name, q) in [
+        ("concat", bomb.as_str()),
+        ("replace", &replace),
+        ("group_concat", &group),
+    ] {
+        let (status, body, took) = sparql(&s, q);
+        assert_eq!(status, 413, "{name}: {body}");
+        assert_eq!(body["error"]["code"], "result_too_large", "{name}: {body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("builds more than 67108864 bytes of strings"),
+            "{name}: {message}"
+        );
+        assert!(took < DEADLINE + SLACK, "{name}: {took:?}");
+        alive(&s);
+    }
+    // a query within the cap is answered as before
+    let (status, body, _) = sparql(
+        &s,
+        "SELECT (CONCAT(\"a\"@en, \"b\"@en) AS ?x) (REPLACE(\"abc\", \"b\", \"[$0]\") AS ?y) (GROUP_CONCAT(?v; separator=\"|\") AS ?z) WHERE { VALUES ?v { \"1\" \"2\" } }",
+    );
+    assert_eq!(status, 200, "{body}");
+    let row = &body["results"]["bindings"][0];
+    assert_eq!(row["x"]["value"], "ab");
+    assert_eq!(row["x"]["xml:lang"], "en");
+    assert_eq!(row["y"]["value"], "a[b]c");
+    assert_eq!(row["z"]["value"], "1|2");
+    // through an evaluation's run queries too: the question's error, not the server's
+    let question = |id: &str, sparql: &str| json!({"id": id, "question": [{"language": "en", "string": "q"}], "query": {"sparql": sparql}});
+    let body = json!({
+        "gold": "demo",
+        "runs": [{"name": "x", "document": {"questions": [question("1", &bomb)]}}],
+        "experiments": ["qa"],
+        "execute_run": true,
+    });
+    let (status, report) = post_json(&s, "/api/v1/evaluate", &body.to_string());
+    assert_eq!(status, 200, "{report}");
+    let q = &report["runs"][0]["experiments"]["qa"]["questions"];
+    let execution = q
+        .as_array()
+        .and_then(|qs| qs.iter().find(|q| q["id"] == "1"))
+        .map(|q| q["execution"].clone())
+        .unwrap_or(Value::Null);
+    assert_eq!(execution["status"], "execution_error", "{execution}");
+    assert!(
+        execution["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("builds more than")),
+        "{execution}"
+    );
+    alive(&s);
+    // 64 MB per query: far from the 2.2 GB the bomb asked for
+    let peak = peak_mb(&s);
+    assert!(peak < 600, "the server peaked at {peak} MB");
+}
+
+#[test]
+fn too_many_triple_patterns_are_refused_before_the_optimizer_sees_them() {
+    let s = start("hostile-patterns");
+    let separate: String = (0..1000)
+        .map(|i| format!("?s{i} <http://x/p> ?o{i} . "))
+        .collect();
+    let chained: String = (0..2000)
+        .map(|i| format!("<http://x/p> ?o{i} ; "))
+        .collect();
+    // two groups of 48 that share a variable: the optimizer joins them into one
+    let groups: String = (0..2)
+        .map(|g| {
+            let star: String = (0..48)
+                .map(|i| format!("?s <http://x/p{g}_{i}> ?o{g}_{i} . "))
+                .collect();
+            format!("{{ {star} }} ")
+        })
+        .collect();
+    for (q, figure) in [
+        (
+            format!("SELECT * WHERE {{ {separate} }}"),
+            "1000 triple patterns",
+        ),
+        (
+            format!("SELECT * WHERE {{ ?s {chained} <http://x/p> ?last }}"),
+            "2001 triple patterns",
+        ),
+        (
+            format!("SELECT * WHERE {{ {groups} }}"),
+            "96 triple patterns",
+        ),
+    ] {
+        let (status, body, took) = sparql(&s, &q);
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["error"]["code"], "query_too_large", "{body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(figure), "{message}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+    }
+    // the largest query admitted, the optimizer's worst case (every pattern
+    // shares a variable), is planned and answered within the deadline
+    let largest: String = (0..64)
+        .map(|i| format!("?s <http://x/p{i}> ?o{i} . "))
+        .collect();
+    let (status, body, took) = sparql(&s, &format!("SELECT * WHERE {{ {largest} }}"));
+    assert_eq!(status, 200, "{body}");
+    assert!(took < DEADLINE + SLACK, "{took:?}");
+    alive(&s);
+}
+
+/// A QALD-JSON benchmark of `n` questions with queries, about 290 bytes each.
+fn many_questions(n: usize) -> String {
+    let questions: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({
+                "id": i.to_string(),
+                "question": [{"language": "en", "string": format!("Which river flows through the city number {i}?")}],
+                "query": {"sparql": format!("SELECT ?r WHERE {{ ?r <http://dbpedia.org/ontology/city> <http://dbpedia.org/resource/C{i}> }}")},
+            })
+        })
+        .collect();
+    json!({"questions": questions}).to_string()
+}
+
+#[test]
+fn an_uploaded_benchmark_is_sampled_in_memory_linear_in_its_size() {
+    let s = start("hostile-sample");
+    let gold = many_questions(20_000);
+    let mb = gold.len() / (1 << 20);
+    let before = peak_mb(&s);
+    let body = format!(
+        "{{\"gold\": {gold}, \"gold_name\": \"many.json\", \"features\": [\"words\", \"triple_patterns\"], \"size\": 10, \"method\": \"kmeans++\", \"trials\": 1}}"
+    );
+    let (status, b) = post_json(&s, "/api/v1/sample", &body);
+    assert_eq!(status, 200, "{b}");
+    assert_eq!(b["candidates"], 20_000, "{b}");
+    let grew = peak_mb(&s).saturating_sub(before);
+    eprintln!("a {mb} MB upload of 20,000 questions: the peak grew by {grew} MB");
+    // was 1.2 GB for this upload (about 210 times its size)
+    assert!(
+        grew < 40 * mb as u64 + 100,
+        "the peak grew by {grew} MB for a {mb} MB upload"
+    );
+    // more questions than the route samples, or a quadratic method on too
+    // many candidates: 413 naming the bound
+    let too_many = many_questions(50_001);
+    let body = format!("{{\"gold\": {too_many}, \"features\": [\"words\"], \"size\": 10}}");
+    let (status, b) = post_json(&s, "/api/v1/sample", &body);
+    assert_eq!(status, 413, "{b}");
+    assert_eq!(b["error"]["code"], "payload_too_large", "{b}");
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("50001 questions") && m.contains("50000")),
+        "{b}"
+    );
+    let body = format!(
+        "{{\"gold\": {gold}, \"features\": [\"words\", \"triple_patterns\"], \"size\": 10, \"method\": \"agglomerative\"}}"
+    );
+    let (status, b) = post_json(&s, "/api/v1/sample", &body);
+    assert_eq!(status, 413, "{b}");
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("more than this server draws")),
+        "{b}"
+    );
+    alive(&s);
+}
