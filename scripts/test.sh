@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs every test target
 # (unit tests, the integration binary with its real servers: oxigraph, Virtuoso,
-# Chromium, the benches once each in test mode) after
-# checking that the examples build.
+# Chromium, the benches once each in test mode) after checking the licences of
+# the binary's crates (scripts/licences.sh) and that the examples build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +12,8 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --latex
 bash scripts/install-servers.sh
+# the licence policy of the binary (deny.toml): a copyleft crate fails here, named
+bash scripts/licences.sh
 if [ ! -d ../shared/data ]; then
   echo "note: ../shared/data is missing: tests that read real benchmarks skip (they fail under CI=true)" >&2
 fi
