@@ -9,7 +9,12 @@
 # chain 100,000 long on /annotate, /sparql and as a run query executed on the
 # server's graph (/evaluate with execute_run), and a TEXT2SPARQL YAML nested
 # 110,000 levels; each must get its 400 (or, as a run query, a 200 whose report
-# names the question's diagnostic). After each round it reads the server's
+# names the question's diagnostic). Then the bounds of docs/http-api.md's
+# query limits: a 546-byte query of nested CONCATs asking 4.6 GB and a
+# GROUP_CONCAT over rows of large strings (413), 1,000 triple patterns in one
+# group and 8,000 joined variables (400, each answered within the /sparql
+# deadline and a second), and a sample of an uploaded benchmark of 20,000
+# questions (200). After each round it reads the server's
 # resident memory (VmRSS); the first round is the warm-up. Fails when any mixed
 # response was not 2xx, a hostile one got another answer, any socket error
 # happened, the server died, or RSS at the end is more than 10 % above RSS
@@ -84,6 +89,24 @@ for name, q in bombs.items():
     open(f"{out}/{name}.sparql", "w").write(q)
     run = {"questions": [{"id": "1", "question": [{"language": "en", "string": "q"}], "query": {"sparql": q}}]}
     open(f"{out}/{name}.evaluate", "w").write(json.dumps({"gold": "demo", "runs": [{"name": name, "document": run}], "execute_run": True}))
+# the query limits: strings past the memory cap, too many patterns or variables
+concat = 'SELECT (STRLEN(?h) AS ?l) WHERE { BIND("' + "a" * 68 + '" AS ?a)'
+prev = "a"
+for var, n in [("b", 16), ("c", 16), ("d", 16), ("e", 16), ("f", 16), ("g", 8), ("h", 8)]:
+    concat += " BIND(CONCAT(" + ",".join([f"?{prev}"] * n) + f") AS ?{var})"
+    prev = var
+concat += " }"
+group = ('SELECT (STRLEN(GROUP_CONCAT(?d)) AS ?l) WHERE { VALUES ?x { ' + " ".join(str(i) for i in range(200))
+         + ' } BIND("' + "a" * 68 + '" AS ?a) BIND(CONCAT(' + ",".join(["?a"] * 16) + ') AS ?b) BIND(CONCAT('
+         + ",".join(["?b"] * 16) + ') AS ?c) BIND(CONCAT(' + ",".join(["?c"] * 16) + ') AS ?d) }')
+patterns = "SELECT * WHERE { ?s " + "".join(f"<http://x/p> ?o{i} ; " for i in range(1000)) + "<http://x/p> ?last }"
+variables = "SELECT * WHERE { " + "".join(f"?s{i} <http://x/p> ?o{i} . " for i in range(4000)) + "}"
+for name, q in {"concat": concat, "group": group, "patterns": patterns, "variables": variables}.items():
+    open(f"{out}/{name}.sparql", "w").write(q)
+questions = [{"id": str(i), "question": [{"language": "en", "string": f"Which river flows through the city number {i}?"}],
+              "query": {"sparql": f"SELECT ?r WHERE {{ ?r <http://dbpedia.org/ontology/city> <http://dbpedia.org/resource/C{i}> }}"}}
+             for i in range(20000)]
+open(f"{out}/sample.json", "w").write(json.dumps({"gold": {"questions": questions}, "features": ["words", "triple_patterns"], "size": 10, "method": "kmeans++", "trials": 1}))
 yaml = "questions: " + "[" * 110000 + "]" * 110000 + "\n"
 open(f"{out}/yaml.evaluate", "w").write(json.dumps({"gold": {"name": "bomb.yaml", "text": yaml}, "runs": [{"text": "{}"}]}))
 PY
@@ -97,6 +120,16 @@ hostile() {
     exit 1
   fi
 }
+# sends FILE to PATH with TYPE, checks the status is WANT and that the answer
+# came within the /sparql deadline (10 s) and a second
+timed() {
+  local path=$1 type=$2 file=$3 want=$4 code took
+  read -r code took < <(curl -s -o "$data/hostile.out" -w '%{http_code} %{time_total}\n' -H "Content-Type: $type" --data-binary "@$file" "$url$path")
+  if [ "$code" != "$want" ] || awk -v t="$took" 'BEGIN {exit !(t > 11)}'; then
+    echo "error: $path with $(basename "$file") answered $code in $took s, not $want within 11 s: $(head -c 300 "$data/hostile.out")" >&2
+    exit 1
+  fi
+}
 hostile_round() {
   for name in parens-1000 parens-100k chain-100k; do
     hostile /api/v1/annotate application/json "$data/$name.annotate" 400
@@ -104,6 +137,13 @@ hostile_round() {
     hostile /api/v1/evaluate application/json "$data/$name.evaluate" 200
   done
   hostile /api/v1/evaluate application/json "$data/yaml.evaluate" 400
+  for name in concat group; do
+    timed /sparql application/sparql-query "$data/$name.sparql" 413
+  done
+  for name in patterns variables; do
+    timed /sparql application/sparql-query "$data/$name.sparql" 400
+  done
+  timed /api/v1/sample application/json "$data/sample.json" 200
   curl -sf "$url/api/v1/health" >/dev/null || { echo "error: /health fails after the hostile requests" >&2; exit 1; }
 }
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
@@ -130,5 +170,5 @@ for i in $(seq 1 "$rounds"); do
 done
 end=$(rss)
 growth=$(awk -v a="$warm" -v b="$end" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')
-echo "$total requests and $(( rounds * 10 )) hostile ones, no errors; RSS after warm-up $(( warm / 1024 )) MiB, at the end $(( end / 1024 )) MiB ($growth %)"
+echo "$total requests and $(( rounds * 15 )) hostile ones, no errors; RSS after warm-up $(( warm / 1024 )) MiB, at the end $(( end / 1024 )) MiB ($growth %)"
 awk -v g="$growth" 'BEGIN {exit !(g <= 10)}' || { echo "error: RSS grew by $growth % (more than 10 %)" >&2; exit 1; }

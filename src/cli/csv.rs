@@ -1,7 +1,7 @@
 //! The evaluation report as CSV (`evaluate --format csv`; docs/report.md):
 //! one row per run, sub-experiment and aggregate (overall and per `--by`
 //! value), or per question with `--per-question`, fields quoted as RFC 4180
-//! asks.
+//! asks; and the field rule every CSV the commands write follows ([`field`]).
 
 use std::fmt::Write;
 
@@ -13,11 +13,23 @@ fn co(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn csv_field(s: &str) -> String {
+/// A CSV field: a text a spreadsheet would run as a formula (it starts with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return, and is not a number)
+/// gets a `'` first, as OWASP's advice on CSV injection asks (a run name or
+/// a question text is whatever its file says); then quoted when it holds a
+/// comma, a quote or a line break (RFC 4180).
+pub(super) fn field(s: &str) -> String {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !s.trim().parse::<f64>().is_ok_and(f64::is_finite);
+    let s = if formula {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -30,9 +42,9 @@ fn csv_aggregate(
     a: &crate::eval::AggregateReport,
     with_confidence: bool,
 ) {
-    let _ = write!(out, "{},{experiment},", csv_field(run));
+    let _ = write!(out, "{},{experiment},", field(run));
     for v in by {
-        let _ = write!(out, "{},", csv_field(v));
+        let _ = write!(out, "{},", field(v));
     }
     let _ = write!(
         out,
@@ -106,7 +118,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
     } else {
         out.push_str("run,experiment,");
         for f in &features {
-            let _ = write!(out, "{},", csv_field(&format!("by_{f}")));
+            let _ = write!(out, "{},", field(&format!("by_{f}")));
         }
         out.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
         if with_confidence {
@@ -122,9 +134,9 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     let _ = writeln!(
                         out,
                         "{},{name},{},{},{},{},{},{},{},{},{},{},{}",
-                        csv_field(run),
-                        csv_field(&q.id),
-                        csv_field(q.question.as_deref().unwrap_or_default()),
+                        field(run),
+                        field(&q.id),
+                        field(q.question.as_deref().unwrap_or_default()),
                         q.status.name(),
                         q.score.tp,
                         q.score.fp,
@@ -154,4 +166,31 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::field;
+
+    #[test]
+    fn formulas_are_defused_and_numbers_stay_numbers() {
+        for (cell, written) in [
+            (
+                "=HYPERLINK(\"http://x\")",
+                "\"'=HYPERLINK(\"\"http://x\"\")\"",
+            ),
+            ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("-2+3", "'-2+3"),
+            ("\t=1", "'\t=1"),
+            ("-0.25", "-0.25"),
+            ("+5", "+5"),
+            ("1e-3", "1e-3"),
+            ("-inf", "'-inf"),
+            ("a, b", "\"a, b\""),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(field(cell), written, "{cell}");
+        }
+    }
 }

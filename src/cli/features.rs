@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::csv::field;
 use crate::eval::DEFAULT_MAX_CLASS_SIZE;
 use crate::index::Index;
 use crate::model::Dataset;
@@ -90,15 +91,6 @@ pub const CSV_COLUMNS: [&str; 34] = [
     "functions",
     "pos",
 ];
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 fn join<T: ToString>(values: &[T]) -> String {
     values
@@ -281,7 +273,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<ExitCode> {
         FeaturesFormat::Csv => {
             outln!("{}", CSV_COLUMNS.join(","))?;
             for f in &all {
-                let row: Vec<String> = csv_row(f).iter().map(|c| csv_field(c)).collect();
+                let row: Vec<String> = csv_row(f).iter().map(|c| field(c)).collect();
                 outln!("{}", row.join(","))?;
             }
         }
@@ -296,9 +288,9 @@ mod tests {
 
     #[test]
     fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a, b"), "\"a, b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a, b"), "\"a, b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 
     #[test]

@@ -20,14 +20,46 @@ pub type ApiResult = Result<HttpResponse, ApiError>;
 
 /// The web page as a response.
 pub fn page() -> HttpResponse {
+    static POLICY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    html(PAGE, POLICY.get_or_init(|| content_policy(PAGE)))
+}
+
+/// One of the server's own pages (no external assets, one inline script) as
+/// a response, with `policy` (its [`content_policy`]) and the headers that
+/// keep it out of other sites' frames.
+pub fn html(page: &'static str, policy: &str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
-        .body(PAGE)
+        .insert_header(("Content-Security-Policy", policy.to_string()))
+        .insert_header(("X-Frame-Options", "DENY"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .insert_header(("Referrer-Policy", "no-referrer"))
+        .body(page)
+}
+
+/// The Content-Security-Policy of a page of the server's: its one inline
+/// script allowed by its SHA-256 (nothing else runs, an injected script
+/// included), inline styles, requests to this server only, no frames around
+/// it, no forms elsewhere.
+pub fn content_policy(page: &str) -> String {
+    let script = page
+        .split_once("<script>")
+        .and_then(|(_, rest)| rest.split_once("</script>"))
+        .map_or("", |(script, _)| script);
+    format!(
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        crate::digest::sha256_base64(script.as_bytes())
+    )
 }
 
 /// The bootstrap resamples of a request that asks for confidence intervals
 /// (`confidence`), as the CLI's `--confidence`.
 pub const CONFIDENCE_RESAMPLES: usize = 1000;
+
+/// The most runs one evaluation may score (`POST /evaluate`, a submitted
+/// experiment: run files and system URLs together); its pairwise comparisons
+/// are then at most 190.
+pub const MAX_RUNS: usize = 20;
 
 /// The features a request splits aggregates by (`by`), as the CLI's `--by`
 /// takes them: each one of [`crate::annotate::FEATURES`], else a 400

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::OpenApi;
 
-use super::common::{features, profile, questions, CONFIDENCE_RESAMPLES};
+use super::common::{features, profile, questions, CONFIDENCE_RESAMPLES, MAX_RUNS};
 use super::error::{internal, ErrorBody, ErrorCode};
 use super::job::{evaluate_job, Job, RunSource};
 use super::{ApiError, AppState};
@@ -25,8 +25,6 @@ use crate::model::Dataset;
 #[openapi(paths(evaluate))]
 pub struct Api;
 
-/// The most runs one call may score.
-pub const MAX_RUNS: usize = 20;
 /// The time limit of a call unless the body asks for less.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 /// The longest time limit a body may ask for.

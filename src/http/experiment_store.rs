@@ -12,7 +12,7 @@
 //! `/health` does too.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -180,13 +180,33 @@ pub struct ExperimentStore {
     /// The record store's generation when its records were last checked for
     /// ones a failed write left (see [`RecordStore::generation`]).
     swept: AtomicU64,
+    /// True while the worker thread runs (`/health` is degraded otherwise).
+    worker_up: Arc<AtomicBool>,
+}
+
+/// The message of a panic caught at the job boundary.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// Sets the worker down when its thread ends, also by a panic.
+struct WorkerUp(Arc<AtomicBool>);
+
+impl Drop for WorkerUp {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 /// How often an idle worker retries a degraded store and the records waiting
 /// for it.
 pub const RECOVER_EVERY: Duration = Duration::from_secs(5);
 
-/// What the store tells of itself in `/health`.
+/// What the store tells of itself in `/health` (with [`ExperimentStore::worker_up`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreState {
     /// Whether its last write succeeded.
@@ -261,6 +281,7 @@ impl ExperimentStore {
             pending: Mutex::new(BTreeMap::new()),
             active: Mutex::new(HashSet::new()),
             swept,
+            worker_up: Arc::new(AtomicBool::new(false)),
         };
         for mut r in store.list()? {
             if matches!(
@@ -288,24 +309,51 @@ impl ExperimentStore {
             *q = Some(tx);
         }
         let store = Arc::clone(self);
+        let up = Arc::clone(&self.worker_up);
+        up.store(true, Ordering::SeqCst);
         // evaluation parses and walks queries: a stack of known size, deep
-        // enough for any query within the bounds read
+        // enough for any query within the bounds read. A panic of one job is
+        // caught at its boundary (`execute`); one between jobs is caught here
+        // and the loop goes on, so that the worker outlives any one request
         let spawned = std::thread::Builder::new()
             .name("experiments".into())
             .stack_size(crate::stack::DEEP_STACK_BYTES)
-            .spawn(move || loop {
-                match rx.recv_timeout(RECOVER_EVERY) {
-                    Ok(job) => {
-                        store.recover();
-                        store.execute(job, &worker);
+            .spawn(move || {
+                let _up = WorkerUp(up);
+                loop {
+                    let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        match rx.recv_timeout(RECOVER_EVERY) {
+                            Ok(job) => {
+                                store.recover();
+                                store.execute(job, &worker);
+                                true
+                            }
+                            Err(RecvTimeoutError::Timeout) => {
+                                store.recover();
+                                true
+                            }
+                            Err(RecvTimeoutError::Disconnected) => false,
+                        }
+                    }));
+                    match step {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(payload) => eprintln!(
+                            "qajudge: the experiment worker caught a panic between jobs ({}); it goes on",
+                            panic_message(payload.as_ref())
+                        ),
                     }
-                    Err(RecvTimeoutError::Timeout) => store.recover(),
-                    Err(RecvTimeoutError::Disconnected) => break,
                 }
             });
         if let Err(e) = spawned {
+            self.worker_up.store(false, Ordering::SeqCst);
             eprintln!("qajudge: cannot start the experiment worker: {e}; experiments stay queued");
         }
+    }
+
+    /// True while the worker that evaluates experiments runs.
+    pub fn worker_up(&self) -> bool {
+        self.worker_up.load(Ordering::SeqCst)
     }
 
     /// The final records waiting for the store (also after a thread panicked
@@ -562,10 +610,19 @@ impl ExperimentStore {
                 let _ = self.update(&id, |r| r.progress = Some((n, total)));
             }
         };
-        let value = match evaluate_job(job, worker, &progress) {
-            Ok(report) => serde_json::to_value(&report)
+        // a panic of the evaluation (a bug, or a hostile input the readers
+        // missed) fails this experiment with its message, not the worker
+        let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            evaluate_job(job, worker, &progress)
+        }));
+        let value = match evaluated {
+            Ok(Ok(report)) => serde_json::to_value(&report)
                 .map_err(|e| format!("the report could not be written: {e}")),
-            Err(e) => Err(e.to_string()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(payload) => Err(format!(
+                "the evaluation failed inside qajudge ({}); this is a bug: report it with the experiment's files",
+                panic_message(payload.as_ref())
+            )),
         };
         let finished = self.update(&id, |r| {
             match value {

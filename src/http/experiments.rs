@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use utoipa::OpenApi;
 
-use super::common::{features, profile, questions, ApiResult, CONFIDENCE_RESAMPLES};
+use super::common::{features, profile, questions, ApiResult, CONFIDENCE_RESAMPLES, MAX_RUNS};
 use super::error::{internal, store_error, ErrorBody, ErrorCode};
 use super::experiment_store::{ExperimentError, ExperimentStatus, Record};
 use super::job::{Job, RunSource};
@@ -282,6 +282,14 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
         let text = || String::from_utf8_lossy(&bytes).trim().to_string();
         match name.as_str() {
             "gold" => form.gold = Some((filename.unwrap_or_else(|| "gold".into()), bytes)),
+            "run" | "system_url" if form.runs.len() + form.systems.len() >= MAX_RUNS => {
+                return Err(ApiError::new(
+                    ErrorCode::TooManyRuns,
+                    format!(
+                        "more than {MAX_RUNS} runs (run and system_url) in one experiment; submit at most {MAX_RUNS}, or several experiments"
+                    ),
+                ))
+            }
             "run" => {
                 let n = form.runs.len() + 1;
                 form.runs

@@ -44,9 +44,11 @@ pub async fn openapi(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(get, path = "/api/v1/docs", tag = "service",
     responses((status = 200, description = "the API reference as a web page", content_type = "text/html")))]
 pub async fn docs() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .body(REFERENCE_PAGE)
+    static POLICY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    common::html(
+        REFERENCE_PAGE,
+        POLICY.get_or_init(|| common::content_policy(REFERENCE_PAGE)),
+    )
 }
 
 /// What `GET /health` answers.
@@ -70,6 +72,9 @@ pub struct Health {
     published_statements: usize,
     /// Whether the experiment store can write.
     store: HealthStore,
+    /// `ok` while the worker that evaluates submitted experiments runs,
+    /// `down` otherwise (the status is then `degraded`, 503).
+    worker: &'static str,
 }
 
 /// The experiment store of `GET /health`.
@@ -107,16 +112,20 @@ pub struct HealthIndex {
 /// that the server recovers even when only health checks reach it.
 #[utoipa::path(get, path = "/api/v1/health", tag = "service",
     responses((status = 200, description = "the service's status", body = Health),
-        (status = 503, description = "the experiment store cannot write (status degraded; store says why and since when)", body = Health)))]
+        (status = 503, description = "the experiment store cannot write, or the experiment worker is down (status degraded; store says why and since when, worker whether it runs)", body = Health)))]
 pub async fn health(state: web::Data<AppState>) -> ApiResult {
     let store = Arc::clone(&state.store);
-    let (experiments, store_state) = web::block(move || {
+    let (experiments, store_state, worker_up) = web::block(move || {
         store.recover();
-        (store.list().ok().map(|l| l.len()), store.state())
+        (
+            store.list().ok().map(|l| l.len()),
+            store.state(),
+            store.worker_up(),
+        )
     })
     .await
     .map_err(internal)?;
-    let healthy = store_state.health == StoreHealth::Ok;
+    let healthy = store_state.health == StoreHealth::Ok && worker_up;
     let store = match store_state.health {
         StoreHealth::Ok => HealthStore {
             state: "ok",
@@ -155,5 +164,6 @@ pub async fn health(state: web::Data<AppState>) -> ApiResult {
         experiments,
         published_statements: state.published.len(),
         store,
+        worker: if worker_up { "ok" } else { "down" },
     }))
 }

@@ -72,6 +72,21 @@ impl AnswerCache {
             source,
         };
         std::fs::create_dir_all(dir).map_err(err)?;
+        // never written through a symbolic link (it could point at any file
+        // the user can write), nor into anything but a regular file
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if !m.file_type().is_file() => {
+                let what = if m.file_type().is_symlink() {
+                    "a symbolic link"
+                } else {
+                    "not a regular file"
+                };
+                return Err(err(std::io::Error::other(format!(
+                    "it is {what}, which the cache never writes through"
+                ))));
+            }
+            _ => {}
+        }
         let mut entries = HashMap::new();
         let mut skipped = 0;
         if path.exists() {
@@ -191,6 +206,21 @@ mod tests {
         let cache = AnswerCache::open(&dir).unwrap();
         assert_eq!(cache.len(), 2);
         assert_eq!(cache.skipped, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_file_that_is_a_link_is_refused() {
+        let dir = scratch("symlink");
+        let target = dir.join("elsewhere.txt");
+        std::fs::write(&target, "someone's file\n").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join(CACHE_FILE)).unwrap();
+        let e = AnswerCache::open(&dir).unwrap_err().to_string();
+        assert!(e.contains("a symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "someone's file\n"
+        );
     }
 
     #[test]

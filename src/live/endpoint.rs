@@ -3,6 +3,9 @@
 //! too long, `Accept` for SPARQL JSON results, a timeout per request, an
 //! optional `User-Agent` and a bound on the body read; the reply keeps the
 //! status and `Retry-After` so that a caller can be polite about `429`.
+//! Redirects are followed here, not by the HTTP client, and only to `http`
+//! and `https` URLs, at most [`MAX_REDIRECTS`] times: any other `Location`
+//! (`file:///etc/passwd`) is a [`CallError::BadRedirect`].
 
 use std::io::Read;
 use std::time::Duration;
@@ -13,6 +16,9 @@ use super::CallError;
 const MAX_GET_QUERY: usize = 2000;
 /// The most of an answer body that is read by [`sparql_request`].
 const MAX_BODY: u64 = 256 << 20;
+
+/// The most redirects an endpoint request follows.
+pub const MAX_REDIRECTS: usize = 5;
 
 /// What an endpoint answered.
 #[derive(Debug, Clone)]
@@ -68,7 +74,9 @@ pub fn sparql_request_with(
     query: &str,
     settings: &RequestSettings,
 ) -> Result<EndpointReply, CallError> {
-    let mut builder = ureq::AgentBuilder::new().timeout(settings.timeout);
+    let mut builder = ureq::AgentBuilder::new()
+        .timeout(settings.timeout)
+        .redirects(0);
     if let Some(agent) = &settings.user_agent {
         builder = builder.user_agent(agent);
     }
@@ -78,22 +86,47 @@ pub fn sparql_request_with(
         .bytes()
         .map(|b| if b.is_ascii_alphanumeric() { 1 } else { 3 })
         .sum();
-    let sent = if encoded_len <= MAX_GET_QUERY {
-        agent
-            .get(url)
-            .query("query", query)
-            .set("Accept", accept)
-            .call()
-    } else {
-        agent
-            .post(url)
-            .set("Accept", accept)
-            .send_form(&[("query", query)])
+    let send = |url: &str, post: bool| {
+        let sent = if post {
+            agent
+                .post(url)
+                .set("Accept", accept)
+                .send_form(&[("query", query)])
+        } else {
+            agent
+                .get(url)
+                .query("query", query)
+                .set("Accept", accept)
+                .call()
+        };
+        match sent {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => Ok(r),
+            Err(e) => Err(super::describe(&e)),
+        }
     };
-    let response = match sent {
-        Ok(r) | Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => return Err(super::describe(&e)),
-    };
+    // redirects are followed here, not by the client: only to http and https
+    // urls (a `Location: file:///…` made the client panic), at most
+    // MAX_REDIRECTS times; the query goes with each request as it went first
+    let mut url = url.to_string();
+    let post = encoded_len > MAX_GET_QUERY;
+    let mut response = send(&url, post)?;
+    let mut followed = 0;
+    while (300..400).contains(&response.status()) {
+        let status = response.status();
+        let Some(location) = response.header("location").map(str::to_string) else {
+            break;
+        };
+        let next = super::target::http_location(&url, &location)
+            .filter(|_| followed < MAX_REDIRECTS)
+            .ok_or(CallError::BadRedirect { status, location })?;
+        followed += 1;
+        // the query string of a GET is the client's to add again
+        url = match next.split_once('?') {
+            Some((base, _)) if !post => base.to_string(),
+            _ => next,
+        };
+        response = send(&url, post)?;
+    }
     let status = response.status();
     let content_type = response.content_type().to_ascii_lowercase();
     let retry_after = response.header("retry-after").map(str::to_string);

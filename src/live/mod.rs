@@ -165,6 +165,15 @@ pub enum CallError {
         /// The host of its `Location`, when it can be read.
         host: Option<String>,
     },
+    /// An endpoint redirected to a URL that is not `http` or `https` (or not
+    /// a URL), or redirected more than [`endpoint::MAX_REDIRECTS`] times.
+    #[error("the endpoint redirected (http status {status}) to {location:?}, which is not followed: only http and https urls are, at most 5 times; give the url it should answer at")]
+    BadRedirect {
+        /// The 3xx status.
+        status: u16,
+        /// The `Location` as sent.
+        location: String,
+    },
     /// The call timed out.
     #[error("timed out ({0})")]
     Timeout(String),

@@ -57,6 +57,14 @@ impl Target {
     }
 }
 
+/// The URL a redirect's `Location` points at (absolute, or relative to
+/// `base`), when it is an `http` or `https` URL; `None` for any other scheme
+/// (`file:`, `ftp:` …) or a location that is not a URL.
+pub fn http_location(base: &str, location: &str) -> Option<String> {
+    let next = Url::parse(base).ok()?.join(location).ok()?;
+    matches!(next.scheme(), "http" | "https").then(|| next.to_string())
+}
+
 /// A resolver that answers `netloc` with `addrs` and refuses any other name.
 fn pinned_resolver(
     netloc: String,

@@ -18,6 +18,12 @@ pub const MAX_QUERY_BYTES: usize = 1 << 20;
 /// field nest fewer than 10 levels.
 pub const MAX_NESTING: usize = 64;
 
+/// The most distinct variable names a query text may write (`?x`, `$x`). The
+/// SPARQL parser checks a `SELECT`'s variables against each other in time
+/// that grows as the square of their number (16,000 variables took seconds);
+/// queries of the field have a few dozen.
+pub const MAX_VARIABLES: usize = 1024;
+
 /// The deepest algebra read (levels of operators and groups): far beyond a
 /// query of the field (a FILTER of a few hundred `||` alternatives is some
 /// hundreds deep), and within what the walks need on a deep stack
@@ -179,11 +185,40 @@ pub fn nesting(query: &str) -> usize {
     max
 }
 
-/// Checks the size and nesting of `query` before it is parsed.
+/// An upper bound of the distinct variable names of `query`: every `?` or
+/// `$` followed by a name, wherever it is (a `?id` inside an IRI or a string
+/// counts too, so the bound never falls below what a parser finds).
+pub fn variables(query: &str) -> usize {
+    let b = query.as_bytes();
+    let mut names: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], b'?' | b'$') {
+            let len = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c >= 0x80)
+                .count();
+            if len > 0 {
+                names.insert(&b[i + 1..i + 1 + len]);
+            }
+            i += len;
+        }
+        i += 1;
+    }
+    names.len()
+}
+
+/// Checks the size, nesting and variables of `query` before it is parsed.
 pub fn check(query: &str, origin: Origin) -> Result<Shape, SparqlError> {
     if query.len() > MAX_QUERY_BYTES {
         return Err(SparqlError::TooLarge {
             found: format!("{} bytes, at most {MAX_QUERY_BYTES}", query.len()),
+        });
+    }
+    let names = variables(query);
+    if names > MAX_VARIABLES {
+        return Err(SparqlError::TooLarge {
+            found: format!("{names} variable names, at most {MAX_VARIABLES}"),
         });
     }
     let nesting = nesting(query);
@@ -251,6 +286,21 @@ mod tests {
         // a comment the scan may misplace still counts its opening brackets
         let q = format!("ASK {{ FILTER(?x<1#>\"\"\"\n{}1", "(".repeat(70));
         assert!(nesting(&q) >= 70);
+    }
+
+    #[test]
+    fn variables_are_counted_once_each_wherever_they_are() {
+        assert_eq!(variables("SELECT ?s $s ?o WHERE { ?s ?p ?o }"), 3);
+        assert_eq!(
+            variables("SELECT * WHERE { ?s <p>? ?o FILTER(?o != \"?x\") }"),
+            3
+        );
+        let many: String = (0..2000).map(|i| format!("?s{i} <p> ?o{i} . ")).collect();
+        let e = check(&format!("SELECT * WHERE {{ {many} }}"), Origin::User).expect_err("too many");
+        assert!(
+            e.to_string().contains("4000 variable names, at most 1024"),
+            "{e}"
+        );
     }
 
     #[test]

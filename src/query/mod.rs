@@ -40,7 +40,7 @@ pub enum SparqlError {
     },
     /// The text or its algebra is past a bound qajudge reads (size, bracket
     /// nesting, depth of operators and groups); nothing recursive has seen it.
-    #[error("the query is too large to read: {found}; write it with fewer nested brackets, and long chains of || or UNION as VALUES or IN (see Limits in docs/scoring.md)")]
+    #[error("the query is too large to read: {found}; write it with fewer nested brackets and variables, and long chains of || or UNION as VALUES or IN (see Limits in docs/scoring.md)")]
     TooLarge {
         /// What was found and the bound, e.g. `102 levels of brackets, at most 64`.
         found: String,

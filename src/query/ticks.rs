@@ -433,12 +433,19 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
             aggregates,
         } => {
             let inner = bound(*inner, ticks);
+            // one group of accumulators (no GROUP BY) holds no row, unless
+            // an aggregate is DISTINCT (it remembers every value it saw)
+            let holds = !variables.is_empty()
+                || aggregates.iter().any(|(_, a)| match a {
+                    AggregateExpression::CountSolutions { distinct }
+                    | AggregateExpression::FunctionCall { distinct, .. } => *distinct,
+                });
             let aggregates = aggregates
                 .into_iter()
                 .map(|(v, a)| (v, sized_aggregate(a, ticks)))
                 .collect();
             P::Group {
-                inner: Box::new(counted(inner, Some(Hold::Group), ticks)),
+                inner: Box::new(counted(inner, holds.then_some(Hold::Group), ticks)),
                 variables,
                 aggregates,
             }

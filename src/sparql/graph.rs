@@ -183,7 +183,7 @@ pub enum QueryError {
     #[error("the query failed: {0}")]
     Failed(String),
     /// A `SERVICE` clause: this endpoint calls no other endpoint (400).
-    #[error("SERVICE <{0}>: this endpoint answers from its own graph and calls no other endpoint; remove the SERVICE clause")]
+    #[error("SERVICE {0}: this endpoint answers from its own graph and calls no other endpoint; remove the SERVICE clause")]
     ServiceNotAllowed(String),
 }
 
@@ -430,8 +430,12 @@ fn parse_and_answer(
     let clock = sink.budget().clone();
     let failed = |e: QueryEvaluationError| match e {
         QueryEvaluationError::Cancelled => clock.timeout().into(),
+        // a SERVICE named by a variable is refused as one named by an IRI
+        QueryEvaluationError::UnboundService | QueryEvaluationError::InvalidServiceName(_) => {
+            QueryError::ServiceNotAllowed("named by a variable".into())
+        }
         QueryEvaluationError::UnsupportedService(service) => {
-            QueryError::ServiceNotAllowed(service.into_string())
+            QueryError::ServiceNotAllowed(format!("<{}>", service.as_str()))
         }
         e => QueryError::Failed(e.to_string()),
     };

@@ -6,7 +6,8 @@
 //! it runs, with calls of counting functions ("ticks") where rows pass:
 //!
 //! - a `BIND` of a tick (to an unbound variable: the rows are unchanged) under
-//!   each `ORDER BY` and `GROUP BY` (or aggregate), over each `DISTINCT`, and on
+//!   each `ORDER BY` and `GROUP BY` (or aggregate of `DISTINCT` values: one count
+//!   or sum holds no row), over each `DISTINCT`, and on
 //!   the right of each `MINUS`, whose rows the store holds in memory: past as
 //!   many rows as the memory cap allows (rows × their width) the query stops
 //!   with [`Stop::Held`];
@@ -438,7 +439,9 @@ mod tests {
                 held: Held::Sort
             })
         );
-        let q = format!("SELECT (COUNT(*) AS ?n) WHERE {{ {cross} }}");
+        // a count of groups holds a row per group; one count holds none,
+        // and stops at its deadline only
+        let q = format!("SELECT ?a (COUNT(*) AS ?n) WHERE {{ {cross} }} GROUP BY ?a");
         assert!(matches!(
             run(&store, &q, cap, MINUTE),
             Err(Stop::Held {
@@ -446,6 +449,11 @@ mod tests {
                 ..
             })
         ));
+        let q = format!("SELECT (COUNT(*) AS ?n) WHERE {{ {cross} }}");
+        assert_eq!(
+            run(&store, &q, cap, Duration::from_millis(300)),
+            Err(Stop::Timeout { ms: 300 })
+        );
         let q = format!("SELECT DISTINCT ?a ?d ?g WHERE {{ {cross} }}");
         assert_eq!(
             run(&store, &q, 100 * held_row_bytes(5), MINUTE),

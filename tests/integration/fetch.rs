@@ -598,6 +598,56 @@ fn a_second_fetch_asks_nothing_and_an_interrupted_one_resumes() {
 }
 
 #[test]
+fn redirects_are_followed_to_http_only() {
+    let list = write("redirect.txt", "http://www.wikidata.org/entity/Q1\n");
+    // a redirect to a file: url made the HTTP client panic (exit 101)
+    let to_file = small(|_, _| {
+        http(
+            "302 Found",
+            "Location: file:///etc/passwd\r\n",
+            "text/plain",
+            "",
+        )
+    });
+    let o = fetch_from(
+        &to_file.url,
+        &list,
+        &tmp("file-redirect-index"),
+        &["--retries", "0"],
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("redirected (http status 302) to \"file:///etc/passwd\", which is not followed"),
+        "{e}"
+    );
+    // a relative redirect to http is followed, the query sent again
+    let moved = small(|n, request| match n {
+        0 => http(
+            "301 Moved Permanently",
+            "Location: /other\r\n",
+            "text/plain",
+            "",
+        ),
+        // the query goes again, in the URL or (a long one) as a form
+        _ if request.starts_with("GET /other?query=")
+            || (request.starts_with("POST /other ") && request.contains("query=")) =>
+        {
+            results()
+        }
+        _ => http("400 Bad Request", "", "text/plain", "where is the query?"),
+    });
+    let o = fetch_from(&moved.url, &list, &tmp("moved-index"), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(moved.requests(), 2);
+    // a loop of redirects ends after five
+    let looping = small(|_, _| http("302 Found", "Location: /sparql\r\n", "text/plain", ""));
+    let o = fetch_from(&looping.url, &list, &tmp("loop-index"), &["--retries", "0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(looping.requests(), 6);
+}
+
+#[test]
 fn bad_endpoints_and_inputs_are_clear_errors() {
     let list = write("bad.txt", "http://www.wikidata.org/entity/Q1\n");
     let html = small(|_, _| {

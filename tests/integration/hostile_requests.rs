@@ -174,10 +174,10 @@ fn strings_a_query_builds_are_bounded_by_its_memory_cap() {
 #[test]
 fn too_many_triple_patterns_are_refused_before_the_optimizer_sees_them() {
     let s = start("hostile-patterns");
-    let separate: String = (0..1000)
+    let separate: String = (0..500)
         .map(|i| format!("?s{i} <http://x/p> ?o{i} . "))
         .collect();
-    let chained: String = (0..2000)
+    let chained: String = (0..1000)
         .map(|i| format!("<http://x/p> ?o{i} ; "))
         .collect();
     // two groups of 48 that share a variable: the optimizer joins them into one
@@ -192,11 +192,11 @@ fn too_many_triple_patterns_are_refused_before_the_optimizer_sees_them() {
     for (q, figure) in [
         (
             format!("SELECT * WHERE {{ {separate} }}"),
-            "1000 triple patterns",
+            "500 triple patterns",
         ),
         (
             format!("SELECT * WHERE {{ ?s {chained} <http://x/p> ?last }}"),
-            "2001 triple patterns",
+            "1001 triple patterns",
         ),
         (
             format!("SELECT * WHERE {{ {groups} }}"),
@@ -210,6 +210,23 @@ fn too_many_triple_patterns_are_refused_before_the_optimizer_sees_them() {
         assert!(message.contains(figure), "{message}");
         assert!(took < Duration::from_secs(2), "{took:?}");
     }
+    // 16,000 variables: the parser compares a SELECT's variables pairwise
+    let names: String = (0..8000)
+        .map(|i| format!("?s{i} <http://x/p> ?o{i} . "))
+        .collect();
+    let (status, body, took) = sparql(&s, &format!("SELECT * WHERE {{ {names} }}"));
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("16000 variable names, at most 1024")),
+        "{body}"
+    );
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    let annotate = serde_json::json!({"sparql": format!("SELECT * WHERE {{ {names} }}")});
+    let (status, body) = post_json(&s, "/api/v1/annotate", &annotate.to_string());
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "query_too_large", "{body}");
     // the largest query admitted, the optimizer's worst case (every pattern
     // shares a variable), is planned and answered within the deadline
     let largest: String = (0..64)
@@ -279,4 +296,94 @@ fn an_uploaded_benchmark_is_sampled_in_memory_linear_in_its_size() {
         "{b}"
     );
     alive(&s);
+}
+
+/// A loopback endpoint that answers every request with a redirect to a file.
+fn redirecting_endpoint() -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!("http://{}/sparql", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("stream"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                line.clear();
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn an_endpoint_redirecting_to_a_file_is_an_execution_error_not_a_panic() {
+    let endpoint = redirecting_endpoint();
+    let s = Server::start_bare(&tmp("hostile-redirect"), &["--endpoint", &endpoint]);
+    let run = std::fs::read(crate::serve::root().join(crate::serve::RUN)).expect("run");
+    let submit = |refresh: &[u8]| {
+        crate::serve::post_form(
+            &s,
+            &[
+                ("benchmark", None, b"demo"),
+                ("run", Some("example-system.json"), &run),
+                ("refresh_gold", None, refresh),
+            ],
+        )
+    };
+    let (status, created) = submit(b"true");
+    assert_eq!(status, 202, "{created}");
+    // the gold queries fail to execute, each with the reason; nothing panics
+    let done = crate::serve::wait(&s, &created);
+    assert_eq!(done["status"], "done", "{done}");
+    let text = done["report"].to_string();
+    assert!(
+        text.contains("file:///etc/passwd") && text.contains("which is not followed"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    // the worker lives: the server is healthy and the next experiment runs
+    let (status, health) = get(&s, "/api/v1/health");
+    assert_eq!((status, health["worker"].as_str()), (200, Some("ok")), "{health}");
+    let (status, created) = submit(b"false");
+    assert_eq!(status, 202, "{created}");
+    assert_eq!(crate::serve::wait(&s, &created)["status"], "done");
+}
+
+#[test]
+fn an_experiment_takes_at_most_twenty_runs() {
+    let s = Server::start_bare(&tmp("hostile-runs"), &[]);
+    let run = std::fs::read(crate::serve::root().join(crate::serve::RUN)).expect("run");
+    let mut parts: Vec<(&str, Option<&str>, &[u8])> = vec![("benchmark", None, b"demo")];
+    let names: Vec<String> = (0..21).map(|i| format!("run{i}.json")).collect();
+    for name in &names {
+        parts.push(("run", Some(name.as_str()), &run));
+    }
+    let (status, body) = crate::serve::post_form(&s, &parts);
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "too_many_runs", "{body}");
+    parts.pop();
+    let (status, created) = crate::serve::post_form(&s, &parts);
+    assert_eq!(status, 202, "{created}");
+}
+
+#[test]
+fn the_pages_forbid_frames_and_run_only_their_own_script() {
+    let s = Server::start_bare(&tmp("hostile-headers"), &[]);
+    for path in ["/", "/api/v1/docs"] {
+        let r = ureq::get(&s.url(path)).call().expect("the page");
+        assert_eq!(r.header("x-frame-options"), Some("DENY"), "{path}");
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{path}");
+        let policy = r.header("content-security-policy").unwrap_or_default().to_string();
+        assert!(
+            policy.contains("frame-ancestors 'none'")
+                && policy.contains("script-src 'sha256-")
+                && !policy.contains("unsafe-eval")
+                && !policy.contains("script-src 'unsafe-inline'"),
+            "{path}: {policy}"
+        );
+    }
 }
