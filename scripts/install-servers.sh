@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the real SPARQL server the tests run on loopback: the `oxigraph`
 # server from PyPI (a prebuilt binary) in a venv under the build directory
-# (${CARGO_TARGET_DIR:-target}/venv-oxigraph), and the Python client's test
-# tools (pytest, openapi-spec-validator) in another
-# (${CARGO_TARGET_DIR:-target}/venv-client), and PySpark, for the closure on
+# (${CARGO_TARGET_DIR:-target}/venv-oxigraph), a Python for
+# scripts/bench-api.sh (${CARGO_TARGET_DIR:-target}/venv-client; the Python
+# package's tests use scripts/python-wheel.sh's venv-python), and PySpark, for the closure on
 # Apache Spark (${CARGO_TARGET_DIR:-target}/venv-spark), once per build
 # directory. Never into the system Python.
 set -euo pipefail

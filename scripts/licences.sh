@@ -2,7 +2,8 @@
 # The licence policy of the binary (deny.toml, docs/testing.md "Licences"):
 # installs cargo-deny once per build directory (under
 # ${CARGO_TARGET_DIR:-target}/tools, from crates.io, its lock file kept), then
-# checks that every crate linked into `qajudge` (dev-dependencies left out)
+# checks that every crate linked into `qajudge` or the Python package's
+# extension module (the workspace; dev-dependencies left out)
 # has a licence deny.toml allows and that no banned crate is in the tree. A
 # GPL, AGPL or LGPL crate, or one of unknown licence, fails with its name.
 # With `--list`, prints the crates linked into the binary with their licences
@@ -17,6 +18,6 @@ if [ ! -x "$deny" ] || ! "$deny" --version 2>/dev/null | grep -q "$DENY_VERSION"
   cargo install cargo-deny --version "=$DENY_VERSION" --locked --root "$tools" >&2
 fi
 if [ "${1:-}" = "--list" ]; then
-  exec "$deny" --locked --exclude-dev list --layout crate --format json
+  exec "$deny" --locked --exclude-dev --workspace list --layout crate --format json
 fi
-"$deny" --locked --exclude-dev check licenses bans
+"$deny" --locked --exclude-dev --workspace check licenses bans

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs every test target
 # (unit tests, the integration binary with its real servers: oxigraph, Virtuoso,
-# Chromium, the benches once each in test mode) after checking the licences of
-# the binary's crates (scripts/licences.sh) and that the examples build.
+# Chromium, the benches once each in test mode, the Python package's pytest
+# suites in the venv scripts/python-wheel.sh makes) after checking the licences
+# of the binary's crates (scripts/licences.sh) and that the examples build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +20,7 @@ if [ ! -d ../shared/data ]; then
 fi
 
 cargo build --examples
+# the Python package: its wheel (dev profile, this build directory) in a fresh
+# venv, where tests/integration/python_*.rs run its pytest suites
+bash scripts/python-wheel.sh
 cargo test --lib --tests --benches

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes the list of crates linked into the `qajudge` binary (on the targets of
+# Writes the list of crates linked into the `qajudge` binary and the Python
+# package's extension module (on the targets of
 # deny.toml; dev-dependencies left out), each with its version and licences as
 # cargo-deny reads them, into THIRD-PARTY-NOTICES.md between its two
 # `<!-- crates -->` markers. Run it after a dependency changes; the tests
@@ -16,7 +17,7 @@ crates = json.load(open(listing))
 rows = []
 for key, value in sorted(crates.items()):
     name, version = key.split(" ")[:2]
-    if name == "qajudge":
+    if name in ("qajudge", "qajudge-python"):
         continue
     rows.append(f"| {name} | {version} | {' OR '.join(value['licenses'])} |")
 table = "\n".join(["| crate | version | licences |", "|---|---|---|", *rows])

@@ -201,6 +201,12 @@ pub struct Question {
     /// A logical form other than SPARQL, as written (GrailQA's S-expression,
     /// KQA Pro's program as JSON text), for profiles that compare them.
     pub logical_form: Option<String>,
+    /// Triples as (subject, predicate, object), each written as the file
+    /// writes it (`Label (Q42)`, an IRI, a literal): in a gold question the
+    /// subgraph its answer rests on (KGQAGen's `proof`), in a run question
+    /// the triples the system retrieved (`retrieved_triples`, `subgraph`);
+    /// docs/scoring.md, Subgraph retrieval.
+    pub subgraph: Vec<[String; 3]>,
 }
 
 /// One gold reading of a question among several (WebQSP's `Parses`).
@@ -380,6 +386,13 @@ pub enum Format {
     /// Spider4SPARQL predictions (`[{db_id, natural_language_question, prompt,
     /// predicted_sparql}]`), aligned with the dev set by position.
     Spider4sparqlPredictions,
+    /// The QAWiki Wikibase dump in Turtle (questions, paraphrases, Wikidata
+    /// queries in `wdt:P11`; no answers).
+    Qawiki,
+    /// KGQAGen-10k in JSON Lines (`id, seed, question, answer, sparql, proof`).
+    Kgqagen,
+    /// WDQL in JSON Lines (`id, question, sparql, paraphrases, info`).
+    Wdql,
 }
 
 impl Format {
@@ -416,6 +429,9 @@ impl Format {
             Format::LlmPredictions => "llm-predictions",
             Format::Spider4sparql => "spider4sparql",
             Format::Spider4sparqlPredictions => "spider4sparql-predictions",
+            Format::Qawiki => "qawiki",
+            Format::Kgqagen => "kgqagen",
+            Format::Wdql => "wdql",
         }
     }
 }

@@ -39,16 +39,18 @@ pub enum AnnotateFormat {
     Run,
 }
 
-/// A triple node as a component run writes it: a quoted literal as its
-/// lexical value (a component run's plain strings are literals), any other
-/// node (`<iri>`, `?`, a path) as it is.
+/// A triple node as a component run writes it: a simple literal (`"text"`)
+/// as its lexical value (a component run's plain strings are literals); a
+/// literal with a language tag or a datatype (`"Paris"@en`,
+/// `"5"^^<…#integer>`) and any other node (`<iri>`, `?`, a path) as written,
+/// so that nothing of the literal is lost.
 fn lexical(node: &str) -> String {
     match node
         .strip_prefix('"')
-        .and_then(|rest| rest.rfind('"').map(|end| &rest[..end]))
+        .and_then(|rest| rest.rfind('"').map(|end| (&rest[..end], &rest[end + 1..])))
     {
-        Some(inner) => inner.replace("\\\"", "\"").replace("\\\\", "\\"),
-        None => node.to_string(),
+        Some((inner, "")) => inner.replace("\\\"", "\"").replace("\\\\", "\\"),
+        _ => node.to_string(),
     }
 }
 
@@ -135,4 +137,21 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<ExitCode> {
         unparsed
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical;
+
+    #[test]
+    fn literals_keep_their_language_and_datatype() {
+        assert_eq!(lexical("\"Paris\""), "Paris");
+        assert_eq!(lexical("\"say \\\"hi\\\"\""), "say \"hi\"");
+        assert_eq!(lexical("\"Paris\"@en"), "\"Paris\"@en");
+        assert_eq!(
+            lexical("\"5\"^^<http://www.w3.org/2001/XMLSchema#integer>"),
+            "\"5\"^^<http://www.w3.org/2001/XMLSchema#integer>"
+        );
+        assert_eq!(lexical("<http://a.org/x>"), "<http://a.org/x>");
+    }
 }

@@ -191,6 +191,13 @@ pub enum ProfileArg {
     Tog,
     /// Reproduces GrailQA's evaluate.py; needs --ontology (docs/scoring.md, Other benchmark families).
     Grailqa,
+    /// Reproduces KGQAGen-10k's my_eval.py (docs/scoring.md, Other benchmark families).
+    Kgqagen,
+    /// Reproduces GTSQA's exact-match rule, SynthKGQA's new_exact_match (docs/scoring.md, Other benchmark families).
+    Gtsqa,
+    /// T2S-Metrics 1.2.0's query-text measures (docs/scoring.md, The `t2s-metrics` profile).
+    #[value(name = "t2s-metrics")]
+    T2sMetrics,
 }
 
 impl From<ProfileArg> for Profile {
@@ -209,6 +216,9 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Cwq => Profile::Cwq,
             ProfileArg::Tog => Profile::Tog,
             ProfileArg::Grailqa => Profile::Grailqa,
+            ProfileArg::Kgqagen => Profile::Kgqagen,
+            ProfileArg::Gtsqa => Profile::Gtsqa,
+            ProfileArg::T2sMetrics => Profile::T2sMetrics,
         }
     }
 }

@@ -4,12 +4,13 @@
 //! unusable or answers would be lost.
 
 use super::outln;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use serde::Serialize;
 
-use crate::model::Query;
+use crate::model::{Dataset, Query};
 
 /// Arguments of `qajudge check`.
 #[derive(Debug, Args)]
@@ -18,19 +19,96 @@ pub struct CheckArgs {
     pub file: PathBuf,
 }
 
-/// Runs `qajudge check`.
-pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let dataset = match super::load(&args.file) {
+/// What `qajudge check` says of a file (the Python binding's `check` returns
+/// it as a dictionary).
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// The file.
+    pub path: String,
+    /// False when the file cannot be read as a benchmark or run, answers
+    /// would be lost, or it holds no question: exit 1.
+    pub usable: bool,
+    /// Why the file cannot be read at all (then the counts are zero).
+    pub problem: Option<String>,
+    /// The reader's location of that problem, when it has one: 1-based line.
+    pub line: Option<usize>,
+    /// And 1-based column.
+    pub column: Option<usize>,
+    /// The format read (`qald-json`, `lcquad`, …).
+    pub format: Option<&'static str>,
+    /// The dataset id the file declares.
+    pub dataset_id: Option<String>,
+    /// Questions.
+    pub questions: usize,
+    /// Questions with an answer set.
+    pub with_answers: usize,
+    /// Of those, the empty ones.
+    pub empty: usize,
+    /// Answers in all.
+    pub answers: usize,
+    /// Questions with a SPARQL query.
+    pub sparql: usize,
+    /// Questions with a pseudo query (a logical form).
+    pub pseudo: usize,
+    /// The languages of the question texts, sorted.
+    pub languages: Vec<String>,
+    /// The dataset's metadata, as the file gives it.
+    pub metadata: Option<String>,
+    /// Questions with entity, class or property annotations.
+    pub annotated: usize,
+    /// Annotated entities, classes, properties and triples, in all.
+    pub annotations: [usize; 4],
+    /// Keys the reader does not know: (where, how often, an example question).
+    pub unknown_keys: Vec<(String, usize, String)>,
+    /// Problems of the file and of its questions, with their locations.
+    pub problems: Vec<String>,
+    /// Answer objects whose data yields no answer.
+    pub answers_lost: usize,
+}
+
+/// The summary of a file: what it holds and what is wrong with it.
+pub fn summary(path: &Path) -> Summary {
+    let mut out = Summary {
+        path: path.display().to_string(),
+        usable: false,
+        problem: None,
+        line: None,
+        column: None,
+        format: None,
+        dataset_id: None,
+        questions: 0,
+        with_answers: 0,
+        empty: 0,
+        answers: 0,
+        sparql: 0,
+        pseudo: 0,
+        languages: Vec::new(),
+        metadata: None,
+        annotated: 0,
+        annotations: [0; 4],
+        unknown_keys: Vec::new(),
+        problems: Vec::new(),
+        answers_lost: 0,
+    };
+    let dataset: Dataset = match super::load(path) {
         Ok(d) => d,
         Err(e) => {
-            outln!("{}: unusable", args.file.display())?;
-            outln!("  problem: {e:#}")?;
-            return Ok(ExitCode::from(1));
+            if let Some(crate::qald::QaldError::Syntax { line, column, .. }) =
+                e.downcast_ref::<crate::qald::QaldError>()
+            {
+                out.line = Some(*line);
+                out.column = Some(*column);
+            }
+            out.problem = Some(format!("{e:#}"));
+            return out;
         }
     };
     let qs = &dataset.questions;
-    let with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
-    let empty = qs
+    out.format = Some(dataset.format.name());
+    out.dataset_id.clone_from(&dataset.id);
+    out.questions = qs.len();
+    out.with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
+    out.empty = qs
         .iter()
         .filter(|q| {
             q.answers
@@ -38,16 +116,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .is_some_and(super::super::model::AnswerSet::is_empty)
         })
         .count();
-    let answers: usize = qs
+    out.answers = qs
         .iter()
         .filter_map(|q| q.answers.as_ref())
         .map(|a| a.answers.len())
         .sum();
-    let sparql = qs
+    out.sparql = qs
         .iter()
         .filter(|q| matches!(q.query, Query::Sparql(_)))
         .count();
-    let pseudo = qs
+    out.pseudo = qs
         .iter()
         .filter(|q| matches!(q.query, Query::Pseudo(_)))
         .count();
@@ -57,54 +135,86 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .collect();
     langs.sort_unstable();
     langs.dedup();
-    outln!("{}: {}", args.file.display(), dataset.format.name())?;
-    if let Some(id) = &dataset.id {
-        outln!("  dataset id: {id}")?;
-    }
-    outln!("  questions: {}", qs.len())?;
-    outln!("  with answers: {with_answers} ({empty} empty, {answers} answers in all)")?;
-    outln!(
-        "  queries: {sparql} sparql, {pseudo} pseudo, {} none",
-        qs.len() - sparql - pseudo
-    )?;
-    outln!("  languages: {}", langs.join(", "))?;
-    if let Some(m) = &dataset.metadata {
-        outln!("  dataset metadata: {m}")?;
-    }
-    let annotated = qs
+    out.languages = langs.into_iter().map(str::to_string).collect();
+    out.metadata.clone_from(&dataset.metadata);
+    out.annotated = qs
         .iter()
         .filter(|q| !q.entities.is_empty() || !q.classes.is_empty() || !q.properties.is_empty())
         .count();
-    if annotated > 0 {
-        outln!(
-            "  annotated: {annotated} ({} entities, {} classes, {} properties, {} triples)",
-            qs.iter().map(|q| q.entities.len()).sum::<usize>(),
-            qs.iter().map(|q| q.classes.len()).sum::<usize>(),
-            qs.iter().map(|q| q.properties.len()).sum::<usize>(),
-            qs.iter().map(|q| q.triples.len()).sum::<usize>()
-        )?;
-    }
-    outln!("  unknown keys: {}", dataset.unknown_keys.len())?;
-    for k in &dataset.unknown_keys {
-        outln!("    {} ({}×, e.g. question {})", k.path, k.count, k.example)?;
-    }
-    let problems: Vec<&String> = dataset
+    out.annotations = [
+        qs.iter().map(|q| q.entities.len()).sum(),
+        qs.iter().map(|q| q.classes.len()).sum(),
+        qs.iter().map(|q| q.properties.len()).sum(),
+        qs.iter().map(|q| q.triples.len()).sum(),
+    ];
+    out.unknown_keys = dataset
+        .unknown_keys
+        .iter()
+        .map(|k| (k.path.clone(), k.count, k.example.clone()))
+        .collect();
+    out.problems = dataset
         .diagnostics
         .iter()
         .chain(qs.iter().flat_map(|q| &q.diagnostics))
+        .cloned()
         .collect();
-    outln!("  problems: {}", problems.len())?;
-    for p in problems {
+    out.answers_lost = dataset.lost.len();
+    out.usable = out.answers_lost == 0 && !qs.is_empty();
+    out
+}
+
+/// Runs `qajudge check`.
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let s = summary(&args.file);
+    let (Some(format), None) = (s.format, &s.problem) else {
+        outln!("{}: unusable", args.file.display())?;
+        outln!("  problem: {}", s.problem.as_deref().unwrap_or_default())?;
+        return Ok(ExitCode::from(1));
+    };
+    outln!("{}: {format}", args.file.display())?;
+    if let Some(id) = &s.dataset_id {
+        outln!("  dataset id: {id}")?;
+    }
+    outln!("  questions: {}", s.questions)?;
+    outln!(
+        "  with answers: {} ({} empty, {} answers in all)",
+        s.with_answers,
+        s.empty,
+        s.answers
+    )?;
+    outln!(
+        "  queries: {} sparql, {} pseudo, {} none",
+        s.sparql,
+        s.pseudo,
+        s.questions - s.sparql - s.pseudo
+    )?;
+    outln!("  languages: {}", s.languages.join(", "))?;
+    if let Some(m) = &s.metadata {
+        outln!("  dataset metadata: {m}")?;
+    }
+    if s.annotated > 0 {
+        let [entities, classes, properties, triples] = s.annotations;
+        outln!(
+            "  annotated: {} ({entities} entities, {classes} classes, {properties} properties, {triples} triples)",
+            s.annotated
+        )?;
+    }
+    outln!("  unknown keys: {}", s.unknown_keys.len())?;
+    for (path, count, example) in &s.unknown_keys {
+        outln!("    {path} ({count}×, e.g. question {example})")?;
+    }
+    outln!("  problems: {}", s.problems.len())?;
+    for p in &s.problems {
         outln!("    {p}")?;
     }
-    if !dataset.lost.is_empty() {
+    if s.answers_lost > 0 {
         outln!(
             "  answers lost: {} answer object(s) hold data that yields no answer; fix them before scoring",
-            dataset.lost.len()
+            s.answers_lost
         )?;
         return Ok(ExitCode::from(1));
     }
-    if qs.is_empty() {
+    if s.questions == 0 {
         outln!("  the file holds no question: it cannot be evaluated")?;
         return Ok(ExitCode::from(1));
     }

@@ -140,7 +140,8 @@ pub struct EvaluateArgs {
     pub baseline: Option<String>,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
     /// (default: all that have data); c2kb brings c2kb_entities and c2kb_classes,
-    /// its split.
+    /// its split; query adds the query measures, only when named (docs/scoring.md,
+    /// Query measures).
     #[arg(long, value_delimiter = ',', value_parser = parse_experiment)]
     pub experiments: Vec<Experiment>,
     /// Where the gold's C2KB/P2KB/RE2KB/AIT2KB markings come from: auto (its
@@ -398,6 +399,65 @@ fn load_train(path: &Path) -> anyhow::Result<()> {
 
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    let report = report(&args, Vec::new())?;
+    {
+        use std::io::Write;
+        // a large report is written as it is serialised, through one buffer,
+        // not built in memory first (docs/benchmarks.md, Official scripts)
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        match args.format {
+            OutputFormat::Json => {
+                serde_json::to_writer_pretty(&mut stdout, &report)?;
+                stdout.write_all(b"\n")?;
+            }
+            OutputFormat::Table => {
+                stdout.write_all(render::table(&report, args.per_question).as_bytes())?;
+                stdout.write_all(super::failures::render(&report).as_bytes())?;
+            }
+            OutputFormat::Csv => {
+                stdout.write_all(super::csv::csv(&report, args.per_question).as_bytes())?;
+            }
+            OutputFormat::Latex => {
+                stdout.write_all(paper::latex(&report, args.baseline.as_deref()).as_bytes())?;
+            }
+            OutputFormat::Markdown => {
+                stdout.write_all(paper::markdown(&report, args.baseline.as_deref()).as_bytes())?;
+            }
+        }
+        stdout.flush()?;
+    }
+    if args.format != OutputFormat::Json {
+        for d in report.diagnostics.iter().take(20) {
+            eprintln!("warning: {d}");
+        }
+        if report.diagnostics.len() > 20 {
+            eprintln!(
+                "warning: {} more diagnostics (see --format json)",
+                report.diagnostics.len() - 20
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A run already read, given to [`report`] in place of its `--run` file (the
+/// Python binding's runs given as objects): its dataset and the `source` the
+/// report names.
+pub struct ReadRun {
+    /// Where the run came from, as the report's `source` says it.
+    pub source: String,
+    /// The run.
+    pub dataset: crate::model::Dataset,
+}
+
+/// The report `qajudge evaluate` prints, computed from its arguments: `read`
+/// holds, by position among `args.runs`, runs already read, which are not
+/// read from their path (that path only names them); the others are read from
+/// their files.
+pub fn report(
+    args: &EvaluateArgs,
+    mut read: Vec<Option<ReadRun>>,
+) -> anyhow::Result<crate::eval::Report> {
     if args.names.len() > args.runs.len() + args.systems.len() {
         bail!(
             "{} --name given for {} --run and --system-url: give at most one name per run",
@@ -423,8 +483,18 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         load_train(path)?;
     }
     let mut loaded = Vec::with_capacity(args.runs.len());
-    for path in &args.runs {
-        loaded.push(super::load(path)?);
+    let mut sources = Vec::with_capacity(args.runs.len());
+    for (i, path) in args.runs.iter().enumerate() {
+        match read.get_mut(i).and_then(Option::take) {
+            Some(run) => {
+                loaded.push(run.dataset);
+                sources.push(run.source);
+            }
+            None => {
+                loaded.push(super::load(path)?);
+                sources.push(path.display().to_string());
+            }
+        }
     }
     let (mut gold, gold_name) = match &args.gold {
         Some(path) => (super::load(path)?, path.display().to_string()),
@@ -448,7 +518,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
     let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
-    for ((i, path), mut dataset) in args.runs.iter().enumerate().zip(loaded) {
+    for (((i, path), mut dataset), source) in args.runs.iter().enumerate().zip(loaded).zip(sources)
+    {
         dataset.own_gold = None;
         // joined before --questions leaves questions out, by the gold's ids
         crate::eval::join::join(&gold, &mut dataset);
@@ -464,7 +535,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
         });
         runs.push(RunSource::File {
             name,
-            source: path.display().to_string(),
+            source,
             dataset: Box::new(dataset),
         });
     }
@@ -584,42 +655,5 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if let Some(features) = &features {
         crate::eval::failures::attach(&mut report, features);
     }
-    {
-        use std::io::Write;
-        // a large report is written as it is serialised, through one buffer,
-        // not built in memory first (docs/benchmarks.md, Official scripts)
-        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        match args.format {
-            OutputFormat::Json => {
-                serde_json::to_writer_pretty(&mut stdout, &report)?;
-                stdout.write_all(b"\n")?;
-            }
-            OutputFormat::Table => {
-                stdout.write_all(render::table(&report, args.per_question).as_bytes())?;
-                stdout.write_all(super::failures::render(&report).as_bytes())?;
-            }
-            OutputFormat::Csv => {
-                stdout.write_all(super::csv::csv(&report, args.per_question).as_bytes())?;
-            }
-            OutputFormat::Latex => {
-                stdout.write_all(paper::latex(&report, args.baseline.as_deref()).as_bytes())?;
-            }
-            OutputFormat::Markdown => {
-                stdout.write_all(paper::markdown(&report, args.baseline.as_deref()).as_bytes())?;
-            }
-        }
-        stdout.flush()?;
-    }
-    if args.format != OutputFormat::Json {
-        for d in report.diagnostics.iter().take(20) {
-            eprintln!("warning: {d}");
-        }
-        if report.diagnostics.len() > 20 {
-            eprintln!(
-                "warning: {} more diagnostics (see --format json)",
-                report.diagnostics.len() - 20
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(report)
 }

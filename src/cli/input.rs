@@ -5,8 +5,11 @@
 //! so both are refused by name before anything is opened. At most
 //! `--max-input-mb` of it is read ([`DEFAULT_MAX_INPUT_MB`] unless raised), through
 //! a reader that stops one byte past the limit, so that a file that grows while
-//! it is read cannot take more memory either. The inputs of `index build` are
-//! read by the indexer, whose limit is the length of a line (`--max-line-kb`).
+//! it is read cannot take more memory either. A gzip, bzip2 or zstd file
+//! (told by its first bytes, whatever its name) is read decompressed, its
+//! decompressed text within the same limit: a decompression bomb is an error
+//! naming the file and the limit. The inputs of `index build` are read by the
+//! indexer, whose limit is the length of a line (`--max-line-kb`).
 
 use std::io::Read;
 use std::path::Path;
@@ -75,9 +78,26 @@ pub(super) fn read_limited(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads the whole of a file a user named, within `--max-input-mb`.
+/// Reads the whole of a file a user named, within `--max-input-mb`,
+/// decompressed when it is compressed (the limit bounds the decompressed text
+/// too).
 pub(super) fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
-    read_limited(path, max_input_bytes())
+    Ok(read_compressed(path)?.0)
+}
+
+/// [`read`], and the compression the file was read through (`gzip`, `bzip2`,
+/// `zstd`), if any.
+pub(super) fn read_compressed(path: &Path) -> anyhow::Result<(Vec<u8>, Option<&'static str>)> {
+    let limit = max_input_bytes();
+    let bytes = read_limited(path, limit)?;
+    crate::indexer::decompress_within(bytes, limit).map_err(|e| match e {
+        crate::indexer::DecompressError::TooLarge { compression, .. } => anyhow!(
+            "{}: its {compression} content decompresses to more than the limit of {} MiB of an input file; raise it with --max-input-mb if the file is right",
+            path.display(),
+            limit >> 20
+        ),
+        damaged => anyhow!("{}: {damaged}; check the file", path.display()),
+    })
 }
 
 #[cfg(test)]

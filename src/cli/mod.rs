@@ -6,6 +6,7 @@ mod args;
 mod check;
 mod csv;
 mod diff;
+pub mod embed;
 mod evaluate;
 mod failures;
 mod features;
@@ -93,7 +94,25 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Parses the command line and runs it; the exit code follows the project's rule
 /// (0 success, 1 failure, 2 usage).
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    run_from(std::env::args_os())
+}
+
+/// Parses `argv` (its first item the program's name) as the command line and
+/// runs it, as [`run`] does with the process's own arguments: a usage error,
+/// `--help` and `--version` print clap's text and return its exit code.
+pub fn run_from<I, T>(argv: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // what clap's own exit would print, on stdout or stderr as it says
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
     input::set_max_input_mb(cli.max_input_mb);
     let result = match cli.command {
         Command::Evaluate(args) => evaluate::run(args),

@@ -329,6 +329,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
             }
         }
     }
+    query_block(report, per_question, &mut out);
     if !report.comparisons.is_empty() {
         let shuffles = report.comparisons[0].significance.shuffles;
         let _ = writeln!(
@@ -373,12 +374,113 @@ pub fn table(report: &Report, per_question: bool) -> String {
     out
 }
 
-/// A p-value of a test with `shuffles` rounds: one that no shuffle reached
-/// (below 1/shuffles) is printed as `< 1/shuffles`, never as 0.
+/// The QUERY block (`--experiments query`; docs/scoring.md, Query measures):
+/// a row per run, and with `per_question` a row per question.
+fn query_block(report: &Report, per_question: bool, out: &mut String) {
+    let runs: Vec<(&str, &crate::eval::query::QueryExperimentReport)> = report
+        .runs
+        .iter()
+        .filter_map(|r| r.experiments.query.as_ref().map(|q| (r.name.as_str(), q)))
+        .collect();
+    if runs.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nQUERY");
+    let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let mut rows = vec![[
+        "run",
+        "compared",
+        "parses",
+        "executed ok",
+        "unknown IRIs",
+        "BLEU",
+        "SP-F1",
+        "equivalent",
+        "different",
+        "unknown",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for (run, q) in &runs {
+        let a = &q.aggregate;
+        let verdict = |k: &str| a.equivalence.get(k).copied().unwrap_or(0).to_string();
+        rows.push(vec![
+            run.to_string(),
+            a.compared.to_string(),
+            format!("{}/{} ({})", a.parses, a.run_queries, pct(a.parse_rate)),
+            if a.executed == 0 {
+                "-".to_string()
+            } else {
+                pct(a.execution_rates.get("ok").copied().or(Some(0.0)))
+            },
+            match a.unknown_iris_source {
+                Some(source) => format!(
+                    "{}/{} {} ({source})",
+                    a.unknown_iris,
+                    a.iris,
+                    pct(a.unknown_iri_rate)
+                ),
+                None => "-".to_string(),
+            },
+            fo(a.bleu),
+            fo(a.sp_f1),
+            verdict("equivalent"),
+            verdict("different"),
+            verdict("unknown"),
+        ]);
+    }
+    pad_table(&rows, out);
+    if !per_question {
+        return;
+    }
+    for (run, q) in &runs {
+        let _ = writeln!(out, "\nQUERY per question: {run}");
+        let mut rows = vec![[
+            "id",
+            "question",
+            "status",
+            "parses",
+            "execution",
+            "unknown IRIs",
+            "BLEU",
+            "SP-F1",
+            "equivalence",
+            "note",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for x in &q.questions {
+            rows.push(vec![
+                x.id.clone(),
+                short(x.question.as_deref().unwrap_or_default(), QUESTION_WIDTH),
+                x.status.to_string(),
+                x.parses
+                    .map(|p| if p { "yes" } else { "no" })
+                    .unwrap_or("-")
+                    .to_string(),
+                x.execution.unwrap_or("-").to_string(),
+                x.iris.map_or_else(
+                    || "-".to_string(),
+                    |n| format!("{}/{n}", x.unknown_iris.len()),
+                ),
+                fo(x.bleu),
+                fo(x.sp_f1),
+                x.equivalence.unwrap_or("-").to_string(),
+                x.diagnostics.first().cloned().unwrap_or_default(),
+            ]);
+        }
+        pad_table(&rows, out);
+    }
+}
+
+/// A p-value of a test with `shuffles` rounds, (k+1)/(N+1) for k of N
+/// shuffles at least as extreme (docs/scoring.md, Comparing runs): one that no
+/// shuffle reached is the least the test can say, printed as `≤ 1/(N+1)`
+/// with its figure (`≤ 0.0001`), never as 0.
 fn p_value(p: f64, shuffles: usize) -> String {
-    let floor = 1.0 / shuffles.max(1) as f64;
-    if p < floor {
-        format!("< {floor}")
+    let floor = 1.0 / (shuffles as f64 + 1.0);
+    if p <= floor * (1.0 + 1e-9) {
+        format!("≤ {}", f(floor))
     } else {
         f(p)
     }
@@ -476,4 +578,16 @@ fn short(text: &str, width: usize) -> String {
     let mut cut: String = text.chars().take(width - 1).collect();
     cut.push('…');
     cut
+}
+
+#[cfg(test)]
+mod p_value_tests {
+    use super::*;
+
+    #[test]
+    fn a_p_value_no_shuffle_reached_is_the_least_the_test_can_say() {
+        assert_eq!(p_value(1.0 / 10_001.0, 10_000), "≤ 0.0001");
+        assert_eq!(p_value(2.0 / 10_001.0, 10_000), "0.0002");
+        assert_eq!(p_value(0.5, 10_000), "0.5000");
+    }
 }

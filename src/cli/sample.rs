@@ -139,10 +139,15 @@ pub struct SampleArgs {
 
 /// What the sample is, as `--format json` prints it.
 #[derive(Debug, Serialize)]
-struct Printed<'a> {
+pub struct Drawn {
+    /// The sample.
     #[serde(flatten)]
-    summary: &'a Summary,
-    written: Vec<String>,
+    pub summary: Summary,
+    /// The files written into `--out`.
+    pub written: Vec<String>,
+    /// Why no benchmark.json was written, when none was.
+    #[serde(skip)]
+    pub note: Option<&'static str>,
 }
 
 /// Where a benchmark question came from: its benchmark and its index there.
@@ -247,12 +252,55 @@ fn selection(args: &SampleArgs) -> anyhow::Result<(String, String)> {
 
 /// Runs `qajudge sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
+    let drawn = draw_into(&args)?;
+    let (summary, written) = (&drawn.summary, &drawn.written);
+    match args.format {
+        SampleFormat::Json => {
+            outln!("{}", serde_json::to_string_pretty(&drawn)?)?;
+        }
+        SampleFormat::Table => {
+            outln!(
+                "{} questions of {} by {} over {} (seed {}): diversity {:.4}, representativeness {:.4} (lower is closer to the whole)",
+                summary.size,
+                summary.candidates,
+                summary.method,
+                summary.features.join(", "),
+                summary.seed,
+                summary.diversity,
+                summary.representativeness
+            )?;
+            if summary.size != args.size {
+                outln!(
+                    "{} gave {} questions, not the {} asked: {}",
+                    summary.method,
+                    summary.size,
+                    args.size,
+                    if args.method == MethodArg::Agglomerative {
+                        "agglomerative clustering cannot give every size; it is cut at the size closest to --size"
+                    } else {
+                        "the selection has fewer distinct vectors than that"
+                    }
+                )?;
+            }
+            outln!("questions: {}", summary.questions.join(" "))?;
+            outln!("written: {}", written.join(", "))?;
+        }
+    }
+    if let Some(note) = drawn.note {
+        eprintln!("note: {note}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Draws the sample the arguments ask for and writes its files into `--out`;
+/// returns what `--format json` prints.
+pub fn draw_into(args: &SampleArgs) -> anyhow::Result<Drawn> {
     if args.size == 0 {
         bail!("--size 0 draws nothing; give the number of questions the sample should have");
     }
-    let (query, source) = selection(&args)?;
+    let (query, source) = selection(args)?;
     check_out(&args.out)?;
-    let (graph, datasets, origins) = build(&args, &query)?;
+    let (graph, datasets, origins) = build(args, &query)?;
     let out = graph.execute(&query, ExecOptions::default());
     if !out.status.answered() || out.message.is_some() {
         bail!(
@@ -313,46 +361,11 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
             Some("no benchmark.json: some chosen questions come from a features graph, which holds no gold answers; their ids in ids.txt are the graph's (QaldGenData numbers its questions itself), so match them to a benchmark by the texts in sample.ttl before `evaluate --questions`")
         }
     };
-    match args.format {
-        SampleFormat::Json => {
-            let printed = Printed {
-                summary: &summary,
-                written: written.clone(),
-            };
-            outln!("{}", serde_json::to_string_pretty(&printed)?)?;
-        }
-        SampleFormat::Table => {
-            outln!(
-                "{} questions of {} by {} over {} (seed {}): diversity {:.4}, representativeness {:.4} (lower is closer to the whole)",
-                summary.size,
-                summary.candidates,
-                summary.method,
-                summary.features.join(", "),
-                summary.seed,
-                summary.diversity,
-                summary.representativeness
-            )?;
-            if summary.size != args.size {
-                outln!(
-                    "{} gave {} questions, not the {} asked: {}",
-                    summary.method,
-                    summary.size,
-                    args.size,
-                    if args.method == MethodArg::Agglomerative {
-                        "agglomerative clustering cannot give every size; it is cut at the size closest to --size"
-                    } else {
-                        "the selection has fewer distinct vectors than that"
-                    }
-                )?;
-            }
-            outln!("questions: {}", summary.questions.join(" "))?;
-            outln!("written: {}", written.join(", "))?;
-        }
-    }
-    if let Some(note) = benchmark_note {
-        eprintln!("note: {note}");
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Drawn {
+        summary,
+        written,
+        note: benchmark_note,
+    })
 }
 
 /// The files `sample` writes into `--out`.

@@ -1,5 +1,6 @@
-//! The sub-experiments (QA, C2KB and its split, P2KB, RE2KB, AT, AIT2KB):
-//! their names, parsing a list of them, and a value per sub-experiment.
+//! The sub-experiments (QA, C2KB and its split, P2KB, RE2KB, AT, AIT2KB, and
+//! the query measures): their names, parsing a list of them, and a value per
+//! sub-experiment.
 
 use super::report::Experiments;
 
@@ -23,6 +24,10 @@ pub enum Experiment {
     At,
     /// Answer item types.
     Ait2kb,
+    /// The run's queries against the gold's (docs/scoring.md, Query
+    /// measures): not a set comparison, so not in [`Experiment::ALL`], and
+    /// scored only when asked for.
+    Query,
 }
 
 impl Experiment {
@@ -38,14 +43,30 @@ impl Experiment {
         Experiment::Ait2kb,
     ];
 
+    /// Every sub-experiment a list may name: [`Experiment::ALL`] and `query`.
+    pub const NAMED: [Experiment; 9] = [
+        Experiment::Qa,
+        Experiment::C2kb,
+        Experiment::C2kbEntities,
+        Experiment::C2kbClasses,
+        Experiment::P2kb,
+        Experiment::Re2kb,
+        Experiment::At,
+        Experiment::Ait2kb,
+        Experiment::Query,
+    ];
+
     /// The name used in reports and on the command line.
     pub fn name(self) -> &'static str {
-        Experiments::NAMES[self as usize]
+        match self {
+            Experiment::Query => "query",
+            e => Experiments::NAMES[e as usize],
+        }
     }
 
-    /// Parses a name (`qa`, `c2kb`, …).
+    /// Parses a name (`qa`, `c2kb`, …, `query`).
     pub fn parse(name: &str) -> Option<Experiment> {
-        Experiment::ALL
+        Experiment::NAMED
             .into_iter()
             .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
     }
@@ -55,7 +76,7 @@ impl Experiment {
         Experiment::parse(name).ok_or_else(|| UnknownName {
             kind: "experiment",
             name: name.to_string(),
-            known: Experiment::ALL.map(Experiment::name).join(", "),
+            known: Experiment::NAMED.map(Experiment::name).join(", "),
         })
     }
 
@@ -82,14 +103,14 @@ pub struct UnknownName {
     pub known: String,
 }
 
-/// One value per sub-experiment, indexed by [`Experiment`].
+/// One value per sub-experiment, indexed by [`Experiment`] (`query` included).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PerExperiment<T>([T; 8]);
+pub struct PerExperiment<T>([T; 9]);
 
 impl<T> PerExperiment<T> {
     /// A value for each sub-experiment, from `f`.
     pub fn from_fn(mut f: impl FnMut(Experiment) -> T) -> PerExperiment<T> {
-        PerExperiment(Experiment::ALL.map(&mut f))
+        PerExperiment(Experiment::NAMED.map(&mut f))
     }
 }
 

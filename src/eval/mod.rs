@@ -13,8 +13,10 @@ pub mod join;
 mod notes;
 mod prepare;
 pub mod profiles;
+pub mod query;
 pub mod report;
 mod score;
+pub mod text;
 
 use std::collections::HashSet;
 
@@ -227,6 +229,8 @@ fn wanted(options: &Options) -> (PerExperiment<bool>, Vec<String>) {
             wanted[Experiment::C2kbClasses] = true;
         }
     }
+    // the query measures are scored only when asked for, under every profile
+    wanted[Experiment::Query] = options.experiments.contains(&Experiment::Query);
     let mut notes = Vec::new();
     for e in Experiment::ALL {
         if wanted[e] && !profile.experiments(e) {
@@ -466,7 +470,15 @@ pub fn evaluate_executed(
         if let Some(note) = failed_calls(gold, run) {
             diagnostics.push(note);
         }
-        let (report, notes) = evaluate_run(&entries, run, &ctx, &options);
+        let (mut report, notes) = evaluate_run(&entries, run, &ctx, &options);
+        if ctx.wanted[Experiment::Query] {
+            report.experiments.query = Some(query::evaluate_queries(
+                gold,
+                run.dataset,
+                options.lang.as_deref(),
+                equivalence,
+            ));
+        }
         if at && notes.inferred_types > 0 {
             diagnostics.push(format!(
                 "run '{}': {}, for {} question(s) (AT compares it)",

@@ -291,6 +291,10 @@ pub struct Experiments {
     pub at: Option<ExperimentReport>,
     /// Answer item types.
     pub ait2kb: Option<ExperimentReport>,
+    /// The run's queries against the gold's (`--experiments query`;
+    /// docs/scoring.md, Query measures); absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<super::query::QueryExperimentReport>,
 }
 
 impl Experiments {
@@ -306,10 +310,11 @@ impl Experiments {
         "ait2kb",
     ];
 
-    /// The report of one sub-experiment.
-    pub fn get_mut(&mut self, e: super::Experiment) -> &mut Option<ExperimentReport> {
+    /// The report of one sub-experiment that compares sets (`None` for
+    /// `query`, whose report is [`Experiments::query`]).
+    pub fn get_mut(&mut self, e: super::Experiment) -> Option<&mut Option<ExperimentReport>> {
         use super::Experiment;
-        match e {
+        Some(match e {
             Experiment::Qa => &mut self.qa,
             Experiment::C2kb => &mut self.c2kb,
             Experiment::C2kbEntities => &mut self.c2kb_entities,
@@ -318,7 +323,8 @@ impl Experiments {
             Experiment::Re2kb => &mut self.re2kb,
             Experiment::At => &mut self.at,
             Experiment::Ait2kb => &mut self.ait2kb,
-        }
+            Experiment::Query => return None,
+        })
     }
 
     /// Each sub-experiment with its name, in report order.

@@ -104,7 +104,9 @@ pub(super) fn evaluate_run(
             options,
             run.dataset.calls.as_ref(),
         );
-        *experiments.get_mut(e) = report;
+        if let Some(slot) = experiments.get_mut(e) {
+            *slot = report;
+        }
     }
     if let (Some(official), Some(qa)) = (ctx.profile.official(), experiments.qa.as_mut()) {
         attach_official(official, entries, run.dataset, qa);
@@ -208,6 +210,7 @@ fn gives_markings(e: Experiment, q: &crate::model::Question, index_types: bool) 
             Experiment::Re2kb => !q.triples.is_empty(),
             Experiment::At => q.answertype.is_some() || q.answers.is_some(),
             Experiment::Ait2kb => !q.item_types.is_empty() || (index_types && q.answers.is_some()),
+            Experiment::Query => false,
         }
 }
 

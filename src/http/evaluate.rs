@@ -65,7 +65,8 @@ pub(super) struct EvaluateBody {
     runs: Vec<Document>,
     /// The profile (default `judge`).
     profile: Option<String>,
-    /// Sub-experiments (`qa`, `c2kb`, …); empty or absent: the profile's.
+    /// Sub-experiments (`qa`, `c2kb`, …, and `query`, the query measures,
+    /// only when named); empty or absent: the profile's.
     #[serde(default)]
     experiments: Vec<String>,
     /// Add the matched pairs and why, per question.

@@ -113,6 +113,11 @@ pub struct LeaderboardQuery {
     /// `micro_f1` (best first, runs without a QA score last), or `created`
     /// (newest first).
     sort: Option<String>,
+    /// Only the experiments scored under this profile (`judge`, `gerbil`,
+    /// `text2sparql`, …): runs of different profiles are not comparable.
+    profile: Option<String>,
+    /// Only the experiments whose questions were in this language (`en`, …).
+    lang: Option<String>,
 }
 
 /// One run of a published experiment.
@@ -124,6 +129,11 @@ pub struct LeaderboardRow {
     run: String,
     /// The experiment's profile.
     profile: String,
+    /// The language of the experiment's questions.
+    lang: String,
+    /// The questions the run was scored on (fewer than the benchmark's when
+    /// the experiment chose some, e.g. a sample), when the report says.
+    questions: Option<u64>,
     /// When the experiment was submitted (UTC, RFC 3339).
     created: String,
     /// The experiment's page.
@@ -173,6 +183,8 @@ fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
                 experiment: record.id.clone(),
                 run: run["name"].as_str().unwrap_or_default().to_string(),
                 profile: record.profile.clone(),
+                lang: record.lang.clone(),
+                questions: qa["questions"].as_u64(),
                 created: record.created.clone(),
                 url: format!("/experiments/{}", record.id),
                 macro_f1: f1("macro"),
@@ -181,6 +193,11 @@ fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
             }
         })
         .collect()
+}
+
+/// True when a record is of the `profile` and `lang` asked for (none: any).
+fn wanted(record: &Record, profile: Option<&str>, lang: Option<&str>) -> bool {
+    profile.is_none_or(|p| p == record.profile) && lang.is_none_or(|l| l == record.lang)
 }
 
 /// Sorts rows: a measure best first (no score last), `created` newest first;
@@ -208,7 +225,7 @@ fn sort_rows(rows: &mut [LeaderboardRow], sort: Sort) {
 #[utoipa::path(get, path = "/api/v1/benchmarks/{name}/leaderboard", tag = "experiments",
     params(("name" = String, Path, description = "a registered benchmark's name"), LeaderboardQuery),
     responses((status = 200, description = "one row per run of each published, finished experiment on the benchmark (at most the 1000 newest published experiments are read)", body = Leaderboard),
-        (status = 400, description = "an unknown sort column (bad_parameter)", body = ErrorBody),
+        (status = 400, description = "an unknown sort column or profile (bad_parameter)", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody)))]
 pub async fn leaderboard(
     state: web::Data<AppState>,
@@ -217,6 +234,12 @@ pub async fn leaderboard(
 ) -> ApiResult {
     let name = name.into_inner();
     let sort = Sort::parse(q.sort.as_deref())?;
+    // a profile the server does not know is a 400 naming it, not an empty board
+    let profile = match q.profile.as_deref() {
+        Some(p) if !p.is_empty() => Some(super::common::profile(Some(p))?.name().to_string()),
+        _ => None,
+    };
+    let lang = q.lang.clone().filter(|l| !l.is_empty());
     let Some(benchmark) = state.benchmarks.get(&name) else {
         return Err(ApiError::not_found(format!(
             "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
@@ -238,7 +261,9 @@ pub async fn leaderboard(
         let mut rows = Vec::new();
         for id in &ids {
             if let Ok(Some(record)) = shared.store.get(id) {
-                rows.extend(rows_of(&record, &sha256));
+                if wanted(&record, profile.as_deref(), lang.as_deref()) {
+                    rows.extend(rows_of(&record, &sha256));
+                }
             }
         }
         (ids, total, rows)
@@ -261,6 +286,19 @@ pub async fn leaderboard(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_board_keeps_the_profile_and_language_asked_for() {
+        let mut r = record("202601010001", "sha", true, [Some(0.5), None]);
+        r.profile = "gerbil".into();
+        r.lang = "de".into();
+        assert!(wanted(&r, None, None));
+        assert!(wanted(&r, Some("gerbil"), Some("de")));
+        assert!(!wanted(&r, Some("judge"), None));
+        assert!(!wanted(&r, None, Some("en")));
+        let rows = rows_of(&r, "sha");
+        assert_eq!((rows[0].lang.as_str(), rows[0].questions), ("de", None));
+    }
 
     /// A finished record of two runs on the gold `sha`.
     fn record(id: &str, sha: &str, published: bool, scores: [Option<f64>; 2]) -> Record {

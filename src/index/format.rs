@@ -426,7 +426,17 @@ pub struct IndexMeta {
     /// versions, URLs and checksums here. Absent when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Value>,
+    /// The SHA-256 (hex) of each file of the index directory of at most
+    /// [`CHECKSUMMED_BYTES`], by name: checked when the index is opened, so
+    /// that a damaged file is an error naming it, not a different answer.
+    /// Absent in indexes built before it was written (nothing is checked).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub checksums: std::collections::BTreeMap<String, String>,
 }
+
+/// The largest file of an index whose checksum is kept in its metadata (and
+/// read whole, to check it, when the index is opened).
+pub const CHECKSUMMED_BYTES: u64 = 64 << 20;
 
 /// The histogram bucket of a class size.
 pub fn size_bucket(size: u64) -> String {

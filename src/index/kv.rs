@@ -64,8 +64,11 @@ impl Store {
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(&cache)));
         let db = DB::open_cf_descriptors_read_only(&opts, path, cfs, false)?;
+        // every block read from the files is checked against its checksum (a
+        // damaged file is an error, never a different answer); a cached block
+        // was checked when it was read
         let mut read = ReadOptions::default();
-        read.set_verify_checksums(false);
+        read.set_verify_checksums(true);
         Ok(Store { db, read })
     }
 

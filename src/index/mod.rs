@@ -51,6 +51,12 @@ pub enum IndexError {
         #[source]
         source: serde_json::Error,
     },
+    /// A file of the index does not match the checksum its metadata records.
+    #[error("{path}: the file does not match the checksum its index's meta.json records (it was damaged or changed after the build); rebuild the index")]
+    Damaged {
+        /// The damaged file.
+        path: PathBuf,
+    },
     /// The RocksDB store cannot be opened or read.
     #[error("{path}: cannot read the index store; rebuild the index")]
     Store {
@@ -244,6 +250,22 @@ impl Index {
             });
         }
         let meta: IndexMeta = serde_json::from_str(&text).map_err(bad_meta)?;
+        for (name, expected) in &meta.checksums {
+            let path = dir.join(name);
+            let damaged = || IndexError::Damaged { path: path.clone() };
+            // a checksum names a file in the directory, of a size read whole
+            if name.contains(['/', '\\']) || name.starts_with('.') {
+                return Err(damaged());
+            }
+            let size = std::fs::metadata(&path).map_err(|_| damaged())?.len();
+            if size > format::CHECKSUMMED_BYTES {
+                return Err(damaged());
+            }
+            let bytes = std::fs::read(&path).map_err(|_| damaged())?;
+            if crate::digest::sha256_hex(&bytes) != *expected {
+                return Err(damaged());
+            }
+        }
         let store = Store::open(&dir.join(KV_DIR), found).map_err(|source| IndexError::Store {
             path: dir.join(KV_DIR),
             source,

@@ -137,6 +137,16 @@ impl SameAsTable {
         let total = first_half + records(&keys[1])?;
         // the first bucket of the second half starts where the first half ends
         let half = 1usize << (bits - 1);
+        // every bucket's records follow the one before: a directory that goes
+        // back (a flipped byte) would read a bucket of negative length
+        if let Some(i) = starts.windows(2).position(|w| w[0] > w[1]) {
+            return Err(corrupt(format!(
+                "{SAMEAS_DIRECTORY}: bucket {} starts at record {}, before bucket {i} at {}",
+                i + 1,
+                starts[i + 1],
+                starts[i]
+            )));
+        }
         if u64::from(starts[starts.len() - 1]) != total || u64::from(starts[half]) != first_half {
             return Err(corrupt(format!(
                 "{SAMEAS_DIRECTORY} counts {} records, the key files hold {total}",

@@ -1,7 +1,9 @@
 //! Decompression of inputs (the one module that names flate2, bzip2 and zstd):
 //! plain, `.gz`, `.bz2` and `.zst` files, read where they are read or
 //! decompressed ahead, in input order, by threads of their own, with the count
-//! and checksum of the stored bytes. Only regular files and named pipes are
+//! and checksum of the stored bytes; and the benchmarks and runs a command
+//! reads whole, told compressed by their first bytes and decompressed within
+//! a bound on their decompressed size ([`decompress_within`]). Only regular files and named pipes are
 //! opened: a device (`/dev/zero` would never end), a socket or a directory is
 //! refused by name before it is read.
 
@@ -291,6 +293,73 @@ pub(super) fn decompressed<'a, R: Read + Send + 'a>(
     })
 }
 
+/// The compression of a file from its first bytes (`gzip`, `bzip2`,
+/// `zstd`); `None` for anything else.
+pub fn compression_of(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x1f\x8b") {
+        Some("gzip")
+    } else if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) {
+        Some("bzip2")
+    } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
+        Some("zstd")
+    } else {
+        None
+    }
+}
+
+/// Why compressed bytes were not decompressed.
+#[derive(Debug, thiserror::Error)]
+pub enum DecompressError {
+    /// More than the bound: a decompression bomb, or a file larger than allowed.
+    #[error("its {compression} content decompresses to more than {limit} bytes")]
+    TooLarge {
+        /// The compression.
+        compression: &'static str,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// The compressed stream is damaged.
+    #[error("its {compression} content cannot be decompressed: {source}")]
+    Damaged {
+        /// The compression.
+        compression: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// `bytes` decompressed when [`compression_of`] tells a compression (with
+/// its name), as they are otherwise; at most `limit` bytes of output are
+/// made: one more is [`DecompressError::TooLarge`], never read further.
+pub fn decompress_within(
+    bytes: Vec<u8>,
+    limit: u64,
+) -> Result<(Vec<u8>, Option<&'static str>), DecompressError> {
+    let Some(compression) = compression_of(&bytes) else {
+        return Ok((bytes, None));
+    };
+    let name = match compression {
+        "gzip" => "x.gz",
+        "bzip2" => "x.bz2",
+        _ => "x.zst",
+    };
+    let damaged = |source| DecompressError::Damaged {
+        compression,
+        source,
+    };
+    let reader = decompressed(name, std::io::Cursor::new(bytes)).map_err(damaged)?;
+    let mut out = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(damaged)?;
+    if out.len() as u64 > limit {
+        return Err(DecompressError::TooLarge { compression, limit });
+    }
+    Ok((out, Some(compression)))
+}
+
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
@@ -303,4 +372,36 @@ pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usi
         }
     }
     Ok(filled)
+}
+
+#[cfg(test)]
+mod within_tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn compressed_text_is_read_within_its_bound() {
+        let text = b"{\"questions\": []}".repeat(1000);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).expect("compressed");
+        let gz = gz.finish().expect("compressed");
+        let zst = zstd::encode_all(&text[..], 3).expect("compressed");
+        for (bytes, name) in [(gz, "gzip"), (zst, "zstd")] {
+            let (out, found) = decompress_within(bytes.clone(), 1 << 20).expect("within");
+            assert_eq!((out.as_slice(), found), (&text[..], Some(name)));
+            let e = decompress_within(bytes, 1000).expect_err("past the bound");
+            assert!(
+                matches!(e, DecompressError::TooLarge { limit: 1000, .. }),
+                "{e}"
+            );
+        }
+        let plain = decompress_within(b"{}".to_vec(), 1).expect("plain");
+        assert_eq!(plain, (b"{}".to_vec(), None));
+        let e = decompress_within(b"\x1f\x8b\x08garbage".to_vec(), 100).expect_err("damaged");
+        assert!(
+            e.to_string()
+                .contains("gzip content cannot be decompressed"),
+            "{e}"
+        );
+    }
 }

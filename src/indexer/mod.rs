@@ -28,7 +28,7 @@ use crate::index::format::{
 pub use blocks::line_reader_disagreement;
 pub use blocks::DEFAULT_MAX_LINE_BYTES;
 use closure::Closure;
-pub use decompress::special_kind;
+pub use decompress::{compression_of, decompress_within, special_kind, DecompressError};
 pub use export::{build_from_components, export_links, read_manifest, Manifest};
 use facts::{Classifier, Collector};
 pub use progress::{Phase, Progress, Silent};
@@ -579,6 +579,7 @@ fn finish_index(
             .map(|(size, id, sample)| LargeClass { id, size, sample })
             .collect(),
         provenance: given.provenance,
+        checksums: checksums(&tmp).map_err(|e| out_err(&tmp, e))?,
     };
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;
     std::fs::write(tmp.join(META_FILE), json).map_err(|e| out_err(&tmp, e))?;
@@ -586,4 +587,23 @@ fn finish_index(
     progress.phase(Phase::Renaming);
     stage.commit()?;
     Ok(meta)
+}
+
+/// The SHA-256 of each file of an index directory (not its store's
+/// directory) of at most [`crate::index::format::CHECKSUMMED_BYTES`], by name.
+fn checksums(dir: &Path) -> std::io::Result<std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if meta.is_file()
+            && name != META_FILE
+            && meta.len() <= crate::index::format::CHECKSUMMED_BYTES
+        {
+            let bytes = std::fs::read(entry.path())?;
+            out.insert(name, crate::digest::sha256_hex(&bytes));
+        }
+    }
+    Ok(out)
 }

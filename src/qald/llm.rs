@@ -11,11 +11,13 @@
 //! (docs/scoring.md, Other benchmark families). A line without `id` is named by
 //! its 0-based position among the records. `prediction` and `ground_truth` are
 //! also kept as written (flags, JSON text), for the profiles that reproduce a
-//! script's own reading of them.
+//! script's own reading of them. The triples a system retrieved
+//! (`retrieved_triples`, or `subgraph`: `[[subject, predicate, object], …]`)
+//! are the run question's subgraph (docs/scoring.md, Subgraph retrieval).
 
 use serde_json::{Map, Value};
 
-use super::family::{flag_text, push_answer, strings};
+use super::family::{flag_text, push_answer, strings, triples};
 use super::keys::KeyScan;
 use super::values::id_of;
 use super::QaldError;
@@ -32,7 +34,13 @@ const KEYS: &[&str] = &[
     "reasoning_chains",
     "RawQuestion",
     "sentence",
+    "retrieved_triples",
+    "subgraph",
 ];
+
+/// The keys a run gives the triples it retrieved under ([`Question::subgraph`];
+/// docs/scoring.md, Subgraph retrieval), the first present read.
+pub const RETRIEVED: &[&str] = &["retrieved_triples", "subgraph"];
 
 /// The flag holding `prediction` as written, as JSON text (a string quoted, a
 /// list in brackets), so that a string is never taken for a list.
@@ -154,6 +162,9 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
             )),
         }
         q.answers = Some(set);
+        if let Some(key) = RETRIEVED.iter().find(|k| o.contains_key(**k)) {
+            q.subgraph = triples(o.get(*key), key, &q.id, &mut q.diagnostics);
+        }
         let mut g = Question {
             id: q.id.clone(),
             texts: q.texts.clone(),
@@ -163,8 +174,22 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
             with_gold += 1;
             g.flags.insert("ground_truth".into(), truth.to_string());
             let mut set = AnswerSet::default();
-            for name in strings(Some(truth)) {
-                push_answer(&mut set, &name, &[]);
+            match truth {
+                // an item that is a list of names is one answer with its aliases
+                Value::Array(items) => {
+                    for item in items {
+                        let names = strings(Some(item));
+                        if let Some((first, aliases)) = names.split_first() {
+                            let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+                            push_answer(&mut set, first, &aliases);
+                        }
+                    }
+                }
+                other => {
+                    for name in strings(Some(other)) {
+                        push_answer(&mut set, &name, &[]);
+                    }
+                }
             }
             g.answers = Some(set);
         }
@@ -279,6 +304,33 @@ mod tests {
             d.questions[1].answers.as_ref().unwrap().answers[0].terms,
             [Term::plain("I think 1990")]
         );
+        assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
+    }
+
+    #[test]
+    fn aliases_and_retrieved_triples() {
+        let d = parse(
+            br#"{"id": "d5", "prediction": "It is the Gateway Arch city", "ground_truth": [["St. Louis", "Gateway Arch"], "Missouri"], "retrieved_triples": [["wd:Q201013", "wdt:P131", "wd:Q38022"], ["bad"]]}"#,
+            "p.jsonl",
+        )
+        .unwrap();
+        let q = &d.questions[0];
+        assert_eq!(
+            q.subgraph,
+            [["wd:Q201013", "wdt:P131", "wd:Q38022"].map(String::from)]
+        );
+        assert!(
+            q.diagnostics[0].contains("`retrieved_triples` item 1"),
+            "{:?}",
+            q.diagnostics
+        );
+        let gold = d.own_gold.as_ref().expect("own gold");
+        let set = gold.questions[0].answers.as_ref().unwrap();
+        assert_eq!(
+            set.answers[0].terms,
+            [Term::plain("St. Louis"), Term::plain("Gateway Arch")]
+        );
+        assert_eq!(set.answers[1].terms, [Term::plain("Missouri")]);
         assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
     }
 

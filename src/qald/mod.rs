@@ -1,5 +1,6 @@
 //! Reading benchmarks and runs in every format of docs/scoring.md (Reading): QALD-JSON and its
-//! variants, the QALD-7 extended JSON, eQALD, QALD-XML, LC-QuAD 1.0 and RuBQ. The
+//! variants, the QALD-7 extended JSON, eQALD, QALD-XML, LC-QuAD 1.0, RuBQ and the families of
+//! docs/scoring.md (Other benchmark families), QAWiki's Turtle dump among them. The
 //! format is detected from the content. Parsers take bytes and a name for messages;
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
@@ -12,10 +13,12 @@ mod json;
 mod jsonl;
 mod keys;
 mod kgqa;
+mod kgqagen;
 mod kqapro;
 mod lcquad;
 mod llm;
 mod mintaka;
+mod qawiki;
 mod rubq;
 mod spider4sparql;
 mod spinach;
@@ -23,11 +26,14 @@ mod stream;
 mod t2s;
 mod text2sparql;
 pub mod values;
+mod wdql;
 mod webqsp;
 mod wikidata;
 mod write;
 mod xml;
 
+pub use family::labelled_id;
+pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
 pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};
 pub use llm::braced;
 pub use write::to_qald_json;
@@ -163,6 +169,8 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
         Some(b'{') if t2s::looks_like(body) => t2s::parse(body),
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
         Some(b'{') if llm::looks_like(body) => llm::parse(body, source)?,
+        Some(b'{') if kgqagen::looks_like(body) => kgqagen::parse(body, source)?,
+        Some(b'{') if wdql::looks_like(body) => wdql::parse(body, source)?,
         Some(b'{')
             if let Some(file) = fast::parse(body).filter(|f| {
                 allow_fast
@@ -181,7 +189,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                     line: e.line(),
                     column: e.column(),
                     message: if jsonl::one_object_per_line(body) {
-                        "the file holds one json object per line (JSON Lines), and its first line is none of the JSON Lines formats read: a component run (an `id` with `entities`, `classes`, `properties` or `triples`), LLM predictions (`prediction`) or T2S-Metrics cases (`golden`, `generated`); docs/cli.md lists the formats".to_string()
+                        "the file holds one json object per line (JSON Lines), and its first line is none of the JSON Lines formats read: a component run (an `id` with `entities`, `classes`, `properties` or `triples`), LLM predictions (`prediction`), T2S-Metrics cases (`golden`, `generated`), KGQAGen (`question`, `answer`, `proof`) or WDQL (`question`, `sparql`, `paraphrases`); docs/cli.md lists the formats".to_string()
                     } else {
                         format!(
                             "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",
@@ -195,6 +203,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                 stream::Read::Tree(value) => parse_json_value(value, source)?,
             }
         }
+        Some(_) if qawiki::looks_like(body) => qawiki::parse(body, source)?,
         Some(_) if text2sparql::looks_like_benchmark(body) => {
             text2sparql::parse_benchmark(body, source)?
         }
@@ -203,7 +212,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                 source,
                 body,
                 first.unwrap_or(0),
-                "not a benchmark or run: expected QALD-JSON, QALD-XML, LC-QuAD, RuBQ (a '{', '[' or '<' first) or a TEXT2SPARQL benchmark (YAML with `questions:`)".into(),
+                "not a benchmark or run: expected QALD-JSON, QALD-XML, LC-QuAD, RuBQ (a '{', '[' or '<' first), a TEXT2SPARQL benchmark (YAML with `questions:`) or the QAWiki dump (Turtle)".into(),
             ))
         }
         None => {
@@ -260,6 +269,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             }
             if first.is_some_and(spider4sparql::is_run) {
                 return Ok(spider4sparql::parse_run(items));
+            }
+            if first.is_some_and(kgqagen::is_record) {
+                return Ok(kgqagen::parse_items(items));
             }
             match first {
                 Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {

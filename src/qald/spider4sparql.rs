@@ -15,6 +15,7 @@
 
 use serde_json::{Map, Value};
 
+use super::family::undeclared_prefixes;
 use super::items::parse_positional;
 use super::keys;
 use crate::model::{Dataset, Format, Query};
@@ -142,38 +143,7 @@ fn sparql(text: &str, declared: &mut usize) -> Query {
 /// True when `text` has a `:name` outside IRIs and strings and no `PREFIX :`
 /// declaration.
 fn uses_undeclared_default_prefix(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    let declares = lower
-        .match_indices("prefix")
-        .any(|(i, _)| lower[i + "prefix".len()..].trim_start().starts_with(':'));
-    if declares {
-        return false;
-    }
-    let bytes = text.as_bytes();
-    let (mut in_iri, mut quote) = (false, None::<u8>);
-    for (i, &b) in bytes.iter().enumerate() {
-        match (quote, b) {
-            (Some(q), _) if b == q && bytes.get(i.wrapping_sub(1)) != Some(&b'\\') => quote = None,
-            (Some(_), _) => {}
-            (None, b'"' | b'\'') if !in_iri => quote = Some(b),
-            (None, b'<') if bytes.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) => {
-                in_iri = true;
-            }
-            (None, b'>') => in_iri = false,
-            (None, b':') if !in_iri => {
-                let before = i.checked_sub(1).map(|j| bytes[j]);
-                let after = bytes.get(i + 1).copied();
-                let starts_name = before.is_none_or(|c| {
-                    !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.')
-                });
-                if starts_name && after.is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
+    !undeclared_prefixes(text, &[""]).is_empty()
 }
 
 /// Says how many queries had the prefix declared for them.

@@ -7,7 +7,8 @@
 //! walk of the whole algebra (`walk`, with GERBIL's walk in `gerbil`), the text
 //! a standard SPARQL 1.1 store executes (`executable`), the algebra rewritten
 //! with the store guard's counting functions (`ticks`), and the predicates a
-//! query can read (`predicates`).
+//! query can read (`predicates`), and a query's normal form for deciding
+//! whether two queries are the same query (`normal`).
 //!
 //! Entry points: [`walk()`], [`executable()`], [`orders`], [`check_bounds`],
 //! [`check_executable_bounds`], [`parse_on_this_thread`], [`read_predicates`]
@@ -18,6 +19,7 @@ mod depth;
 pub mod dialect;
 mod executable;
 mod gerbil;
+pub mod normal;
 mod parse;
 mod predicates;
 pub mod ticks;

@@ -210,6 +210,10 @@ fn too_many_triple_patterns_are_refused_before_the_optimizer_sees_them() {
         assert!(message.contains(figure), "{message}");
         assert!(took < Duration::from_secs(2), "{took:?}");
     }
+    // a SERVICE named by a variable is refused as one named by an IRI
+    let (status, body, _) = sparql(&s, "SELECT * WHERE { SERVICE ?x { ?s ?p ?o } }");
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "service_not_allowed", "{body}");
     // 16,000 variables: the parser compares a SELECT's variables pairwise
     let names: String = (0..8000)
         .map(|i| format!("?s{i} <http://x/p> ?o{i} . "))
@@ -347,7 +351,11 @@ fn an_endpoint_redirecting_to_a_file_is_an_execution_error_not_a_panic() {
     );
     // the worker lives: the server is healthy and the next experiment runs
     let (status, health) = get(&s, "/api/v1/health");
-    assert_eq!((status, health["worker"].as_str()), (200, Some("ok")), "{health}");
+    assert_eq!(
+        (status, health["worker"].as_str()),
+        (200, Some("ok")),
+        "{health}"
+    );
     let (status, created) = submit(b"false");
     assert_eq!(status, 202, "{created}");
     assert_eq!(crate::serve::wait(&s, &created)["status"], "done");
@@ -376,8 +384,15 @@ fn the_pages_forbid_frames_and_run_only_their_own_script() {
     for path in ["/", "/api/v1/docs"] {
         let r = ureq::get(&s.url(path)).call().expect("the page");
         assert_eq!(r.header("x-frame-options"), Some("DENY"), "{path}");
-        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{path}");
-        let policy = r.header("content-security-policy").unwrap_or_default().to_string();
+        assert_eq!(
+            r.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        let policy = r
+            .header("content-security-policy")
+            .unwrap_or_default()
+            .to_string();
         assert!(
             policy.contains("frame-ancestors 'none'")
                 && policy.contains("script-src 'sha256-")

@@ -483,3 +483,99 @@ fn an_index_of_an_unread_format_version_asks_for_a_rebuild() {
         "{message}"
     );
 }
+
+/// A way to damage a file's bytes.
+type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+
+/// Copies a directory tree.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for entry in std::fs::read_dir(from).expect("readable") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copied");
+        }
+    }
+}
+
+#[test]
+fn a_damaged_index_is_an_error_or_the_right_answer_never_a_panic() {
+    use crate::cli::{demo_index, qajudge, stderr};
+    let built = PathBuf::from(demo_index());
+    let iris = [
+        "http://dbpedia.org/resource/Barack_Obama",
+        "http://www.wikidata.org/entity/Q76",
+        "http://dbpedia.org/resource/Paris",
+        "http://example.org/none",
+    ];
+    let ask = |dir: &Path| {
+        let d = dir.display().to_string();
+        let mut sameas = vec!["sameas", "--index", &d];
+        sameas.extend(iris);
+        [
+            qajudge(&sameas),
+            qajudge(&["labels", "--index", &d, "Barack Obama"]),
+            qajudge(&["types", "--index", &d, iris[0]]),
+        ]
+    };
+    let right: Vec<Vec<u8>> = ask(&built).iter().map(|o| o.stdout.clone()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&built)
+        .expect("readable")
+        .chain(std::fs::read_dir(built.join("kv")).expect("readable"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "LOG" && n != "LOCK"))
+        .collect();
+    files.sort();
+    let (mut refused, mut same) = (0, 0);
+    for file in &files {
+        let len = std::fs::metadata(file).expect("size").len() as usize;
+        let relative = file.strip_prefix(&built).expect("inside");
+        let mut damages: Vec<(String, Damage)> = Vec::new();
+        for at in [0, 1, len / 3, len / 2, len.saturating_sub(1)] {
+            if at < len {
+                damages.push((
+                    format!("byte {at} flipped"),
+                    Box::new(move |b: &mut Vec<u8>| b[at] ^= 0xff),
+                ));
+            }
+        }
+        damages.push((
+            "cut in half".into(),
+            Box::new(move |b: &mut Vec<u8>| b.truncate(len / 2)),
+        ));
+        damages.push(("emptied".into(), Box::new(|b: &mut Vec<u8>| b.clear())));
+        for (what, damage) in &damages {
+            let dir = tmp("damaged-index");
+            let _ = std::fs::remove_dir_all(&dir);
+            copy_tree(&built, &dir);
+            let target = dir.join(relative);
+            let mut bytes = std::fs::read(&target).expect("readable");
+            damage(&mut bytes);
+            std::fs::write(&target, bytes).expect("written");
+            for (o, expected) in ask(&dir).iter().zip(&right) {
+                let case = format!("{} {what}", relative.display());
+                assert_ne!(o.status.code(), Some(101), "{case}: a panic: {}", stderr(o));
+                if o.status.success() {
+                    assert_eq!(&o.stdout, expected, "{case}: a different answer");
+                    same += 1;
+                } else {
+                    // a located error that says to build the index again
+                    let e = stderr(o);
+                    assert!(
+                        e.contains("rebuild the index") || e.contains("qajudge index build --out"),
+                        "{case}: {e}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} files damaged: {refused} refusals, {same} right answers",
+        files.len()
+    );
+    assert!(refused > 0 && files.len() >= 8, "{files:?}");
+}

@@ -193,6 +193,59 @@ fn a_file_past_max_input_mb_is_refused_naming_the_limit_and_the_flag() {
     }
 }
 
+#[test]
+fn compressed_benchmarks_and_runs_are_read_and_a_bomb_is_refused() {
+    let dir = tmp("inputs-compressed");
+    let plain = bounded(&["evaluate", "--gold", GOLD, "--run", RUN, "--format", "json"]);
+    assert!(plain.status.success(), "{}", said(&plain));
+    let compress = |name: &str, tool: &[&str], from: &Path| -> PathBuf {
+        let out = dir.join(name);
+        let o = Command::new(tool[0])
+            .args(&tool[1..])
+            .stdin(std::fs::File::open(from).expect("input"))
+            .output()
+            .expect("the compressor runs");
+        assert!(o.status.success());
+        std::fs::write(&out, o.stdout).expect("written");
+        out
+    };
+    // the names say nothing: the content tells
+    let gold = compress("gold-gz.json", &["gzip", "-c"], &root().join(GOLD));
+    let run = compress("run.zst", &["zstd", "-c", "-q"], &root().join(RUN));
+    let run_bz = compress("run.json.bz2", &["bzip2", "-c"], &root().join(RUN));
+    for run in [&run, &run_bz] {
+        let o = bounded(&[
+            "evaluate",
+            "--gold",
+            utf8(&gold),
+            "--run",
+            utf8(run),
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", said(&o));
+        let (a, b): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_slice(&o.stdout).expect("json"),
+            serde_json::from_slice(&plain.stdout).expect("json"),
+        );
+        assert_eq!(a["runs"][0]["experiments"], b["runs"][0]["experiments"]);
+    }
+    // 8 MiB of spaces in 8 KiB of gzip: past a limit of 1 MiB once decompressed
+    let mut text = std::fs::read(root().join(GOLD)).expect("gold");
+    text.resize(8 << 20, b' ');
+    let padded = dir.join("padded.json");
+    std::fs::write(&padded, &text).expect("write");
+    let bomb = compress("bomb.json.gz", &["gzip", "-c", "-9"], &padded);
+    assert!(std::fs::metadata(&bomb).expect("bomb").len() < 64 << 10);
+    assert_refused(
+        &bounded(&["check", "--max-input-mb", "1", utf8(&bomb)]),
+        &format!(
+            "{}: its gzip content decompresses to more than the limit of 1 MiB of an input file; raise it with --max-input-mb",
+            utf8(&bomb)
+        ),
+    );
+}
+
 /// An N-Triples file `dir/name`: a sameAs link, a statement of `long` bytes, a
 /// sameAs link.
 fn long_line_dump(dir: &Path, name: &str, long: usize) -> PathBuf {

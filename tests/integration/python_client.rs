@@ -1,17 +1,18 @@
-//! The Python client (`clients/python`) against the real server: its pytest
-//! suite, run in the client venv of `scripts/install-servers.sh`, with the
+//! The Python client (`qajudge.Client`, python/qajudge/client.py) against the
+//! real server: its pytest suite, run in the venv of
+//! `scripts/python-wheel.sh` (the package installed from its wheel), with the
 //! server's address, the demo benchmark and run, and the CLI's report of that
 //! run (whose figures the client's evaluation must equal).
 
 use std::process::Command;
 
 use crate::api::cli_report_text;
-use crate::endpoint::venv_program;
+use crate::python_module::wheel_python;
 use crate::serve::{root, tmp, Server, GOLD, RUN};
 
 #[test]
 fn the_python_client_passes_its_tests_against_the_server() {
-    let Some(python) = venv_program("venv-client/bin/python") else {
+    let Some(python) = wheel_python() else {
         return;
     };
     let dir = tmp("python-client");
@@ -26,9 +27,8 @@ fn the_python_client_passes_its_tests_against_the_server() {
             "-q",
             "-p",
             "no:cacheprovider",
-            "clients/python/tests",
+            "python/tests/test_client.py",
         ])
-        .env("PYTHONPATH", root().join("clients/python/src"))
         .env("QAJUDGE_URL", &s.base)
         .env("QAJUDGE_GOLD", root().join(GOLD))
         .env("QAJUDGE_RUN", root().join(RUN))

@@ -4,7 +4,8 @@
 //! `text2sparql.rs`, `webqsp.rs`) implements every rule, so reading one file
 //! tells every rule of that profile; the other profiles named after an
 //! official script (`spinach.rs`, `mintaka.rs`, `kqapro.rs`, `rog.rs`,
-//! `cwq.rs`, `tog.rs`, `grailqa.rs`) share the QA-only rules of `qa_only.rs`
+//! `cwq.rs`, `tog.rs`, `grailqa.rs`, `kgqagen.rs`, `gtsqa.rs`) share the
+//! QA-only rules of `qa_only.rs`
 //! and declare in their file the two in which they differ (term rules, micro
 //! measures) and their script. The evaluator asks the profile and never tests
 //! its name. The
@@ -26,7 +27,9 @@
 mod cwq;
 mod gerbil;
 mod grailqa;
+mod gtsqa;
 mod judge;
+mod kgqagen;
 mod kqapro;
 mod logical_form;
 mod lsap;
@@ -37,6 +40,8 @@ mod python;
 mod qa_only;
 mod rog;
 mod spinach;
+mod subgraph;
+mod t2s_metrics;
 mod text2sparql;
 mod tog;
 mod webqsp;
@@ -54,7 +59,9 @@ use super::Experiment;
 pub use cwq::Cwq;
 pub use gerbil::Gerbil;
 pub use grailqa::{set_ontology, Grailqa};
+pub use gtsqa::Gtsqa;
 pub use judge::Judge;
+pub use kgqagen::Kgqagen;
 pub use kqapro::{set_train_answers, Kqapro};
 pub use logical_form::Ontology;
 pub use mintaka::Mintaka;
@@ -62,6 +69,7 @@ pub use mqald::Mqald;
 pub use official::{official_figures, Official};
 pub use rog::Rog;
 pub use spinach::{row_major_f1, Spinach};
+pub use t2s_metrics::T2sMetrics;
 pub(super) use text2sparql::challenge_aggregate;
 pub use text2sparql::{challenge_score, Text2sparql};
 pub use tog::Tog;
@@ -99,11 +107,17 @@ pub enum Profile {
     Tog,
     /// Reproduces GrailQA's official `evaluate.py`.
     Grailqa,
+    /// Reproduces KGQAGen-10k's `my_eval.py`.
+    Kgqagen,
+    /// Reproduces GTSQA's exact-match rule (`new_exact_match` of SynthKGQA's `eval.py`).
+    Gtsqa,
+    /// Reproduces T2S-Metrics 1.2.0's query-text measures.
+    T2sMetrics,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 13] = [
+    pub const ALL: [Profile; 16] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -117,6 +131,9 @@ impl Profile {
         Profile::Cwq,
         Profile::Tog,
         Profile::Grailqa,
+        Profile::Kgqagen,
+        Profile::Gtsqa,
+        Profile::T2sMetrics,
     ];
 
     /// The name printed in reports.
@@ -135,6 +152,9 @@ impl Profile {
             Profile::Cwq => "cwq",
             Profile::Tog => "tog",
             Profile::Grailqa => "grailqa",
+            Profile::Kgqagen => "kgqagen",
+            Profile::Gtsqa => "gtsqa",
+            Profile::T2sMetrics => "t2s-metrics",
         }
     }
 
@@ -170,6 +190,9 @@ impl Profile {
             Profile::Cwq => &cwq::RULES,
             Profile::Tog => &tog::RULES,
             Profile::Grailqa => &grailqa::RULES,
+            Profile::Kgqagen => &kgqagen::RULES,
+            Profile::Gtsqa => &gtsqa::RULES,
+            Profile::T2sMetrics => &t2s_metrics::RULES,
         }
     }
 }
@@ -337,7 +360,10 @@ mod tests {
                 "rog",
                 "cwq",
                 "tog",
-                "grailqa"
+                "grailqa",
+                "kgqagen",
+                "gtsqa",
+                "t2s-metrics",
             ]
         );
     }

@@ -30,6 +30,10 @@
 //! - **run figures** (`official`): the means ×100 as the script prints them,
 //!   `Accuracy`, `Hit`, `F1`, `Precision`, `Recall`, and `hits@1/first`,
 //!   `hits@1/any` ×100 too;
+//! - **lists of aliases**: a `ground_truth` item that is itself a list (on
+//!   which the script fails) is one gold answer with alternative names,
+//!   matched when one of them is, as Dynamic-KGQA's `match_presence` reads
+//!   it (docs/scoring.md, Dynamic-KGQA);
 //! - **questions**: the script has no join, every line counts; with the file's
 //!   own gold every line is a gold question. A gold question the run lacks
 //!   (another --gold) scores 0. A duplicate id is scored once (its first line;
@@ -126,6 +130,35 @@ fn by_frequency(items: Vec<String>) -> Vec<String> {
     counts.into_iter().map(|(i, _)| i).collect()
 }
 
+/// The gold answers, each as its alternative names: an item of the file's
+/// `ground_truth` that is itself a list gives every string inside it (at any
+/// depth: Dynamic-KGQA's `match_presence`, where RoG's script fails), any
+/// other item one name as [`gold_names`] reads it.
+pub fn gold_alternatives(gold: &Question) -> Vec<Vec<String>> {
+    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
+            serde_json::Value::String(s) => out.push(s.clone()),
+            other => out.push(other.to_string()),
+        }
+    }
+    if let Some(serde_json::Value::Array(items)) = gold
+        .flags
+        .get("ground_truth")
+        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
+    {
+        return items
+            .iter()
+            .map(|v| {
+                let mut out = Vec::new();
+                strings(v, &mut out);
+                out
+            })
+            .collect();
+    }
+    gold_names(gold).into_iter().map(|n| vec![n]).collect()
+}
+
 /// The gold names: the file's `ground_truth` as written, else each answer's
 /// first label (a literal after its first term), else its written value.
 pub fn gold_names(gold: &Question) -> Vec<String> {
@@ -169,15 +202,18 @@ impl Official for Rog {
     }
 
     fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
-        let answer = gold_names(gold);
+        let answer = gold_alternatives(gold);
         let prediction = run.first().map(|r| prediction_items(r)).unwrap_or_default();
         // normalised once: `match` normalises both sides
-        let answer_n: Vec<String> = answer.iter().map(|a| normalize(a)).collect();
+        let answer_n: Vec<Vec<String>> = answer
+            .iter()
+            .map(|alts| alts.iter().map(|a| normalize(a)).collect())
+            .collect();
         let joined = normalize(&prediction.join(" "));
         let first = prediction.first().map(|p| normalize(p));
-        let answer_bytes: usize = answer_n.iter().map(String::len).sum();
-        let steps = answer_n
-            .len()
+        let names = answer_n.iter().map(Vec::len).sum::<usize>();
+        let answer_bytes: usize = answer_n.iter().flatten().map(String::len).sum();
+        let steps = names
             .saturating_mul(joined.len() + first.as_ref().map_or(0, String::len))
             .saturating_add(2 * answer_bytes);
         if steps > MAX_TEXT_STEPS {
@@ -195,7 +231,7 @@ impl Official for Rog {
         }
         let matched = answer_n
             .iter()
-            .filter(|a| joined.contains(a.as_str()))
+            .filter(|alts| alts.iter().any(|a| joined.contains(a.as_str())))
             .count() as f64;
         let of_gold = |n: f64| {
             if answer.is_empty() {
@@ -217,7 +253,8 @@ impl Official for Rog {
             (f, p, r)
         };
         let hit = f64::from(u8::from(matched > 0.0));
-        let first = first.is_some_and(|p| answer_n.iter().any(|a| p.contains(a.as_str())));
+        let first =
+            first.is_some_and(|p| answer_n.iter().flatten().any(|a| p.contains(a.as_str())));
         Some(Figures::from([
             ("acc".to_string(), of_gold(matched)),
             ("hit".to_string(), hit),

@@ -39,6 +39,16 @@ pub fn term_text(term: &Term) -> String {
     }
 }
 
+/// A flag a reader keeps as JSON text of a string (an LLM output's
+/// `results`, a prediction written as one string): that string; `None` when
+/// the flag is absent or holds another JSON value.
+pub fn flag_string(q: &crate::model::Question, key: &str) -> Option<String> {
+    match serde_json::from_str::<serde_json::Value>(q.flags.get(key)?) {
+        Ok(serde_json::Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
 /// [`written`] as answers of one plain literal each, for matching by exact
 /// string.
 pub fn written_answers(set: &AnswerSet) -> Vec<Answer> {

@@ -1,5 +1,5 @@
-"""The client against a real qajudge server (started by the Rust test suite,
-which sets QAJUDGE_URL, QAJUDGE_GOLD, QAJUDGE_RUN and QAJUDGE_CLI_REPORT):
+"""``qajudge.Client`` against a real qajudge server (started by the Rust test
+suite, which sets QAJUDGE_URL, QAJUDGE_GOLD, QAJUDGE_RUN and QAJUDGE_CLI_REPORT):
 every method, its answers checked against the server's OpenAPI document, and
 an evaluation whose figures equal the command line's."""
 
@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from qajudge_client import Client, Experiment, QajudgeError, Report
+from qajudge import Client, ServiceError
+from qajudge.client import Experiment, Report
 
 URL = os.environ.get("QAJUDGE_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="QAJUDGE_URL is not set: no server to test against")
@@ -141,10 +142,10 @@ def test_lookups_and_matching(client: Client) -> None:
 
 
 def test_errors_carry_the_services_code(client: Client) -> None:
-    with pytest.raises(QajudgeError) as e:
+    with pytest.raises(ServiceError) as e:
         client.evaluate("no-such-benchmark", [os.environ["QAJUDGE_RUN"]])
     assert e.value.status == 404 and e.value.code == "not_found"
-    with pytest.raises(QajudgeError) as e:
+    with pytest.raises(ServiceError) as e:
         client.sameas(["http://x.org/"] * 10_001)
     assert e.value.code == "batch_too_large"
 
@@ -154,7 +155,7 @@ def test_private_experiments_publishing_and_sparql(client: Client) -> None:
     assert not created.published and len(created.token) == 64
     # the page address keeps the token after "#", which is never sent to the server
     assert created.url == f"/experiments/{created.id}#token={created.token}"
-    with pytest.raises(QajudgeError) as e:
+    with pytest.raises(ServiceError) as e:
         client.experiment(created.id)
     assert e.value.status == 404
     done: Experiment = client.wait(created.id, created.token)
@@ -176,7 +177,7 @@ def test_private_experiments_publishing_and_sparql(client: Client) -> None:
 def test_submit_sets_protocol_language_and_execution(client: Client) -> None:
     run = os.environ["QAJUDGE_RUN"]
     # the fields reach the server: an unknown protocol is its 400
-    with pytest.raises(QajudgeError) as e:
+    with pytest.raises(ServiceError) as e:
         client.submit([run], benchmark="demo", protocol="smoke-signals")
     assert e.value.status == 400 and e.value.code == "bad_parameter"
     assert "smoke-signals" in str(e.value)

@@ -1,0 +1,349 @@
+"""The judge in process: ``evaluate`` and its ``Report``, ``check``,
+``features`` and ``sample``, each the command of the same name with the same
+options (docs/python.md). Options are the command line's long options with
+``_`` for ``-``: ``True`` gives a flag, a list repeats the option, ``None`` and
+``False`` leave it out."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._errors import UsageError
+
+__all__ = ["Report", "evaluate", "check", "features", "sample"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: A run: a file, or the run itself as QALD-JSON (a list of question dicts,
+#: or a dict with ``questions``).
+RunLike = Union[PathLike, Sequence[Mapping[str, Any]], Mapping[str, Any]]
+
+_OPTIONS: Dict[str, Dict[str, bool]] = {}
+
+
+def _options(command: str) -> Dict[str, bool]:
+    """The command's options: name → is a flag."""
+    if command not in _OPTIONS:
+        _OPTIONS[command] = dict(_native.options(command))
+    return _OPTIONS[command]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+def _argv(command: str, options: Mapping[str, Any], taken: Iterable[str] = ()) -> List[str]:
+    """The command line of ``options``; an option the command does not have is
+    a :class:`UsageError` naming the ones it has."""
+    known = _options(command)
+    refused = set(taken)
+    args: List[str] = []
+    for name, value in options.items():
+        if name not in known or name in refused:
+            names = ", ".join(sorted(n for n in known if n not in refused))
+            raise UsageError(f"{command}() has no option {name!r}; its options are: {names}")
+        if value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        for v in values:
+            if v is True:
+                args.append(flag)
+            elif v is not None and v is not False:
+                # --name=value: a value starting with "-" stays a value
+                args.append(f"{flag}={_text(v)}")
+    return args
+
+
+def _is_path(run: Any) -> bool:
+    return isinstance(run, (str, os.PathLike))
+
+
+def _stem(path: str) -> str:
+    return Path(path).stem or path
+
+
+def evaluate(
+    gold: Optional[PathLike] = None,
+    runs: Union[Sequence[Union[RunLike, Tuple[str, RunLike]]], Mapping[str, RunLike]] = (),
+    profile: str = "judge",
+    index: Optional[PathLike] = None,
+    kg: Optional[Union[PathLike, Sequence[PathLike]]] = None,
+    endpoint: Optional[str] = None,
+    experiments: Optional[Union[str, Sequence[str]]] = None,
+    lang: Optional[str] = None,
+    by: Optional[Union[str, Sequence[str]]] = None,
+    confidence: Optional[bool] = None,
+    baseline: Optional[str] = None,
+    **options: Any,
+) -> "Report":
+    """Scores runs against a gold benchmark: ``qajudge evaluate`` in process.
+
+    ``gold`` and files are paths; each run is a file, a run as QALD-JSON (a
+    list of question dicts, or a dict with ``questions``), or a ``(name,
+    run)`` pair; ``runs`` may also map names to runs. A run given as an object
+    without a name is named ``run1``, ``run2``, … by its position. Other
+    options are the command's (``strict_literals=True``, ``system_url=[...]``,
+    ``explain="errors"``, ``max_class_size=50``, …). The GIL is released while
+    the evaluation runs."""
+    if "format" in options or "per_question" in options:
+        raise UsageError(
+            "evaluate() returns a Report; format it with to_dict(), to_latex(), "
+            "to_markdown() or to_table(per_question=True) instead of format= or per_question="
+        )
+    items: List[Tuple[Optional[str], Any]] = []
+    if isinstance(runs, Mapping):
+        items = [(str(k), v) for k, v in runs.items()]
+    else:
+        if _is_path(runs):
+            raise UsageError("runs= takes a list of runs; give [path] for one file")
+        for r in runs:
+            if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str):
+                items.append((r[0], r[1]))
+            else:
+                items.append((None, r))
+    run_args: List[str] = []
+    names: List[str] = []
+    read: List[Tuple[int, str, bytes]] = []
+    for i, (name, run) in enumerate(items):
+        if _is_path(run):
+            path = os.fspath(run)
+            names.append(name or "")
+            run_args.append(f"--run={path}")
+            continue
+        if isinstance(run, Mapping):
+            document = dict(run)
+        elif isinstance(run, Sequence) and not isinstance(run, (str, bytes)):
+            document = {"questions": list(run)}
+        else:
+            raise UsageError(
+                f"run {i + 1} is a {type(run).__name__}: give a path, a list of question "
+                "dicts, a dict with 'questions', or a (name, run) pair"
+            )
+        label = name or f"run{i + 1}"
+        names.append(label)
+        # the run's placeholder path names it: its stem is the run's name
+        run_args.append(f"--run={label}.json")
+        read.append((i, label, json.dumps(document, ensure_ascii=False).encode("utf-8")))
+    given = dict(options)
+    if any(name for name, _ in items if name is not None) and "name" not in given:
+        # names for every run, the command line's default where none was given
+        paths = [a[len("--run="):] for a in run_args]
+        for i, (name, run) in enumerate(items):
+            if names[i]:
+                continue
+            stem = _stem(paths[i])
+            shared = sum(1 for p in paths if _stem(p) == stem) > 1
+            parent = Path(paths[i]).parent.name
+            names[i] = f"{parent}/{stem}" if shared and parent else stem
+        given["name"] = names
+    args = _argv(
+        "evaluate",
+        {
+            "gold": gold,
+            "profile": profile,
+            "index": index,
+            "kg": kg,
+            "endpoint": endpoint,
+            "experiments": [experiments] if isinstance(experiments, str) else experiments,
+            "lang": lang,
+            "by": [by] if isinstance(by, str) else by,
+            "confidence": confidence,
+            "baseline": baseline,
+            **given,
+        },
+        taken=("run", "format", "per_question"),
+    )
+    native = _native.evaluate(run_args + args, read)
+    return Report(native, baseline)
+
+
+def _flatten(prefix: str, value: Any, out: Dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}_{k}" if prefix else k, v, out)
+    else:
+        out[prefix] = value
+
+
+def _frame(rows: List[Dict[str, Any]]) -> Any:
+    """A pandas DataFrame of the rows when pandas is installed, else the rows."""
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+class Report:
+    """The report of :func:`evaluate`: the JSON report of
+    ``evaluate --format json`` (docs/report.md) and the command's other
+    formats."""
+
+    def __init__(self, native: Any, baseline: Optional[str] = None) -> None:
+        self._native = native
+        self._baseline = baseline
+        self._dict: Optional[Dict[str, Any]] = None
+
+    def _data(self) -> Dict[str, Any]:
+        if self._dict is None:
+            self._dict = json.loads(self._native.to_json())
+        return self._dict
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The JSON report, exactly as ``evaluate --format json`` prints it (a
+        new dict at each call)."""
+        return json.loads(self._native.to_json())
+
+    def to_json(self) -> str:
+        """The JSON report as text, as ``evaluate --format json`` prints it."""
+        return str(self._native.to_json()) + "\n"
+
+    @property
+    def runs(self) -> List[str]:
+        """The runs' names, in order."""
+        return [r["name"] for r in self._data()["runs"]]
+
+    @property
+    def diagnostics(self) -> List[str]:
+        """Problems of the gold and runs that did not stop the evaluation."""
+        return list(self._data()["diagnostics"])
+
+    def aggregates(self, experiment: Optional[str] = None) -> Any:
+        """One row per run and sub-experiment (only ``experiment``'s when
+        given): ``run``, ``experiment``, then the aggregate's figures, nested
+        ones joined by ``_`` (``micro_f1``, ``macro_qald_f1``, …). A pandas
+        DataFrame when pandas is installed, else a list of dicts."""
+        rows: List[Dict[str, Any]] = []
+        for run in self._data()["runs"]:
+            for name, x in run["experiments"].items():
+                if x is None or (experiment is not None and name != experiment):
+                    continue
+                row: Dict[str, Any] = {"run": run["name"], "experiment": name}
+                _flatten("", x["aggregate"], row)
+                rows.append(row)
+        return _frame(rows)
+
+    def per_question(self, experiment: str = "qa", run: Optional[str] = None) -> Any:
+        """One row per question of ``experiment``, for the run named ``run``
+        (every run when ``None``): ``run``, ``id``, ``question`` (the text),
+        ``status``, ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``,
+        … as the report has them. A pandas DataFrame when pandas is installed,
+        else a list of dicts."""
+        runs = self._data()["runs"]
+        if run is not None and run not in [r["name"] for r in runs]:
+            raise KeyError(f"no run {run!r}; the report has {[r['name'] for r in runs]}")
+        rows: List[Dict[str, Any]] = []
+        for r in runs:
+            if run is not None and r["name"] != run:
+                continue
+            x = r["experiments"].get(experiment)
+            if x is None:
+                continue
+            for q in x["questions"]:
+                row: Dict[str, Any] = {"run": r["name"], "id": q["id"], "question": q.get("question")}
+                for k, v in q.items():
+                    if k not in row:
+                        row[k] = v
+                rows.append(row)
+        return _frame(rows)
+
+    def to_latex(self, baseline: Optional[str] = None) -> str:
+        """The tables of ``--format latex`` (booktabs), one per sub-experiment
+        the report holds, marked against ``baseline`` (by default the one
+        :func:`evaluate` was given)."""
+        return str(self._native.to_latex(baseline or self._baseline))
+
+    def to_markdown(self, baseline: Optional[str] = None) -> str:
+        """The tables of ``--format markdown``."""
+        return str(self._native.to_markdown(baseline or self._baseline))
+
+    def to_table(self, per_question: bool = False) -> str:
+        """The text table ``evaluate`` prints by default."""
+        return str(self._native.to_table(per_question))
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def __repr__(self) -> str:
+        d = self._data()
+        return (
+            f"<qajudge.Report profile={d['profile']} gold={d['gold']['path']!r} "
+            f"({d['gold']['questions']} questions) runs={self.runs}>"
+        )
+
+    _COLUMNS: Tuple[Tuple[str, str], ...] = (
+        ("evaluated", "eval"),
+        ("answered", "answered"),
+        ("empty", "empty"),
+        ("missing", "missing"),
+        ("extra", "extra"),
+        ("errors", "errors"),
+        ("micro_precision", "micro P"),
+        ("micro_recall", "micro R"),
+        ("micro_f1", "micro F1"),
+        ("macro_precision", "macro P"),
+        ("macro_recall", "macro R"),
+        ("macro_f1", "macro F1"),
+        ("macro_qald_f1", "Macro F1 QALD"),
+    )
+
+    def _repr_html_(self) -> str:
+        """The aggregate table, for Jupyter."""
+        d = self._data()
+        rows = self.aggregates()
+        if not isinstance(rows, list):
+            rows = rows.to_dict("records")
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in ["run", "experiment"] + [c[1] for c in self._COLUMNS])
+        body = []
+        for row in rows:
+            cells = [html.escape(str(row["run"])), html.escape(str(row["experiment"]))]
+            for key, _ in self._COLUMNS:
+                v = row.get(key)
+                if isinstance(v, float):
+                    cells.append(f"{v:.4f}" if v == v else "")
+                else:
+                    cells.append("" if v is None else html.escape(str(v)))
+            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        caption = html.escape(f"{d['gold']['path']} ({d['gold']['questions']} questions), profile {d['profile']}")
+        return (
+            f"<table class=\"qajudge-report\"><caption>{caption}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )
+
+
+def check(path: PathLike) -> Dict[str, Any]:
+    """What ``qajudge check FILE`` says of a file: ``usable``, ``format``,
+    ``questions``, ``with_answers``, ``problems``, ``unknown_keys``,
+    ``answers_lost``, …; a file that cannot be read has ``usable`` false and
+    ``problem`` (with ``line`` and ``column`` when the reader located it)."""
+    return dict(json.loads(_native.check(os.fspath(path))))
+
+
+def features(gold: PathLike, lang: str = "en", index: Optional[PathLike] = None, **options: Any) -> List[Dict[str, Any]]:
+    """The question and query features of every question of a benchmark, as
+    ``qajudge features --format json`` prints them (docs/features.md)."""
+    args = _argv("features", {"gold": gold, "lang": lang, "index": index, **options}, taken=("format",))
+    return list(json.loads(_native.features(args)))
+
+
+def sample(
+    *inputs: PathLike,
+    out: PathLike,
+    size: int,
+    **options: Any,
+) -> Dict[str, Any]:
+    """Draws a micro-benchmark as ``qajudge sample INPUT… --out DIR --size N``
+    does, writing ``sample.ttl``, ``ids.txt`` and ``benchmark.json`` into
+    ``out``; returns what ``--format json`` prints (``questions``, ``method``,
+    ``diversity``, ``written``, …). Options are the command's (``features=``,
+    ``where=``, ``query=``, ``method=``, ``seed=``, …)."""
+    args = _argv("sample", {"out": out, "size": size, **options}, taken=("format",))
+    args += ["--"] + [_text(i) for i in inputs]
+    return dict(json.loads(_native.sample(args)))

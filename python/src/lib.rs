@@ -1,0 +1,381 @@
+//! The extension module `qajudge._native` (PyO3) under the Python package
+//! `qajudge` (python/qajudge/, docs/python.md): the command line run in
+//! process (the `qajudge` console command), the evaluation as the command line
+//! parses it, returning a report object, `check`, `features`, `sample`, and
+//! an index's lookups. Every call releases the GIL while Rust works; errors
+//! become the exceptions of `qajudge._errors`, chosen by the Rust error found
+//! in the error's chain.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use qajudge::cli::embed::{self, ReadRun, UsageError};
+use qajudge::eval::job::JobError;
+use qajudge::eval::Report;
+use qajudge::index::{Index, IndexError};
+use qajudge::qald::QaldError;
+
+/// Loading and matching allocate many small strings: the binary's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The exception class (in `qajudge._errors`), message and fields an error
+/// becomes: the first error of the chain that has a class of its own.
+fn classify(e: &anyhow::Error) -> (&'static str, Vec<(&'static str, Field)>) {
+    for cause in e.chain() {
+        if cause.downcast_ref::<UsageError>().is_some() {
+            return ("UsageError", Vec::new());
+        }
+        if let Some(q) = cause.downcast_ref::<QaldError>() {
+            return match q {
+                QaldError::Syntax {
+                    source_name,
+                    line,
+                    column,
+                    ..
+                } => (
+                    "QaldError",
+                    vec![
+                        ("path", Field::Text(source_name.clone())),
+                        ("line", Field::Number(*line)),
+                        ("column", Field::Number(*column)),
+                    ],
+                ),
+                QaldError::Read { source_name, .. } => (
+                    "QaldError",
+                    vec![("path", Field::Text(source_name.clone()))],
+                ),
+            };
+        }
+        if let Some(j) = cause.downcast_ref::<JobError>() {
+            return match j {
+                JobError::RunFailed { url, name, .. } => (
+                    "LiveSystemError",
+                    vec![
+                        ("url", Field::Text(url.clone())),
+                        ("run", Field::Text(name.clone())),
+                    ],
+                ),
+                JobError::System { url, .. } => {
+                    ("LiveSystemError", vec![("url", Field::Text(url.clone()))])
+                }
+                _ => ("JobError", Vec::new()),
+            };
+        }
+        if let Some(i) = cause.downcast_ref::<IndexError>() {
+            return ("IndexFileError", index_fields(i));
+        }
+        if cause.downcast_ref::<qajudge::sparql::KgError>().is_some() {
+            return ("KgError", Vec::new());
+        }
+        if cause.downcast_ref::<qajudge::fetch::FetchError>().is_some() {
+            return ("FetchError", Vec::new());
+        }
+        if cause.downcast_ref::<qajudge::live::LiveError>().is_some() {
+            return ("LiveError", Vec::new());
+        }
+        if cause
+            .downcast_ref::<qajudge::query::SparqlError>()
+            .is_some()
+        {
+            return ("SparqlError", Vec::new());
+        }
+        if cause.downcast_ref::<std::io::Error>().is_some() {
+            return ("InputError", Vec::new());
+        }
+    }
+    ("QajudgeError", Vec::new())
+}
+
+/// The directory an index error names, when it names one.
+fn index_fields(e: &IndexError) -> Vec<(&'static str, Field)> {
+    match e {
+        IndexError::NoMeta { path, .. }
+        | IndexError::BadMeta { path, .. }
+        | IndexError::Store { path, .. }
+        | IndexError::SameAs { path, .. }
+        | IndexError::Labels { path, .. }
+        | IndexError::Version { path, .. }
+        | IndexError::NoNames { path, .. } => {
+            vec![("path", Field::Text(path.display().to_string()))]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A field of an exception.
+enum Field {
+    Text(String),
+    Number(usize),
+}
+
+/// The Python exception of an error: its class from [`classify`], its message
+/// the whole chain as the command line prints it.
+fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
+    let (class, fields) = classify(e);
+    let message = format!("{e:#}");
+    let build = || -> PyResult<PyErr> {
+        let kwargs = PyDict::new(py);
+        for (name, value) in fields {
+            match value {
+                Field::Text(t) => kwargs.set_item(name, t)?,
+                Field::Number(n) => kwargs.set_item(name, n)?,
+            }
+        }
+        let cls = py.import("qajudge._errors")?.getattr(class)?;
+        Ok(PyErr::from_value(
+            cls.call((message.clone(),), Some(&kwargs))?,
+        ))
+    };
+    build().unwrap_or_else(|err| err)
+}
+
+/// Runs `f` without the GIL and turns its error into the Python exception.
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> anyhow::Result<T> + Send) -> PyResult<T> {
+    py.detach(f).map_err(|e| py_error(py, &e))
+}
+
+/// Runs the command line with `argv` (its first item the program's name) and
+/// returns the exit code.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
+    py.detach(|| embed::run(argv))
+}
+
+/// The options of a subcommand (`evaluate`, `features`, `sample`): a list of
+/// `(name, is_flag)`, names with `_` for `-`.
+#[pyfunction]
+fn options(subcommand: &str) -> Vec<(String, bool)> {
+    embed::options(subcommand)
+        .into_iter()
+        .map(|o| (o.name, o.flag))
+        .collect()
+}
+
+/// A report of `evaluate`: the Rust report, kept whole; the Python class
+/// `qajudge.Report` wraps it.
+#[pyclass(frozen, module = "qajudge._native", name = "NativeReport")]
+struct NativeReport {
+    report: Report,
+}
+
+#[pymethods]
+impl NativeReport {
+    /// The JSON report, exactly as `evaluate --format json` prints it.
+    fn to_json(&self, py: Python<'_>) -> PyResult<String> {
+        let report = &self.report;
+        detached(py, || Ok(serde_json::to_string_pretty(report)?))
+    }
+
+    /// The tables of `--format latex`, marked against `baseline`.
+    #[pyo3(signature = (baseline=None))]
+    fn to_latex(&self, py: Python<'_>, baseline: Option<String>) -> String {
+        let report = &self.report;
+        py.detach(|| embed::latex(report, baseline.as_deref()))
+    }
+
+    /// The tables of `--format markdown`, marked against `baseline`.
+    #[pyo3(signature = (baseline=None))]
+    fn to_markdown(&self, py: Python<'_>, baseline: Option<String>) -> String {
+        let report = &self.report;
+        py.detach(|| embed::markdown(report, baseline.as_deref()))
+    }
+
+    /// The table `evaluate` prints by default (`per_question`: a row per question).
+    #[pyo3(signature = (per_question=false))]
+    fn to_table(&self, py: Python<'_>, per_question: bool) -> String {
+        let report = &self.report;
+        py.detach(|| embed::table(report, per_question))
+    }
+}
+
+/// Evaluates as `qajudge evaluate ARGS…` does and returns the report. `read`
+/// gives runs as QALD-JSON (or any format qajudge reads) in memory:
+/// `(position among the --run files, source, bytes)`, read in place of that
+/// file.
+#[pyfunction]
+fn evaluate(
+    py: Python<'_>,
+    args: Vec<OsString>,
+    read: Vec<(usize, String, Vec<u8>)>,
+) -> PyResult<NativeReport> {
+    let report = detached(py, move || {
+        let mut runs: Vec<Option<ReadRun>> = Vec::new();
+        for (position, source, bytes) in read {
+            let dataset = embed::read(&bytes, &source)?;
+            if runs.len() <= position {
+                runs.resize_with(position + 1, || None);
+            }
+            runs[position] = Some(ReadRun { source, dataset });
+        }
+        embed::evaluate(&args, runs)
+    })?;
+    Ok(NativeReport { report })
+}
+
+/// What `qajudge check FILE` says of a file, as JSON.
+#[pyfunction]
+fn check(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    detached(py, move || Ok(serde_json::to_string(&embed::check(&path))?))
+}
+
+/// The features `qajudge features ARGS… --format json` prints, as JSON.
+#[pyfunction]
+fn features(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
+    detached(py, move || {
+        Ok(serde_json::to_string(&embed::features(&args)?)?)
+    })
+}
+
+/// Draws a sample as `qajudge sample ARGS… --format json` does; its summary as JSON.
+#[pyfunction]
+fn sample(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
+    detached(py, move || {
+        Ok(serde_json::to_string(&embed::sample(&args)?)?)
+    })
+}
+
+/// An index built by `qajudge index build`, opened for lookups
+/// (docs/index-format.md). Lookups release the GIL; several threads may
+/// share one index.
+#[pyclass(frozen, module = "qajudge._native", name = "Index")]
+struct PyIndex {
+    index: Index,
+}
+
+/// An index error as the Python exception.
+fn index_error(py: Python<'_>, e: IndexError) -> PyErr {
+    py_error(py, &anyhow::Error::new(e))
+}
+
+#[pymethods]
+impl PyIndex {
+    /// Opens the index directory `path`.
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let index = py
+            .detach(|| Index::open(&path))
+            .map_err(|e| index_error(py, e))?;
+        Ok(PyIndex { index })
+    }
+
+    /// The index directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.index.dir().to_path_buf()
+    }
+
+    /// The index's metadata (`qajudge index info`), as JSON.
+    fn info_json(&self) -> PyResult<String> {
+        serde_json::to_string(self.index.meta()).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// The members of the owl:sameAs class of `iri` (sorted, at most
+    /// `limit`), as `qajudge sameas` lists them; the IRI alone when the index
+    /// does not know it.
+    #[pyo3(signature = (iri, limit=100))]
+    fn sameas(&self, py: Python<'_>, iri: &str, limit: usize) -> PyResult<Vec<String>> {
+        let index = &self.index;
+        py.detach(|| index.sameas(iri, limit))
+            .map(|s| s.members)
+            .map_err(|e| index_error(py, e))
+    }
+
+    /// The members of the class of each IRI: a dict IRI → members.
+    #[pyo3(signature = (iris, limit=100))]
+    fn sameas_many<'py>(
+        &self,
+        py: Python<'py>,
+        iris: Vec<String>,
+        limit: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let index = &self.index;
+        let found = py
+            .detach(|| {
+                iris.iter()
+                    .map(|i| index.sameas(i, limit).map(|s| (i.clone(), s.members)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(|e| index_error(py, e))?;
+        let out = PyDict::new(py);
+        for (iri, members) in found {
+            out.set_item(iri, members)?;
+        }
+        Ok(out)
+    }
+
+    /// The IRIs carrying the label `text` (normalised; within `fuzzy` edits),
+    /// in `lang` when given: a list of `{"iri", "label", "lang"}`, as
+    /// `qajudge labels` prints them.
+    #[pyo3(signature = (text, lang=None, fuzzy=0))]
+    fn labels<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        lang: Option<&str>,
+        fuzzy: u32,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let index = &self.index;
+        let hits = py
+            .detach(|| index.labels(text, lang, fuzzy))
+            .map_err(|e| index_error(py, e))?;
+        let out = PyList::empty(py);
+        for h in hits {
+            let d = PyDict::new(py);
+            d.set_item("iri", h.iri)?;
+            d.set_item("label", h.label)?;
+            d.set_item("lang", h.lang)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+
+    /// The classes (rdf:type, wdt:P31) of `iri`, as `qajudge types` prints them.
+    fn types(&self, py: Python<'_>, iri: &str) -> PyResult<Vec<String>> {
+        let index = &self.index;
+        py.detach(|| index.types(iri))
+            .map_err(|e| index_error(py, e))
+    }
+
+    /// The name of `iri` in `lang` (else English, else without language, else
+    /// any), through its owl:sameAs class of at most `max_class` IRIs when it
+    /// has no label itself; `None` when it has none.
+    #[pyo3(signature = (iri, lang="en", max_class=qajudge::eval::DEFAULT_MAX_CLASS_SIZE))]
+    fn name(
+        &self,
+        py: Python<'_>,
+        iri: &str,
+        lang: &str,
+        max_class: usize,
+    ) -> PyResult<Option<String>> {
+        let index = &self.index;
+        py.detach(|| index.name(iri, lang, max_class))
+            .map_err(|e| index_error(py, e))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "qajudge.Index({:?})",
+            self.index.dir().display().to_string()
+        )
+    }
+}
+
+/// The module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(options, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(features, m)?)?;
+    m.add_function(wrap_pyfunction!(sample, m)?)?;
+    m.add_class::<NativeReport>()?;
+    m.add_class::<PyIndex>()?;
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! The command line's entry points for a host process: the Python binding
+//! (python/, docs/python.md) runs the whole command line from an argv (its
+//! console command), and `evaluate`, `check`, `features` and `sample` parsed
+//! exactly as the command line parses them, with their results returned
+//! instead of printed, so that Python's options are the command's by name.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+
+pub use super::check::Summary;
+pub use super::evaluate::ReadRun;
+pub use super::sample::Drawn;
+use super::{Cli, Command};
+use crate::eval::Report;
+use crate::model::Dataset;
+use crate::sample::QuestionFeatures;
+
+/// Options a host gave that the command line refuses: clap's message (an
+/// unknown option, a missing or malformed value).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct UsageError {
+    /// What clap says, with its usage line.
+    pub message: String,
+}
+
+/// One option of a subcommand, as a host names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionInfo {
+    /// The long name with `_` for `-` (`strict_literals` for `--strict-literals`).
+    pub name: String,
+    /// True for a flag (no value).
+    pub flag: bool,
+}
+
+/// Runs the command line from `argv` (its first item the program's name) and
+/// returns its exit code (0 success, 1 failure, 2 usage).
+pub fn run<I, T>(argv: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let code = super::run_from(argv);
+    // a host process does not flush Rust's stdout at exit as a binary's
+    // runtime does: a last line without its line break would be lost
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    (0..=u8::MAX)
+        .find(|&n| ExitCode::from(n) == code)
+        .unwrap_or(1)
+}
+
+/// Parses `subcommand` and `args` as `qajudge SUBCOMMAND ARGS…`, applying the
+/// global `--max-input-mb` (which holds for the whole process).
+fn parse(subcommand: &str, args: &[OsString]) -> anyhow::Result<Command> {
+    let argv = [OsString::from("qajudge"), OsString::from(subcommand)]
+        .into_iter()
+        .chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(argv).map_err(|e| UsageError {
+        message: e.render().to_string().trim_end().to_string(),
+    })?;
+    super::input::set_max_input_mb(cli.max_input_mb);
+    Ok(cli.command)
+}
+
+/// The options of a subcommand (`evaluate`, `features`, `sample`), with the
+/// global `max_input_mb`; empty for an unknown subcommand.
+pub fn options(subcommand: &str) -> Vec<OptionInfo> {
+    let mut command = Cli::command();
+    command.build();
+    let Some(sub) = command.find_subcommand(subcommand) else {
+        return Vec::new();
+    };
+    sub.get_arguments()
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            if long == "help" || long == "version" {
+                return None;
+            }
+            Some(OptionInfo {
+                name: long.replace('-', "_"),
+                flag: !a.get_action().takes_values(),
+            })
+        })
+        .collect()
+}
+
+/// The report `qajudge evaluate ARGS…` prints, returned (`--format` and
+/// `--per-question` shape only the printed text, so they do not matter here).
+/// `read` holds runs already read, by position among the `--run` files, whose
+/// paths then only name them.
+pub fn evaluate(args: &[OsString], read: Vec<Option<ReadRun>>) -> anyhow::Result<Report> {
+    match parse("evaluate", args)? {
+        Command::Evaluate(a) => super::evaluate::report(&a, read),
+        _ => unreachable!("parsed as the evaluate subcommand"),
+    }
+}
+
+/// Reads a benchmark or run from bytes already in memory, as a file of that
+/// content is read (`name` stands for its path in messages).
+pub fn read(bytes: &[u8], name: &str) -> Result<Dataset, crate::qald::QaldError> {
+    crate::qald::parse(bytes, name)
+}
+
+/// What `qajudge check FILE` says of a file.
+pub fn check(path: &Path) -> Summary {
+    super::check::summary(path)
+}
+
+/// The features `qajudge features ARGS… --format json` prints, returned.
+pub fn features(args: &[OsString]) -> anyhow::Result<Vec<QuestionFeatures>> {
+    let Command::Features(a) = parse("features", args)? else {
+        unreachable!("parsed as the features subcommand")
+    };
+    crate::sample::pos::warm();
+    let dataset = super::load(&a.gold)?;
+    let index = a
+        .index
+        .as_deref()
+        .map(crate::index::Index::open)
+        .transpose()?;
+    Ok(crate::sample::named::features_of(
+        &dataset,
+        &a.lang,
+        index.as_ref(),
+        crate::eval::DEFAULT_MAX_CLASS_SIZE,
+    )?)
+}
+
+/// Draws the sample `qajudge sample ARGS…` draws, writing its files into
+/// `--out` as the command does, and returns what `--format json` prints.
+pub fn sample(args: &[OsString]) -> anyhow::Result<Drawn> {
+    let Command::Sample(a) = parse("sample", args)? else {
+        unreachable!("parsed as the sample subcommand")
+    };
+    super::sample::draw_into(&a)
+}
+
+/// The report as `--format latex` prints it (tables of the sub-experiments it
+/// holds, marks against `baseline`).
+pub fn latex(report: &Report, baseline: Option<&str>) -> String {
+    super::paper::latex(report, baseline)
+}
+
+/// The report as `--format markdown` prints it.
+pub fn markdown(report: &Report, baseline: Option<&str>) -> String {
+    super::paper::markdown(report, baseline)
+}
+
+/// The report as the default table prints it (`per_question`: a row per question).
+pub fn table(report: &Report, per_question: bool) -> String {
+    super::render::table(report, per_question)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo(rest: &[&str]) -> Vec<OsString> {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut args: Vec<OsString> = vec![
+            "--gold".into(),
+            format!("{root}/tests/data/demo/gold.json").into(),
+            "--run".into(),
+            format!("{root}/tests/data/demo/example-system.json").into(),
+        ];
+        args.extend(rest.iter().map(OsString::from));
+        args
+    }
+
+    #[test]
+    fn evaluate_returns_the_report_the_command_prints() {
+        let report = evaluate(&demo(&[]), Vec::new()).expect("the demo scores");
+        assert_eq!(report.runs.len(), 1);
+        assert_eq!(report.runs[0].name, "example-system");
+        assert_eq!(report.gold.questions, 13);
+        // an unknown option is the command line's usage error, typed
+        let e = evaluate(&demo(&["--no-such-option"]), Vec::new()).expect_err("refused");
+        let usage = e.downcast_ref::<UsageError>().expect("a usage error");
+        assert!(usage.message.contains("--no-such-option"), "{usage}");
+    }
+
+    #[test]
+    fn a_run_already_read_replaces_its_file_and_keeps_its_source() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let bytes = std::fs::read(format!("{root}/tests/data/demo/example-system.json"))
+            .expect("the demo run");
+        let dataset = read(&bytes, "mine").expect("it reads");
+        let args = demo(&[]);
+        let from_file = evaluate(&args, Vec::new()).expect("scored");
+        let mut args = args;
+        args[3] = "mine.json".into();
+        let from_memory = evaluate(
+            &args,
+            vec![Some(ReadRun {
+                source: "(memory)".into(),
+                dataset,
+            })],
+        )
+        .expect("scored");
+        assert_eq!(from_memory.runs[0].name, "mine");
+        assert_eq!(from_memory.runs[0].source, "(memory)");
+        assert_eq!(
+            serde_json::to_value(&from_memory.runs[0].experiments).expect("json"),
+            serde_json::to_value(&from_file.runs[0].experiments).expect("json")
+        );
+    }
+
+    #[test]
+    fn options_name_the_flags_and_the_valued_options() {
+        let evaluate = options("evaluate");
+        let find = |n: &str| evaluate.iter().find(|o| o.name == n).cloned();
+        assert_eq!(find("strict_literals").map(|o| o.flag), Some(true));
+        assert_eq!(find("gold").map(|o| o.flag), Some(false));
+        assert_eq!(find("max_input_mb").map(|o| o.flag), Some(false));
+        assert!(find("help").is_none());
+        assert!(options("no-such-command").is_empty());
+    }
+
+    #[test]
+    fn run_passes_the_exit_code_through() {
+        assert_eq!(run(["qajudge", "--version"]), 0);
+        assert_eq!(run(["qajudge", "evaluate", "--no-such-option"]), 2);
+        assert_eq!(run(["qajudge", "check", "/no/such/file.json"]), 1);
+    }
+}

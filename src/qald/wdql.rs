@@ -1,0 +1,157 @@
+//! WDQL, the Wikidata Query Logs dataset (Walter et al. 2026; docs/scoring.md,
+//! Other benchmark families): JSON Lines of `{id, question, sparql,
+//! paraphrases, info: {raw_sparql}}`, as its README documents them (the data
+//! is on the authors' server only). The question is the English text, its
+//! paraphrases further English texts of the same question (a run naming the
+//! question by any of them joins it); `sparql` is the query, and the log's
+//! original query `info.raw_sparql` a flag. No answers: they come from
+//! executing the queries (docs/scoring.md, Executing SPARQL).
+
+use serde_json::{Map, Value};
+
+use super::family::{first_line_object, json_lines, kind};
+use super::keys::KeyScan;
+use super::values::id_of;
+use super::QaldError;
+use crate::model::{Dataset, Format, Query, Question, QuestionId};
+
+/// Keys of one record.
+const KEYS: &[&str] = &["id", "question", "sparql", "paraphrases", "info"];
+/// Keys of its `info`.
+const INFO: &[&str] = &["raw_sparql"];
+
+/// The flag holding `info.raw_sparql`, the query as the logs recorded it.
+pub const RAW_SPARQL: &str = "raw_sparql";
+
+/// True when the first non-blank line is a WDQL record: `question`, `sparql`
+/// and `paraphrases` or `info`.
+pub fn looks_like(body: &[u8]) -> bool {
+    first_line_object(body).is_some_and(|o| {
+        o.contains_key("question")
+            && o.contains_key("sparql")
+            && (o.contains_key("paraphrases") || o.contains_key("info"))
+    })
+}
+
+/// Reads WDQL's JSON Lines; a line that is not one JSON object is an error
+/// naming it.
+pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    let lines = json_lines(
+        body,
+        source,
+        "a WDQL file {id, question, sparql, paraphrases, info}",
+    )?;
+    let mut dataset = Dataset::new(Format::Wdql);
+    let mut scan = KeyScan::default();
+    for (n, o) in lines {
+        dataset.questions.push(record(&o, n, &mut scan));
+    }
+    dataset.unknown_keys = scan.finish();
+    if dataset.questions.is_empty() {
+        dataset
+            .diagnostics
+            .push("the file holds no question".into());
+    }
+    Ok(dataset)
+}
+
+/// One record, on line `n`.
+fn record(o: &Map<String, Value>, n: usize, scan: &mut KeyScan) -> Question {
+    let mut q = Question::default();
+    q.id = id_of(o.get("id")).unwrap_or_else(|| {
+        q.diagnostics.push(format!(
+            "the record on line {n} has no `id` (a string or number); named by its line"
+        ));
+        QuestionId(format!("#line {n}"))
+    });
+    scan.object(o, "line", KEYS, &q.id.0);
+    let text = |value: &Value, what: &str, q: &mut Question| match value {
+        Value::String(t) if !t.trim().is_empty() => {
+            q.texts.push(("en".into(), t.trim().to_string()));
+        }
+        other => q.diagnostics.push(format!(
+            "question {}: {what} is {}, not a question text; ignored",
+            q.id,
+            kind(other)
+        )),
+    };
+    match o.get("question") {
+        Some(v) => text(v, "`question`", &mut q),
+        None => q
+            .diagnostics
+            .push(format!("question {}: no `question`", q.id)),
+    }
+    match o.get("paraphrases") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                text(item, &format!("paraphrase {i} (0-based)"), &mut q);
+            }
+        }
+        Some(other) => text(other, "`paraphrases`", &mut q),
+    }
+    q.query = sparql(o.get("sparql"), "sparql", &mut q);
+    match o.get("info") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(info)) => {
+            scan.object(info, "line.info", INFO, &q.id.0);
+            if let Query::Sparql(raw) = sparql(info.get(RAW_SPARQL), "info.raw_sparql", &mut q) {
+                q.flags.insert(RAW_SPARQL.into(), raw);
+            }
+        }
+        Some(other) => q.diagnostics.push(format!(
+            "question {}: `info` is {}, not an object; ignored",
+            q.id,
+            kind(other)
+        )),
+    }
+    q
+}
+
+/// A query written as a string (trimmed; empty is none); another value is a
+/// diagnostic.
+fn sparql(value: Option<&Value>, key: &str, q: &mut Question) -> Query {
+    match value {
+        Some(Value::String(s)) if !s.trim().is_empty() => Query::Sparql(s.trim().to_string()),
+        None | Some(Value::Null | Value::String(_)) => Query::None,
+        Some(other) => {
+            q.diagnostics.push(format!(
+                "question {}: `{key}` is {}, not a query written as a string; read as no query",
+                q.id,
+                kind(other)
+            ));
+            Query::None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qald::parse as detect;
+
+    #[test]
+    fn paraphrases_are_texts_and_the_raw_query_a_flag() {
+        let body = br#"{"id": "train_1", "question": "Works by Victor Hugo?", "sparql": "SELECT ?w WHERE { ?w wdt:P50 wd:Q535 }", "paraphrases": ["What did Victor Hugo write?", 3], "info": {"raw_sparql": "SELECT ?var1 WHERE { ?var1 <http://www.wikidata.org/prop/direct/P50> ?var2 }", "cluster": 7}}
+{"question": "No id?", "sparql": 5, "paraphrases": []}
+"#;
+        let d = detect(body, "test.jsonl").expect("read");
+        assert_eq!(d.format, Format::Wdql);
+        let q = &d.questions[0];
+        assert_eq!(q.id.0, "train_1");
+        assert_eq!(
+            q.texts,
+            [
+                ("en".to_string(), "Works by Victor Hugo?".to_string()),
+                ("en".to_string(), "What did Victor Hugo write?".to_string())
+            ]
+        );
+        assert!(q.flags[RAW_SPARQL].starts_with("SELECT ?var1"));
+        assert!(q.diagnostics[0].contains("paraphrase 1 (0-based) is a number"));
+        assert_eq!(d.unknown_keys[0].path, "line.info.cluster");
+        let q = &d.questions[1];
+        assert_eq!(q.id.0, "#line 2");
+        assert_eq!(q.query, Query::None);
+        assert_eq!(q.diagnostics.len(), 2, "{:?}", q.diagnostics);
+    }
+}
