@@ -96,7 +96,7 @@ for var, n in [("b", 16), ("c", 16), ("d", 16), ("e", 16), ("f", 16), ("g", 8), 
     concat += " BIND(CONCAT(" + ",".join([f"?{prev}"] * n) + f") AS ?{var})"
     prev = var
 concat += " }"
-group = ('SELECT (STRLEN(GROUP_CONCAT(?d)) AS ?l) WHERE { VALUES ?x { ' + " ".join(str(i) for i in range(200))
+group = ('SELECT (STRLEN(GROUP_CONCAT(?d)) AS ?l) WHERE { VALUES ?x { ' + " ".join(str(i) for i in range(300))
          + ' } BIND("' + "a" * 68 + '" AS ?a) BIND(CONCAT(' + ",".join(["?a"] * 16) + ') AS ?b) BIND(CONCAT('
          + ",".join(["?b"] * 16) + ') AS ?c) BIND(CONCAT(' + ",".join(["?c"] * 16) + ') AS ?d) }')
 patterns = "SELECT * WHERE { ?s " + "".join(f"<http://x/p> ?o{i} ; " for i in range(1000)) + "<http://x/p> ?last }"

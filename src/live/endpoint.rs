@@ -120,10 +120,12 @@ pub fn sparql_request_with(
             .filter(|_| followed < MAX_REDIRECTS)
             .ok_or(CallError::BadRedirect { status, location })?;
         followed += 1;
-        // the query string of a GET is the client's to add again
-        url = match next.split_once('?') {
-            Some((base, _)) if !post => base.to_string(),
-            _ => next,
+        // the query of a GET is the client's to add again; other parameters
+        // of the location (a default graph) are kept
+        url = if post {
+            next
+        } else {
+            super::target::without_param(&next, "query")
         };
         response = send(&url, post)?;
     }

@@ -58,15 +58,20 @@ pub enum Tick {
         /// distinct in-scope variables and the tick's own), when it holds them.
         held: Option<(Hold, usize)>,
     },
-    /// Called on a FILTER's expression, whose value it gives back.
-    Filter,
+    /// Called on a FILTER's expression, whose value it gives back;
+    /// `settles`: the expression builds strings, which are gone once the
+    /// filter has its value.
+    Filter {
+        /// True when the expression builds strings.
+        settles: bool,
+    },
     /// Called on the value of a function that builds a string, which it
     /// measures and gives back.
     Built,
     /// Called on the value of a whole expression that builds strings, once it
     /// is made: the strings made on the way are gone, and the value is kept
-    /// (`keep`: a `BIND` or an `ORDER BY` key, which the store holds until the
-    /// query ends) or not. Given back.
+    /// (`keep`: a `BIND`'s value or a `DISTINCT` aggregate's, which the store
+    /// holds until the query ends) or not. Given back.
     Settled {
         /// True when the store keeps the value.
         keep: bool,
@@ -123,9 +128,12 @@ pub struct Ticked {
     pub ticks: Vec<Tick>,
 }
 
+/// The start of every tick's IRI.
+const TICK_PREFIX: &str = "urn:qajudge:tick:";
+
 /// The IRI of tick `k` (a valid IRI for every `k`).
 pub fn tick_iri(k: usize) -> String {
-    format!("urn:qajudge:tick:{k}")
+    format!("{TICK_PREFIX}{k}")
 }
 
 /// Parses `text` as standard SPARQL 1.1 (no predefined prefixes, no bounds:
@@ -142,6 +150,7 @@ pub fn with_ticks(text: &str) -> Result<Ticked, TickError> {
             &mut Rewrite {
                 ticks: &mut ticks,
                 measure: &mut measure,
+                strings: 0,
             },
         )
     };
@@ -200,15 +209,21 @@ pub fn with_ticks(text: &str) -> Result<Ticked, TickError> {
 struct Rewrite<'a> {
     ticks: &'a mut Vec<Tick>,
     measure: &'a mut Measure,
+    /// The string ticks placed so far (counted as they are placed: the
+    /// rewrite stays linear in the query).
+    strings: usize,
 }
 
 impl Rewrite<'_> {
     /// The string ticks placed so far.
     fn strings(&self) -> usize {
-        self.ticks
-            .iter()
-            .filter(|t| matches!(t, Tick::Built | Tick::Concat | Tick::Replace))
-            .count()
+        self.strings
+    }
+
+    /// A new string tick (`Built`, `Concat`, `Replace`): its call.
+    fn string_tick(&mut self, t: Tick, args: Vec<Expression>) -> Expression {
+        self.strings += 1;
+        tick(self.ticks, t, args)
     }
 
     /// A whole expression rewritten (see [`sized`]); when it builds strings,
@@ -352,13 +367,31 @@ fn sized(e: Expression, r: &mut Rewrite<'_>) -> Expression {
         E::FunctionCall(f, args) => {
             let args: Vec<E> = args.into_iter().map(|x| sized(x, r)).collect();
             match f {
-                Function::Concat => tick(r.ticks, Tick::Concat, args),
+                Function::Concat => {
+                    // the store makes every argument before the call: each is
+                    // measured as it is made (a value read from a variable
+                    // is a copy), so that many large arguments stop early
+                    let args = args
+                        .into_iter()
+                        .map(|a| match &a {
+                            E::Literal(_) => a,
+                            // a tick's own value is measured already
+                            E::FunctionCall(Function::Custom(iri), _)
+                                if iri.as_str().starts_with(TICK_PREFIX) =>
+                            {
+                                a
+                            }
+                            _ => r.string_tick(Tick::Built, vec![a]),
+                        })
+                        .collect();
+                    r.string_tick(Tick::Concat, args)
+                }
                 Function::Replace if (3..=4).contains(&args.len()) => {
-                    tick(r.ticks, Tick::Replace, args)
+                    r.string_tick(Tick::Replace, args)
                 }
                 f if builds_a_string(&f) => {
                     let call = E::FunctionCall(f, args);
-                    tick(r.ticks, Tick::Built, vec![call])
+                    r.string_tick(Tick::Built, vec![call])
                 }
                 f => E::FunctionCall(f, args),
             }
@@ -374,7 +407,8 @@ fn sized_aggregate(a: AggregateExpression, r: &mut Rewrite<'_>) -> AggregateExpr
             expr,
             distinct,
         } => {
-            let expr = r.whole(expr, false);
+            // a DISTINCT aggregate remembers every value it saw
+            let expr = r.whole(expr, distinct);
             let name = match name {
                 AggregateFunction::GroupConcat { separator } => {
                     let iri = NamedNode::new_unchecked(tick_iri(r.ticks.len()));
@@ -418,8 +452,10 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
             let expression = expression
                 .into_iter()
                 .map(|o| match o {
-                    OrderExpression::Asc(e) => OrderExpression::Asc(ticks.whole(e, true)),
-                    OrderExpression::Desc(e) => OrderExpression::Desc(ticks.whole(e, true)),
+                    // the store works a key out again for each comparison
+                    // and keeps none
+                    OrderExpression::Asc(e) => OrderExpression::Asc(ticks.whole(e, false)),
+                    OrderExpression::Desc(e) => OrderExpression::Desc(ticks.whole(e, false)),
                 })
                 .collect();
             P::OrderBy {
@@ -522,9 +558,9 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
             let expr = sized(expr, ticks);
             // the filter's tick settles the strings its expression built
             let expr = if ticks.strings() == before {
-                tick(ticks.ticks, Tick::Filter, vec![expr])
+                tick(ticks.ticks, Tick::Filter { settles: false }, vec![expr])
             } else {
-                ticks.settled(expr, Tick::Filter)
+                ticks.settled(expr, Tick::Filter { settles: true })
             };
             P::Filter { expr, inner }
         }
@@ -603,7 +639,11 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            ticked.ticks.iter().filter(|t| **t == Tick::Filter).count(),
+            ticked
+                .ticks
+                .iter()
+                .filter(|t| matches!(t, Tick::Filter { .. }))
+                .count(),
             1
         );
         for hold in [Hold::Sort, Hold::Deduplicate, Hold::Minus] {

@@ -72,8 +72,9 @@ enum Tick {
     /// Rows passing: the rows it allows (none: the deadline only) and what
     /// they are held for.
     Rows(Option<(usize, Held)>),
-    /// A filter's value, passed through.
-    Filter,
+    /// A filter's value, passed through (`true`: its expression's strings
+    /// settled).
+    Filter(bool),
     /// A built string, measured and passed through.
     Built,
     /// A whole expression's value, passed through: its strings settled
@@ -202,7 +203,7 @@ impl Guard {
                 ticks::Tick::Rows { held } => Tick::Rows(held.map(|(hold, width)| {
                     ((max_bytes / held_row_bytes(width)).max(1), held_for(hold))
                 })),
-                ticks::Tick::Filter => Tick::Filter,
+                ticks::Tick::Filter { settles } => Tick::Filter(*settles),
                 ticks::Tick::Built => Tick::Built,
                 ticks::Tick::Settled { keep } => Tick::Settled(*keep),
                 ticks::Tick::Failed => Tick::Failed,
@@ -267,8 +268,10 @@ impl Guard {
                         }
                         // the filter's own value (or false once stopped); the
                         // strings its expression made are gone
-                        Tick::Filter => {
-                            stopper.built.settle(0);
+                        Tick::Filter(settles) => {
+                            if *settles {
+                                stopper.built.settle(None);
+                            }
                             return Some(
                                 args.first()
                                     .cloned()
@@ -277,15 +280,14 @@ impl Guard {
                         }
                         Tick::Settled(keep) => {
                             let value = args.first()?;
-                            let kept = if *keep { strings::term_len(value) } else { 0 };
-                            if stopper.built.settle(kept) {
+                            if stopper.built.settle(keep.then_some(value)) {
                                 Ok(Some(value.clone()))
                             } else {
                                 Err(strings::TooLarge)
                             }
                         }
                         Tick::Failed => {
-                            stopper.built.settle(0);
+                            stopper.built.settle(None);
                             return None;
                         }
                         Tick::Built => {
@@ -506,6 +508,23 @@ mod tests {
         );
         assert_eq!(
             run(&store, &kept, cap, MINUTE),
+            Err(Stop::Built { max: cap })
+        );
+        // a sort key is worked out again for each comparison, and kept by
+        // none: 60 keys of 32 KiB sort within 1 MiB
+        let sorted = format!(
+            "SELECT ?s WHERE {{ ?s ?p ?o }} ORDER BY DESC(CONCAT(STR(?s), \"{}\"))",
+            "c".repeat(32 << 10)
+        );
+        let (_, rows) = run(&store, &sorted, cap, MINUTE).expect("sorted within the cap");
+        assert_eq!(rows, unguarded(&store, &sorted));
+        // a DISTINCT aggregate keeps what it saw
+        let distinct = format!(
+            "SELECT (COUNT(DISTINCT CONCAT(STR(?s), \"{}\")) AS ?n) WHERE {{ ?s ?p ?o }}",
+            "d".repeat(32 << 10)
+        );
+        assert_eq!(
+            run(&store, &distinct, cap, MINUTE),
             Err(Stop::Built { max: cap })
         );
         // within the cap, the values are the store's

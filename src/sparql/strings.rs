@@ -7,6 +7,7 @@
 //! a `BIND` (or a sort key, a `GROUP_CONCAT`) builds until the query ends, and
 //! an expression holds the strings it makes until it has its value.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -18,15 +19,22 @@ use regex::{Captures, Regex, RegexBuilder};
 const REGEX_SIZE_LIMIT: usize = 1_000_000;
 
 /// The bytes of strings a query has built, against its cap: those the store
-/// keeps until the query ends (the values of `BIND`s and `ORDER BY` keys that
-/// build strings, `GROUP_CONCAT`s), and those made so far while one
-/// expression is evaluated (gone once it has its value).
+/// keeps until the query ends (the values of `BIND`s and `DISTINCT`
+/// aggregates that build strings, `GROUP_CONCAT`s), and those made so far
+/// while one expression is evaluated (gone once it has its value). A kept
+/// value counts as the store keeps it: once per distinct text, and not at
+/// all when it is short enough to be stored inline.
 #[derive(Debug)]
 pub struct Built {
     kept: AtomicUsize,
     passing: AtomicUsize,
     max: usize,
+    /// The hashes of the kept texts counted so far.
+    seen: Mutex<HashSet<u64>>,
 }
+
+/// The longest text the store keeps inline, in a term itself, not beside it.
+const INLINE_BYTES: usize = 15;
 
 impl Built {
     /// Nothing built yet, `max` bytes allowed.
@@ -35,6 +43,7 @@ impl Built {
             kept: AtomicUsize::new(0),
             passing: AtomicUsize::new(0),
             max,
+            seen: Mutex::new(HashSet::new()),
         }
     }
 
@@ -61,10 +70,27 @@ impl Built {
     }
 
     /// An expression has its value (or failed): what it made on the way is
-    /// gone, and `kept` bytes of its value are kept; false past the cap.
-    pub fn settle(&self, kept: usize) -> bool {
+    /// gone, and `kept`, the value the store keeps, counts when its text is
+    /// new and not inline; false past the cap.
+    pub fn settle(&self, kept: Option<&Term>) -> bool {
         self.passing.store(0, Ordering::Relaxed);
-        kept == 0 || self.keep(kept)
+        let Some(value) = kept else {
+            return true;
+        };
+        let text = match value {
+            Term::Literal(l) => l.value(),
+            Term::NamedNode(n) => n.as_str(),
+            _ => return true,
+        };
+        if text.len() <= INLINE_BYTES {
+            return true;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(text, &mut hasher);
+        let new = self.seen.lock().map_or(true, |mut seen| {
+            seen.insert(std::hash::Hasher::finish(&hasher))
+        });
+        !new || self.keep(text.len())
     }
 }
 

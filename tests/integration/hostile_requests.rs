@@ -109,7 +109,7 @@ fn strings_a_query_builds_are_bounded_by_its_memory_cap() {
         "SELECT (STRLEN(?r) AS ?l) WHERE {{ BIND(\"{}\" AS ?a) BIND(REPLACE(?a, \"\", ?a) AS ?b) BIND(REPLACE(?b, \"\", ?b) AS ?r) }}",
         "a".repeat(300)
     );
-    let values: Vec<String> = (0..200).map(|i| i.to_string()).collect();
+    let values: Vec<String> = (0..300).map(|i| i.to_string()).collect();
     let group = format!(
         "SELECT (STRLEN(GROUP_CONCAT(?d)) AS ?l) WHERE {{ VALUES ?x {{ {} }} BIND(\"{}\" AS ?a) BIND(CONCAT(?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a,?a) AS ?b) BIND(CONCAT(?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b,?b) AS ?c) BIND(CONCAT(?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c,?c) AS ?d) }}",
         values.join(" "),
