@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed of the micro-benchmark commands (docs/benchmarks.md, issue 42), as
+# Speed of the micro-benchmark commands (docs/benchmarks.md, Micro-benchmarks), as
 # ratios against a baseline measured in the same run (the machine is shared
 # and noisy): `annotate --gold` of the same LC-QuAD files. Rounds interleave
 # the jobs. Usage: scripts/bench-sample.sh [ROUNDS] (default 3).

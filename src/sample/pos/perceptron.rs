@@ -102,9 +102,14 @@ pub(super) struct Model {
     weights: Vec<(u8, i32)>,
 }
 
+/// A model text that does not read: where (its line) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("part-of-speech model: {0}")]
+pub(super) struct ModelError(String);
+
 impl Model {
     /// Reads a model in the format of [`DATA`]; an error names the line.
-    pub(super) fn parse(text: &'static str) -> Result<Model, String> {
+    pub(super) fn parse(text: &'static str) -> Result<Model, ModelError> {
         let mut model = Model {
             tags: Vec::new(),
             tagdict: Map::default(),
@@ -121,7 +126,7 @@ impl Model {
                     "@tags" => {
                         model.tags = words.collect();
                         if model.tags.is_empty() || model.tags.len() > usize::from(u8::MAX) {
-                            return Err(format!("{}: {} tags", at(), model.tags.len()));
+                            return Err(ModelError(format!("{}: {} tags", at(), model.tags.len())));
                         }
                         Section::Start
                     }
@@ -130,16 +135,18 @@ impl Model {
                         .iter()
                         .position(|t| name.strip_prefix('@') == Some(*t))
                         .map(Section::Template)
-                        .ok_or_else(|| format!("{}: unknown section {name:?}", at()))?,
+                        .ok_or_else(|| ModelError(format!("{}: unknown section {name:?}", at())))?,
                 };
                 continue;
             };
             match section {
-                Section::Start => return Err(format!("{}: a row before any section", at())),
+                Section::Start => {
+                    return Err(ModelError(format!("{}: a row before any section", at())))
+                }
                 Section::TagDict => {
                     let tag = model
                         .tag_index(rest)
-                        .ok_or_else(|| format!("{}: tag {rest:?}", at()))?;
+                        .ok_or_else(|| ModelError(format!("{}: tag {rest:?}", at())))?;
                     model.tagdict.insert(value, tag);
                 }
                 Section::Template(t) => {
@@ -151,18 +158,18 @@ impl Model {
                                 Some((i.parse::<u8>().ok()?, w.parse::<i32>().ok()?))
                             })
                             .filter(|(i, _)| usize::from(*i) < model.tags.len())
-                            .ok_or_else(|| format!("{}: weight {entry:?}", at()))?;
+                            .ok_or_else(|| ModelError(format!("{}: weight {entry:?}", at())))?;
                         model.weights.push(weight);
                     }
                     let range = u32::try_from(start)
                         .and_then(|s| Ok((s, u32::try_from(model.weights.len())?)))
-                        .map_err(|_| format!("{}: too many weights", at()))?;
+                        .map_err(|_| ModelError(format!("{}: too many weights", at())))?;
                     model.features[t].insert(value, range);
                 }
             }
         }
         if model.tags.is_empty() {
-            return Err("no @tags line".to_string());
+            return Err(ModelError("no @tags line".to_string()));
         }
         Ok(model)
     }
@@ -317,7 +324,12 @@ mod tests {
 
     #[test]
     fn a_malformed_model_is_an_error() {
-        let bad = |text: &'static str| Model::parse(text).err().unwrap_or_default();
+        let bad = |text: &'static str| {
+            Model::parse(text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
         assert!(bad("").contains("no @tags"), "{}", bad(""));
         assert!(bad("x\ty").contains("line 1"));
         assert!(bad("@tags NN\n@what").contains("unknown section"));
