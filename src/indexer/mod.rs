@@ -589,9 +589,12 @@ fn finish_index(
     Ok(meta)
 }
 
+/// File name → SHA-256 (hex), as `meta.json` records them.
+type Checksums = std::collections::BTreeMap<String, String>;
+
 /// The SHA-256 of each file of an index directory (not its store's
 /// directory) of at most [`crate::index::format::CHECKSUMMED_BYTES`], by name.
-fn checksums(dir: &Path) -> std::io::Result<std::collections::BTreeMap<String, String>> {
+fn checksums(dir: &Path) -> std::io::Result<Checksums> {
     let mut out = std::collections::BTreeMap::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
