@@ -3,16 +3,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg};
-use indicatif::{ProgressBar, ProgressStyle};
 
+use super::progress::Bars;
 use super::{paper, render};
-use crate::eval::job::{run_job, Env, Executor, Job, Plan, Progress, RunSource};
+use crate::eval::job::{run_job, Env, Executor, Job, Plan, RunSource};
 use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
@@ -191,81 +191,6 @@ pub struct EvaluateArgs {
     /// Execute every run query, also where the run gives answers.
     #[arg(long)]
     pub execute_run: bool,
-}
-
-/// The progress bar of query execution, on stderr (`msg`: what is executed).
-pub(super) fn query_bar() -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("executing {msg} queries {bar:30} {pos}/{len}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
-}
-
-/// The progress of a job on stderr: a bar per live system asked, then one for
-/// the queries executed.
-#[derive(Default)]
-struct Bars {
-    system: Mutex<Option<ProgressBar>>,
-    queries: Mutex<Option<ProgressBar>>,
-}
-
-impl Bars {
-    /// Runs `f` on the bar in `slot`, if there is one.
-    fn with(slot: &Mutex<Option<ProgressBar>>, f: impl FnOnce(&ProgressBar)) {
-        if let Some(bar) = slot.lock().ok().as_deref().and_then(Option::as_ref) {
-            f(bar);
-        }
-    }
-
-    /// Clears and drops the bar in `slot`.
-    fn finish(slot: &Mutex<Option<ProgressBar>>) {
-        if let Some(bar) = slot.lock().ok().and_then(|mut b| b.take()) {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl Progress for Bars {
-    fn asking(&self, url: &str, questions: usize) {
-        let bar = ProgressBar::new(questions as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} questions")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_message(url.to_string());
-        if let Ok(mut slot) = self.system.lock() {
-            *slot = Some(bar);
-        }
-    }
-
-    fn asked(&self, _done: usize, _total: usize) {
-        Bars::with(&self.system, |bar| bar.inc(1));
-    }
-
-    fn asked_all(&self, _url: &str) {
-        Bars::finish(&self.system);
-    }
-
-    fn executing(&self) {
-        let bar = query_bar();
-        bar.set_message("gold and run");
-        if let Ok(mut slot) = self.queries.lock() {
-            *slot = Some(bar);
-        }
-    }
-
-    fn executed(&self, done: usize, total: usize) {
-        Bars::with(&self.queries, |bar| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        });
-    }
-
-    fn executed_all(&self) {
-        Bars::finish(&self.queries);
-    }
 }
 
 /// The gold the run files carry (docs/scoring.md, Other benchmark families):

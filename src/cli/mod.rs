@@ -14,6 +14,7 @@ mod fetch;
 mod index;
 mod input;
 mod paper;
+mod progress;
 mod refresh;
 mod render;
 mod sample;

@@ -17,8 +17,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::args::KgArgs;
-use super::evaluate::query_bar;
 use super::outln;
+use super::progress::query_bar;
 use crate::sparql::{execute_dataset, Mode};
 
 /// Arguments of `qajudge refresh`.
