@@ -12,6 +12,7 @@ pub mod http;
 pub mod index;
 pub mod indexer;
 pub mod live;
+pub mod llm;
 pub mod matching;
 pub mod metrics;
 pub mod model;

@@ -207,6 +207,37 @@ pub struct Question {
     /// the triples the system retrieved (`retrieved_triples`, `subgraph`);
     /// docs/scoring.md, Subgraph retrieval.
     pub subgraph: Vec<[String; 3]>,
+    /// What answering it cost, as the run gives it or as measured for a live
+    /// system (docs/scoring.md, Cost and latency); every measure `None` when
+    /// nothing says.
+    pub usage: Usage,
+    /// True when the run declares that it abstained (`"abstained": true`;
+    /// docs/scoring.md, Abstention and truthfulness).
+    pub abstained: bool,
+}
+
+/// What answering one question cost (docs/scoring.md, Cost and latency): each
+/// measure as a run file or a live call gives it, `None` when nothing says
+/// (absent is never 0).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    /// Wall time of the answer in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// Tokens of the prompts sent to a language model.
+    pub prompt_tokens: Option<u64>,
+    /// Tokens the language model generated.
+    pub completion_tokens: Option<u64>,
+    /// What the answer cost, in the run's own unit (usually US dollars).
+    pub cost: Option<f64>,
+    /// Calls made to a language model or a service for the answer.
+    pub calls: Option<u64>,
+}
+
+impl Usage {
+    /// True when no measure is given.
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
 }
 
 /// One gold reading of a question among several (WebQSP's `Parses`).

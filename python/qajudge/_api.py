@@ -81,6 +81,11 @@ def evaluate(
     by: Optional[Union[str, Sequence[str]]] = None,
     confidence: Optional[bool] = None,
     baseline: Optional[str] = None,
+    abstain_marker: Optional[str] = None,
+    llm_judge: Optional[str] = None,
+    llm_model: Optional[str] = None,
+    llm_key_env: Optional[str] = None,
+    llm_cache: Optional[PathLike] = None,
     **options: Any,
 ) -> "Report":
     """Scores runs against a gold benchmark: ``qajudge evaluate`` in process.
@@ -91,7 +96,16 @@ def evaluate(
     without a name is named ``run1``, ``run2``, … by its position. Other
     options are the command's (``strict_literals=True``, ``system_url=[...]``,
     ``explain="errors"``, ``max_class_size=50``, …). The GIL is released while
-    the evaluation runs."""
+    the evaluation runs.
+
+    ``experiments="query"`` adds the query measures (validity, execution,
+    invented IRIs, BLEU, SP-F1, algebra equivalence); ``profile="t2s-metrics"``
+    T2S-Metrics' measures under its names; ``abstain_marker`` the answer text
+    that declares an abstention; ``llm_judge`` (a chat-completions server's
+    base URL) with ``llm_model`` asks a language model about free-text answers
+    no string rule matched, the key read from the environment variable
+    ``llm_key_env``, every verdict cached in ``llm_cache`` (docs/scoring.md,
+    The LLM judge). Nothing is sent to a model without ``llm_judge``."""
     if "format" in options or "per_question" in options:
         raise UsageError(
             "evaluate() returns a Report; format it with to_dict(), to_latex(), "
@@ -156,6 +170,11 @@ def evaluate(
             "by": [by] if isinstance(by, str) else by,
             "confidence": confidence,
             "baseline": baseline,
+            "abstain_marker": abstain_marker,
+            "llm_judge": llm_judge,
+            "llm_model": llm_model,
+            "llm_key_env": llm_key_env,
+            "llm_cache": llm_cache,
             **given,
         },
         taken=("run", "format", "per_question"),

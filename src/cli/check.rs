@@ -36,6 +36,9 @@ pub struct Summary {
     pub column: Option<usize>,
     /// The format read (`qald-json`, `lcquad`, …).
     pub format: Option<&'static str>,
+    /// The compression the file was read through (`gzip`, `bzip2`, `zstd`,
+    /// `zip`), told by its first bytes; `None` for a plain file.
+    pub compression: Option<&'static str>,
     /// The dataset id the file declares.
     pub dataset_id: Option<String>,
     /// Questions.
@@ -75,6 +78,7 @@ pub fn summary(path: &Path) -> Summary {
         line: None,
         column: None,
         format: None,
+        compression: None,
         dataset_id: None,
         questions: 0,
         with_answers: 0,
@@ -90,7 +94,11 @@ pub fn summary(path: &Path) -> Summary {
         problems: Vec::new(),
         answers_lost: 0,
     };
-    let dataset: Dataset = match super::load(path) {
+    let loaded = super::input::read_compressed(path).and_then(|(bytes, compression)| {
+        out.compression = compression;
+        Ok(crate::qald::parse(&bytes, &path.display().to_string())?)
+    });
+    let dataset: Dataset = match loaded {
         Ok(d) => d,
         Err(e) => {
             if let Some(crate::qald::QaldError::Syntax { line, column, .. }) =
@@ -172,6 +180,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     outln!("{}: {format}", args.file.display())?;
+    if let Some(compression) = s.compression {
+        outln!("  compression: {compression}")?;
+    }
     if let Some(id) = &s.dataset_id {
         outln!("  dataset id: {id}")?;
     }

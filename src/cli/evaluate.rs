@@ -1,5 +1,10 @@
 //! `qajudge evaluate`: load a gold benchmark and runs, evaluate, print the report
-//! as a table, JSON or CSV.
+//! as a table, JSON or CSV. This file holds the command's arguments, checks
+//! them and runs the evaluation job; the gold's other sources and side files
+//! are `evaluate/gold.rs`'s, the LLM judge's options `evaluate/llm_args.rs`'s.
+
+mod gold;
+mod llm_args;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +22,8 @@ use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS
 use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
+use gold::{keep_questions, load_ontology, load_train, own_gold};
+pub use llm_args::LlmArgs;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -138,6 +145,11 @@ pub struct EvaluateArgs {
     /// (docs/scoring.md, Comparing runs).
     #[arg(long, value_name = "RUN")]
     pub baseline: Option<String>,
+    /// A run answer that means "I do not know": a question answered with it
+    /// (and nothing else) counts as abstained, not wrong, as does one with
+    /// `"abstained": true` (docs/scoring.md, Abstention and truthfulness).
+    #[arg(long, value_name = "TEXT")]
+    pub abstain_marker: Option<String>,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
     /// (default: all that have data); c2kb brings c2kb_entities and c2kb_classes,
     /// its split; query adds the query measures, only when named (docs/scoring.md,
@@ -191,135 +203,16 @@ pub struct EvaluateArgs {
     /// Execute every run query, also where the run gives answers.
     #[arg(long)]
     pub execute_run: bool,
-}
-
-/// The gold the run files carry (docs/scoring.md, Other benchmark families):
-/// the union of their golds, by question id, named after the first run. Every
-/// run file must carry one; a question two files carry must be the same in
-/// both (a file that lacks some questions leaves them missing for that run).
-fn own_gold(
-    paths: &[PathBuf],
-    runs: &mut [crate::model::Dataset],
-) -> anyhow::Result<(crate::model::Dataset, String)> {
-    let mut gold: Option<(crate::model::Dataset, String)> = None;
-    for (path, run) in paths.iter().zip(runs.iter_mut()) {
-        // the run's ids are its own gold's: no join by text
-        run.join_by_text = false;
-        run.by_position = false;
-        let Some(own) = run.own_gold.take() else {
-            bail!(
-                "{}: this run carries no gold of its own; give the benchmark with --gold FILE",
-                path.display()
-            );
-        };
-        let Some((merged, name)) = gold.as_mut() else {
-            gold = Some((*own, format!("{} (its own gold)", path.display())));
-            continue;
-        };
-        for q in own.questions {
-            match merged.questions.iter().find(|g| g.id == q.id) {
-                Some(g) if *g != q => bail!(
-                    "{}: question {} differs from the same question in {name}; score runs of different golds separately, or give the benchmark with --gold FILE",
-                    path.display(),
-                    q.id
-                ),
-                Some(_) => {}
-                None => merged.questions.push(q),
-            }
-        }
-    }
-    gold.ok_or_else(|| {
-        anyhow::anyhow!("no --gold and no run file: give the benchmark with --gold FILE")
-    })
-}
-
-/// Keeps the gold questions whose ids a `--questions` file lists, in the
-/// gold's order, and returns the ids of those left out; an id the gold does
-/// not have is an error naming it.
-fn keep_questions(
-    gold: &mut crate::model::Dataset,
-    path: &Path,
-) -> anyhow::Result<std::collections::HashSet<String>> {
-    let bytes = super::input::read(path)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not UTF-8 text at byte {}; give one question id per line",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    let mut wanted = std::collections::BTreeSet::new();
-    for (n, line) in text.lines().enumerate() {
-        let id = line.trim();
-        if id.is_empty() || id.starts_with('#') {
-            continue;
-        }
-        if !gold.questions.iter().any(|q| q.id.0 == id) {
-            bail!(
-                "{}:{}: question {id:?} is not in the gold benchmark; list ids of its questions, one per line",
-                path.display(),
-                n + 1
-            );
-        }
-        wanted.insert(id.to_string());
-    }
-    if wanted.is_empty() {
-        bail!(
-            "{}: lists no question id; give one per line",
-            path.display()
-        );
-    }
-    let left_out = gold
-        .questions
-        .iter()
-        .filter(|q| !wanted.contains(&q.id.0))
-        .map(|q| q.id.0.clone())
-        .collect();
-    gold.questions.retain(|q| wanted.contains(&q.id.0));
-    Ok(left_out)
+    /// The LLM judge (docs/scoring.md, The LLM judge); boxed, so that the
+    /// command's arguments stay small.
+    #[command(flatten)]
+    pub llm: Box<LlmArgs>,
 }
 
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
-}
-
-/// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
-fn load_ontology(dir: &Path) -> anyhow::Result<()> {
-    let text = |name: &str| -> anyhow::Result<String> {
-        let path = dir.join(name);
-        let bytes = super::input::read(&path)?;
-        String::from_utf8(bytes).map_err(|_| {
-            anyhow::anyhow!(
-                "{}: not UTF-8 text; give GrailQA's ontology files",
-                path.display()
-            )
-        })
-    };
-    let ontology = crate::eval::profiles::Ontology::parse(
-        &text("fb_roles")?,
-        &text("fb_types")?,
-        &text("reverse_properties")?,
-    );
-    let (relations, types) = ontology.size();
-    if relations == 0 || types == 0 {
-        bail!(
-            "{}: fb_roles or fb_types holds no line of GrailQA's schema (`domain relation range`, `type meta.subclassOf type`); give the folder of GrailQA's ontology files",
-            dir.display()
-        );
-    }
-    crate::eval::profiles::set_ontology(ontology);
-    Ok(())
-}
-
-/// Reads KQA Pro's training set from `path` for the `kqapro` profile's
-/// `zero-shot` category.
-fn load_train(path: &Path) -> anyhow::Result<()> {
-    let bytes = super::input::read(path)?;
-    let answers = crate::qald::parse_kqapro_train(&bytes, &path.display().to_string())?;
-    crate::eval::profiles::set_train_answers(answers);
-    Ok(())
 }
 
 /// Runs `qajudge evaluate`.
@@ -526,6 +419,8 @@ pub fn report(
         gold_markings: args.gold_markings.into(),
         lang: args.lang.clone(),
         baseline: args.baseline.clone(),
+        abstain_marker: args.abstain_marker.clone(),
+        llm: args.llm.judge()?,
     };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()

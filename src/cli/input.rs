@@ -5,10 +5,11 @@
 //! so both are refused by name before anything is opened. At most
 //! `--max-input-mb` of it is read ([`DEFAULT_MAX_INPUT_MB`] unless raised), through
 //! a reader that stops one byte past the limit, so that a file that grows while
-//! it is read cannot take more memory either. A gzip, bzip2 or zstd file
-//! (told by its first bytes, whatever its name) is read decompressed, its
-//! decompressed text within the same limit: a decompression bomb is an error
-//! naming the file and the limit. The inputs of `index build` are read by the
+//! it is read cannot take more memory either. A gzip, bzip2 or zstd file, or
+//! a zip archive of one file (told by its first bytes, whatever its name), is
+//! read decompressed, its decompressed text within the same limit: a
+//! decompression bomb is an error naming the file and the limit, and a zip of
+//! several files one naming them. The inputs of `index build` are read by the
 //! indexer, whose limit is the length of a line (`--max-line-kb`).
 
 use std::io::Read;
@@ -26,6 +27,8 @@ static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_MB << 20);
 /// Sets the limit of every file read whole from now on (`--max-input-mb`).
 pub(super) fn set_max_input_mb(mb: u64) {
     MAX_INPUT_BYTES.store(mb.saturating_mul(1 << 20), Ordering::Relaxed);
+    // a --kg file's decompressed text too (its stored size is checked first)
+    crate::sparql::set_max_text_bytes(mb.saturating_mul(1 << 20));
 }
 
 /// The limit of a file read whole, in bytes.
@@ -86,7 +89,7 @@ pub(super) fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
 }
 
 /// [`read`], and the compression the file was read through (`gzip`, `bzip2`,
-/// `zstd`), if any.
+/// `zstd`, `zip`), if any.
 pub(super) fn read_compressed(path: &Path) -> anyhow::Result<(Vec<u8>, Option<&'static str>)> {
     let limit = max_input_bytes();
     let bytes = read_limited(path, limit)?;
@@ -96,6 +99,7 @@ pub(super) fn read_compressed(path: &Path) -> anyhow::Result<(Vec<u8>, Option<&'
             path.display(),
             limit >> 20
         ),
+        crate::indexer::DecompressError::Archive(e) => anyhow!("{}: {e}", path.display()),
         damaged => anyhow!("{}: {damaged}; check the file", path.display()),
     })
 }

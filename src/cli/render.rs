@@ -1,9 +1,17 @@
 //! Renders a report as a text table (CSV: `csv.rs`). Presentation only: every
-//! number comes from the report.
+//! number comes from the report. This file lays out the table (a block per
+//! sub-experiment, its breakdowns, per-question rows, explanations, paired
+//! significance); the QUERY block is `render/query.rs`'s, the columns of the
+//! measures beside F1 `render/measures.rs`'s.
+
+mod measures;
+mod query;
 
 use std::fmt::Write;
 
 use crate::eval::{ExperimentReport, Experiments, Report};
+use measures::{era_columns, era_lines, era_question_columns};
+use query::query_block;
 
 fn f(v: f64) -> String {
     format!("{v:.4}")
@@ -133,7 +141,9 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 }
             }
         }
+        era_columns(&runs, &mut rows);
         pad_table(&rows, &mut out);
+        era_lines(&runs, &mut out);
         for (run, e) in &runs {
             let Some(a) = e.map(|e| &e.aggregate) else {
                 continue;
@@ -260,6 +270,8 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 if ordered {
                     header.push("nDCG".to_string());
                 }
+                let era = era_question_columns(e);
+                header.extend(era.iter().map(|(h, _)| (*h).to_string()));
                 header.push("note".into());
                 let mut rows = vec![header];
                 for q in &e.questions {
@@ -286,6 +298,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
                     if ordered {
                         row.push(q.ndcg.map(f).unwrap_or_default());
                     }
+                    row.extend(era.iter().map(|(_, cell)| cell(q)));
                     row.push(q.diagnostics.first().cloned().unwrap_or_default());
                     rows.push(row);
                 }
@@ -372,105 +385,6 @@ pub fn table(report: &Report, per_question: bool) -> String {
         pad_table(&rows, &mut out);
     }
     out
-}
-
-/// The QUERY block (`--experiments query`; docs/scoring.md, Query measures):
-/// a row per run, and with `per_question` a row per question.
-fn query_block(report: &Report, per_question: bool, out: &mut String) {
-    let runs: Vec<(&str, &crate::eval::query::QueryExperimentReport)> = report
-        .runs
-        .iter()
-        .filter_map(|r| r.experiments.query.as_ref().map(|q| (r.name.as_str(), q)))
-        .collect();
-    if runs.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "\nQUERY");
-    let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    let mut rows = vec![[
-        "run",
-        "compared",
-        "parses",
-        "executed ok",
-        "unknown IRIs",
-        "BLEU",
-        "SP-F1",
-        "equivalent",
-        "different",
-        "unknown",
-    ]
-    .map(String::from)
-    .to_vec()];
-    for (run, q) in &runs {
-        let a = &q.aggregate;
-        let verdict = |k: &str| a.equivalence.get(k).copied().unwrap_or(0).to_string();
-        rows.push(vec![
-            run.to_string(),
-            a.compared.to_string(),
-            format!("{}/{} ({})", a.parses, a.run_queries, pct(a.parse_rate)),
-            if a.executed == 0 {
-                "-".to_string()
-            } else {
-                pct(a.execution_rates.get("ok").copied().or(Some(0.0)))
-            },
-            match a.unknown_iris_source {
-                Some(source) => format!(
-                    "{}/{} {} ({source})",
-                    a.unknown_iris,
-                    a.iris,
-                    pct(a.unknown_iri_rate)
-                ),
-                None => "-".to_string(),
-            },
-            fo(a.bleu),
-            fo(a.sp_f1),
-            verdict("equivalent"),
-            verdict("different"),
-            verdict("unknown"),
-        ]);
-    }
-    pad_table(&rows, out);
-    if !per_question {
-        return;
-    }
-    for (run, q) in &runs {
-        let _ = writeln!(out, "\nQUERY per question: {run}");
-        let mut rows = vec![[
-            "id",
-            "question",
-            "status",
-            "parses",
-            "execution",
-            "unknown IRIs",
-            "BLEU",
-            "SP-F1",
-            "equivalence",
-            "note",
-        ]
-        .map(String::from)
-        .to_vec()];
-        for x in &q.questions {
-            rows.push(vec![
-                x.id.clone(),
-                short(x.question.as_deref().unwrap_or_default(), QUESTION_WIDTH),
-                x.status.to_string(),
-                x.parses
-                    .map(|p| if p { "yes" } else { "no" })
-                    .unwrap_or("-")
-                    .to_string(),
-                x.execution.unwrap_or("-").to_string(),
-                x.iris.map_or_else(
-                    || "-".to_string(),
-                    |n| format!("{}/{n}", x.unknown_iris.len()),
-                ),
-                fo(x.bleu),
-                fo(x.sp_f1),
-                x.equivalence.unwrap_or("-").to_string(),
-                x.diagnostics.first().cloned().unwrap_or_default(),
-            ]);
-        }
-        pad_table(&rows, out);
-    }
 }
 
 /// A p-value of a test with `shuffles` rounds, (k+1)/(N+1) for k of N

@@ -194,7 +194,7 @@ fn build(
         )?;
         for (i, f) in all.iter().enumerate() {
             let iri = question_iri(&f.id);
-            if origins.contains_key(&iri) || graph.has_subject(&iri) {
+            if origins.contains_key(&iri) || graph.has_subject(&iri)? {
                 bail!(
                     "{}: question {} is also in an earlier input; sample inputs whose question ids differ",
                     path.display(),
@@ -323,7 +323,7 @@ pub fn draw_into(args: &SampleArgs) -> anyhow::Result<Drawn> {
     let chosen_iris: Vec<String> = chosen.iter().map(|&i| c.iris[i].clone()).collect();
     let mut written = Vec::new();
     let ttl = args.out.join("sample.ttl");
-    write_new(&ttl, &super::features::turtle(&graph.about(&chosen_iris))?)?;
+    write_new(&ttl, &super::features::turtle(&graph.about(&chosen_iris)?)?)?;
     written.push(ttl.display().to_string());
     let ids_txt = args.out.join("ids.txt");
     write_new(&ids_txt, (summary.questions.join("\n") + "\n").as_bytes())?;

@@ -31,6 +31,8 @@ pub(super) fn aggregate_report(
             Status::Missing => agg.missing += 1,
             Status::Empty => agg.empty += 1,
             Status::Error => agg.errors += 1,
+            // counted apart (docs/scoring.md, Abstention and truthfulness)
+            Status::Abstained => {}
             _ => agg.answered += 1,
         }
     }
@@ -71,27 +73,8 @@ pub(super) fn order_score(
     if !answered {
         return crate::metrics::ordered_ndcg(gold_set.len(), &[]);
     }
-    let mut gold_order: Vec<usize> = gold_set.iter().map(|p| p.index).collect();
-    gold_order.sort_unstable();
-    let rank_of_gold: HashMap<usize, usize> = gold_order
-        .iter()
-        .enumerate()
-        .map(|(k, g)| (*g, k))
-        .collect();
-    let gold_of_run: HashMap<usize, usize> =
-        matching.pairs.iter().map(|p| (p.run, p.gold)).collect();
-    let mut run_order: Vec<usize> = run_set.iter().map(|p| p.index).collect();
-    run_order.sort_unstable();
-    let ranks: Vec<Option<usize>> = run_order
-        .iter()
-        .map(|r| {
-            gold_of_run
-                .get(r)
-                .and_then(|g| rank_of_gold.get(g))
-                .copied()
-        })
-        .collect();
-    crate::metrics::ordered_ndcg(gold_order.len(), &ranks)
+    let (gold, ranks) = super::order::ranks(gold_set, run_set, matching);
+    crate::metrics::ordered_ndcg(gold, &ranks)
 }
 
 /// Counts the executions of the run's queries, over the gold questions.

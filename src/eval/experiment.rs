@@ -2,7 +2,18 @@
 //! the query measures): their names, parsing a list of them, and a value per
 //! sub-experiment.
 
-use super::report::Experiments;
+/// The names of the sub-experiments that compare sets ([`Experiment::ALL`]),
+/// in report order: the report's keys and the command line's names.
+pub const SET_NAMES: [&str; 8] = [
+    "qa",
+    "c2kb",
+    "c2kb_entities",
+    "c2kb_classes",
+    "p2kb",
+    "re2kb",
+    "at",
+    "ait2kb",
+];
 
 /// A sub-experiment (docs/scoring.md, Sub-experiments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -60,7 +71,7 @@ impl Experiment {
     pub fn name(self) -> &'static str {
         match self {
             Experiment::Query => "query",
-            e => Experiments::NAMES[e as usize],
+            e => SET_NAMES[e as usize],
         }
     }
 

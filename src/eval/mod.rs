@@ -4,19 +4,26 @@
 //! the same inputs give a byte-identical report.
 
 mod aggregates;
+mod breakdown;
 mod compare;
+mod era;
 mod experiment;
 mod explain;
 pub mod failures;
 pub mod job;
 pub mod join;
+mod judge;
 mod notes;
+mod options;
+mod order;
 mod prepare;
 pub mod profiles;
 pub mod query;
 pub mod report;
 mod score;
 pub mod text;
+pub mod truth;
+pub mod usage;
 
 use std::collections::HashSet;
 
@@ -28,6 +35,9 @@ use compare::compare_runs;
 pub use compare::{holm, ALPHA, CORRECTION, SIGNIFICANCE_SHUFFLES};
 pub use experiment::{Experiment, PerExperiment, UnknownName};
 pub use explain::{match_lists, MatchReport};
+pub use options::{
+    Execution, GoldMarkings, IndexRef, Options, BOOTSTRAP_SEED, DEFAULT_MAX_CLASS_SIZE,
+};
 use prepare::{Ctx, GoldEntry};
 pub use profiles::{Profile, Rules};
 pub use report::{
@@ -36,100 +46,6 @@ pub use report::{
     KnowledgeGraphInfo, LanguageAggregate, MatchedPair, QuestionReport, Report, RunReport, Status,
 };
 use score::evaluate_run;
-
-/// The default of `--max-class-size`: matches through larger sameAs classes are
-/// reported in the question's diagnostics.
-pub const DEFAULT_MAX_CLASS_SIZE: usize = 1000;
-
-/// What to evaluate and how.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The scoring profile.
-    pub profile: Profile,
-    /// `--strict-literals`.
-    pub strict_literals: bool,
-    /// `--lenient-dates`.
-    pub lenient_dates: bool,
-    /// Bootstrap resamples for confidence intervals (0: none).
-    pub bootstrap: usize,
-    /// The sub-experiments to run; empty means all (that the profile scores).
-    pub experiments: Vec<Experiment>,
-    /// Features to split every aggregate by (`--by`).
-    pub by: Vec<String>,
-    /// Add, per question, the matched pairs and why (`--explain`).
-    pub explain: bool,
-    /// With `explain`: only the missed and wrong answers, on the questions
-    /// that have some (`--explain errors`).
-    pub explain_errors_only: bool,
-    /// Matches through a sameAs class larger than this are reported (`--max-class-size`).
-    pub max_class_size: usize,
-    /// Where the gold's markings come from (`--gold-markings`).
-    pub gold_markings: GoldMarkings,
-    /// The language the runs were asked in (`--lang`), for `--by language`.
-    pub lang: Option<String>,
-    /// The run every other run is compared with (`--baseline`); without one,
-    /// every two runs are compared.
-    pub baseline: Option<String>,
-}
-
-/// Where the gold's sub-experiment markings come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum GoldMarkings {
-    /// docs/scoring.md (Sub-experiments): explicit annotations when the file has them, else the query.
-    #[default]
-    Auto,
-    /// The gold query only, even when the file has annotations (to score a file's
-    /// own annotations, given as the run, against its queries).
-    Query,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            profile: Profile::Judge,
-            strict_literals: false,
-            lenient_dates: false,
-            bootstrap: 0,
-            experiments: Vec::new(),
-            by: Vec::new(),
-            explain: false,
-            explain_errors_only: false,
-            max_class_size: DEFAULT_MAX_CLASS_SIZE,
-            gold_markings: GoldMarkings::Auto,
-            lang: None,
-            baseline: None,
-        }
-    }
-}
-
-/// An index to evaluate with (docs/scoring.md (With an index) and the cross-kind rules).
-#[derive(Clone, Copy)]
-pub struct IndexRef<'a> {
-    /// The lookups.
-    pub equivalence: &'a dyn Equivalence,
-    /// Its directory, for the report.
-    pub path: &'a str,
-    /// Its on-disk format version, for the report.
-    pub format_version: u32,
-    /// The built index's metadata and the SHA-256 of its `meta.json`, for the
-    /// report's provenance (`None` for an index held in memory).
-    pub built: Option<(&'a crate::index::format::IndexMeta, &'a str)>,
-}
-
-impl<'a> IndexRef<'a> {
-    /// A built index opened from `path`, with its provenance.
-    pub fn of(index: &'a crate::index::Index, path: &'a str) -> IndexRef<'a> {
-        IndexRef {
-            equivalence: index,
-            path,
-            format_version: index.meta().format_version,
-            built: Some((index.meta(), index.meta_sha256())),
-        }
-    }
-}
-
-/// The fixed seed of the bootstrap, so that reports are reproducible.
-pub const BOOTSTRAP_SEED: u64 = 20_261_122;
 
 /// One run to evaluate.
 #[derive(Debug, Clone, Copy)]
@@ -327,6 +243,12 @@ pub fn prepare_gold(
                     && annotation
                         .as_ref()
                         .map_or_else(|| gold_query_orders(q), |a| a.ordered));
+            // the graded order measures take every sign of order, under every profile
+            let graded_order = ordered
+                || (!profile.orders_by_query()
+                    && annotation
+                        .as_ref()
+                        .map_or_else(|| gold_query_orders(q), |a| a.ordered));
             let (sets, texts) = ctx.sets(q, qa.as_deref(), annotation.as_ref(), Side::Gold, true);
             prepare::StoredEntry {
                 question: i,
@@ -341,6 +263,7 @@ pub fn prepare_gold(
                 has_iri,
                 has_literal,
                 ordered,
+                graded_order,
             }
         })
         .collect();
@@ -373,18 +296,6 @@ pub fn evaluate_prepared(
         index,
         Execution::default(),
     )
-}
-
-/// How the queries of an evaluation were executed before it, as the report
-/// tells: the knowledge graph, and the execution's diagnostics (listed after
-/// the evaluation's own).
-#[derive(Debug, Clone, Default)]
-pub struct Execution {
-    /// The knowledge graph queries were executed on, if any.
-    pub knowledge_graph: Option<KnowledgeGraphInfo>,
-    /// What the execution found (changed gold answers, failed queries, gold
-    /// questions left unanswered without a knowledge graph).
-    pub diagnostics: Vec<String>,
 }
 
 /// [`evaluate_prepared`] after queries were executed as `execution` says.
@@ -478,6 +389,7 @@ pub fn evaluate_executed(
                 options.lang.as_deref(),
                 equivalence,
             ));
+            judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
         }
         if at && notes.inferred_types > 0 {
             diagnostics.push(format!(

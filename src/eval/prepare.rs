@@ -185,6 +185,9 @@ pub(super) struct GoldEntry<'a> {
     pub(super) has_literal: bool,
     /// True when the answer order is scored (docs/scoring.md, Executing SPARQL).
     pub(super) ordered: bool,
+    /// True when the gold is ordered for the graded order measures, under
+    /// every profile (docs/scoring.md, Graded order).
+    pub(super) graded_order: bool,
 }
 
 /// A gold question prepared once for many evaluations: a [`GoldEntry`] that
@@ -200,6 +203,7 @@ pub(super) struct StoredEntry {
     pub(super) has_iri: bool,
     pub(super) has_literal: bool,
     pub(super) ordered: bool,
+    pub(super) graded_order: bool,
 }
 
 impl StoredEntry {
@@ -216,6 +220,7 @@ impl StoredEntry {
             has_iri: self.has_iri,
             has_literal: self.has_literal,
             ordered: self.ordered,
+            graded_order: self.graded_order,
         }
     }
 }
@@ -229,4 +234,7 @@ pub(super) struct RunEntry<'a> {
     pub(super) notes: Vec<String>,
     /// The language the run answered the question in (`--by language`).
     pub(super) language: Option<String>,
+    /// True when the run abstained (docs/scoring.md, Abstention and
+    /// truthfulness): its QA answers are scored as none.
+    pub(super) abstained: bool,
 }

@@ -238,6 +238,11 @@ pub struct RunReport {
     /// "Why a system fails"); absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failures: Option<FailureExplanation>,
+    /// The LLM judge's verdicts, agreement with exact match and the QA
+    /// figures of exact match alone (`--llm-judge`; docs/scoring.md, The LLM
+    /// judge); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_judge: Option<crate::llm::JudgeReport>,
 }
 
 /// The feature conditions that separate a run's failed questions (QA F1
@@ -298,17 +303,8 @@ pub struct Experiments {
 }
 
 impl Experiments {
-    /// The names of the sub-experiments, in report order.
-    pub const NAMES: [&'static str; 8] = [
-        "qa",
-        "c2kb",
-        "c2kb_entities",
-        "c2kb_classes",
-        "p2kb",
-        "re2kb",
-        "at",
-        "ait2kb",
-    ];
+    /// The names of the sub-experiments that compare sets, in report order.
+    pub const NAMES: [&'static str; 8] = super::experiment::SET_NAMES;
 
     /// The report of one sub-experiment that compares sets (`None` for
     /// `query`, whose report is [`Experiments::query`]).
@@ -423,6 +419,28 @@ pub struct AggregateReport {
     /// and their mean `row_f1` (docs/scoring.md, Ranked answers and tables).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tables: Option<Figures>,
+    /// QA: the run's cost and latency, each measure's mean, median, p95 and
+    /// total over the questions that give it (docs/scoring.md, Cost and
+    /// latency); absent when no question gives any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::usage::RunUsage>,
+    /// QA: evaluated questions the run abstained on (docs/scoring.md,
+    /// Abstention and truthfulness); absent when the run declares no
+    /// abstention and no `--abstain-marker` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abstained: Option<usize>,
+    /// QA: the mean truthfulness over the evaluated questions (docs/scoring.md,
+    /// Abstention and truthfulness).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truthfulness: Option<f64>,
+    /// QA: the mean graded nDCG over the questions whose gold is ordered
+    /// (docs/scoring.md, Graded order); absent without any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndcg_graded: Option<f64>,
+    /// QA: the mean Kendall τ-b over the ordered questions that have one
+    /// (docs/scoring.md, Graded order); absent without any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kendall_tau: Option<f64>,
 }
 
 /// Figures under an official script's own names (`hits@1/first`, `f1`,
@@ -443,6 +461,9 @@ pub enum Status {
     Error,
     /// The gold has nothing to compare for this experiment.
     NotEvaluable,
+    /// The run abstained (QA; docs/scoring.md, Abstention and truthfulness):
+    /// scored as an empty answer, counted apart.
+    Abstained,
 }
 
 impl Status {
@@ -454,6 +475,7 @@ impl Status {
             Status::Missing => "missing",
             Status::Error => "error",
             Status::NotEvaluable => "not_evaluable",
+            Status::Abstained => "abstained",
         }
     }
 }
@@ -497,6 +519,22 @@ pub struct QuestionReport {
     /// docs/scoring.md, Ranked answers and tables).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub row_f1: Option<f64>,
+    /// What answering it cost, as the run gave it or as measured for a live
+    /// system (QA only; docs/scoring.md, Cost and latency); absent when nothing says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::usage::QuestionUsage>,
+    /// The truthfulness of an evaluated QA question: 1, 0, −1 or its F1
+    /// (docs/scoring.md, Abstention and truthfulness).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truthfulness: Option<f64>,
+    /// The graded nDCG of a QA question whose gold is ordered (docs/scoring.md,
+    /// Graded order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndcg_graded: Option<f64>,
+    /// Kendall's τ-b between the gold's and the run's order over the answers
+    /// both hold, with at least two of them (docs/scoring.md, Graded order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kendall_tau: Option<f64>,
 }
 
 /// Why a question scored what it did (`--explain`).

@@ -2,18 +2,19 @@
 //! scoring every question of every wanted sub-experiment under the profile, and
 //! the aggregates and breakdowns (docs/scoring.md: Counting, Aggregates, Breakdowns).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::aggregates::{
     aggregate_report, execution_counts, first_hit, mean, order_score, ranking, tables,
 };
+use super::breakdown::{breakdown, run_language};
 use super::explain::explain;
+use super::judge::judge_run;
 use super::notes::{cross_graph_note, cross_kind_notes, explained};
 use super::prepare::{Ctx, GoldEntry, RunEntry};
 use super::profiles::{challenge_aggregate, challenge_score, official_figures, Official};
 use super::report::{
-    AggregateReport, ExecutionReport, ExperimentReport, Experiments, QuestionReport, RunReport,
-    Status,
+    ExecutionReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status,
 };
 use super::{natural_key, Experiment, Options, Rules, Run, BOOTSTRAP_SEED};
 use crate::annotate::annotate_question_as;
@@ -43,7 +44,13 @@ pub(super) fn evaluate_run(
         }
         let annotation = (ctx.annotate && ctx.wanted.any_markings())
             .then(|| annotate_question_as(q, ctx.opts(), ctx.profile.marking_style()));
-        let qa = q.answers.as_ref().map(|a| ctx.profile.answers(a));
+        // an abstained question's QA answers are scored as none
+        let abstained = super::truth::abstains(q, options.abstain_marker.as_deref());
+        let qa = if abstained {
+            Some(std::borrow::Cow::Owned(Vec::new()))
+        } else {
+            q.answers.as_ref().map(|a| ctx.profile.answers(a))
+        };
         let (sets, texts) = ctx.sets(
             q,
             qa.as_deref(),
@@ -60,6 +67,7 @@ pub(super) fn evaluate_run(
                 qa,
                 notes: annotation.map(|a| a.diagnostics).unwrap_or_default(),
                 language: run_language(gold.question, q, options.lang.as_deref()),
+                abstained,
             },
         );
     }
@@ -76,6 +84,21 @@ pub(super) fn evaluate_run(
     extra.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
     let mut experiments = Experiments::default();
     let mut unsourced = Vec::new();
+    let judged = judge_run(entries, &by_id, ctx, options);
+    // one experiment of this run scored, with the judge's verdicts or without
+    let n_extra = extra.len();
+    let score = |e: Experiment, judged: Option<&crate::llm::Judged>| {
+        score_experiment(
+            e,
+            entries,
+            &by_id,
+            n_extra,
+            ctx,
+            options,
+            run.dataset.calls.as_ref(),
+            judged,
+        )
+    };
     let inferred_types = by_id
         .values()
         .filter(|r| r.notes.iter().any(|n| n == crate::annotate::INFERRED_TYPE))
@@ -95,15 +118,7 @@ pub(super) fn evaluate_run(
             unsourced.push(e);
             continue;
         }
-        let report = score_experiment(
-            e,
-            entries,
-            &by_id,
-            extra.len(),
-            ctx,
-            options,
-            run.dataset.calls.as_ref(),
-        );
+        let report = score(e, judged.as_ref());
         if let Some(slot) = experiments.get_mut(e) {
             *slot = report;
         }
@@ -120,6 +135,14 @@ pub(super) fn evaluate_run(
             source: run.source.to_string(),
             format: run.dataset.format.name(),
             experiments,
+            llm_judge: judged.map(|j| {
+                let exact = score(Experiment::Qa, None).map(|r| crate::llm::ExactFigures {
+                    micro: r.aggregate.micro,
+                    macro_: r.aggregate.macro_,
+                    macro_qald: r.aggregate.macro_qald,
+                });
+                crate::llm::JudgeReport::of(&j, options.llm.as_deref(), exact)
+            }),
             extra_ids: extra,
             failures: None,
         },
@@ -215,6 +238,7 @@ fn gives_markings(e: Experiment, q: &crate::model::Question, index_types: bool) 
 }
 
 /// Scores one sub-experiment of one run; `None` when no gold question has data.
+#[allow(clippy::too_many_arguments)]
 fn score_experiment(
     e: Experiment,
     entries: &[GoldEntry<'_>],
@@ -223,6 +247,7 @@ fn score_experiment(
     ctx: &Ctx<'_, '_>,
     options: &Options,
     calls: Option<&Calls>,
+    judged: Option<&crate::llm::Judged>,
 ) -> Option<ExperimentReport> {
     let profile = ctx.profile;
     let mut questions = Vec::with_capacity(entries.len());
@@ -231,6 +256,7 @@ fn score_experiment(
     let mut ndcgs: Vec<(usize, Option<f64>)> = Vec::new();
     let mut ranks: Vec<Option<usize>> = Vec::new();
     let mut row_f1s: Vec<f64> = Vec::new();
+    let mut era = super::era::Era::new(options.abstain_marker.is_some());
     let empty_markings = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let gq = entry.question;
@@ -291,9 +317,11 @@ fn score_experiment(
         if let Some(why) = call_error {
             diags.push(format!("the call to the system failed: {why}"));
         }
+        let abstained = e == Experiment::Qa && run.is_some_and(|r| r.abstained);
         let status = match run {
             None => Status::Missing,
             Some(_) if call_error.is_some() => Status::Error,
+            Some(_) if abstained => Status::Abstained,
             Some(_) if run_set.is_empty() => Status::Empty,
             Some(_) => Status::Answered,
         };
@@ -309,7 +337,10 @@ fn score_experiment(
             }
         };
         let qa = e == Experiment::Qa;
-        let run_answers = run.and_then(|r| r.question.answers.as_ref());
+        // an abstained question's answers are none, whatever it wrote
+        let run_answers = run
+            .filter(|_| !abstained)
+            .and_then(|r| r.question.answers.as_ref());
         if qa {
             if let Some(x) = gq.execution.as_ref() {
                 diags.extend(x.notes.iter().map(|n| format!("gold query: {n}")));
@@ -336,6 +367,7 @@ fn score_experiment(
             let status = match run {
                 None => Status::Missing,
                 Some(_) if call_error.is_some() => Status::Error,
+                Some(_) if abstained => Status::Abstained,
                 Some(_) if run_answers.is_none_or(crate::model::AnswerSet::is_empty) => {
                     Status::Empty
                 }
@@ -345,6 +377,7 @@ fn score_experiment(
             ndcgs.push((i, ndcg));
             let mut report = question_report(gq, status, Some(score), diags);
             report.ndcg = ndcg;
+            era.question(&mut report, entry, run, (gold_set, run_set), &matching);
             attach_executions(&mut report, gq, run);
             if options.explain {
                 report.explanation = explained(
@@ -355,11 +388,7 @@ fn score_experiment(
             questions.push(report);
             continue;
         }
-        let structural = match (
-            e,
-            gq.answers.as_ref(),
-            run.and_then(|r| r.question.answers.as_ref()),
-        ) {
+        let structural = match (e, gq.answers.as_ref(), run_answers) {
             (Experiment::Qa, Some(g), Some(r)) => profile.structural_zero(g, r),
             _ => None,
         };
@@ -372,7 +401,15 @@ fn score_experiment(
                 ));
                 zero
             }
-            (Some(_), None) => profile.score(matching.gold, matching.run, matching.tp()),
+            (Some(_), None) => {
+                // the matches the LLM judge's `same` verdicts add (QA only;
+                // docs/scoring.md, The LLM judge)
+                let (added, notes) = judged
+                    .filter(|_| e == Experiment::Qa)
+                    .map_or((0, &[][..]), |j| j.of(&gq.id.0));
+                diags.extend(notes.iter().cloned());
+                profile.score(matching.gold, matching.run, matching.tp() + added)
+            }
         };
         for p in &matching.pairs {
             if let Reason::SameAs { class_size } = p.reason {
@@ -412,6 +449,7 @@ fn score_experiment(
             ndcgs.push((i, Some(ndcg)));
         }
         if qa {
+            era.question(&mut report, entry, run, (gold_set, run_set), &matching);
             attach_executions(&mut report, gq, run);
         }
         if options.explain {
@@ -445,9 +483,11 @@ fn score_experiment(
         agg.tables = tables(&row_f1s);
     }
     if e == Experiment::Qa {
+        era.finish(&mut agg);
         agg.executions = execution_counts(entries, runs);
         if profile.scores_value_sets() {
-            agg.challenge = Some(challenge_aggregate(entries, &scored, &ndcgs));
+            let questions: Vec<&Question> = entries.iter().map(|e| e.question).collect();
+            agg.challenge = Some(challenge_aggregate(&questions, &scored, &ndcgs));
         }
     }
     if !profile.reports_micro() {
@@ -457,88 +497,12 @@ fn score_experiment(
         let scores: Vec<QuestionScore> = scored.iter().map(|(_, _, s)| *s).collect();
         agg.confidence = Some(bootstrap(&scores, options.bootstrap, BOOTSTRAP_SEED));
     }
-    let breakdown = (!options.by.is_empty()).then(|| {
-        let mut out: BTreeMap<String, BTreeMap<String, AggregateReport>> = BTreeMap::new();
-        for feature in &options.by {
-            let mut groups: BTreeMap<String, Vec<(usize, Status, QuestionScore)>> = BTreeMap::new();
-            for item in &scored {
-                let entry = &entries[item.0];
-                // a question counts under the language its run answered in
-                if feature == "language" {
-                    let lang = runs
-                        .get(entry.question.id.0.as_str())
-                        .and_then(|r| r.language.clone())
-                        .or_else(|| gold_language(entry.question, options.lang.as_deref()));
-                    if let Some(l) = lang {
-                        groups.entry(l).or_default().push(*item);
-                    }
-                    continue;
-                }
-                let values = entry.features.get(feature.as_str());
-                for v in values.into_iter().flatten() {
-                    groups.entry(v.clone()).or_default().push(*item);
-                }
-            }
-            out.insert(
-                feature.clone(),
-                groups
-                    .into_iter()
-                    .map(|(v, items)| {
-                        let n = items.len();
-                        let mut a = aggregate_report(&items, n, 0, 0);
-                        if !profile.reports_micro() {
-                            a.micro = None;
-                        }
-                        (v, a)
-                    })
-                    .collect(),
-            );
-        }
-        out
-    });
+    let breakdown = breakdown(entries, runs, &scored, profile, options);
     Some(ExperimentReport {
         aggregate: agg,
         questions,
         breakdown,
     })
-}
-
-/// The language of a TEXT2SPARQL-style id (`ck25:1-en` → `en`).
-fn id_language(id: &str) -> Option<&str> {
-    id.rsplit_once('-')
-        .map(|(_, l)| l)
-        .filter(|l| (2..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_lowercase()))
-}
-
-/// The language a run answered a question in: the language of a TEXT2SPARQL
-/// id; else the run question's only language; else `--lang` (when the run file
-/// has it among its languages, or has none); else the run's first language.
-pub(super) fn run_language(gold: &Question, run: &Question, lang: Option<&str>) -> Option<String> {
-    if let Some(l) = id_language(&gold.id.0) {
-        return Some(l.to_string());
-    }
-    let mut langs: Vec<&str> = run.texts.iter().map(|(l, _)| l.as_str()).collect();
-    langs.dedup();
-    match (langs.as_slice(), lang) {
-        ([only], _) => Some((*only).to_string()),
-        ([], Some(l)) => Some(l.to_string()),
-        (many, Some(l)) if many.contains(&l) => Some(l.to_string()),
-        ([first, ..], _) => Some((*first).to_string()),
-        ([], None) => None,
-    }
-}
-
-/// The language of a gold question the run does not have: `--lang`, else its
-/// id's, else its only language.
-fn gold_language(gold: &Question, lang: Option<&str>) -> Option<String> {
-    let only = match gold.texts.as_slice() {
-        [(only, _)] => Some(only.as_str()),
-        _ => None,
-    };
-    id_language(&gold.id.0)
-        .or(lang)
-        .or(only)
-        .map(str::to_string)
 }
 
 pub(super) fn question_report(
@@ -560,6 +524,10 @@ pub(super) fn question_report(
         explanation: None,
         official: None,
         row_f1: None,
+        usage: None,
+        truthfulness: None,
+        ndcg_graded: None,
+        kendall_tau: None,
     }
 }
 

@@ -102,6 +102,27 @@ pub fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     }
 }
 
+/// The longest `abstain_marker` a request may give, in characters.
+pub const MAX_ABSTAIN_MARKER_CHARS: usize = 1000;
+
+/// A request's `abstain_marker` (docs/scoring.md, Abstention and
+/// truthfulness): `None` when absent or blank, a 400 `bad_parameter` past
+/// [`MAX_ABSTAIN_MARKER_CHARS`].
+pub fn abstain_marker(text: Option<&str>) -> Result<Option<String>, ApiError> {
+    let Some(t) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    if t.chars().count() > MAX_ABSTAIN_MARKER_CHARS {
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            format!(
+                "abstain_marker is longer than {MAX_ABSTAIN_MARKER_CHARS} characters; give the short answer text that means \"I do not know\""
+            ),
+        ));
+    }
+    Ok(Some(t.to_string()))
+}
+
 /// The most unknown ids an error names.
 const UNKNOWN_NAMED: usize = 10;
 

@@ -114,6 +114,58 @@ pub(super) struct EvaluateBody {
     explain_failures: bool,
     /// The time limit of the call in ms (default 60,000, at most 600,000).
     timeout_ms: Option<u64>,
+    /// The base URL of an OpenAI-compatible chat-completions server to ask
+    /// as the LLM judge, like the CLI's `--llm-judge` (docs/scoring.md, The
+    /// LLM judge): only a host of the server's `--allow-system-host` list,
+    /// else a 400 `bad_system_url`; no key is sent.
+    llm_judge: Option<String>,
+    /// The judge's model (`--llm-model`; required with `llm_judge`).
+    llm_model: Option<String>,
+    /// Also judge query pairs whose equivalence is `unknown` (`--llm-queries`).
+    #[serde(default)]
+    llm_queries: bool,
+    /// A run answer that means "I do not know", like the CLI's
+    /// `--abstain-marker`: a question answered with it (and nothing else)
+    /// counts as abstained (docs/scoring.md, Abstention and truthfulness);
+    /// at most 1,000 characters.
+    abstain_marker: Option<String>,
+}
+
+/// The LLM judge a request asks for: its URL checked against the server's
+/// allow-list as a live system's is, verdicts cached in the server user's
+/// cache directory; `None` without `llm_judge`.
+fn llm_judge(
+    body: &EvaluateBody,
+    state: &AppState,
+) -> Result<Option<Arc<crate::llm::Judge>>, ApiError> {
+    let Some(url) = body.llm_judge.as_deref() else {
+        if body.llm_model.is_some() || body.llm_queries {
+            return Err(ApiError::new(
+                ErrorCode::BadParameter,
+                "llm_model and llm_queries need llm_judge, the judge server's base URL",
+            ));
+        }
+        return Ok(None);
+    };
+    let Some(model) = body.llm_model.clone().filter(|m| !m.is_empty()) else {
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
+            "llm_judge needs llm_model, the model the judge server runs",
+        ));
+    };
+    let server = crate::live::ChatServer::new(
+        url,
+        None,
+        Duration::from_millis(DEFAULT_TIMEOUT_MS),
+        state.live.allowed_hosts.as_deref(),
+    )
+    .map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, format!("llm_judge: {e}")))?;
+    let mut settings = crate::llm::JudgeSettings::new(model);
+    settings.queries = body.llm_queries;
+    settings.cache = crate::llm::default_cache_dir();
+    crate::llm::Judge::new(settings, Box::new(server))
+        .map(|j| Some(Arc::new(j)))
+        .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// Parses an inline document, naming it (and where it is wrong) in the error.
@@ -294,6 +346,8 @@ pub async fn evaluate(
         lang: body.lang.clone(),
         explain_errors_only: false,
         baseline: None,
+        llm: llm_judge(&body, &state)?,
+        abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
     };
     let job = Job {
         id: String::new(),

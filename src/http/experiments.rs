@@ -231,6 +231,9 @@ pub struct Form {
     /// Add each run's failure explanation (`runs[].failures`), as the CLI's
     /// `--explain-failures` (`true`/`false`).
     explain_failures: bool,
+    /// A run answer that means "I do not know", like the CLI's
+    /// `--abstain-marker` (docs/scoring.md, Abstention and truthfulness).
+    abstain_marker: Option<String>,
 }
 
 /// What `POST /experiments` answers.
@@ -333,6 +336,7 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             "profile" => form.profile = Some(text()),
             "experiments" => form.experiments = Some(text()),
             "lang" => form.lang = Some(text()).filter(|t| !t.is_empty()),
+            "abstain_marker" => form.abstain_marker = Some(text()),
             "protocol" => form.protocol = Some(text()).filter(|t| !t.is_empty()),
             "dataset" => form.dataset = Some(text()).filter(|t| !t.is_empty()),
             "refresh_gold" => form.refresh_gold = flag(&name, &text())?,
@@ -341,7 +345,7 @@ async fn read_form(mut payload: Multipart, limit: usize) -> Result<Form, ApiErro
             other => {
                 return Err(ApiError::new(
                     ErrorCode::BadField,
-                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, name, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, confidence, by, questions, explain_failures, publish"),
+                    format!("unknown form field {other:?}; use gold, benchmark, run, system_url, name, protocol, dataset, profile, experiments, lang, refresh_gold, execute_run, confidence, by, questions, explain_failures, abstain_marker, publish"),
                 ))
             }
         }
@@ -556,6 +560,7 @@ pub async fn experiments_post(
         by,
         explain: true,
         max_class_size: DEFAULT_MAX_CLASS_SIZE,
+        abstain_marker: super::common::abstain_marker(form.abstain_marker.as_deref())?,
         ..Options::default()
     };
     let store = Arc::clone(&state.store);

@@ -145,6 +145,24 @@ pub struct LeaderboardRow {
     /// Micro F1 of QA (`null` also under the `mqald` profile, which does not
     /// report it).
     micro_f1: Option<f64>,
+    /// The run's mean truthfulness (docs/scoring.md, Abstention and
+    /// truthfulness); absent when the report has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truthfulness: Option<f64>,
+    /// Questions the run abstained on; absent when the report does not count them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    abstained: Option<u64>,
+    /// The run's mean latency in ms (docs/scoring.md, Cost and latency);
+    /// absent when no question gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latency_ms: Option<f64>,
+    /// The run's total cost; absent when no question gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<f64>,
+    /// The run's total tokens, prompt and completion; absent when no
+    /// question gives any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<f64>,
 }
 
 /// A benchmark's leaderboard.
@@ -190,9 +208,25 @@ fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
                 macro_f1: f1("macro"),
                 macro_f1_qald: f1("macro_qald"),
                 micro_f1: f1("micro"),
+                truthfulness: qa["truthfulness"].as_f64(),
+                abstained: qa["abstained"].as_u64(),
+                latency_ms: qa["usage"]["latency_ms"]["mean"].as_f64(),
+                cost: qa["usage"]["cost"]["total"].as_f64(),
+                tokens: tokens_total(&qa["usage"]["tokens"]),
             }
         })
         .collect()
+}
+
+/// The total of a run's prompt and completion tokens (either alone when the
+/// other is absent), `None` when both are.
+fn tokens_total(tokens: &serde_json::Value) -> Option<f64> {
+    let prompt = tokens["prompt"]["total"].as_f64();
+    let completion = tokens["completion"]["total"].as_f64();
+    match (prompt, completion) {
+        (None, None) => None,
+        (p, c) => Some(p.unwrap_or(0.0) + c.unwrap_or(0.0)),
+    }
 }
 
 /// True when a record is of the `profile` and `lang` asked for (none: any).

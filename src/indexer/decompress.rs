@@ -1,11 +1,16 @@
-//! Decompression of inputs (the one module that names flate2, bzip2 and zstd):
-//! plain, `.gz`, `.bz2` and `.zst` files, read where they are read or
+//! Decompression of inputs (the one module that names flate2, bzip2 and zstd,
+//! with its child `zip`, the reader of a zip archive of one file): plain,
+//! `.gz`, `.bz2`, `.zst` and `.zip` files, read where they are read or
 //! decompressed ahead, in input order, by threads of their own, with the count
 //! and checksum of the stored bytes; and the benchmarks and runs a command
 //! reads whole, told compressed by their first bytes and decompressed within
 //! a bound on their decompressed size ([`decompress_within`]). Only regular files and named pipes are
 //! opened: a device (`/dev/zero` would never end), a socket or a directory is
 //! refused by name before it is read.
+
+mod zip;
+
+pub use zip::ZipError;
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -18,14 +23,15 @@ use crate::index::hash::Checksum;
 
 /// A file name without its compression extension, and that extension.
 pub(super) fn split_compression(name: &str) -> (&str, Option<&'static str>) {
-    for ext in ["gz", "bz2", "zst"] {
+    for ext in ["gz", "bz2", "zst", "zip"] {
         if let Some(stem) = name.strip_suffix(&format!(".{ext}")) {
             return (
                 stem,
                 Some(match ext {
                     "gz" => "gz",
                     "bz2" => "bz2",
-                    _ => "zst",
+                    "zst" => "zst",
+                    _ => "zip",
                 }),
             );
         }
@@ -288,13 +294,15 @@ pub(super) fn decompressed<'a, R: Read + Send + 'a>(
     Ok(match split_compression(name).1 {
         Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))),
         Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(raw))),
+        Some("zip") => Box::new(zip::OneFile::new(BufReader::new(raw))),
         Some(_) => Box::new(zstd::Decoder::new(raw)?),
         None => Box::new(raw),
     })
 }
 
 /// The compression of a file from its first bytes (`gzip`, `bzip2`,
-/// `zstd`); `None` for anything else.
+/// `zstd`, `zip`: a file header or, for an empty archive, the end record);
+/// `None` for anything else.
 pub fn compression_of(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"\x1f\x8b") {
         Some("gzip")
@@ -302,6 +310,8 @@ pub fn compression_of(head: &[u8]) -> Option<&'static str> {
         Some("bzip2")
     } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
         Some("zstd")
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Some("zip")
     } else {
         None
     }
@@ -318,6 +328,10 @@ pub enum DecompressError {
         /// The bound, in bytes.
         limit: u64,
     },
+    /// A zip archive that is not of one readable file (several files, none,
+    /// encrypted, an unknown method, damaged).
+    #[error("{0}")]
+    Archive(#[from] ZipError),
     /// The compressed stream is damaged.
     #[error("its {compression} content cannot be decompressed: {source}")]
     Damaged {
@@ -342,12 +356,16 @@ pub fn decompress_within(
     let name = match compression {
         "gzip" => "x.gz",
         "bzip2" => "x.bz2",
+        "zip" => "x.zip",
         _ => "x.zst",
     };
-    let damaged = |source| DecompressError::Damaged {
-        compression,
-        source,
-    };
+    // a zip held whole names its files before any is decompressed
+    if compression == "zip" {
+        if let Some(names) = zip::names(&bytes).filter(|n| n.len() > 1) {
+            return Err(ZipError::SeveralFiles { names }.into());
+        }
+    }
+    let damaged = |source| archive_or_damaged(compression, source);
     let reader = decompressed(name, std::io::Cursor::new(bytes)).map_err(damaged)?;
     let mut out = Vec::new();
     reader
@@ -358,6 +376,31 @@ pub fn decompress_within(
         return Err(DecompressError::TooLarge { compression, limit });
     }
     Ok((out, Some(compression)))
+}
+
+/// The error of a decompressor: a zip archive's own ([`ZipError`]) as it is,
+/// anything else as damaged content of that compression.
+fn archive_or_damaged(compression: &'static str, source: std::io::Error) -> DecompressError {
+    if !matches!(source.get_ref(), Some(inner) if inner.is::<ZipError>()) {
+        return DecompressError::Damaged {
+            compression,
+            source,
+        };
+    }
+    let kind = source.kind();
+    match source.into_inner() {
+        Some(inner) => match inner.downcast::<ZipError>() {
+            Ok(zip) => DecompressError::Archive(*zip),
+            Err(other) => DecompressError::Damaged {
+                compression,
+                source: std::io::Error::new(kind, other),
+            },
+        },
+        None => DecompressError::Damaged {
+            compression,
+            source: kind.into(),
+        },
+    }
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
@@ -395,6 +438,21 @@ mod within_tests {
                 "{e}"
             );
         }
+        // a zip of one file (Info-ZIP's, tests/data/zip/README.md), of two
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/zip");
+        let read = |name: &str| std::fs::read(fixtures.join(name)).expect("fixture");
+        let (out, found) = decompress_within(read("gold.json.zip"), 1 << 20).expect("zip");
+        assert_eq!((out, found), (read("gold.json"), Some("zip")));
+        let e = decompress_within(read("gold.json.zip"), 100).expect_err("past the bound");
+        assert_eq!(
+            e.to_string(),
+            "its zip content decompresses to more than 100 bytes"
+        );
+        let e = decompress_within(read("two.zip"), 1 << 20).expect_err("two files");
+        assert!(
+            matches!(&e, DecompressError::Archive(ZipError::SeveralFiles { names }) if names == &["gold.json", "run.json"]),
+            "{e}"
+        );
         let plain = decompress_within(b"{}".to_vec(), 1).expect("plain");
         assert_eq!(plain, (b"{}".to_vec(), None));
         let e = decompress_within(b"\x1f\x8b\x08garbage".to_vec(), 100).expect_err("damaged");

@@ -35,7 +35,8 @@ pub use progress::{Phase, Progress, Silent};
 pub use read::rdf_media_type;
 
 /// The decompressed text of a file whose lower-cased name is `name` (its
-/// `.gz`, `.bz2` or `.zst` extension chooses the decompressor).
+/// `.gz`, `.bz2`, `.zst` or `.zip` extension chooses the decompressor; a
+/// zip must hold one file).
 pub fn decompressed_reader<'a, R: std::io::Read + Send + 'a>(
     name: &str,
     raw: R,

@@ -153,3 +153,78 @@ pub fn sparql_request_with(
         partial,
     })
 }
+
+/// The most of a chat-completions reply that is read.
+const MAX_CHAT_BODY: u64 = 1 << 20;
+
+/// The OpenAI-compatible chat-completions server the LLM judge asks
+/// (docs/scoring.md, The LLM judge): `{base}/chat/completions`, checked as a
+/// system URL is (user-info refused; under an allow-list, every address
+/// allowed and the agent pinned to them), POSTed JSON, the key (if any) sent
+/// only in an `Authorization: Bearer` header and never printed.
+pub struct ChatServer {
+    target: super::Target,
+    agent: ureq::Agent,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for ChatServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatServer")
+            .field("url", &self.target.as_str())
+            .field("key", &self.key.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl ChatServer {
+    /// The server whose base URL is `base` (`http://127.0.0.1:11434/v1`),
+    /// each call bounded by `timeout`; `allowed` is the server's allow-list.
+    pub fn new(
+        base: &str,
+        key: Option<String>,
+        timeout: Duration,
+        allowed: Option<&[String]>,
+    ) -> Result<ChatServer, super::LiveError> {
+        let url = format!("{}/chat/completions", base.trim_end_matches('/'));
+        let target = super::target::check(&url, allowed)?;
+        let agent = target.agent(timeout);
+        Ok(ChatServer { target, agent, key })
+    }
+}
+
+impl crate::llm::Transport for ChatServer {
+    fn post(&self, body: &[u8]) -> Result<crate::llm::Reply, crate::llm::TransportError> {
+        use crate::llm::TransportError;
+        let mut request = self
+            .agent
+            .post(self.target.as_str())
+            .set("Content-Type", "application/json")
+            .set("Accept", "application/json");
+        if let Some(key) = &self.key {
+            request = request.set("Authorization", &format!("Bearer {key}"));
+        }
+        let response = match request.send_bytes(body) {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => {
+                return Err(match super::describe(&e) {
+                    CallError::Timeout(t) => TransportError::Timeout(t),
+                    other => TransportError::Failed(other.to_string()),
+                })
+            }
+        };
+        let status = response.status();
+        let retry_after = response.header("retry-after").map(str::to_string);
+        let mut out = Vec::new();
+        response
+            .into_reader()
+            .take(MAX_CHAT_BODY)
+            .read_to_end(&mut out)
+            .map_err(|e| TransportError::Failed(e.to_string()))?;
+        Ok(crate::llm::Reply {
+            status,
+            body: out,
+            retry_after,
+        })
+    }
+}

@@ -154,7 +154,8 @@ fn scan_question(
     scan: &mut KeyScan,
 ) {
     let p = "questions[]";
-    scan.object(q, p, keys::QUESTION, id);
+    scan.object_of(q, p, &[keys::QUESTION, super::usage::KEYS], id);
+    super::usage::scan(q, p, id, scan);
     for key in ["question", "body"] {
         if let Some(Value::Array(texts)) = q.get(key) {
             for t in texts.iter().filter_map(Value::as_object) {
@@ -475,6 +476,7 @@ fn question(
     if let Some(c) = map.get("confidence") {
         confidence_of(c, &mut q);
     }
+    super::usage::read(&map, &mut q);
     q.answers = match (fast, map.remove("answers")) {
         (Some(objects), _) => {
             let mut set = AnswerSet::default();

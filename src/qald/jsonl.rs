@@ -112,7 +112,8 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
             continue;
         };
         q.id = id;
-        scan.object(&o, "line", KEYS, &q.id.0);
+        scan.object_of(&o, "line", &[KEYS, super::usage::KEYS], &q.id.0);
+        super::usage::scan(&o, "line", &q.id.0, &mut scan);
         let mut problems = Vec::new();
         let mut names = |key: &str| -> Vec<String> {
             let mut out = Vec::new();
@@ -156,6 +157,8 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
                 .unwrap_or_else(|| "en".to_string());
             q.texts.push((lang, text.trim().to_string()));
         }
+        super::usage::read(&o, &mut q);
+        problems.append(&mut q.diagnostics);
         q.diagnostics = problems
             .into_iter()
             .map(|p| format!("question {} (line {n}): {p}", q.id))

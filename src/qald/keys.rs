@@ -239,6 +239,22 @@ impl KeyScan {
         }
     }
 
+    /// [`KeyScan::object`] with the known keys in several lists (a format's
+    /// own, and those every run format shares: `super::usage::KEYS`).
+    pub fn object_of(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        known: &[&[&str]],
+        id: &str,
+    ) {
+        for key in object.keys() {
+            if !known.iter().any(|k| k.contains(&key.as_str())) {
+                self.unknown(format!("{path}.{key}"), id);
+            }
+        }
+    }
+
     /// Counts the keys of every object in `value` when it is an array of objects
     /// (or one object), at `path[]`.
     pub fn objects(&mut self, value: Option<&Value>, path: &str, known: &[&str], id: &str) {

@@ -117,11 +117,16 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
             without_id += 1;
             QuestionId(position.to_string())
         });
-        scan.object(&o, "line", KEYS, &id.0);
+        scan.object_of(&o, "line", &[KEYS, super::usage::KEYS], &id.0);
+        super::usage::scan(&o, "line", &id.0, &mut scan);
         let mut q = Question {
             id,
             ..Question::default()
         };
+        super::usage::read(&o, &mut q);
+        for d in &mut q.diagnostics {
+            *d = format!("question {} ({place}): {d}", q.id);
+        }
         let text = QUESTION_KEYS
             .iter()
             .find_map(|k| o.get(*k).and_then(Value::as_str));

@@ -25,6 +25,7 @@ mod spinach;
 mod stream;
 mod t2s;
 mod text2sparql;
+mod usage;
 pub mod values;
 mod wdql;
 mod webqsp;
@@ -36,6 +37,7 @@ pub use family::labelled_id;
 pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
 pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};
 pub use llm::braced;
+pub use t2s::RAW_QUERY as T2S_RAW_QUERY;
 pub use write::to_qald_json;
 
 use std::collections::HashSet;

@@ -6,11 +6,18 @@
 //! ([`Dataset::own_gold`]): the `golden` queries, with `order_matters` as the
 //! `RESULT_ORDER_MATTERS` flag; the run is the `generated` queries. A line
 //! that is not a case is a diagnostic naming its number; the file goes on.
+//! The query is kept trimmed, as every reader keeps it; its text as written
+//! (leading and trailing whitespace included, which T2S-Metrics' own measures
+//! count) is kept in the flag [`RAW_QUERY`] (the `golden` text in the gold
+//! question, the `generated` one in the run's) for the `t2s-metrics` profile.
 
 use serde_json::{Map, Value};
 
 use super::keys::KeyScan;
 use super::values::id_of;
+/// The flag in which this reader keeps a case's query exactly as written
+/// (untrimmed), which the `t2s-metrics` profile's measures read.
+pub const RAW_QUERY: &str = "t2s_raw_query";
 use crate::model::{Dataset, Format, Query, Question, QuestionId, RESULT_ORDER_MATTERS};
 
 /// Keys of one line.
@@ -80,6 +87,11 @@ pub fn parse(body: &[u8]) -> Dataset {
             query: sparql(o.get("generated")),
             ..Question::default()
         };
+        for (q, key) in [(&mut expected, "golden"), (&mut generated, "generated")] {
+            if let Some(raw) = o.get(key).and_then(Value::as_str) {
+                q.flags.insert(RAW_QUERY.to_string(), raw.to_string());
+            }
+        }
         if o.get("id").is_none() {
             generated
                 .diagnostics
@@ -120,5 +132,8 @@ mod tests {
         assert!(gold.questions[0].order_flagged());
         assert!(!gold.questions[1].order_flagged());
         assert_eq!(d.unknown_keys[0].path, ".extra");
+        let raw = |q: &crate::model::Question| q.flags.get(super::RAW_QUERY).cloned();
+        assert_eq!(raw(&gold.questions[1]).as_deref(), Some("ASK {}"));
+        assert_eq!(raw(&d.questions[1]), None);
     }
 }

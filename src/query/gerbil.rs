@@ -6,7 +6,7 @@
 use spargebra::algebra::GraphPattern;
 use spargebra::term::{NamedNodePattern, TermPattern};
 
-use super::walk::{literal, Node};
+use super::node::{literal, Node};
 
 /// What GERBIL QA's walk collects, from which the annotator makes the `gerbil`
 /// profile's markings: triple patterns of the basic graph patterns reached

@@ -19,6 +19,7 @@ mod depth;
 pub mod dialect;
 mod executable;
 mod gerbil;
+mod node;
 pub mod normal;
 mod parse;
 mod predicates;
@@ -27,9 +28,10 @@ mod walk;
 
 pub use executable::{executable, orders, Executable};
 pub use gerbil::GerbilWalk;
+pub use node::Node;
 pub use parse::{check_bounds, check_executable_bounds, parse_on_this_thread};
 pub use predicates::read_predicates;
-pub use walk::{walk, Form, Node, Walked};
+pub use walk::{walk, Form, Walked};
 
 /// A query that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -17,26 +17,12 @@ use spargebra::Query;
 use super::bounds::Origin;
 use super::dialect::has_keyword;
 use super::gerbil::GerbilWalk;
+use super::node::{literal, Node};
 use super::parse::{on_enough_stack, parse_lenient};
 use super::SparqlError;
-use crate::model::Term;
 
 const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const WDT_P31: &str = "http://www.wikidata.org/prop/direct/P31";
-
-/// One position of a triple pattern.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Node {
-    /// An IRI.
-    Iri(String),
-    /// A literal.
-    Literal(Term),
-    /// A variable or blank node (names do not matter for scoring).
-    Var(String),
-    /// A property path other than a plain IRI, a sequence or an inverse, written
-    /// in SPARQL syntax.
-    Path(String),
-}
 
 /// The query form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -553,17 +539,6 @@ fn path_iris(p: &PropertyPathExpression, out: &mut Vec<String>) {
                 }
             }
         }
-    }
-}
-
-/// A literal of the algebra as a [`Term`] (`xsd:string` as no datatype).
-pub(super) fn literal(l: &spargebra::term::Literal) -> Term {
-    let datatype = l.datatype().as_str();
-    Term::Literal {
-        lexical: l.value().to_string(),
-        datatype: (l.language().is_none() && datatype != "http://www.w3.org/2001/XMLSchema#string")
-            .then(|| datatype.to_string()),
-        lang: l.language().map(str::to_string),
     }
 }
 

@@ -2,7 +2,9 @@
 //! name, decompressed as its extension says, parsed by oxigraph with its syntax
 //! errors located (file, line, column) on a thread of its own while the
 //! caller's inserts the batches it hands over into the default graph, and
-//! hashed (SHA-256 of the stored bytes) for the report's provenance.
+//! hashed (SHA-256 of the stored bytes) for the report's provenance. A
+//! file's decompressed text is bounded ([`set_max_text_bytes`]: the command
+//! line's `--max-input-mb`), so a decompression bomb is a located error.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -14,6 +16,40 @@ use oxigraph::model::{GraphName, Quad};
 use oxigraph::store::Store;
 
 use super::KgError;
+
+/// The most bytes of one file's (decompressed) text a load reads.
+static MAX_TEXT_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+
+/// Bounds the decompressed text of every RDF file loaded from now on, in
+/// bytes (the command line sets it from `--max-input-mb`).
+pub fn set_max_text_bytes(bytes: u64) {
+    MAX_TEXT_BYTES.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A reader that fails once more than `left` bytes have come through: the
+/// decompressed text of a file past the limit (docs/cli.md, `--max-input-mb`).
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "its content decompresses to more than the limit of {} MiB of an input file; raise it with --max-input-mb if the file is right",
+                    self.limit >> 20
+                ),
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
 
 /// A reader that hashes and counts the stored bytes it passes on.
 struct Hashing<R> {
@@ -125,7 +161,14 @@ fn parse_into(
         lower,
         BufReader::new(SharedReader(hashing.clone())),
     ) {
-        Ok(text) => text,
+        Ok(text) => {
+            let limit = MAX_TEXT_BYTES.load(std::sync::atomic::Ordering::Relaxed);
+            BufReader::new(Bounded {
+                inner: text,
+                left: limit,
+                limit,
+            })
+        }
         Err(source) => {
             let _ = tx.send(Err(KgError::Read {
                 path: name.to_string(),

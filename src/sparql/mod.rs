@@ -16,6 +16,8 @@ mod graph;
 mod guard;
 mod limits;
 mod load;
+pub use load::set_max_text_bytes;
+mod query_error;
 mod remote;
 mod run;
 mod scratch;
@@ -30,10 +32,9 @@ use oxigraph::model::{NamedNodeRef, Term as OxTerm};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
-pub use graph::{
-    negotiate_syntax, serialize, GraphError, PublishedGraph, QueryError, Statement, Syntax,
-};
+pub use graph::{negotiate_syntax, serialize, GraphError, PublishedGraph, Statement, Syntax};
 pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
+pub use query_error::QueryError;
 pub use run::{execute_dataset, execute_experiment, Executing, Mode, RunSummary};
 pub use scratch::ScratchGraph;
 pub use stream::{Reply, ResultStream};
@@ -252,7 +253,9 @@ impl KnowledgeGraph {
             .collect()
     }
 
-    fn occurs(&self, iri: &str, options: ExecOptions) -> bool {
+    /// True when some triple of the graph holds `iri` (as subject, predicate
+    /// or object); an endpoint whose ASK fails counts it as held.
+    pub fn occurs(&self, iri: &str, options: ExecOptions) -> bool {
         match &self.backend {
             Backend::Store(store) => {
                 let Ok(node) = NamedNodeRef::new(iri) else {

@@ -225,6 +225,23 @@ fn apply(
     summary
 }
 
+/// T2S-Metrics' `uri_hallucination` of each case of a run read from a
+/// T2S-Metrics file (a question with its query's text as written;
+/// docs/scoring.md, The `t2s-metrics` profile): the share of the IRIs its
+/// code finds in the generated text that no triple of `kg` holds, kept in the
+/// question's flag for the profile, which scores without the graph.
+fn mark_uri_hallucination(kg: &KnowledgeGraph, dataset: &mut Dataset, options: ExecOptions) {
+    use crate::eval::text::uris::{uri_hallucination, HALLUCINATION_FLAG};
+    for q in &mut dataset.questions {
+        let Some(raw) = q.flags.get(crate::qald::T2S_RAW_QUERY) else {
+            continue;
+        };
+        let share = uri_hallucination(raw, |iri| kg.occurs(iri, options));
+        q.flags
+            .insert(HALLUCINATION_FLAG.to_string(), share.to_string());
+    }
+}
+
 /// Executes the queries of a gold benchmark and of its runs (named) on `kg` as
 /// `plan` says, and returns the diagnostics for the report: gold answers that
 /// changed, gold queries that failed, run answers that differ from their
@@ -288,6 +305,7 @@ pub fn execute_experiment(
     }
     for ((name, dataset), executed) in runs.iter_mut().zip(results) {
         let s = apply(dataset, executed.into_iter());
+        mark_uri_hallucination(kg, dataset, options);
         if plan.execute_run && !s.changed.is_empty() {
             diagnostics.push(format!(
                 "run '{name}': the answers given for {} question(s) differ from their query's results: {}",

@@ -112,21 +112,26 @@ impl ScratchGraph {
         })
     }
 
-    /// True when `iri` is the subject of some statement.
-    pub fn has_subject(&self, iri: &str) -> bool {
+    /// True when `iri` is the subject of some statement; an error when the
+    /// store cannot be read.
+    pub fn has_subject(&self, iri: &str) -> Result<bool, KgError> {
         let Ok(node) = NamedNodeRef::new(iri) else {
-            return false;
+            return Ok(false);
         };
         let mut inner = self.inner();
         if inner.admitted.is_none() {
-            return inner
+            return match inner
                 .store
                 .quads_for_pattern(Some(node.into()), None, None, None)
                 .next()
-                .is_some();
+            {
+                None => Ok(false),
+                Some(Ok(_)) => Ok(true),
+                Some(Err(e)) => Err(KgError::Store(e.to_string())),
+            };
         }
         let Inner { all, subjects, .. } = &mut *inner;
-        subjects
+        Ok(subjects
             .get_or_insert_with(|| {
                 all.iter()
                     .filter_map(|q| match &q.subject {
@@ -135,21 +140,21 @@ impl ScratchGraph {
                     })
                     .collect()
             })
-            .contains(&node.into_owned())
+            .contains(&node.into_owned()))
     }
 
-    /// The number of statements.
-    pub fn len(&self) -> usize {
+    /// The number of statements; an error when the store cannot count them.
+    pub fn len(&self) -> Result<usize, KgError> {
         let inner = self.inner();
         match inner.admitted {
-            None => inner.store.len().unwrap_or(0),
-            Some(_) => inner.all.iter().collect::<HashSet<_>>().len(),
+            None => inner.store.len().map_err(|e| KgError::Store(e.to_string())),
+            Some(_) => Ok(inner.all.iter().collect::<HashSet<_>>().len()),
         }
     }
 
-    /// True when there is no statement.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// True when there is no statement (see [`ScratchGraph::len`]).
+    pub fn is_empty(&self) -> Result<bool, KgError> {
+        Ok(self.len()? == 0)
     }
 
     /// Executes a query under `options`' timeout and caps, on the whole graph.
@@ -171,20 +176,27 @@ impl ScratchGraph {
     /// Every statement whose subject is one of `subjects` (IRIs) and whose
     /// object is not a blank node, subject by subject in the given order, each
     /// subject's sorted by predicate and object, read from a store (terms as
-    /// the store gives them back).
-    pub fn about(&self, subjects: &[String]) -> Vec<Statement> {
+    /// the store gives them back). An error when the store of these subjects
+    /// cannot be made or read: never fewer statements than the graph holds.
+    pub fn about(&self, subjects: &[String]) -> Result<Vec<Statement>, KgError> {
+        self.about_with(subjects, new_store)
+    }
+
+    /// [`ScratchGraph::about`], the store of the subjects made by `make`.
+    fn about_with(
+        &self,
+        subjects: &[String],
+        make: impl Fn() -> Result<Store, KgError>,
+    ) -> Result<Vec<Statement>, KgError> {
         let inner = self.inner();
         if inner.admitted.is_none() {
             return about_in(&inner.store, subjects);
         }
         // the statements of these subjects into a store of their own
+        let failed = |e: oxigraph::store::StorageError| KgError::Store(e.to_string());
         let wanted: HashSet<&str> = subjects.iter().map(String::as_str).collect();
-        let Ok(store) = new_store() else {
-            return Vec::new();
-        };
-        let Ok(mut t) = store.start_transaction() else {
-            return Vec::new();
-        };
+        let store = make()?;
+        let mut t = store.start_transaction().map_err(failed)?;
         t.extend(
             inner
                 .all
@@ -194,41 +206,39 @@ impl ScratchGraph {
                 })
                 .map(Quad::as_ref),
         );
-        if t.commit().is_err() {
-            return Vec::new();
-        }
+        t.commit().map_err(failed)?;
         about_in(&store, subjects)
     }
 }
 
 /// [`ScratchGraph::about`] on one store.
-fn about_in(store: &Store, subjects: &[String]) -> Vec<Statement> {
+fn about_in(store: &Store, subjects: &[String]) -> Result<Vec<Statement>, KgError> {
     let mut out = Vec::new();
     for s in subjects {
         let Ok(node) = NamedNodeRef::new(s) else {
             continue;
         };
-        let mut these: Vec<(String, String, Statement)> = store
-            .quads_for_pattern(Some(node.into()), None, None, None)
-            .filter_map(Result::ok)
-            .filter(|q| !q.object.is_blank_node())
-            .map(|q| {
-                let object = term(&q.object);
-                (
-                    q.predicate.as_str().to_string(),
-                    q.object.to_string(),
-                    Statement {
-                        subject: s.clone(),
-                        predicate: q.predicate.as_str().to_string(),
-                        object,
-                    },
-                )
-            })
-            .collect();
+        let mut these: Vec<(String, String, Statement)> = Vec::new();
+        for q in store.quads_for_pattern(Some(node.into()), None, None, None) {
+            let q = q.map_err(|e| KgError::Store(e.to_string()))?;
+            if q.object.is_blank_node() {
+                continue;
+            }
+            let object = term(&q.object);
+            these.push((
+                q.predicate.as_str().to_string(),
+                q.object.to_string(),
+                Statement {
+                    subject: s.clone(),
+                    predicate: q.predicate.as_str().to_string(),
+                    object,
+                },
+            ));
+        }
         these.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
         out.extend(these.into_iter().map(|(_, _, st)| st));
     }
-    out
+    Ok(out)
 }
 
 impl Inner {
@@ -361,10 +371,11 @@ _:n ex:p 5 .
         let (whole, partial) = graphs("some", first);
         // the store holds only ex:p and ex:q; the graph holds everything
         assert!(partial.inner().admitted.is_some());
-        assert_eq!(whole.len(), 14);
-        assert_eq!(partial.len(), 14);
-        assert!(partial.has_subject("http://e.org/c") && partial.has_subject("http://e.org/e"));
-        assert!(!partial.has_subject("http://e.org/z"));
+        assert_eq!(whole.len().expect("counted"), 14);
+        assert_eq!(partial.len().expect("counted"), 14);
+        let has = |iri: &str| partial.has_subject(iri).expect("read");
+        assert!(has("http://e.org/c") && has("http://e.org/e"));
+        assert!(!has("http://e.org/z"));
         let subjects = [
             "http://e.org/c",
             "http://e.org/a",
@@ -372,8 +383,16 @@ _:n ex:p 5 .
             "http://e.org/b",
         ]
         .map(String::from);
-        assert_eq!(whole.about(&subjects), partial.about(&subjects));
-        assert_eq!(partial.about(&subjects).len(), 8);
+        let about = |g: &ScratchGraph| g.about(&subjects).expect("read back");
+        assert_eq!(about(&whole), about(&partial));
+        assert_eq!(about(&partial).len(), 8);
+        // a store that cannot be made is an error, never an empty answer
+        let e = partial
+            .about_with(&subjects, || {
+                Err(KgError::Store("cannot allocate a store".into()))
+            })
+            .expect_err("the store failed");
+        assert!(e.to_string().contains("cannot allocate a store"), "{e}");
         same(&whole, &partial, first);
         same(&whole, &partial, "PREFIX ex: <http://e.org/> SELECT ?s (COUNT(*) AS ?n) WHERE { ?s ex:q ?t } GROUP BY ?s");
         // a query of predicates the store lacks rebuilds it with them
@@ -391,8 +410,11 @@ _:n ex:p 5 .
             "PREFIX ex: <http://e.org/> SELECT ?s ?p ?o WHERE { ?s ?p ?o }",
         );
         assert!(partial.inner().admitted.is_none());
-        assert_eq!(whole.about(&subjects), partial.about(&subjects));
-        assert_eq!(partial.len(), 14);
+        assert_eq!(
+            whole.about(&subjects).expect("read back"),
+            partial.about(&subjects).expect("read back")
+        );
+        assert_eq!(partial.len().expect("counted"), 14);
     }
 
     #[test]

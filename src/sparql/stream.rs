@@ -12,8 +12,8 @@ use std::io::Write;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::graph::QueryError;
 use super::limits::Budget;
+use super::query_error::QueryError;
 
 /// The bytes held back before the answer starts (a result this small is sent
 /// whole, or replaced by an error).

@@ -691,7 +691,21 @@ fn the_web_page_draws_a_micro_benchmark_and_evaluates_a_run_on_it() {
         qajudge::sample::NUMERIC.len()
     );
     assert_eq!(d.find_all(".micro-feature:checked").len(), 4);
+    // in three groups: QaldGen's question features, LSQ's query features,
+    // the part-of-speech flags (closed), each counting its ticked boxes
+    for (group, boxes, ticked) in [("qaldgen", 9, 3), ("lsq", 17, 1), ("pos", 21, 0)] {
+        let css = format!("#micro-features details.micro-group[data-group='{group}']");
+        assert_eq!(
+            d.find_all(&format!("{css} .micro-feature")).len(),
+            boxes,
+            "{group}"
+        );
+        let count = d.text(&d.wait_for(&format!("{css} .micro-group-count")));
+        assert_eq!(count, format!("({ticked} of {boxes} ticked)"), "{group}");
+    }
     d.click(&d.wait_for(".micro-feature[value='union']"));
+    let lsq = d.wait_for("details.micro-group[data-group='lsq'] .micro-group-count");
+    assert_eq!(d.text(&lsq), "(2 of 17 ticked)");
     d.click(&d.wait_for("#micro-method option[value='feasible-exemplars']"));
     let size = d.wait_for("#micro-size");
     d.clear(&size);

@@ -584,15 +584,7 @@ fn demo_sparql_system_is_executed_on_the_demo_graph() {
     assert_eq!(a["executions"]["by_status"]["ok"], 12);
     assert_eq!(a["executions"]["by_status"]["syntax_error"], 1);
     assert_eq!(a["executions"]["unknown_iris"], 1);
-    let q = |id: &str| {
-        qa["questions"]
-            .as_array()
-            .expect("questions")
-            .iter()
-            .find(|q| q["id"] == id)
-            .expect("question")
-            .clone()
-    };
+    let q = |id: &str| crate::data::report_question(qa, id);
     // a property that does not exist; a query cut short; undeclared prefixes
     assert_eq!(
         q("6")["execution"]["unknown_iris"][0],

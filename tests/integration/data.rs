@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use qajudge::eval::{evaluate, Experiment, Options, Report, Run};
+use qajudge::eval::{evaluate_with, Experiment, IndexRef, Options, Report, Run};
 use qajudge::model::Dataset;
+use serde_json::Value;
 
 /// The shared data folder, or `None` (with a note on stderr) when it is missing
 /// outside CI.
@@ -50,19 +51,38 @@ pub fn eval_one(gold: &Dataset, run: &Dataset, name: &str) -> Report {
 /// Evaluates one run against a gold benchmark for the given sub-experiments only
 /// (all when empty).
 pub fn eval_with(gold: &Dataset, run: &Dataset, name: &str, experiments: &[Experiment]) -> Report {
-    evaluate(
-        gold,
-        "gold",
-        &[Run {
-            name,
-            source: name,
-            dataset: run,
-        }],
-        Options {
-            experiments: experiments.to_vec(),
-            ..Options::default()
-        },
-    )
+    let options = Options {
+        experiments: experiments.to_vec(),
+        ..Options::default()
+    };
+    eval_run(gold, run, name, options, None)
+}
+
+/// Evaluates one run, named `name`, against a gold benchmark under `options`,
+/// through `index` when given.
+pub fn eval_run(
+    gold: &Dataset,
+    run: &Dataset,
+    name: &str,
+    options: Options,
+    index: Option<IndexRef<'_>>,
+) -> Report {
+    let runs = [Run {
+        name,
+        source: name,
+        dataset: run,
+    }];
+    evaluate_with(gold, "gold", &runs, options, index)
+}
+
+/// The question `id` of an experiment's JSON report (`{"questions": […]}`).
+pub fn report_question<'a>(experiment: &'a Value, id: &str) -> &'a Value {
+    experiment["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .find(|q| q["id"] == id)
+        .unwrap_or_else(|| panic!("no question {id} in the report"))
 }
 
 /// Every file below `dir`, sorted.

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use qajudge::eval::{evaluate, Options, Profile, Report, Run};
+use qajudge::eval::{Options, Profile, Report};
 use qajudge::model::{Dataset, ExecStatus};
 use qajudge::sparql::{execute_dataset, ExecOptions, KnowledgeGraph, Mode};
 
-use crate::data::load;
+use crate::data::{eval_run, load};
 
 /// A program of a venv that `scripts/install-servers.sh` makes under the
 /// build directory (`venv-oxigraph/bin/oxigraph`, …), or `None` (a note)
@@ -94,19 +94,11 @@ pub(crate) fn start(bin: &Path, files: &[PathBuf]) -> Server {
 }
 
 fn report(gold: &Dataset, run: &Dataset) -> Report {
-    evaluate(
-        gold,
-        "gold",
-        &[Run {
-            name: "run",
-            source: "run",
-            dataset: run,
-        }],
-        Options {
-            profile: Profile::Text2sparql,
-            ..Options::default()
-        },
-    )
+    let options = Options {
+        profile: Profile::Text2sparql,
+        ..Options::default()
+    };
+    eval_run(gold, run, "run", options, None)
 }
 
 #[test]

@@ -4,8 +4,6 @@
 //! server killed in the middle of an experiment and started again keeps every
 //! finished experiment and marks the interrupted one as failed.
 
-use std::io::Write;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,7 +12,7 @@ use qajudge::index::Index;
 use qajudge::rng::SplitMix64;
 use serde_json::Value;
 
-use crate::serve::{get_with_token, post_form, read_request_body, tmp, wait, Server, RUN};
+use crate::serve::{get_with_token, post_form, start_system, tmp, wait, Server, RUN};
 
 const SAME_AS: &str = "http://www.w3.org/2002/07/owl#sameAs";
 
@@ -125,26 +123,11 @@ fn index_build_killed_at_random_points_keeps_the_old_index() {
 
 /// A QA system that answers every question after `delay`, with no answers.
 fn start_slow_qa_system(delay: Duration) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            std::thread::spawn(move || {
-                if read_request_body(&stream).is_none() {
-                    return;
-                }
-                std::thread::sleep(delay);
-                let body = r#"{"questions":[{"id":"1","answers":[{"head":{"vars":["x"]},"results":{"bindings":[]}}]}]}"#;
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            });
-        }
-    });
-    format!("http://{addr}/qa")
+    start_system(move |_| {
+        std::thread::sleep(delay);
+        let body = r#"{"questions":[{"id":"1","answers":[{"head":{"vars":["x"]},"results":{"bindings":[]}}]}]}"#;
+        (200, body.to_string())
+    })
 }
 
 fn experiment(s: &Server, created: &Value) -> Value {

@@ -4,7 +4,9 @@
 //! never read or waited on; `serve --benchmark` wants a name and such a file;
 //! `index build` reads named pipes but no device, and a statement line past
 //! `--max-line-kb` is a located error or, with `--lenient`, one skipped
-//! statement. Every command runs with a bound of ten seconds: one that blocks
+//! statement. Benchmarks and runs gzipped, bzipped, zstd-compressed or zipped
+//! (one file) score as the plain file does, and a bomb is refused naming the
+//! limit. Every command runs with a bound of ten seconds: one that blocks
 //! or reads on is killed and fails the test.
 
 use std::io::Read;
@@ -377,4 +379,339 @@ fn serve_refuses_a_benchmark_without_a_name_or_that_is_no_file() {
         &serve(&format!("x={}", utf8(&pipe))),
         "gold.json: not a regular file (a FIFO)",
     );
+}
+
+/// The benchmark and run samples of `../shared/data` the tests read (a file
+/// a reader refuses stays: its error must be the same, compressed or not).
+const SAMPLES: &[&str] = &[
+    "fixtures/gerbil/QALD_answersSets/QALD_Boolean.json",
+    "freebase/tog/grailqa-dev-1000.json",
+    "kgqagen/data.first15.jsonl",
+    "mqald/MQALD.json",
+    "mqald/MQALD_new_query.json",
+    "mqald/QALD-test-MOD-multilingual.json",
+    "mqald/QALD-train-MOD-multilingual.json",
+    "mqald/out/MQALD-test-GAnswer.json",
+    "mqald/out/MQALD-test-QAnswer.json",
+    "mqald/out/MQALD-test-TeBaQA.json",
+    "qald/1/musicbrainz-train.xml",
+    "qald/10/qald_10.json",
+    "qald/2/dbpedia-test.xml",
+    "qald/2/musicbrainz-train-answers.xml",
+    "qald/3/dbpedia-test-answers.xml",
+    "qald/3/musicbrainz-train-answers.xml",
+    "qald/4/qald-4_multilingual_test_withanswers.xml",
+    "qald/5/qald-5_train.json",
+    "qald/5/qald-5_train.xml",
+    "qald/5/qald-5_train_raw.xml",
+    "qald/6/qald-6-train-datacube.json",
+    "qald/7/qald-7-train-multilingual-extended-json.json",
+    "qald/7/qald-7-train-multilingual.json",
+    "qald/7/qald-7-train-multilingual.xml",
+    "qald/8/qald-8-train-multilingual.json",
+    "qald/9/qald-9-test-multilingual.json",
+    "qald/9/qald-9-train-multilingual.json",
+    "qald/9plus/qald_9_plus_test_dbpedia.json",
+    "qawiki/qawiki-v1-complete-2025-09-09.ttl",
+    "rubq/RuBQ_1.0_test.json",
+    "rubq/RuBQ_2.0_dev.json",
+    "systems/nliwod/qald8/QAKIS_QALD8_Train.json",
+    "systems/nliwod/qald8/QASystem_QALD8_Train.json",
+    "systems/nliwod/qald9/GANSWER2_QALD9_Train.json",
+    "systems/nliwod/qald9/QAKIS_QALD9_Train.json",
+    "systems/nliwod/qald9/QANSWER_QALD9_Train.json",
+    "systems/nliwod/qald9/TeBaQA_QALD9_Train.json",
+    "text2sparql/benchmark/ck25_true_result_set.json",
+    "text2sparql/systems/INFAI/ck25_answers.json",
+    "text2sparql/t2s-metrics/ck25/INFAI.jsonl",
+    "wikidata/dblp-quad/test-questions.json",
+    "wikidata/dblp-quad/valid-questions.json",
+    "wikidata/spinach/qald10-en-spinach-run.json",
+    "wikidata/spinach/qald10-en-test.json",
+    "wikidata/spinach/qald7-task4-spinach-run.json",
+    "wikidata/spinach/qald7-task4-test.json",
+    "wikidata/spinach/spinach-dev.json",
+    "wikidata/spinach/spinach-test.json",
+    "wikidata/spinach/wikiwebquestions-dev.json",
+    "wikidata/spinach/wikiwebquestions-test.json",
+];
+
+/// `bytes` compressed by a command-line tool (`gzip -c`, …).
+fn compressed_by(tool: &[&str], bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut child = Command::new(tool[0])
+        .args(&tool[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the compressor runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("compressed");
+    writer.join().expect("writer").expect("written");
+    assert!(out.status.success(), "{tool:?}");
+    out.stdout
+}
+
+/// A zip archive of one file `name` holding `bytes` deflated, written by hand
+/// after APPNOTE 4.3 (local header, data, central directory, end record), so
+/// that the test needs no zip tool.
+fn zip_of(name: &str, bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut deflate = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    deflate.write_all(bytes).expect("deflated");
+    let data = deflate.finish().expect("deflated");
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    let sizes = |out: &mut Vec<u8>| {
+        out.extend(crc.sum().to_le_bytes());
+        out.extend(u32::try_from(data.len()).expect("small").to_le_bytes());
+        out.extend(u32::try_from(bytes.len()).expect("small").to_le_bytes());
+    };
+    let mut out = Vec::new();
+    // local header: version 2.0, no flags, deflate, no time
+    out.extend(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00");
+    sizes(&mut out);
+    out.extend(u16::try_from(name.len()).expect("short").to_le_bytes());
+    out.extend([0, 0]);
+    out.extend(name.as_bytes());
+    out.extend(&data);
+    let central = out.len();
+    out.extend(b"PK\x01\x02\x14\x00\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00");
+    sizes(&mut out);
+    out.extend(u16::try_from(name.len()).expect("short").to_le_bytes());
+    // extra, comment, disk, internal and external attributes, local offset 0
+    out.extend([0u8; 16]);
+    out.extend(name.as_bytes());
+    let central_len = out.len() - central;
+    out.extend(b"PK\x05\x06\x00\x00\x00\x00\x01\x00\x01\x00");
+    out.extend(u32::try_from(central_len).expect("small").to_le_bytes());
+    out.extend(u32::try_from(central).expect("small").to_le_bytes());
+    out.extend([0, 0]);
+    out
+}
+
+/// Makes a file's compressed copy from its name and bytes.
+type Compress = fn(&str, &[u8]) -> Vec<u8>;
+
+#[test]
+fn every_sample_compressed_or_zipped_scores_byte_identically_to_the_plain_file() {
+    let data = crate::require_data!();
+    let dir = tmp("inputs-every-sample");
+    let forms: [(&str, &str, Compress); 5] = [
+        ("plain", "", |_, b| b.to_vec()),
+        ("gz", "gzip", |_, b| compressed_by(&["gzip", "-c"], b)),
+        ("bz2", "bzip2", |_, b| compressed_by(&["bzip2", "-c"], b)),
+        ("zst", "zstd", |_, b| {
+            compressed_by(&["zstd", "-c", "-q"], b)
+        }),
+        ("zip", "zip", zip_of),
+    ];
+    for sample in SAMPLES {
+        let plain_bytes = std::fs::read(data.join(sample)).expect("the sample");
+        let name = Path::new(sample)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a name");
+        let mut plain: Option<(Option<i32>, String, String)> = None;
+        for (form, compression, make) in forms {
+            // the same file name in a folder per form: the content tells
+            let folder = dir.join(form);
+            std::fs::create_dir_all(&folder).expect("folder");
+            let path = folder.join(name);
+            std::fs::write(&path, make(name, &plain_bytes)).expect("written");
+            let path = utf8(&path);
+            let o = bounded_for(
+                &[
+                    "evaluate",
+                    "--gold",
+                    path,
+                    "--run",
+                    path,
+                    "--experiments",
+                    "qa",
+                    "--format",
+                    "json",
+                ],
+                BUILD_BOUND,
+            );
+            let at = folder.display().to_string();
+            let outcome = (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout).replace(&at, "DIR"),
+                String::from_utf8_lossy(&o.stderr).replace(&at, "DIR"),
+            );
+            let Some(plain) = &plain else {
+                plain = Some(outcome);
+                continue;
+            };
+            assert!(
+                outcome == *plain,
+                "{sample} as {form} scores otherwise than the plain file:\n{}\n{}",
+                outcome.2,
+                plain.2
+            );
+            // check names the compression
+            let o = bounded(&["check", path]);
+            if plain.0 == Some(0) {
+                assert!(
+                    said(&o).contains(&format!("\n  compression: {compression}\n")),
+                    "{sample} as {form}: {}",
+                    said(&o)
+                );
+            }
+        }
+        assert!(plain.is_some());
+    }
+}
+
+#[test]
+fn a_gigabyte_bomb_gzipped_or_zipped_and_a_zip_of_two_files_are_refused() {
+    let dir = tmp("inputs-gigabyte-bomb");
+    // 1 GiB of zeros, gzip -1: about a megabyte
+    let gz = dir.join("bomb.json.gz");
+    let made = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "head -c 1073741824 /dev/zero | gzip -1 -c > '{}'",
+            gz.display()
+        ))
+        .status()
+        .expect("sh runs");
+    assert!(made.success());
+    let bytes = std::fs::read(&gz).expect("the bomb");
+    assert!(bytes.len() < 8 << 20, "{} bytes", bytes.len());
+    // the same deflate stream as the one entry of a zip: gzip's 10-byte
+    // header and 8-byte trailer (CRC-32, size mod 2^32) around it
+    let (deflate, trailer) = (&bytes[10..bytes.len() - 8], &bytes[bytes.len() - 8..]);
+    let mut zip = Vec::new();
+    zip.extend(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00");
+    zip.extend(&trailer[..4]);
+    zip.extend(u32::try_from(deflate.len()).expect("small").to_le_bytes());
+    zip.extend(&trailer[4..]);
+    zip.extend(9u16.to_le_bytes());
+    zip.extend([0, 0]);
+    zip.extend(b"bomb.json");
+    zip.extend(deflate);
+    let zipped = dir.join("bomb.zip");
+    std::fs::write(&zipped, zip).expect("written");
+    for (path, compression) in [(&gz, "gzip"), (&zipped, "zip")] {
+        for command in [
+            vec!["check", "--max-input-mb", "64", utf8(path)],
+            vec![
+                "evaluate",
+                "--max-input-mb",
+                "64",
+                "--gold",
+                GOLD,
+                "--run",
+                utf8(path),
+            ],
+        ] {
+            assert_refused(
+                &bounded(&command),
+                &format!(
+                    "{}: its {compression} content decompresses to more than the limit of 64 MiB of an input file; raise it with --max-input-mb",
+                    utf8(path)
+                ),
+            );
+        }
+    }
+    // a zip of two files (Info-ZIP's, tests/data/zip/README.md)
+    let two = root().join("tests/data/zip/two.zip");
+    assert_refused(
+        &bounded(&["evaluate", "--gold", utf8(&two), "--run", RUN]),
+        &format!(
+            "{}: the zip archive holds 2 files (gold.json, run.json); qajudge reads a zip of one file",
+            utf8(&two)
+        ),
+    );
+}
+
+#[test]
+fn a_zipped_or_gzipped_kg_file_loads_and_executes_as_the_plain_one() {
+    let dir = tmp("inputs-kg-zip");
+    let plain = root().join("tests/data/demo/kg.ttl");
+    let bytes = std::fs::read(&plain).expect("the demo graph");
+    let zipped = dir.join("kg.ttl.zip");
+    std::fs::write(&zipped, zip_of("kg.ttl", &bytes)).expect("written");
+    let gzipped = dir.join("kg.ttl.gz");
+    std::fs::write(&gzipped, compressed_by(&["gzip", "-c"], &bytes)).expect("written");
+    let scores = |kg: &Path| {
+        let o = bounded_for(
+            &[
+                "evaluate",
+                "--gold",
+                GOLD,
+                "--run",
+                "tests/data/demo/sparql-system.json",
+                "--kg",
+                utf8(kg),
+                "--execute-run",
+                "--format",
+                "json",
+            ],
+            BUILD_BOUND,
+        );
+        assert!(o.status.success(), "{}", said(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let files = &report["knowledge_graph"]["files"][0];
+        // the scores of every question (not the execution times)
+        let qa = &report["runs"][0]["experiments"]["qa"];
+        let questions: Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> = qa
+            ["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .map(|q| (q["id"].clone(), q["status"].clone(), q["f1"].clone()))
+            .collect();
+        (
+            questions,
+            qa["aggregate"]["macro"].clone(),
+            files["statements"].clone(),
+        )
+    };
+    let expected = scores(&plain);
+    assert_eq!(
+        (expected.0.len(), &expected.2),
+        (13, &serde_json::json!(58))
+    );
+    assert_eq!(scores(&zipped), expected);
+    assert_eq!(scores(&gzipped), expected);
+}
+
+#[test]
+fn a_kg_file_whose_text_decompresses_past_the_limit_is_refused_naming_it() {
+    let dir = tmp("inputs-kg-bomb");
+    // 2.2 MB of valid N-Triples, gzipped to a few kilobytes: within the limit
+    // as stored, past it as text
+    let text =
+        "<http://example.org/a> <http://example.org/b> <http://example.org/c> .\n".repeat(30_000);
+    let gz = dir.join("kg.nt.gz");
+    std::fs::write(&gz, compressed_by(&["gzip", "-c"], text.as_bytes())).expect("written");
+    assert!(std::fs::metadata(&gz).expect("the file").len() < 1 << 20);
+    let args = |mb: &'static str| {
+        vec![
+            "evaluate",
+            "--max-input-mb",
+            mb,
+            "--gold",
+            GOLD,
+            "--run",
+            "tests/data/demo/sparql-system.json",
+            "--kg",
+            utf8(&gz),
+        ]
+    };
+    assert_refused(
+        &bounded(&args("1")),
+        &format!(
+            "{}: cannot read: its content decompresses to more than the limit of 1 MiB of an input file; raise it with --max-input-mb",
+            utf8(&gz)
+        ),
+    );
+    // within a limit that holds its text, it loads
+    let o = bounded(&args("3"));
+    assert!(o.status.success(), "{}", said(&o));
 }

@@ -21,6 +21,8 @@ mod inputs;
 mod kgqa_scripts;
 mod leaderboard;
 mod live_text2sparql;
+mod llm_era;
+mod llm_judge;
 mod names;
 mod new_families;
 mod official;

@@ -2,7 +2,8 @@
 //! as LaTeX, compiled with Debian's pdflatex (booktabs) and read back with
 //! pdftotext and pdffonts; the same table in Markdown, checked as a table.
 //! `scripts/test.sh` installs texlive and poppler; without them the LaTeX test
-//! fails under CI and skips elsewhere.
+//! fails under CI and skips elsewhere. One run is named outside Latin-1
+//! (Greek, a Latin accent, CJK): the LaTeX is ASCII and compiles all the same.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,8 +12,13 @@ use crate::serve::root;
 
 const BASELINE: &str = "QAKIS_QALD9_Train";
 
-/// `qajudge evaluate` of the five QALD-9 runs in `format`, against the baseline.
-fn tables(data: &Path, format: &str) -> String {
+/// The name the LaTeX test gives TeBaQA's run (`--name`): Greek, a Latin
+/// accent and CJK.
+const UNICODE_NAME: &str = "TeBaQA-Ωä-日本";
+
+/// `qajudge evaluate` of the five QALD-9 runs in `format`, against the
+/// baseline; the last run (TeBaQA's) named `last_name` when given.
+fn tables(data: &Path, format: &str, last_name: Option<&str>) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_qajudge"));
     cmd.current_dir(root()).args([
         "evaluate",
@@ -30,6 +36,12 @@ fn tables(data: &Path, format: &str) -> String {
     assert_eq!(runs.len(), 5);
     for r in &runs {
         cmd.arg("--run").arg(r);
+    }
+    if let Some(last) = last_name {
+        for (i, r) in runs.iter().enumerate() {
+            let stem = r.file_stem().and_then(|s| s.to_str()).expect("a name");
+            cmd.args(["--name", if i + 1 == runs.len() { last } else { stem }]);
+        }
     }
     let o = cmd
         .args(["--baseline", BASELINE, "--confidence", "--format", format])
@@ -57,7 +69,13 @@ fn a_latex_table_compiles_and_reads_back_with_its_marks() {
         eprintln!("skipping: pdflatex/pdftotext are not installed (scripts/test.sh installs them)");
         return;
     }
-    let table = tables(&data, "latex");
+    let table = tables(&data, "latex", Some(UNICODE_NAME));
+    // ASCII, the run name written with LaTeX's commands
+    assert!(table.is_ascii(), "{table}");
+    assert!(
+        table.contains("TeBaQA-$\\Omega$\\\"{a}-\\texttt{U+65E5}\\texttt{U+672C}"),
+        "{table}"
+    );
     // the best macro F1 (GANSWER2, 0.445) in bold, its interval beside it, and
     // marks against the baseline
     assert!(table.contains("\\textbf{0.445}"), "{table}");
@@ -112,6 +130,21 @@ fn a_latex_table_compiles_and_reads_back_with_its_marks() {
         .unwrap_or_default();
     assert!(asknow.contains('↓'), "{asknow}");
     assert!(text.contains("Holm"), "{text}");
+    // the Greek capital from the math font (which pdftotext reads as Ω or as
+    // the ohm sign), the umlaut over its letter (one character, or the
+    // letter and the accent), the code points
+    let tebaqa = text
+        .lines()
+        .find(|l| l.contains("TeBaQA"))
+        .unwrap_or_default();
+    assert!(
+        (tebaqa.contains('Ω') || tebaqa.contains('\u{2126}'))
+            && ["ä", "a\u{308}", "¨a", "a¨"]
+                .iter()
+                .any(|a| tebaqa.contains(a))
+            && tebaqa.contains("U+65E5U+672C"),
+        "{tebaqa}"
+    );
     // bold values are set in a bold font (Computer Modern bold extended)
     let o = Command::new("pdffonts")
         .current_dir(&dir)
@@ -128,7 +161,7 @@ fn a_latex_table_compiles_and_reads_back_with_its_marks() {
 #[test]
 fn a_markdown_table_is_a_table() {
     let data = crate::require_data!();
-    let table = tables(&data, "markdown");
+    let table = tables(&data, "markdown", None);
     let lines: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
     // header, alignment, five runs
     assert_eq!(lines.len(), 7, "{table}");

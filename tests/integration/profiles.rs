@@ -12,7 +12,7 @@ use qajudge::index::Index;
 use qajudge::indexer::{build, BuildOptions, Silent};
 use qajudge::model::Dataset;
 
-use crate::data::load;
+use crate::data::{eval_run, load};
 use crate::require_data;
 
 fn demo(name: &str) -> PathBuf {
@@ -44,14 +44,10 @@ fn run(
     experiments: &[Experiment],
     index: Option<&Index>,
 ) -> Report {
-    evaluate_with(
+    eval_run(
         gold,
-        "gold",
-        &[Run {
-            name: "run",
-            source: "run",
-            dataset: run,
-        }],
+        run,
+        "run",
         Options {
             profile,
             experiments: experiments.to_vec(),

@@ -1,7 +1,10 @@
 //! The Python package (`pip install .`, python/): its pytest suites
 //! `python/tests/test_module.py` (the console command, and `qajudge.evaluate`,
 //! `Index`, `check`, `features`, `sample` against this binary's output, on the
-//! demo and on the real NLIWOD QALD-9 runs) and `test_client_redirect.py`,
+//! demo and on the real NLIWOD QALD-9 runs), `test_llm_era.py` (T2S-Metrics'
+//! measures, the query experiment, cost, abstention and the LLM judge through
+//! Python, against this binary and tests/llm_server.py) and
+//! `test_client_redirect.py`,
 //! run in the venv `scripts/python-wheel.sh` makes from the wheel it builds.
 
 use std::path::{Path, PathBuf};
@@ -43,6 +46,7 @@ fn the_python_package_passes_its_tests_against_the_binary() {
             "-p",
             "no:cacheprovider",
             "python/tests/test_module.py",
+            "python/tests/test_llm_era.py",
             "python/tests/test_client_redirect.py",
         ])
         .env("QAJUDGE_BIN", env!("CARGO_BIN_EXE_qajudge"))

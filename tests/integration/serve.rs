@@ -569,58 +569,21 @@ pub fn read_request_body(stream: &std::net::TcpStream) -> Option<Vec<u8>> {
     Some(body)
 }
 
-/// A QA system for the test: it answers by question text, some right, some wrong,
-/// one slowly past the timeout, one with an HTTP error, one with garbage.
-fn start_qa_system() -> String {
+/// A QA system on loopback for a test, a thread a connection: `answer` turns
+/// the body of a request into the status and the body of the reply. Its URL.
+pub fn start_system(answer: impl Fn(&[u8]) -> (u16, String) + Send + Sync + 'static) -> String {
+    let answer = std::sync::Arc::new(answer);
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
+            let answer = answer.clone();
             std::thread::spawn(move || {
                 let Some(body) = read_request_body(&stream) else {
                     return;
                 };
-                let form = String::from_utf8_lossy(&body).replace('+', " ");
-                let query = form
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("query="))
-                    .map(percent_decode)
-                    .unwrap_or_default();
-                let uri = |v: &str| json!({"type": "uri", "value": v});
-                let answer = |bindings: Vec<Value>| json!({"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": bindings.into_iter().map(|b| json!({"x": b})).collect::<Vec<_>>()}}]}]});
-                let (status, body) = if query.contains("children of Ann Dunham") {
-                    // the answers with the query that gave them: its IRIs are the
-                    // system's entity and property links (C2KB, P2KB)
-                    let mut a = answer(vec![
-                        uri("http://dbpedia.org/resource/Barack_Obama"),
-                        uri("http://www.wikidata.org/entity/Q76"),
-                    ]);
-                    a["questions"][0]["query"] = json!({"sparql": "SELECT ?uri WHERE { <http://dbpedia.org/resource/Ann_Dunham> <http://dbpedia.org/ontology/child> ?uri }"});
-                    (200, a.to_string())
-                } else if query.contains("spouse") {
-                    (500, "internal error".to_string())
-                } else if query.contains("When was Barack Obama born") {
-                    std::thread::sleep(Duration::from_millis(1500));
-                    (200, answer(vec![]).to_string())
-                } else if query.contains("party") {
-                    (200, "<html>not json</html>".to_string())
-                } else if query.contains("write about his father") {
-                    (
-                        200,
-                        answer(vec![
-                            json!({"type": "literal", "value": "Dreams from My Father"}),
-                        ])
-                        .to_string(),
-                    )
-                } else if query.contains("Is Barack Obama a citizen") {
-                    (200, json!({"questions": [{"id": "4", "answers": [{"head": {}, "boolean": true}]}]}).to_string())
-                } else {
-                    (
-                        200,
-                        answer(vec![uri("http://dbpedia.org/resource/Nowhere")]).to_string(),
-                    )
-                };
+                let (status, body) = answer(&body);
                 let _ = write!(
                     stream,
                     "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -630,6 +593,57 @@ fn start_qa_system() -> String {
         }
     });
     format!("http://{addr}/qa")
+}
+
+/// A QA system for the test: it answers by question text, some right, some wrong,
+/// one slowly past the timeout, one with an HTTP error, one with garbage.
+fn start_qa_system() -> String {
+    start_system(|body| {
+        let form = String::from_utf8_lossy(body).replace('+', " ");
+        let query = form
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("query="))
+            .map(percent_decode)
+            .unwrap_or_default();
+        let uri = |v: &str| json!({"type": "uri", "value": v});
+        let answer = |bindings: Vec<Value>| json!({"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": bindings.into_iter().map(|b| json!({"x": b})).collect::<Vec<_>>()}}]}]});
+        if query.contains("children of Ann Dunham") {
+            // the answers with the query that gave them: its IRIs are the
+            // system's entity and property links (C2KB, P2KB)
+            let mut a = answer(vec![
+                uri("http://dbpedia.org/resource/Barack_Obama"),
+                uri("http://www.wikidata.org/entity/Q76"),
+            ]);
+            a["questions"][0]["query"] = json!({"sparql": "SELECT ?uri WHERE { <http://dbpedia.org/resource/Ann_Dunham> <http://dbpedia.org/ontology/child> ?uri }"});
+            (200, a.to_string())
+        } else if query.contains("spouse") {
+            (500, "internal error".to_string())
+        } else if query.contains("When was Barack Obama born") {
+            std::thread::sleep(Duration::from_millis(1500));
+            (200, answer(vec![]).to_string())
+        } else if query.contains("party") {
+            (200, "<html>not json</html>".to_string())
+        } else if query.contains("write about his father") {
+            (
+                200,
+                answer(vec![
+                    json!({"type": "literal", "value": "Dreams from My Father"}),
+                ])
+                .to_string(),
+            )
+        } else if query.contains("Is Barack Obama a citizen") {
+            (
+                200,
+                json!({"questions": [{"id": "4", "answers": [{"head": {}, "boolean": true}]}]})
+                    .to_string(),
+            )
+        } else {
+            (
+                200,
+                answer(vec![uri("http://dbpedia.org/resource/Nowhere")]).to_string(),
+            )
+        }
+    })
 }
 
 pub fn percent_decode(s: &str) -> String {

@@ -1,32 +1,114 @@
 //! The `t2s-metrics` profile (docs/scoring.md, The `t2s-metrics` profile) on
 //! the nine CK25 team files of T2S-Metrics' own dataset, both queries executed
-//! on the CK25 graph: every query-text measure of every question as
-//! T2S-Metrics 1.2.0 computed it (`tests/data/t2s-metrics/ck25-text.json`,
-//! made by `tests/data/t2s-metrics/ck25_text.sh VENV CK25_DIR KG_TTL`), to
-//! 1e-9, under its names, per question and as run means.
+//! on the CK25 graph: every measure of every question as T2S-Metrics 1.2.0
+//! computed it (`tests/data/t2s-metrics/ck25.json`, made by
+//!
+//! ```text
+//! tests/data/t2s-metrics/ck25.sh ~/.cache/qajudge/target/venv-t2s \
+//!     ../shared/data/text2sparql/t2s-metrics/ck25 ../shared/data/text2sparql/kg
+//! ```
+//!
+//! ), to 1e-9, under its names, per question and as run means. Query-text
+//! measures are compared on every question; answer measures wherever rdflib
+//! (which T2S-Metrics executes with) and qajudge's store return the same
+//! rows, the questions where they do not listed in [`ENGINES_DIFFER`] with
+//! why (each must still differ, so that the list stays true).
+
+use std::collections::BTreeSet;
+use std::process::Command;
 
 use serde_json::Value;
-use std::process::Command;
 
 use crate::require_data;
 
-/// Measures T2S-Metrics computes on the raw text that the reader of its
-/// files trims (`levenshtein` counts leading and trailing whitespace).
-const ON_TRIMMED_TEXT: &[&str] = &["levenshtein"];
+/// The measures computed from the answers of executing both queries.
+const ANSWER_MEASURES: &[&str] = &[
+    "answerset_precision",
+    "answerset_recall",
+    "answerset_f1",
+    "precision_qald",
+    "recall_qald",
+    "f1_qald",
+    "f1_spinach",
+    "exact_match_spinach",
+    "hit@1",
+    "mrr",
+    "p@1",
+    "ndcg",
+    "query_execution",
+];
+
+/// Measures the fixture holds that the profile leaves out (docs/scoring.md,
+/// The `t2s-metrics` profile): none.
+const LEFT_OUT: &[&str] = &[];
+
+/// Cases whose `codebleu` differs: rdflib's grammar reads the generated
+/// query, qajudge's parser rejects its projection of a variable the grouping
+/// does not keep (docs/scoring.md, The `t2s-metrics` profile).
+const CODEBLEU_DIFFERS: &[(&str, &str)] = &[
+    ("AIFB", "ck25:31-en"),
+    ("MIPT", "ck25:30-en"),
+    ("MIPT", "ck25:37-en"),
+];
+
+/// Measures qajudge reports that the fixture's command did not ask for
+/// (`RougeN` with another `n`).
+const NOT_ASKED: &[&str] = &["rouge_1", "rouge_2", "rouge_3"];
+
+/// Questions (team, or `*` for every team, and id) whose answer measures
+/// differ because rdflib and qajudge's store answer a query differently.
+const ENGINES_DIFFER: &[(&str, &str, &str)] = &[
+    ("*", "ck25:29-en", "gold ORDER BY price LIMIT 5 OFFSET 10 over tied prices: rdflib keeps other rows"),
+    ("*", "ck25:37-en", "gold casts with xsd:int(), which rdflib does not run (no row); qajudge casts as Virtuoso does (7 rows)"),
+    ("*", "ck25:42-en", "rdflib fails the gold query; qajudge answers it (1 row)"),
+    ("FRANZ", "ck25:40-en", "unordered rows (LIMIT 1000 without ORDER BY): another first match (mrr)"),
+    ("IIS-L", "ck25:32-en", "rdflib returns other rows for both queries (246 rows each, values differ)"),
+    ("IIS-L", "ck25:37-en", "rdflib fails the generated query; qajudge runs it (0 rows)"),
+    ("IIS-Q", "ck25:7-en", "unordered rows in another order (mrr)"),
+    ("IIS-Q", "ck25:21-en", "rdflib returns 279 values where qajudge returns 93 rows (mrr)"),
+    ("IIS-Q", "ck25:25-en", "rdflib returns 465 values where qajudge returns 93 rows (mrr)"),
+    ("IIS-Q", "ck25:40-en", "unordered rows (LIMIT 1000 without ORDER BY): another first match (mrr)"),
+    ("IIS-Q", "ck25:47-en", "rdflib fails the generated query; qajudge answers it (7 rows)"),
+    ("INFAI", "ck25:35-en", "rdflib returns other rows for the generated query (9,690 values)"),
+    ("INFAI", "ck25:38-en", "rdflib returns other rows (265 gold values against 53 rows)"),
+    ("LABIC", "ck25:21-en", "rdflib runs the relative IRI <15> of the generated query; qajudge rejects it (no base)"),
+    ("LACODAM", "ck25:12-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:14-en", "unordered rows in another order (mrr)"),
+    ("LACODAM", "ck25:21-en", "unordered rows in another order (mrr)"),
+    ("LACODAM", "ck25:34-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:39-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:40-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:44-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:45-en", "unordered rows in another order (mrr)"),
+    ("LACODAM", "ck25:46-en", "LIMIT without ORDER BY: the engines keep other rows"),
+    ("LACODAM", "ck25:48-en", "unordered rows in another order (mrr)"),
+    ("MIPT", "ck25:29-en", "rdflib fails the generated query (OFFSET 5LIMIT 5); qajudge runs it"),
+    ("MIPT", "ck25:35-en", "rdflib returns other rows for both queries (1,938 rows each, values differ)"),
+    ("MIPT", "ck25:44-en", "rdflib returns other rows for the generated query (3,000 values against 113 rows)"),
+    ("WSE", "ck25:31-en", "unordered rows in another order (mrr)"),
+    ("WSE", "ck25:40-en", "rdflib returns other rows (LIMIT without ORDER BY)"),
+    ("WSE", "ck25:41-en", "rdflib returns other rows for both queries (6 rows each, values differ)"),
+];
+
+fn differs(team: &str, id: &str) -> Option<&'static str> {
+    ENGINES_DIFFER
+        .iter()
+        .find(|(t, i, _)| (*t == "*" || *t == team) && *i == id)
+        .map(|(_, _, why)| *why)
+}
 
 #[test]
-fn ck25_text_measures_equal_t2s_metrics() {
+fn ck25_measures_equal_t2s_metrics() {
     let data = require_data!();
     let ck25 = data.join("text2sparql/t2s-metrics/ck25");
     let kg = data.join("text2sparql/kg");
     let expected: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            crate::serve::root().join("tests/data/t2s-metrics/ck25-text.json"),
-        )
-        .expect("the fixture"),
+        &std::fs::read_to_string(crate::serve::root().join("tests/data/t2s-metrics/ck25.json"))
+            .expect("the fixture"),
     )
     .expect("json");
-    let mut checked = 0;
+    let (mut checked, mut answer_checked) = (0, 0);
+    let mut still_differ: BTreeSet<(String, String)> = BTreeSet::new();
     for (team, per_id) in expected["per_query"].as_object().expect("teams") {
         let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
             .args([
@@ -46,32 +128,71 @@ fn ck25_text_measures_equal_t2s_metrics() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let report: Value = serde_json::from_slice(&o.stdout).expect("a json report");
         let qa = &report["runs"][0]["experiments"]["qa"];
+        let mut excepted: BTreeSet<&str> = BTreeSet::new();
         for q in qa["questions"].as_array().expect("questions") {
             let id = q["id"].as_str().expect("an id");
-            for (metric, want) in per_id[id].as_object().expect("its scores") {
-                if ON_TRIMMED_TEXT.contains(&metric.as_str()) {
+            let ours = q["official"].as_object().expect("official figures");
+            let theirs = per_id[id].as_object().expect("its scores");
+            let why = differs(team, id);
+            let mut mismatch = false;
+            for (metric, want) in theirs {
+                if LEFT_OUT.contains(&metric.as_str()) {
+                    assert!(!ours.contains_key(metric), "{team} {id} {metric}");
                     continue;
                 }
-                let got = q["official"][metric].as_f64().expect("a figure");
+                let answer = ANSWER_MEASURES.contains(&metric.as_str());
                 let want = want.as_f64().expect("a score");
+                let got = ours.get(metric).and_then(Value::as_f64);
+                let same = got.is_some_and(|g| (g - want).abs() < 1e-9);
+                if metric == "codebleu" && CODEBLEU_DIFFERS.contains(&(team.as_str(), id)) {
+                    assert!(!same, "{team} {id} codebleu now agrees: drop it");
+                    excepted.insert(metric);
+                    continue;
+                }
+                if answer && why.is_some() {
+                    excepted.insert(metric);
+                    mismatch |= !same;
+                    continue;
+                }
                 assert!(
-                    (got - want).abs() < 1e-9,
-                    "{team} {id} {metric}: {got} against {want}"
+                    same,
+                    "{team} {id} {metric}: {got:?} against {want} (official: {ours:?})"
                 );
                 checked += 1;
+                answer_checked += usize::from(answer);
+            }
+            // no measure T2S-Metrics leaves out of the question
+            for metric in ours.keys() {
+                let known = theirs.contains_key(metric)
+                    || NOT_ASKED.contains(&metric.as_str())
+                    || (why.is_some() && ANSWER_MEASURES.contains(&metric.as_str()));
+                assert!(known, "{team} {id}: {metric} is not T2S-Metrics'");
+            }
+            if why.is_some() && mismatch {
+                still_differ.insert((team.clone(), id.to_string()));
             }
         }
         let means = &qa["aggregate"]["official"];
         for (metric, want) in expected["means"][team].as_object().expect("means") {
-            if ON_TRIMMED_TEXT.contains(&metric.as_str()) {
+            if excepted.contains(metric.as_str()) || LEFT_OUT.contains(&metric.as_str()) {
                 continue;
             }
             let got = means[metric].as_f64().expect("a mean");
             assert!(
                 (got - want.as_f64().expect("a mean")).abs() < 1e-9,
-                "{team} {metric}"
+                "{team} {metric}: mean {got} against {want}"
             );
         }
     }
-    assert_eq!(checked, 440 * 11);
+    // every listed difference is still one (for at least one team)
+    for (team, id, why) in ENGINES_DIFFER {
+        assert!(
+            still_differ
+                .iter()
+                .any(|(t, i)| (*team == "*" || t == team) && i == id),
+            "{team} {id} ({why}) no longer differs: drop it from ENGINES_DIFFER"
+        );
+    }
+    assert!(checked > 440 * 25, "{checked}");
+    assert!(answer_checked > 440 * 8, "{answer_checked}");
 }

@@ -3,12 +3,16 @@
 //! in its code; docs/scoring.md, The `mintaka` profiles) in its `kg` and `text`
 //! modes. Its figures ([`Official`]) compare the values as the script's
 //! Python does; P/R/F1 beside them follow the judge's rules (canonical IRIs,
-//! typed literals, labels: a gold entity carries its labels).
+//! typed literals, labels: a gold entity carries its labels). The token search
+//! and the multiset intersections count their steps first: a question past
+//! the work cap of every official profile is scored 0 and counted as
+//! `too_large` (docs/scoring.md, Limits).
 
 use regex::Regex;
 
 use super::lsap::numpy_sum;
-use super::python::{self, Py};
+use super::official::{count_too_large, TOO_LARGE};
+use super::python::{self, within_steps, Py, TooLarge};
 use super::qa_only::QaOnly;
 use super::Official;
 use crate::eval::report::Figures;
@@ -116,22 +120,28 @@ fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// `calculate_em` in text mode.
-fn em_text(pred: Option<&str>, answer: Option<&str>) -> bool {
-    match (
-        pred.filter(|p| !p.is_empty()),
-        answer.filter(|a| !a.is_empty()),
-    ) {
-        (Some(p), Some(a)) => {
-            let (p, a) = (tokens(p), tokens(a));
-            (0..(p.len() + 1).saturating_sub(a.len())).any(|i| p[i..i + a.len()] == a[..])
-        }
-        _ => pred == answer,
-    }
+/// `calculate_em` in text mode: the answer's tokens as a run of the
+/// prediction's, each of its windows compared token by token (the windows
+/// times the answer's tokens: the steps checked first).
+fn em_text(pred: Option<&str>, answer: Option<&str>) -> Result<bool, TooLarge> {
+    Ok(
+        match (
+            pred.filter(|p| !p.is_empty()),
+            answer.filter(|a| !a.is_empty()),
+        ) {
+            (Some(p), Some(a)) => {
+                let (p, a) = (tokens(p), tokens(a));
+                let windows = (p.len() + 1).saturating_sub(a.len());
+                within_steps(windows.saturating_mul(a.len()))?;
+                (0..windows).any(|i| p[i..i + a.len()] == a[..])
+            }
+            _ => pred == answer,
+        },
+    )
 }
 
 /// `calculate_f1` in text mode: whitespace tokens, case kept.
-fn f1_text(pred: Option<&str>, answer: Option<&str>) -> f64 {
+fn f1_text(pred: Option<&str>, answer: Option<&str>) -> Result<f64, TooLarge> {
     match (
         pred.filter(|p| !p.is_empty()),
         answer.filter(|a| !a.is_empty()),
@@ -142,19 +152,19 @@ fn f1_text(pred: Option<&str>, answer: Option<&str>) -> f64 {
             let a: Vec<Py> = a.into_iter().map(|t| Py::Str(t.into())).collect();
             f1_lists(&p, &a)
         }
-        _ => f64::from(u8::from(pred == answer)),
+        _ => Ok(f64::from(u8::from(pred == answer))),
     }
 }
 
 /// The F1 of two non-empty lists by their multiset overlap.
-fn f1_lists(pred: &[Py], answer: &[Py]) -> f64 {
-    let same = python::common(pred, answer);
+fn f1_lists(pred: &[Py], answer: &[Py]) -> Result<f64, TooLarge> {
+    let same = python::common(pred, answer)?;
     if same == 0 {
-        return 0.0;
+        return Ok(0.0);
     }
     let precision = 1.0 * same as f64 / pred.len() as f64;
     let recall = 1.0 * same as f64 / answer.len() as f64;
-    (2.0 * precision * recall) / (precision + recall)
+    Ok((2.0 * precision * recall) / (precision + recall))
 }
 
 /// `int(a == b)` for two optional lists.
@@ -179,7 +189,8 @@ impl Official for Mintaka {
     /// the list is right) of every gold question (the test set drives the
     /// script's join), and `hits@1/first` (not the script's: only the first
     /// prediction counts; in text mode the same as `em`). A question without
-    /// a prediction makes the script fail; here it scores 0.
+    /// a prediction makes the script fail; here it scores 0. A question past
+    /// the work cap scores 0 with `too_large`.
     fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
         let figures = |em: bool, f1: f64, hit: bool, first: bool| {
             Figures::from([
@@ -195,35 +206,26 @@ impl Official for Mintaka {
             f.insert("missing".to_string(), 1.0);
             return Some(f);
         };
-        if self.text {
-            let (p, a) = (pred_text(run), gold_text(gold));
-            let em = em_text(p.as_deref(), a.as_deref());
-            return Some(figures(em, f1_text(p.as_deref(), a.as_deref()), em, em));
-        }
-        let (p, a) = (kg_values(run.answers.as_ref()), gold_kg(gold));
-        let em = same_lists(p.as_deref(), a.as_deref());
-        let f1 = match (p.as_deref(), a.as_deref()) {
-            (Some(p), Some(a)) if !p.is_empty() && !a.is_empty() => f1_lists(p, a),
-            _ => f64::from(u8::from(em)),
+        let scored = if self.text {
+            self.text_figures(gold, run)
+        } else {
+            self.kg_figures(gold, run)
         };
-        let hit = match (p.as_deref(), a.as_deref()) {
-            (Some(p), Some(a)) => python::common(p, a) > 0,
-            _ => em,
-        };
-        // not the script's: only the first prediction counts
-        let first = match (p.as_deref(), a.as_deref()) {
-            (Some(p), Some(a)) => p
-                .first()
-                .is_some_and(|x| a.iter().any(|y| python::eq(x, y))),
-            _ => em,
-        };
-        Some(figures(em, f1, hit, first))
+        Some(match scored {
+            Ok((em, f1, hit, first)) => figures(em, f1, hit, first),
+            Err(TooLarge) => {
+                let mut f = figures(false, 0.0, false, false);
+                f.insert(TOO_LARGE.to_string(), 1.0);
+                f
+            }
+        })
     }
 
     /// The means over the test questions, as pandas computes them (NumPy's
     /// sums): `em`, `f1`, `hits@1/any`, `hits@1/first` and `questions`;
     /// `missing` counts the questions without a prediction (scored 0 where
-    /// the script stops).
+    /// the script stops), `too_large` those past the work cap (only when some
+    /// were).
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
         let n = scored.len() as f64;
         let mean = |k: &str| {
@@ -234,7 +236,7 @@ impl Official for Mintaka {
                 numpy_sum(&v) / n
             }
         };
-        Figures::from([
+        let mut out = Figures::from([
             ("questions".to_string(), n),
             ("em".to_string(), mean("em")),
             ("f1".to_string(), mean("f1")),
@@ -247,7 +249,43 @@ impl Official for Mintaka {
                     .filter(|(_, f)| f.contains_key("missing"))
                     .count() as f64,
             ),
-        ])
+        ]);
+        count_too_large(scored, &mut out);
+        out
+    }
+}
+
+/// `em`, `f1`, `hits@1/any` and `hits@1/first` of one question.
+type Four = (bool, f64, bool, bool);
+
+impl Mintaka {
+    /// The figures in text mode (`hits@1` is `em`).
+    fn text_figures(&self, gold: &Question, run: &Question) -> Result<Four, TooLarge> {
+        let (p, a) = (pred_text(run), gold_text(gold));
+        let em = em_text(p.as_deref(), a.as_deref())?;
+        Ok((em, f1_text(p.as_deref(), a.as_deref())?, em, em))
+    }
+
+    /// The figures in kg mode.
+    fn kg_figures(&self, gold: &Question, run: &Question) -> Result<Four, TooLarge> {
+        let (p, a) = (kg_values(run.answers.as_ref()), gold_kg(gold));
+        let em = same_lists(p.as_deref(), a.as_deref());
+        let f1 = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) if !p.is_empty() && !a.is_empty() => f1_lists(p, a)?,
+            _ => f64::from(u8::from(em)),
+        };
+        let hit = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) => python::common(p, a)? > 0,
+            _ => em,
+        };
+        // not the script's: only the first prediction counts
+        let first = match (p.as_deref(), a.as_deref()) {
+            (Some(p), Some(a)) => p
+                .first()
+                .is_some_and(|x| a.iter().any(|y| python::eq(x, y))),
+            _ => em,
+        };
+        Ok((em, f1, hit, first))
     }
 }
 
@@ -262,8 +300,66 @@ mod tests {
             ["it", "is", "mount", "lucania", "."]
         );
         assert_eq!(tokens("5.0"), ["5", ".", "0"]);
-        assert!(em_text(Some("It is Mount Lucania."), Some("Mount Lucania")));
-        assert!(!em_text(Some(""), Some("x")));
-        assert!(em_text(None, None));
+        assert_eq!(
+            em_text(Some("It is Mount Lucania."), Some("Mount Lucania")),
+            Ok(true)
+        );
+        assert_eq!(em_text(Some(""), Some("x")), Ok(false));
+        assert_eq!(em_text(None, None), Ok(true));
+    }
+
+    #[test]
+    fn a_question_past_the_work_cap_is_too_large_in_both_modes() {
+        use crate::model::{Answer, Term};
+        let set = |values: Vec<String>| AnswerSet {
+            answers: values
+                .into_iter()
+                .map(|v| Answer::single(Term::Iri(format!("{WD}{v}"))))
+                .collect(),
+            ..AnswerSet::default()
+        };
+        let question = |answers: usize, predictions: usize| {
+            let gold = Question {
+                answers: Some(set((0..answers).map(|i| format!("Q{i}")).collect())),
+                ..Question::default()
+            };
+            let run = Question {
+                answers: Some(set((0..predictions).map(|i| format!("Q{i}")).collect())),
+                ..Question::default()
+            };
+            (gold, run)
+        };
+        // 50,000 gold values against 50,000 predicted: 2.5 · 10⁹ pairings
+        let (gold, run) = question(50_000, 50_000);
+        let big = Mintaka { text: false }
+            .question(&gold, &[&run])
+            .expect("figures");
+        assert_eq!((big[TOO_LARGE], big["f1"], big["em"]), (1.0, 0.0, 0.0));
+        let (gold, run) = question(3, 2);
+        let small = Mintaka { text: false }
+            .question(&gold, &[&run])
+            .expect("figures");
+        assert!(!small.contains_key(TOO_LARGE));
+        assert_eq!(small["hits@1/any"], 1.0);
+        let all = [(&Question::default(), &big), (&Question::default(), &small)];
+        let aggregate = Mintaka { text: false }.aggregate(&all, 2);
+        assert_eq!((aggregate[TOO_LARGE], aggregate["hits@1/any"]), (1.0, 0.5));
+        // text mode: a prediction of 100,000 tokens searched for an answer of
+        // 30,000 (the token search's windows times the answer's tokens)
+        let text = |words: usize| {
+            (0..words)
+                .map(|i| format!("w{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(
+            em_text(Some(&text(100_000)), Some(&text(30_000))),
+            Err(TooLarge)
+        );
+        assert_eq!(
+            f1_text(Some(&text(100_000)), Some(&text(30_000))),
+            Err(TooLarge)
+        );
+        assert_eq!(em_text(Some(&text(100)), Some(&text(30))), Ok(true));
     }
 }

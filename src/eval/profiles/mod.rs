@@ -41,6 +41,7 @@ mod qa_only;
 mod rog;
 mod spinach;
 mod subgraph;
+mod t2s_answers;
 mod t2s_metrics;
 mod text2sparql;
 mod tog;

@@ -2,8 +2,26 @@
 //! a script holds them after `json.load` (`None`, `bool`, `int`, `float`,
 //! `str`), their equality (`1 == 1.0 == True`), their `str()` (a float's
 //! shortest repr, `True`, a list's repr), `str.split()` and `str.lower()`.
+//! Its multiset intersection ([`common`]) pairs values one by one as
+//! `Counter` does, within the work cap of every official profile
+//! ([`MAX_TEXT_STEPS`]: past it, [`TooLarge`]).
 
+use super::official::MAX_TEXT_STEPS;
 use crate::model::Term;
+
+/// Work past [`MAX_TEXT_STEPS`]: the question is scored 0 and counted as
+/// `too_large` (docs/scoring.md, Limits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge;
+
+/// Checks a rule's steps, counted before it runs, against [`MAX_TEXT_STEPS`].
+pub fn within_steps(steps: usize) -> Result<(), TooLarge> {
+    if steps > MAX_TEXT_STEPS {
+        Err(TooLarge)
+    } else {
+        Ok(())
+    }
+}
 
 /// A JSON value as a Python script holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,8 +108,10 @@ pub fn list_eq(a: &[Py], b: &[Py]) -> bool {
 }
 
 /// `sum((Counter(a) & Counter(b)).values())`: the size of the multiset
-/// intersection under Python equality.
-pub fn common(a: &[Py], b: &[Py]) -> usize {
+/// intersection under Python equality; [`TooLarge`] when `|a|·|b|` (its
+/// comparisons at most) is past [`MAX_TEXT_STEPS`].
+pub fn common(a: &[Py], b: &[Py]) -> Result<usize, TooLarge> {
+    within_steps(a.len().saturating_mul(b.len()))?;
     let mut used = vec![false; b.len()];
     let mut n = 0;
     for x in a {
@@ -100,7 +120,7 @@ pub fn common(a: &[Py], b: &[Py]) -> usize {
             n += 1;
         }
     }
-    n
+    Ok(n)
 }
 
 /// `str(list)`: `['a', 1, True]`.
@@ -237,7 +257,7 @@ mod tests {
             Py::Str("it's".into()),
         ];
         assert_eq!(list_str(&l), "['Q1', 1, True, \"it's\"]");
-        assert_eq!(common(&[Py::Int(1), Py::Int(1)], &[Py::Bool(true)]), 1);
+        assert_eq!(common(&[Py::Int(1), Py::Int(1)], &[Py::Bool(true)]), Ok(1));
         assert_eq!(split(" a\u{1c}b  c\n"), ["a", "b", "c"]);
     }
 }

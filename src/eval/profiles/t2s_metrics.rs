@@ -1,23 +1,26 @@
-//! The `t2s-metrics` profile: reproduces the query-text measures of
-//! T2S-Metrics 1.2.0 (PyPI `t2s-metrics`, Wimmics/t2s-metrics), per question
-//! and for the run under its own names (docs/scoring.md, The `t2s-metrics`
-//! profile): `token_precision`, `token_recall`, `token_f1`, `bleu`,
-//! `sp-bleu`, `sp-f1`, `rouge_4` (with `rouge_1` … `rouge_3`, which it
-//! computes with the same class), `jaccard`, `cosine_sim`, `euclidean`,
-//! `levenshtein` and `query_exact_match` of each case's generated query
-//! against its golden one (`crate::eval::text::t2s`), and their means over
-//! the cases (its `MeanAggregator`). The usual P/R/F1 are the judge's, on
-//! answers from executing both queries (`--kg`, `--endpoint`).
+//! The `t2s-metrics` profile: reproduces the measures of T2S-Metrics 1.2.0
+//! (PyPI `t2s-metrics`, Wimmics/t2s-metrics) that need no network and no
+//! language model, per question and for the run under its own names
+//! (docs/scoring.md, The `t2s-metrics` profile): the query-text measures of
+//! each case's generated query against its golden one, read as the file wrote
+//! them (`crate::eval::text::t2s`: `token_*`, `bleu`, `sp-*`, `rouge_*`,
+//! `jaccard`, `cosine_sim`, `euclidean`, `levenshtein`, `query_exact_match`,
+//! `naive-can-*`, `codebleu`), and, when both queries were executed (`--kg`,
+//! `--endpoint`), its answer measures on their answers
+//! (`super::t2s_answers`); the run's figures are their means over the cases
+//! that have them (its `MeanAggregator`, Python's `sum`). The usual P/R/F1
+//! are the judge's.
 
 use super::qa_only::QaOnly;
+use super::t2s_answers::{answer_measures, py_sum};
 use super::Official;
 use crate::eval::report::Figures;
-use crate::eval::text::t2s::measures;
+use crate::eval::text::t2s::{measures, RAW_QUERY};
 use crate::model::{Query, Question};
 
 /// The version the profile follows.
 const SCRIPT: &str =
-    "T2S-Metrics 1.2.0 (PyPI t2s-metrics; Wimmics/t2s-metrics), its query-text measures";
+    "T2S-Metrics 1.2.0 (PyPI t2s-metrics; Wimmics/t2s-metrics), its measures without network or language model";
 
 /// The rules of the `t2s-metrics` profile.
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,7 +34,12 @@ pub static RULES: QaOnly = QaOnly {
     official: &T2sMetrics,
 };
 
+/// A case's query as T2S-Metrics reads it: as the file wrote it (kept by the
+/// reader, untrimmed), else the query.
 fn text(q: &Question) -> &str {
+    if let Some(raw) = q.flags.get(RAW_QUERY) {
+        return raw;
+    }
     match &q.query {
         Query::Sparql(s) | Query::Pseudo(s) => s,
         Query::None => "",
@@ -47,26 +55,37 @@ impl Official for T2sMetrics {
     /// empty generated query.
     fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
         let generated = run.first().map_or("", |r| text(r));
-        Some(
-            measures(text(gold), generated)
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+        let mut figures: Figures = measures(text(gold), generated)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        figures.extend(answer_measures(
+            gold,
+            run.first().copied(),
+            gold.order_flagged(),
+        ));
+        // measured on the graph when the run was executed (absent without one)
+        if let Some(share) = run
+            .first()
+            .and_then(|r| r.flags.get(crate::eval::text::uris::HALLUCINATION_FLAG))
+            .and_then(|v| v.parse::<f64>().ok())
+        {
+            figures.insert("uri_hallucination".to_string(), share);
+        }
+        Some(figures)
     }
 
     /// The mean of each measure over the questions that have it.
     fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
-        let mut sums: std::collections::BTreeMap<&str, (f64, usize)> = Default::default();
+        let mut scores: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
         for (_, f) in scored {
             for (k, v) in *f {
-                let s = sums.entry(k.as_str()).or_default();
-                s.0 += v;
-                s.1 += 1;
+                scores.entry(k.as_str()).or_default().push(*v);
             }
         }
-        sums.into_iter()
-            .map(|(k, (sum, n))| (k.to_string(), sum / n as f64))
+        scores
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), py_sum(v.iter().copied()) / v.len() as f64))
             .collect()
     }
 }

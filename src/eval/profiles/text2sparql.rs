@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 
 use super::Rules;
 use crate::annotate::MarkingStyle;
-use crate::eval::prepare::GoldEntry;
 use crate::eval::{ChallengeAggregate, Experiment, LanguageAggregate, Status};
 use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
 use crate::metrics::{score_question, QuestionScore};
-use crate::model::{Answer, AnswerSet, Term};
+use crate::model::{Answer, AnswerSet, Question, Term};
 
 /// The rules of the `text2sparql` profile.
 #[derive(Debug, Clone, Copy, Default)]
@@ -162,10 +161,10 @@ pub fn challenge_score(
 /// as `text2sparql-client` computes it (`combine_metrics` averages, over every
 /// question, the nDCG of an ordered one and the F of the others, and, because
 /// it iterates over its results dictionary, the `average` entry's nDCG too).
-/// `scored` are (entry, status, score) and `ndcgs` (entry, nDCG) by position
-/// in `entries`.
+/// `scored` are (question, status, score) and `ndcgs` (question, nDCG) by
+/// position in `questions` (the gold's, in the order they were scored).
 pub(in crate::eval) fn challenge_aggregate(
-    entries: &[GoldEntry<'_>],
+    questions: &[&Question],
     scored: &[(usize, Status, QuestionScore)],
     ndcgs: &[(usize, Option<f64>)],
 ) -> ChallengeAggregate {
@@ -191,11 +190,7 @@ pub(in crate::eval) fn challenge_aggregate(
     });
     let mut langs: BTreeMap<String, Vec<&(usize, Status, QuestionScore)>> = BTreeMap::new();
     for item in scored {
-        let lang = entries[item.0]
-            .question
-            .language()
-            .unwrap_or("")
-            .to_string();
+        let lang = questions[item.0].language().unwrap_or("").to_string();
         langs.entry(lang).or_default().push(item);
     }
     ChallengeAggregate {

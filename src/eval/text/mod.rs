@@ -3,11 +3,16 @@
 //! (`tokens`), BLEU as NLTK's `sentence_bleu` computes it with Chen and
 //! Cherry's smoothing 4 and token precision, recall and F1 over token
 //! multisets (`bleu`); the other query-text measures of T2S-Metrics 1.2.0
-//! (`t2s`). qajudge's query experiment uses the first two.
+//! (`t2s`), with its naive canonicalisation (`canonical`) and its CodeBLEU
+//! (`codebleu`) and the IRIs its URI hallucination looks up (`uris`).
+//! qajudge's query experiment uses the first two.
 
 pub mod bleu;
+pub mod canonical;
+pub mod codebleu;
 pub mod t2s;
 pub mod tokens;
+pub mod uris;
 
 pub use bleu::{bleu, token_prf, TokenPrf};
 pub use tokens::{normalize_variables, py_normalize_whitespace, tokenize};

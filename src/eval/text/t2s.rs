@@ -2,14 +2,20 @@
 //! docs/scoring.md, The `t2s-metrics` profile), per question under its own
 //! names: `token_precision`, `token_recall`, `token_f1`, `bleu`, `sp-bleu`,
 //! `sp-f1`, `rouge_4` (and `rouge_1` … `rouge_3`), `jaccard`, `cosine_sim`,
-//! `euclidean`, `levenshtein` and `query_exact_match`, each computed as its
+//! `euclidean`, `levenshtein`, `query_exact_match`, `naive-can-bleu`,
+//! `naive-can-rouge-4` (`super::canonical`) and `codebleu`
+//! (`super::codebleu`), each computed as its
 //! code computes it (scikit-learn's `CountVectorizer` for the vector
 //! measures, `rouge_score`'s tokenizer, `Levenshtein.distance` over code
 //! points), quirks included.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::canonical::naive_can;
+use super::codebleu::codebleu;
 use super::{bleu, normalize_variables, py_normalize_whitespace, token_prf, tokenize};
+
+pub use crate::qald::T2S_RAW_QUERY as RAW_QUERY;
 
 /// The most cells of the edit-distance table (`levenshtein` is left out of a
 /// question past it).
@@ -168,6 +174,10 @@ pub fn measures(golden: &str, generated: &str) -> BTreeMap<&'static str, f64> {
             )),
         ),
     ]);
+    let (cg, cp) = (naive_can(golden), naive_can(generated));
+    out.insert("naive-can-bleu", bleu(&tokenize(&cg), &tokenize(&cp)));
+    out.insert("naive-can-rouge-4", rouge_n(&cg, &cp, 4));
+    out.insert("codebleu", codebleu(golden, generated));
     if let Some(l) = levenshtein(golden, generated) {
         out.insert("levenshtein", l);
     }
@@ -178,25 +188,35 @@ pub fn measures(golden: &str, generated: &str) -> BTreeMap<&'static str, f64> {
 mod tests {
     use super::*;
 
+    /// Cases whose `codebleu` differs from T2S-Metrics': rdflib's grammar
+    /// reads them, qajudge's parser rejects a projection of a variable their
+    /// grouping does not keep (docs/scoring.md, The `t2s-metrics` profile).
+    const CODEBLEU_DIFFERS: &[(&str, &str)] = &[
+        ("AIFB", "ck25:31-en"),
+        ("MIPT", "ck25:30-en"),
+        ("MIPT", "ck25:37-en"),
+    ];
+
     /// The nine CK25 team files of T2S-Metrics' own dataset, scored by
-    /// T2S-Metrics 1.2.0 itself (`tests/data/t2s-metrics/ck25-text.json`, made
-    /// by `tests/data/t2s-metrics/ck25_text.sh`): every measure of every
-    /// question equal to 1e-9, and the run means as its `MeanAggregator`
-    /// takes them.
+    /// T2S-Metrics 1.2.0 itself (`tests/data/t2s-metrics/ck25.json`, made by
+    /// `tests/data/t2s-metrics/ck25.sh`): every query-text measure of every
+    /// question equal to 1e-9 (its answer measures are checked by
+    /// tests/integration/t2s_metrics.rs), and the run means as its
+    /// `MeanAggregator` takes them.
     #[test]
     fn ck25_figures_are_t2s_metrics_own() {
         let Some(dir) = crate::test_data::shared_data("text2sparql/t2s-metrics/ck25") else {
             return;
         };
-        let expected: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../tests/data/t2s-metrics/ck25-text.json"
-        ))
-        .expect("the fixture parses");
-        let mut checked = 0;
+        let expected: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/data/t2s-metrics/ck25.json"))
+                .expect("the fixture parses");
+        let (mut checked, mut differing) = (0, 0);
         for (team, per_id) in expected["per_query"].as_object().expect("teams") {
             let text =
                 std::fs::read_to_string(dir.join(format!("{team}.jsonl"))).expect("a team file");
-            let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+            let mut sums: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            let mut skip_means: BTreeSet<&str> = BTreeSet::new();
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 let case: serde_json::Value = serde_json::from_str(line).expect("a json line");
                 let id = case["id"].as_str().expect("an id");
@@ -204,24 +224,37 @@ mod tests {
                 let generated = case["generated"].as_str().unwrap_or_default();
                 let ours = measures(golden, generated);
                 for (metric, score) in per_id[id].as_object().expect("the question's scores") {
+                    // the answer measures are not the text's
+                    let Some(&got) = ours.get(metric.as_str()) else {
+                        continue;
+                    };
                     let want = score.as_f64().expect("a score");
-                    let got = ours[metric.as_str()];
+                    if metric == "codebleu" && CODEBLEU_DIFFERS.contains(&(team.as_str(), id)) {
+                        assert!((got - want).abs() > 1e-9, "{team} {id} codebleu now agrees");
+                        skip_means.insert("codebleu");
+                        differing += 1;
+                        continue;
+                    }
                     assert!(
                         (got - want).abs() < 1e-9,
                         "{team} {id} {metric}: {got} against {want}"
                     );
-                    let s = sums.entry(metric.clone()).or_default();
-                    s.0 += got;
-                    s.1 += 1;
+                    sums.entry(metric.clone()).or_default().push(got);
                     checked += 1;
                 }
             }
-            for (metric, (sum, n)) in sums {
+            for (metric, scores) in sums {
+                if skip_means.contains(metric.as_str()) {
+                    continue;
+                }
                 let want = expected["means"][team][&metric].as_f64().expect("a mean");
-                assert!((sum / n as f64 - want).abs() < 1e-9, "{team} {metric}");
+                let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+                assert!((mean - want).abs() < 1e-9, "{team} {metric}");
             }
         }
-        assert!(checked > 9 * 50 * 10, "{checked}");
+        assert_eq!(differing, CODEBLEU_DIFFERS.len());
+        // 15 query-text measures asked of 440 cases
+        assert_eq!(checked, 440 * 15 - CODEBLEU_DIFFERS.len());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! IRIs and strings too) and Python's `" ".join(s.split())`.
 
 /// A character Python's `str.split()` splits on.
-fn py_space(c: char) -> bool {
+pub(crate) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 

@@ -1,0 +1,132 @@
+//! Where `qajudge evaluate`'s gold comes from besides `--gold`, and what it
+//! reads beside it: the gold the run files carry (merged by question id), the
+//! question ids of `--questions` or `--sample` that keep part of the gold, and
+//! the side files profiles read (`--ontology` for `grailqa`, `--train` for
+//! `kqapro`). Each check fails with a message that names the file.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+
+/// The gold the run files carry (docs/scoring.md, Other benchmark families):
+/// the union of their golds, by question id, named after the first run. Every
+/// run file must carry one; a question two files carry must be the same in
+/// both (a file that lacks some questions leaves them missing for that run).
+pub(super) fn own_gold(
+    paths: &[PathBuf],
+    runs: &mut [crate::model::Dataset],
+) -> anyhow::Result<(crate::model::Dataset, String)> {
+    let mut gold: Option<(crate::model::Dataset, String)> = None;
+    for (path, run) in paths.iter().zip(runs.iter_mut()) {
+        // the run's ids are its own gold's: no join by text
+        run.join_by_text = false;
+        run.by_position = false;
+        let Some(own) = run.own_gold.take() else {
+            bail!(
+                "{}: this run carries no gold of its own; give the benchmark with --gold FILE",
+                path.display()
+            );
+        };
+        let Some((merged, name)) = gold.as_mut() else {
+            gold = Some((*own, format!("{} (its own gold)", path.display())));
+            continue;
+        };
+        for q in own.questions {
+            match merged.questions.iter().find(|g| g.id == q.id) {
+                Some(g) if *g != q => bail!(
+                    "{}: question {} differs from the same question in {name}; score runs of different golds separately, or give the benchmark with --gold FILE",
+                    path.display(),
+                    q.id
+                ),
+                Some(_) => {}
+                None => merged.questions.push(q),
+            }
+        }
+    }
+    gold.ok_or_else(|| {
+        anyhow::anyhow!("no --gold and no run file: give the benchmark with --gold FILE")
+    })
+}
+
+/// Keeps the gold questions whose ids a `--questions` file lists, in the
+/// gold's order, and returns the ids of those left out; an id the gold does
+/// not have is an error naming it.
+pub(super) fn keep_questions(
+    gold: &mut crate::model::Dataset,
+    path: &Path,
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let bytes = crate::cli::input::read(path)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not UTF-8 text at byte {}; give one question id per line",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let mut wanted = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let id = line.trim();
+        if id.is_empty() || id.starts_with('#') {
+            continue;
+        }
+        if !gold.questions.iter().any(|q| q.id.0 == id) {
+            bail!(
+                "{}:{}: question {id:?} is not in the gold benchmark; list ids of its questions, one per line",
+                path.display(),
+                n + 1
+            );
+        }
+        wanted.insert(id.to_string());
+    }
+    if wanted.is_empty() {
+        bail!(
+            "{}: lists no question id; give one per line",
+            path.display()
+        );
+    }
+    let left_out = gold
+        .questions
+        .iter()
+        .filter(|q| !wanted.contains(&q.id.0))
+        .map(|q| q.id.0.clone())
+        .collect();
+    gold.questions.retain(|q| wanted.contains(&q.id.0));
+    Ok(left_out)
+}
+
+/// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
+pub(super) fn load_ontology(dir: &Path) -> anyhow::Result<()> {
+    let text = |name: &str| -> anyhow::Result<String> {
+        let path = dir.join(name);
+        let bytes = crate::cli::input::read(&path)?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{}: not UTF-8 text; give GrailQA's ontology files",
+                path.display()
+            )
+        })
+    };
+    let ontology = crate::eval::profiles::Ontology::parse(
+        &text("fb_roles")?,
+        &text("fb_types")?,
+        &text("reverse_properties")?,
+    );
+    let (relations, types) = ontology.size();
+    if relations == 0 || types == 0 {
+        bail!(
+            "{}: fb_roles or fb_types holds no line of GrailQA's schema (`domain relation range`, `type meta.subclassOf type`); give the folder of GrailQA's ontology files",
+            dir.display()
+        );
+    }
+    crate::eval::profiles::set_ontology(ontology);
+    Ok(())
+}
+
+/// Reads KQA Pro's training set from `path` for the `kqapro` profile's
+/// `zero-shot` category.
+pub(super) fn load_train(path: &Path) -> anyhow::Result<()> {
+    let bytes = crate::cli::input::read(path)?;
+    let answers = crate::qald::parse_kqapro_train(&bytes, &path.display().to_string())?;
+    crate::eval::profiles::set_train_answers(answers);
+    Ok(())
+}

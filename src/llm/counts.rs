@@ -1,0 +1,44 @@
+//! The counts of an LLM judge's verdicts (docs/report.md, The LLM judge): how
+//! many of each verdict, and whether each came from the cache or a call. Both
+//! the answers' judging and the report count with it.
+
+use serde::Serialize;
+
+use super::{Decision, Source, Verdict};
+
+/// How many verdicts of each kind, and where they came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, utoipa::ToSchema)]
+pub struct VerdictCounts {
+    /// Asks.
+    pub asked: usize,
+    /// `same` verdicts.
+    pub same: usize,
+    /// `different` verdicts.
+    pub different: usize,
+    /// `unsure` verdicts (failed calls and unreadable replies included).
+    pub unsure: usize,
+    /// Verdicts read from the cache (or from an identical ask of the run).
+    pub cached: usize,
+    /// Verdicts from a call to the server.
+    pub called: usize,
+    /// Calls that got no reply (timeout, failed connection, HTTP error):
+    /// `unsure`, not cached.
+    pub failed: usize,
+}
+
+impl VerdictCounts {
+    /// Counts one decision.
+    pub fn add(&mut self, d: &Decision) {
+        self.asked += 1;
+        match d.verdict {
+            Verdict::Same => self.same += 1,
+            Verdict::Different => self.different += 1,
+            Verdict::Unsure => self.unsure += 1,
+        }
+        match d.source {
+            Source::Cached => self.cached += 1,
+            Source::Called => self.called += 1,
+        }
+        self.failed += usize::from(d.failed);
+    }
+}

@@ -1,0 +1,361 @@
+//! The optional LLM judge (docs/scoring.md, The LLM judge): what the string,
+//! literal and label rules cannot decide — a free-text run answer against a
+//! gold answer, and on request a query pair whose algebra equivalence is
+//! `unknown` — asked of an OpenAI-compatible chat-completions server, one call
+//! per decision, temperature 0, a fixed seed and a versioned prompt. This
+//! module owns the asking: the cache first, then the calls with bounded
+//! concurrency, retries with backoff on 429 and 5xx, and every failure turned
+//! into an `unsure` verdict with a diagnostic, never an abort. It names no HTTP
+//! client: the caller hands it a [`Transport`] (the live client's
+//! `live::ChatServer`), which alone holds the server's URL and key. `prompt`
+//! owns the prompt and the reading of replies, `cache` the verdicts on disk,
+//! `kappa` the agreement with exact match, `answers` which answer pairs are
+//! asked and how `same` verdicts add matches, `queries` the query pairs,
+//! `report` the report's part.
+
+pub mod answers;
+pub mod cache;
+pub mod counts;
+pub mod kappa;
+pub mod prompt;
+pub mod queries;
+pub mod report;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use answers::{judge_answers, Judged, QuestionPairs};
+pub use cache::{cache_key, default_cache_dir, CacheError, VerdictCache};
+pub use counts::VerdictCounts;
+pub use kappa::{kappa, Agreement};
+pub use prompt::PROMPT_VERSION;
+pub use queries::{judge_queries, QueryPair};
+pub use report::{ExactFigures, JudgeReport, QueryJudgement};
+
+/// The judge's verdict on one pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The two name the same thing: the pair counts as matched.
+    Same,
+    /// They differ.
+    Different,
+    /// The judge cannot tell, or gave no readable verdict: counts as different.
+    Unsure,
+}
+
+/// What a pair is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskKind {
+    /// A free-text run answer against a gold answer.
+    Answer,
+    /// A run query against the gold query.
+    Query,
+}
+
+/// One decision asked of the judge: texts as they are sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ask {
+    /// Answers or queries.
+    pub kind: AskKind,
+    /// The question text (empty when the gold has none).
+    pub question: String,
+    /// The gold answer or query.
+    pub gold: String,
+    /// The run answer or query.
+    pub run: String,
+}
+
+impl Ask {
+    /// The ask with its texts cut to the bounds of [`prompt`].
+    fn bounded(&self) -> Ask {
+        let max = match self.kind {
+            AskKind::Answer => prompt::MAX_ANSWER_CHARS,
+            AskKind::Query => prompt::MAX_QUERY_CHARS,
+        };
+        Ask {
+            kind: self.kind,
+            question: prompt::cut(&self.question, prompt::MAX_ANSWER_CHARS),
+            gold: prompt::cut(&self.gold, max),
+            run: prompt::cut(&self.run, max),
+        }
+    }
+}
+
+/// Where a verdict came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The cache, or an identical ask of the same batch.
+    Cached,
+    /// A call to the server.
+    Called,
+}
+
+/// The judge's answer to one ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Cached or called.
+    pub source: Source,
+    /// True when no reply was had (timeout, transport failure, HTTP error):
+    /// the verdict is `unsure` and is not cached.
+    pub failed: bool,
+    /// Why the verdict is `unsure` when the reply did not say so.
+    pub diagnostic: Option<String>,
+}
+
+/// What the server answered to one POST.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body.
+    pub body: Vec<u8>,
+    /// `Retry-After` as sent, if any.
+    pub retry_after: Option<String>,
+}
+
+/// A POST that got no reply. Its text never holds the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The request timed out.
+    #[error(
+        "the call to the judge timed out ({0}); give a longer --llm-timeout or check the server"
+    )]
+    Timeout(String),
+    /// The connection failed.
+    #[error("the call to the judge failed ({0}); check that the server at --llm-judge runs")]
+    Failed(String),
+}
+
+/// How a chat-completions request reaches the server: a JSON body POSTed to
+/// `{base}/chat/completions`, with the key (if any) as a bearer token.
+pub trait Transport: Send + Sync {
+    /// Sends one request body once.
+    fn post(&self, body: &[u8]) -> Result<Reply, TransportError>;
+}
+
+/// How the judge asks.
+#[derive(Debug, Clone)]
+pub struct JudgeSettings {
+    /// The model name sent (`--llm-model`).
+    pub model: String,
+    /// Also judge query pairs whose equivalence is `unknown` (`--llm-queries`).
+    pub queries: bool,
+    /// The verdict cache directory (`None`: no cache).
+    pub cache: Option<PathBuf>,
+    /// Calls at once.
+    pub concurrency: usize,
+    /// Calls made again after a 429, a 5xx or a failed connection.
+    pub retries: u32,
+    /// The first wait before a retry, doubled at each one.
+    pub backoff: Duration,
+}
+
+/// The default number of calls at once.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+/// The default number of retries.
+pub const DEFAULT_RETRIES: u32 = 3;
+/// The longest wait a `Retry-After` may ask for.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+impl JudgeSettings {
+    /// The defaults for a model: 4 calls at once, 3 retries from 1 s, no cache.
+    pub fn new(model: impl Into<String>) -> JudgeSettings {
+        JudgeSettings {
+            model: model.into(),
+            queries: false,
+            cache: None,
+            concurrency: DEFAULT_CONCURRENCY,
+            retries: DEFAULT_RETRIES,
+            backoff: Duration::from_secs(1),
+        }
+    }
+}
+
+/// The judge: settings, the cache and the way to the server.
+pub struct Judge {
+    settings: JudgeSettings,
+    cache: Option<VerdictCache>,
+    transport: Box<dyn Transport>,
+}
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // the transport holds the key: never printed
+        f.debug_struct("Judge")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Judge {
+    /// A judge asking through `transport`; opens the cache directory.
+    pub fn new(
+        settings: JudgeSettings,
+        transport: Box<dyn Transport>,
+    ) -> Result<Judge, CacheError> {
+        let cache = settings
+            .cache
+            .as_deref()
+            .map(VerdictCache::open)
+            .transpose()?;
+        Ok(Judge {
+            settings,
+            cache,
+            transport,
+        })
+    }
+
+    /// The model name.
+    pub fn model(&self) -> &str {
+        &self.settings.model
+    }
+
+    /// True when query pairs are judged too.
+    pub fn judges_queries(&self) -> bool {
+        self.settings.queries
+    }
+
+    /// One decision per ask, in order: from the cache where it has one (an
+    /// ask repeated in `asks` is called once), else by a call; at most
+    /// `concurrency` calls at once.
+    pub fn decide_all(&self, asks: &[Ask]) -> Vec<Decision> {
+        let sent: Vec<Ask> = asks.iter().map(Ask::bounded).collect();
+        let keys: Vec<String> = sent
+            .iter()
+            .map(|a| cache_key(&self.settings.model, PROMPT_VERSION, a))
+            .collect();
+        let mut out: Vec<Option<Decision>> = vec![None; sent.len()];
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        let mut to_call = Vec::new();
+        let mut repeats = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            if let Some(&j) = first.get(key.as_str()) {
+                repeats.push((i, j));
+                continue;
+            }
+            first.insert(key, i);
+            if let Some((verdict, diagnostic)) = self.cache.as_ref().and_then(|c| c.get(key)) {
+                out[i] = Some(Decision {
+                    verdict,
+                    source: Source::Cached,
+                    failed: false,
+                    diagnostic,
+                });
+            } else {
+                to_call.push(i);
+            }
+        }
+        let called: Mutex<Vec<(usize, Decision)>> = Mutex::new(Vec::new());
+        let next = AtomicUsize::new(0);
+        let workers = self.settings.concurrency.clamp(1, 64).min(to_call.len());
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = to_call.get(n) else { break };
+                    let decision = self.call(&sent[i]);
+                    if !decision.failed {
+                        if let Some(cache) = &self.cache {
+                            // a verdict that cannot be kept only costs a call later
+                            let _ = cache.put(
+                                &keys[i],
+                                &self.settings.model,
+                                PROMPT_VERSION,
+                                decision.verdict,
+                                decision.diagnostic.as_deref(),
+                            );
+                        }
+                    }
+                    called
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((i, decision));
+                });
+            }
+        });
+        for (i, d) in called
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            out[i] = Some(d);
+        }
+        for (i, j) in repeats {
+            out[i] = out[j].clone().map(|d| Decision {
+                source: Source::Cached,
+                ..d
+            });
+        }
+        out.into_iter()
+            .map(|d| {
+                d.unwrap_or(Decision {
+                    verdict: Verdict::Unsure,
+                    source: Source::Called,
+                    failed: true,
+                    diagnostic: Some("the judge was not asked (a worker stopped)".into()),
+                })
+            })
+            .collect()
+    }
+
+    /// One ask by calls: retried after a 429, a 5xx or a failed connection,
+    /// waiting `backoff`·2^k (or the server's `Retry-After`, at most 30 s); a
+    /// timeout is not retried (a server that hung once is likely to again).
+    fn call(&self, ask: &Ask) -> Decision {
+        let body = prompt::request_body(&self.settings.model, ask);
+        let failed = |why: String| Decision {
+            verdict: Verdict::Unsure,
+            source: Source::Called,
+            failed: true,
+            diagnostic: Some(why),
+        };
+        let mut attempt: u32 = 0;
+        loop {
+            attempt += 1;
+            let retry = attempt <= self.settings.retries;
+            let wait = |retry_after: Option<&str>| {
+                retry_after
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .map(Duration::from_secs)
+                    .unwrap_or(self.settings.backoff * 2u32.saturating_pow(attempt - 1))
+                    .min(MAX_RETRY_AFTER)
+            };
+            match self.transport.post(&body) {
+                Ok(reply) if (200..300).contains(&reply.status) => {
+                    return match prompt::parse_reply(&reply.body) {
+                        Ok(verdict) => Decision {
+                            verdict,
+                            source: Source::Called,
+                            failed: false,
+                            diagnostic: None,
+                        },
+                        Err(e) => Decision {
+                            verdict: Verdict::Unsure,
+                            source: Source::Called,
+                            failed: false,
+                            diagnostic: Some(e.to_string()),
+                        },
+                    };
+                }
+                Ok(reply) if retry && (reply.status == 429 || reply.status >= 500) => {
+                    std::thread::sleep(wait(reply.retry_after.as_deref()));
+                }
+                Ok(reply) => {
+                    return failed(format!(
+                        "the judge server answered HTTP {} after {attempt} attempt(s); check --llm-judge, --llm-model and the key named by --llm-key-env",
+                        reply.status
+                    ))
+                }
+                Err(TransportError::Failed(_)) if retry => std::thread::sleep(wait(None)),
+                Err(e) => return failed(e.to_string()),
+            }
+        }
+    }
+}
