@@ -55,7 +55,20 @@ pub(super) fn judge_run(
             question: entry.question.text(lang).unwrap_or(""),
             gold,
             run,
-            exact: matching.pairs.iter().map(|p| (p.gold, p.run)).collect(),
+            // the matching names answers by their position in the file: each
+            // pair by its answers' positions in the sets, as `gold`/`run` are
+            exact: {
+                let at =
+                    |set: &[crate::matching::Prepared]| -> std::collections::HashMap<usize, usize> {
+                        set.iter().enumerate().map(|(k, a)| (a.index, k)).collect()
+                    };
+                let (g_at, r_at) = (at(gold_set), at(run_set));
+                matching
+                    .pairs
+                    .iter()
+                    .filter_map(|p| Some((*g_at.get(&p.gold)?, *r_at.get(&p.run)?)))
+                    .collect()
+            },
         });
     }
     Some(crate::llm::judge_answers(judge, &questions))

@@ -73,9 +73,14 @@ pub fn plan(
         .filter(|(r, t)| t.is_some() && !exact.iter().any(|&(_, er)| er == *r))
         .count()
         * unmatched_gold.len();
-    if deciding > MAX_ASKS_PER_QUESTION {
+    let agreeing = run
+        .iter()
+        .enumerate()
+        .filter(|(r, t)| t.is_some() && exact.iter().any(|&(_, er)| er == *r))
+        .count();
+    if deciding + agreeing > MAX_ASKS_PER_QUESTION {
         out.skipped = Some(format!(
-            "llm judge: not asked, the question has {deciding} free-text answer pairs that exact match left, more than {MAX_ASKS_PER_QUESTION}"
+            "llm judge: not asked, the question has {deciding} free-text answer pairs that exact match left and {agreeing} it matched, more than {MAX_ASKS_PER_QUESTION} asks"
         ));
         return out;
     }

@@ -118,7 +118,17 @@ impl VerdictCache {
         if !meta.file_type().is_file() || meta.len() > 64 << 10 {
             return None;
         }
-        let entry: Entry = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+        // read at most the size checked, even if the file was swapped since
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(&path).ok()?, (64 << 10) + 1),
+            &mut bytes,
+        )
+        .ok()?;
+        if bytes.len() > 64 << 10 {
+            return None;
+        }
+        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         Some((entry.verdict, entry.diagnostic))
     }
 

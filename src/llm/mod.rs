@@ -336,10 +336,13 @@ impl Judge {
                             failed: false,
                             diagnostic: None,
                         },
+                        // a body that is no chat-completions answer (a wrong
+                        // URL's page) is a failed call, never cached; a reply
+                        // that says no verdict is the model's, and cached
                         Err(e) => Decision {
                             verdict: Verdict::Unsure,
                             source: Source::Called,
-                            failed: false,
+                            failed: matches!(e, prompt::ReplyError::Shape(_)),
                             diagnostic: Some(e.to_string()),
                         },
                     };

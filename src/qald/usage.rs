@@ -75,6 +75,16 @@ const LATENCY_MS: &[&str] = &[
 const LATENCY_S: &[&str] = &["latency_s", "elapsed_s", "duration_s"];
 /// Prompt-token keys, flat or inside `tokens` / `usage`.
 const PROMPT: &[&str] = &["prompt", "prompt_tokens", "input_tokens", "input"];
+/// Prompt-token keys on the question itself, where `prompt` and `input` are
+/// an LLM prediction file's prompt text, not counts.
+const PROMPT_TOP: &[&str] = &["prompt_tokens", "input_tokens"];
+/// Completion-token keys on the question itself (`output` may be an answer).
+const COMPLETION_TOP: &[&str] = &["completion_tokens", "output_tokens"];
+/// The total's key on the question itself.
+const TOTAL_TOP: &[&str] = &["total_tokens"];
+/// The largest figure read: past it a value is a diagnostic (its sums and
+/// means stay finite).
+const MAX_FIGURE: f64 = 1e15;
 /// Completion-token keys.
 const COMPLETION: &[&str] = &["completion", "completion_tokens", "output_tokens", "output"];
 /// Total-token keys (checked, never stored).
@@ -115,9 +125,18 @@ pub fn read(o: &Map<String, Value>, q: &mut Question) {
         .collect();
     let latency_ms = found.number(&places[..1], LATENCY_MS, "latency", 1.0);
     let latency_s = found.number(&places[..1], LATENCY_S, "latency", 1000.0);
-    let prompt = found.number(&places, PROMPT, "prompt tokens", 1.0);
-    let completion = found.number(&places, COMPLETION, "completion tokens", 1.0);
-    let total = found.number(&places, TOTAL, "total tokens", 1.0);
+    // token counts: the unambiguous spellings on the question, every
+    // spelling inside `tokens` / `usage`
+    let (top, inner) = places.split_at(1);
+    let prompt = found
+        .number(top, PROMPT_TOP, "prompt tokens", 1.0)
+        .or_else(|| found.number(inner, PROMPT, "prompt tokens", 1.0));
+    let completion = found
+        .number(top, COMPLETION_TOP, "completion tokens", 1.0)
+        .or_else(|| found.number(inner, COMPLETION, "completion tokens", 1.0));
+    let total = found
+        .number(top, TOTAL_TOP, "total tokens", 1.0)
+        .or_else(|| found.number(inner, TOTAL, "total tokens", 1.0));
     let cost = found.number(&places, COST, "cost", 1.0);
     let calls = found.number(&places, CALLS, "calls", 1.0);
     let whole = |n: Option<f64>, what: &str, found: &mut Found<'_>| {
@@ -191,9 +210,13 @@ impl Found<'_> {
                     Value::String(s) => s.trim().parse::<f64>().ok(),
                     _ => None,
                 };
-                let Some(n) = n.filter(|n| n.is_finite() && *n >= 0.0).map(|n| n * scale) else {
+                let Some(n) = n
+                    .filter(|n| *n >= 0.0)
+                    .map(|n| n * scale)
+                    .filter(|n| n.is_finite() && *n <= MAX_FIGURE)
+                else {
                     self.diagnostics.push(format!(
-                        "{what} `{prefix}{k}` {v} is not a number ≥ 0; ignored"
+                        "{what} `{prefix}{k}` {v} is not a number from 0 to 10^15; ignored"
                     ));
                     continue;
                 };
@@ -219,6 +242,26 @@ mod tests {
         let mut q = Question::default();
         read(v.as_object().expect("object"), &mut q);
         q
+    }
+
+    #[test]
+    fn a_prediction_file_s_prompt_and_output_are_not_token_counts() {
+        // an LLM prediction file's `input` is its prompt, `output` may be an answer
+        let q = of(json!({"input": "Who wrote Dune?", "output": 42, "prompt": 7}));
+        assert_eq!(q.usage, Usage::default());
+        assert!(q.diagnostics.is_empty(), "{:?}", q.diagnostics);
+        let q = of(json!({"usage": {"input": 3, "output": 4}, "latency_s": 1e306}));
+        assert_eq!(
+            (q.usage.prompt_tokens, q.usage.completion_tokens),
+            (Some(3), Some(4))
+        );
+        // past 10^15 once in milliseconds: a diagnostic, never an infinite figure
+        assert_eq!(q.usage.latency_ms, None);
+        assert!(
+            q.diagnostics[0].contains("latency_s"),
+            "{:?}",
+            q.diagnostics
+        );
     }
 
     #[test]

@@ -416,3 +416,40 @@ fn unknown_query_pairs_are_judged_with_llm_queries() {
     close(&query["aggregate"]["equivalent_rate"], 0.5);
     assert_eq!(server.calls().0, 1);
 }
+
+#[test]
+fn a_gold_that_repeats_an_answer_is_judged_by_its_set() {
+    // the matching names answers by their place in the file; the judge by
+    // their place in the set, where the repeated answer counts once
+    let dir = tmp("repeated");
+    let gold = dir.join("gold.json");
+    let run = dir.join("run.json");
+    let questions = |q: Value| json!({ "questions": [q] }).to_string();
+    std::fs::write(
+        &gold,
+        questions(question(
+            "1",
+            "Which cities?",
+            vec![iri("Paris"), iri("Paris"), iri("Lyon")],
+        )),
+    )
+    .expect("written");
+    std::fs::write(
+        &run,
+        questions(question(
+            "1",
+            "Which cities?",
+            vec![iri("Lyon"), lit("the city of Paris")],
+        )),
+    )
+    .expect("written");
+    let server = LlmServer::start(&[]);
+    let url = server.url();
+    let cache = dir.join("cache");
+    let (report, stderr) = evaluate(&judged_args(&gold, &run, "qa", &url, &cache), &[]);
+    let judge = &report["runs"][0]["llm_judge"];
+    assert_eq!(judge["matched"], 1, "{judge}\n{stderr}");
+    let q = &report["runs"][0]["experiments"]["qa"]["questions"][0];
+    close(&q["f1"], 1.0);
+    assert_eq!(q["tp"], 2, "{q}");
+}
