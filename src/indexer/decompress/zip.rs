@@ -5,8 +5,11 @@
 //! other file: an archive of several files is refused naming them, as are an
 //! empty archive, an encrypted entry and an unknown method. The bound on the
 //! decompressed size is the caller's (a `take` over this reader), so a bomb is
-//! never decompressed past it. ZIP64 sizes are read; a data descriptor (sizes
-//! after the data) is read for deflate, whose stream ends by itself.
+//! never decompressed past it; the entries after the first are never
+//! decompressed, only skipped by their stored size to count and name them.
+//! ZIP64 sizes are read; a data descriptor (sizes after the data) is read for
+//! deflate, whose stream ends by itself. Entry names reach messages with their
+//! control characters escaped and cut to [`NAME_SHOWN`] characters.
 
 use std::io::{BufRead, Read};
 
@@ -14,9 +17,11 @@ use std::io::{BufRead, Read};
 #[derive(Debug, thiserror::Error)]
 pub enum ZipError {
     /// The archive holds more than one file.
-    #[error("the zip archive holds {} files ({}); qajudge reads a zip of one file: unzip it and give the file you mean", .names.len(), .names.join(", "))]
+    #[error("the zip archive holds {} files ({}); qajudge reads a zip of one file: unzip it and give the file you mean", .names.len(), listed(.names))]
     SeveralFiles {
-        /// The names of its files, in archive order.
+        /// One per file, in archive order: the names of the first
+        /// [`NAMES_SHOWN`] (the message shows no more), then empty strings,
+        /// which only count.
         names: Vec<String>,
     },
     /// The archive holds no file.
@@ -69,6 +74,46 @@ const DESCRIPTOR: u32 = 0x0807_4b50;
 
 /// The longest entry name read (the format allows 65535 bytes).
 const MAX_NAME: usize = 65535;
+
+/// The most characters of an entry name that a message shows.
+pub const NAME_SHOWN: usize = 200;
+
+/// The most entry names that the several-files message shows.
+pub const NAMES_SHOWN: usize = 10;
+
+/// The most entries counted after the first (the most a zip without ZIP64
+/// holds); the reader stops there and says that many.
+const MAX_COUNTED: usize = 65535;
+
+/// An entry name as a message shows it: its control characters escaped (so
+/// a name cannot rewrite a terminal or forge a line) and cut to
+/// [`NAME_SHOWN`] characters, the last a `…` when cut. Showing a shown name
+/// again gives it unchanged.
+fn shown(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if out.chars().count() > NAME_SHOWN {
+        out = out.chars().take(NAME_SHOWN - 1).collect();
+        out.push('…');
+    }
+    out
+}
+
+/// The names of the several-files message: the first [`NAMES_SHOWN`] shown,
+/// then how many more.
+fn listed(names: &[String]) -> String {
+    let mut parts: Vec<String> = names.iter().take(NAMES_SHOWN).map(|n| shown(n)).collect();
+    if names.len() > NAMES_SHOWN {
+        parts.push(format!("and {} more", names.len() - NAMES_SHOWN));
+    }
+    parts.join(", ")
+}
 
 /// A local file header: what the reader needs of it.
 struct Local {
@@ -138,7 +183,7 @@ fn local_header<R: Read>(r: &mut R) -> std::io::Result<Local> {
     let name = exact(r, name_len.min(MAX_NAME), "a file name")?;
     let extra = exact(r, extra_len, "a file header's extra field")?;
     let mut local = Local {
-        name: String::from_utf8_lossy(&name).into_owned(),
+        name: shown(&String::from_utf8_lossy(&name)),
         flags: u16_at(&h, 2),
         method: u16_at(&h, 4),
         crc: u32_at(&h, 10),
@@ -349,27 +394,25 @@ fn finish<R: BufRead>(local: &Local, mut raw: R, crc: &flate2::Crc) -> std::io::
         .into());
     }
     let mut names = vec![local.name.clone()];
-    while next == Some(LOCAL) {
-        // another file: read past it to name every one
+    while next == Some(LOCAL) && names.len() <= MAX_COUNTED {
+        // another file: skip its stored bytes, never decompressed, to count
+        // and name every one
         let other = local_header(&mut raw)?;
-        names.push(other.name.clone());
-        if other.descriptor() && other.method != 8 {
+        names.push(if names.len() < NAMES_SHOWN {
+            other.name.clone()
+        } else {
+            String::new()
+        });
+        if other.descriptor() {
+            // its size comes after its data: where it ends is unknown
+            // without decompressing it, so counting stops here
             break;
         }
-        let mut data = Data::new(&other, &mut raw).map_err(|_| several(&names))?;
-        std::io::copy(&mut data, &mut std::io::sink()).map_err(|_| several(&names))?;
-        drop(data);
-        if other.descriptor() {
-            let sizes = if other.zip64 { 16 } else { 8 };
-            let first = signature(&mut raw)?;
-            let rest = if first == Some(DESCRIPTOR) {
-                4 + sizes
-            } else {
-                sizes
-            };
-            exact(&mut raw, rest, "a data descriptor")?;
+        let skipped = std::io::copy(&mut (&mut raw).take(other.compressed), &mut std::io::sink())?;
+        if skipped < other.compressed {
+            break;
         }
-        next = signature(&mut raw)?;
+        next = signature(&mut raw).map_err(|_| several(&names))?;
     }
     if names.len() > 1 {
         return Err(several(&names));
@@ -407,7 +450,7 @@ pub fn names(bytes: &[u8]) -> Option<Vec<String>> {
         let skip =
             name_len + usize::from(u16_at(bytes, at + 30)) + usize::from(u16_at(bytes, at + 32));
         let name = bytes.get(at + 46..at + 46 + name_len)?;
-        names.push(String::from_utf8_lossy(name).into_owned());
+        names.push(shown(&String::from_utf8_lossy(name)));
         at += 46 + skip;
     }
     Some(names)
@@ -482,6 +525,84 @@ mod tests {
             .to_string();
         assert!(
             e.contains("gold.json in the zip archive is damaged") || e.contains("ends inside"),
+            "{e}"
+        );
+    }
+
+    /// A local header and its data: `method`, `flags` and `size` as given,
+    /// the compressed size the data's length.
+    fn entry(name: &[u8], method: u16, flags: u16, data: &[u8], size: u32) -> Vec<u8> {
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        let mut b = LOCAL.to_le_bytes().to_vec();
+        for v in [20u16, flags, method, 0, 0] {
+            b.extend(v.to_le_bytes());
+        }
+        for v in [crc.sum(), data.len() as u32, size] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend((name.len() as u16).to_le_bytes());
+        b.extend(0u16.to_le_bytes());
+        b.extend(name);
+        b.extend(data);
+        b
+    }
+
+    #[test]
+    fn a_further_entry_is_skipped_by_its_size_never_decompressed() {
+        let mut zip = entry(b"a.json", 0, 0, b"{}", 2);
+        // a deflate stream of 1 MiB of zeros, then bytes that would read as a
+        // third file's header were the stream decompressed (where it ends),
+        // then garbage that would not inflate: all inside its stored size
+        let mut deflated = Vec::new();
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(&mut deflated, flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).expect("deflate");
+        encoder.finish().expect("deflate");
+        let mut data = deflated;
+        data.extend(entry(b"c.json", 0, 0, b"", 0));
+        data.extend([0xffu8; 4096]);
+        zip.extend(entry(b"b.json", 8, 0, &data, 1 << 20));
+        zip.extend(END.to_le_bytes());
+        zip.extend([0u8; 18]);
+        let e = read(&zip).expect_err("two files").to_string();
+        assert!(
+            e.starts_with("the zip archive holds 2 files (a.json, b.json);"),
+            "{e}"
+        );
+        // with its size after its data, counting stops at it, undecompressed
+        let mut zip = entry(b"a.json", 0, 0, b"{}", 2);
+        zip.extend(entry(b"b.json", 8, 8, &[0xffu8; 4096], 0));
+        let e = read(&zip).expect_err("two files").to_string();
+        assert!(
+            e.starts_with("the zip archive holds 2 files (a.json, b.json);"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn names_in_messages_are_escaped_cut_and_at_most_ten() {
+        let long = vec![b'x'; 300];
+        let mut zip = entry(b"a\x1b[2J\n.json", 0, 0, b"{}", 2);
+        zip.extend(entry(&long, 0, 0, b"", 0));
+        for i in 0..12 {
+            zip.extend(entry(format!("{i}.json").as_bytes(), 0, 0, b"", 0));
+        }
+        let e = read(&zip).expect_err("several files").to_string();
+        let cut = format!("{}…", "x".repeat(NAME_SHOWN - 1));
+        assert!(
+            e.starts_with(&format!(
+                "the zip archive holds 14 files (a\\u{{1b}}[2J\\n.json, {cut}, 0.json, 1.json, 2.json, 3.json, 4.json, 5.json, 6.json, 7.json, and 4 more);"
+            )),
+            "{e}"
+        );
+        assert!(!e.chars().any(char::is_control), "{e}");
+        // a damaged entry's name is escaped too
+        let mut zip = entry(b"a\x07.json", 0, 0, b"{}", 2);
+        zip[30 + 7] ^= 1;
+        let e = read(&zip).expect_err("damaged").to_string();
+        assert!(
+            e.starts_with("a\\u{7}.json in the zip archive is damaged"),
             "{e}"
         );
     }
