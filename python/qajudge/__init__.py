@@ -21,6 +21,7 @@ from ._errors import (
     SparqlError,
     UsageError,
 )
+from . import _errors
 from ._native import Index, __version__
 from .client import Client, ServiceError
 
@@ -33,16 +34,6 @@ __all__ = [
     "features",
     "sample",
     "Client",
-    "QajudgeError",
-    "UsageError",
-    "InputError",
-    "QaldError",
-    "IndexFileError",
-    "KgError",
-    "SparqlError",
-    "FetchError",
-    "LiveError",
-    "JobError",
-    "LiveSystemError",
+    *_errors.__all__,
     "ServiceError",
 ]

@@ -18,34 +18,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::{qajudge, stderr, stdout};
+use crate::official::report;
 
 /// A case file of `tests/data/scripts/`.
 fn case(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/scripts")
         .join(path)
-}
-
-/// The JSON report of `evaluate` under `profile` (no `--gold` when `gold` is None).
-fn report(profile: &str, gold: Option<&Path>, run: &Path) -> Value {
-    let run = run.display().to_string();
-    let gold = gold.map(|g| g.display().to_string());
-    let mut args = vec![
-        "evaluate",
-        "--profile",
-        profile,
-        "--format",
-        "json",
-        "--run",
-        &run,
-    ];
-    if let Some(g) = &gold {
-        args.extend(["--gold", g]);
-    }
-    let o = qajudge(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_str(&stdout(&o)).expect("a json report")
 }
 
 /// The run's QA report.

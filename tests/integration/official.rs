@@ -19,7 +19,7 @@ fn case_file(name: &str, content: &str) -> PathBuf {
 }
 
 /// The JSON report of `evaluate` under `profile` (no `--gold` when `gold` is None).
-fn report(profile: &str, gold: Option<&Path>, run: &Path) -> Value {
+pub fn report(profile: &str, gold: Option<&Path>, run: &Path) -> Value {
     let run = run.display().to_string();
     let gold = gold.map(|g| g.display().to_string());
     let mut args = vec![
