@@ -8,7 +8,9 @@
 # `--recipes` what the index recipes of indexes/ stream dumps with (curl, gzip,
 # bzip2, zstd, awk); with `--java` a Java runtime (Debian's OpenJDK 17), which
 # Apache Spark runs on; with `--latex` pdflatex with booktabs and poppler's
-# pdftotext/pdffonts (the test of the paper-ready tables).
+# pdftotext/pdffonts (the test of the paper-ready tables); with `--wordnet`
+# Debian's WordNet 3.0 (wordnet-base: METEOR's synonyms under the t2s-metrics
+# profile).
 set -euo pipefail
 missing=()
 command -v c++ >/dev/null 2>&1 || missing+=(build-essential)
@@ -36,6 +38,9 @@ for arg in "$@"; do
     --latex)
       command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base texlive-latex-recommended)
       command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+      ;;
+    --wordnet)
+      [ -f /usr/share/wordnet/index.noun ] || missing+=(wordnet-base)
       ;;
     --java)
       command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)

@@ -11,7 +11,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; install the Rust toolchain (rustup, Rust 1.89 or newer) and run this again" >&2
   exit 1
 fi
-bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --latex
+bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --latex --wordnet
 bash scripts/install-servers.sh
 # the licence policy of the binary (deny.toml): a copyleft crate fails here, named
 bash scripts/licences.sh

@@ -25,6 +25,7 @@ pub mod stack;
 pub mod terms;
 #[cfg(test)]
 mod test_data;
+pub mod wordnet;
 
 /// An error's message followed by its causes, `: `-separated (what `{:#}` shows
 /// for an `anyhow` error), for messages that go into reports and API answers.

@@ -18,10 +18,11 @@ use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg}
 use super::progress::Bars;
 use super::{paper, render};
 use crate::eval::job::{run_job, Env, Executor, Job, Plan, RunSource};
-use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, DEFAULT_MAX_CLASS_SIZE};
+use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
+use crate::wordnet::{WordNet, WordNetError};
 use gold::{keep_questions, load_ontology, load_train, own_gold};
 pub use llm_args::LlmArgs;
 
@@ -150,6 +151,13 @@ pub struct EvaluateArgs {
     /// `"abstained": true` (docs/scoring.md, Abstention and truthfulness).
     #[arg(long, value_name = "TEXT")]
     pub abstain_marker: Option<String>,
+    /// The WordNet 3.0 dictionary directory (holding index.noun) of the
+    /// t2s-metrics profile's `meteor`; without it, NLTK's places
+    /// (NLTK_DATA, ~/nltk_data, … /corpora/wordnet) and Debian's
+    /// /usr/share/wordnet are looked in, and `meteor` is left out when none
+    /// has it (docs/scoring.md, The `t2s-metrics` profile).
+    #[arg(long, value_name = "DIR")]
+    pub wordnet: Option<PathBuf>,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
     /// (default: all that have data); c2kb brings c2kb_entities and c2kb_classes,
     /// its split; query adds the query measures, only when named (docs/scoring.md,
@@ -207,6 +215,27 @@ pub struct EvaluateArgs {
     /// command's arguments stay small.
     #[command(flatten)]
     pub llm: Box<LlmArgs>,
+}
+
+/// The WordNet of the `t2s-metrics` profile's `meteor`: `--wordnet`'s
+/// directory (an error when it cannot be read), else the first found where
+/// NLTK and Debian keep it (none found: `meteor` is left out and the report
+/// says so). Other profiles read none and refuse the flag.
+fn wordnet(args: &EvaluateArgs) -> anyhow::Result<Option<Arc<WordNet>>> {
+    if Profile::from(args.profile) != Profile::T2sMetrics {
+        if let Some(dir) = &args.wordnet {
+            bail!(
+                "--wordnet {} is read only by --profile t2s-metrics (its meteor); leave it out",
+                dir.display()
+            );
+        }
+        return Ok(None);
+    }
+    match WordNet::find(args.wordnet.as_deref()) {
+        Ok(w) => Ok(Some(Arc::new(w))),
+        Err(WordNetError::NotFound { .. }) if args.wordnet.is_none() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn stem(path: &Path) -> String {
@@ -421,6 +450,7 @@ pub fn report(
         baseline: args.baseline.clone(),
         abstain_marker: args.abstain_marker.clone(),
         llm: args.llm.judge()?,
+        wordnet: wordnet(args)?,
     };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()

@@ -85,6 +85,12 @@ pub struct ServeArgs {
     /// cannot hold connections open. Raise it for large uploads over slow links.
     #[arg(long, default_value_t = 30_000)]
     pub body_timeout_ms: u64,
+    /// The WordNet 3.0 dictionary directory of the t2s-metrics profile's
+    /// `meteor` (read at start); without it, NLTK's and Debian's places are
+    /// looked in on first use, and `meteor` is left out when none has it
+    /// (docs/scoring.md, The `t2s-metrics` profile).
+    #[arg(long, value_name = "DIR")]
+    pub wordnet: Option<PathBuf>,
 }
 
 /// Checks an origin of `--cors-origin`: a scheme, a host and maybe a port,
@@ -203,6 +209,11 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         // 0 would mean no deadline to actix-web: at least one millisecond
         head_timeout: std::time::Duration::from_millis(args.head_timeout_ms.max(1)),
         body_timeout: std::time::Duration::from_millis(args.body_timeout_ms.max(1)),
+        wordnet: args
+            .wordnet
+            .as_deref()
+            .map(|dir| crate::wordnet::WordNet::open(dir).map(std::sync::Arc::new))
+            .transpose()?,
     };
     run(config, |addr| {
         eprintln!("qajudge: listening on http://{addr}");

@@ -341,6 +341,19 @@ pub fn evaluate_executed(
                 .to_string(),
         );
     }
+    if profile == Profile::T2sMetrics {
+        match options.wordnet.as_deref() {
+            None => diagnostics.push(
+                "meteor is left out: no WordNet 3.0 dictionary was found (give its directory with --wordnet DIR; docs/scoring.md, The `t2s-metrics` profile)"
+                    .to_string(),
+            ),
+            Some(w) if w.version() != "3.0" => diagnostics.push(format!(
+                "meteor reads WordNet {:?}, not 3.0 (NLTK's `wordnet`): its figures can differ from T2S-Metrics'",
+                w.version()
+            )),
+            Some(_) => {}
+        }
+    }
     if let Some(official) = profile.official() {
         diagnostics.push(format!(
             "the {} profile reproduces {}; its own figures are under `official` in each run's QA aggregate and question (docs/scoring.md, Other benchmark families)",

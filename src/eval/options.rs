@@ -47,6 +47,10 @@ pub struct Options {
     /// The LLM judge (`--llm-judge`; docs/scoring.md, The LLM judge): `None`,
     /// the default, sends nothing anywhere.
     pub llm: Option<std::sync::Arc<crate::llm::Judge>>,
+    /// The WordNet dictionary of the `t2s-metrics` profile's `meteor`
+    /// (`--wordnet`, or found where NLTK and Debian keep it); `None`: that
+    /// measure is left out, and the report says why.
+    pub wordnet: Option<std::sync::Arc<crate::wordnet::WordNet>>,
 }
 
 /// Where the gold's sub-experiment markings come from.
@@ -77,6 +81,7 @@ impl Default for Options {
             baseline: None,
             abstain_marker: None,
             llm: None,
+            wordnet: None,
         }
     }
 }

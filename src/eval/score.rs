@@ -12,7 +12,9 @@ use super::explain::explain;
 use super::judge::judge_run;
 use super::notes::{cross_graph_note, cross_kind_notes, explained};
 use super::prepare::{Ctx, GoldEntry, RunEntry};
-use super::profiles::{challenge_aggregate, challenge_score, official_figures, Official};
+use super::profiles::{
+    challenge_aggregate, challenge_score, official_figures, Official, Resources,
+};
 use super::report::{
     ExecutionReport, ExperimentReport, Experiments, QuestionReport, RunReport, Status,
 };
@@ -124,7 +126,7 @@ pub(super) fn evaluate_run(
         }
     }
     if let (Some(official), Some(qa)) = (ctx.profile.official(), experiments.qa.as_mut()) {
-        attach_official(official, entries, run.dataset, qa);
+        attach_official(official, entries, run.dataset, options, qa);
     }
     if let Some(qa) = experiments.qa.as_mut() {
         qa.aggregate.free_text = free_text(entries, &by_id);
@@ -184,10 +186,14 @@ fn attach_official(
     official: &dyn Official,
     entries: &[GoldEntry<'_>],
     run: &crate::model::Dataset,
+    options: &Options,
     qa: &mut ExperimentReport,
 ) {
     let gold: Vec<&Question> = entries.iter().map(|e| e.question).collect();
-    let (mut per_question, aggregate) = official_figures(official, &gold, run);
+    let with = Resources {
+        wordnet: options.wordnet.as_deref(),
+    };
+    let (mut per_question, aggregate) = official_figures(official, &gold, run, &with);
     for report in &mut qa.questions {
         report.official = per_question.remove(report.id.as_str());
     }

@@ -348,6 +348,11 @@ pub async fn evaluate(
         baseline: None,
         llm: llm_judge(&body, &state)?,
         abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
+        wordnet: None,
+    };
+    let options = Options {
+        wordnet: state.wordnet(options.profile),
+        ..options
     };
     let job = Job {
         id: String::new(),

@@ -561,6 +561,7 @@ pub async fn experiments_post(
         explain: true,
         max_class_size: DEFAULT_MAX_CLASS_SIZE,
         abstain_marker: super::common::abstain_marker(form.abstain_marker.as_deref())?,
+        wordnet: state.wordnet(profile),
         ..Options::default()
     };
     let store = Arc::clone(&state.store);

@@ -102,6 +102,9 @@ pub struct ServeConfig {
     /// The time a client has to send a request's body, from its head; a 408
     /// and a closed connection after it.
     pub body_timeout: std::time::Duration,
+    /// The WordNet of the `t2s-metrics` profile's `meteor` (`--wordnet`);
+    /// `None`: looked for where NLTK and Debian keep it on first use.
+    pub wordnet: Option<Arc<crate::wordnet::WordNet>>,
 }
 
 /// What the service cannot start with.
@@ -165,12 +168,22 @@ pub struct AppState {
     sparql_timeout: std::time::Duration,
     /// The OpenAPI document, assembled once (`GET /api/v1/openapi.json`).
     document: serde_json::Value,
+    /// The WordNet of the `t2s-metrics` profile's `meteor`.
+    wordnet: crate::wordnet::Shared,
 }
 
 impl AppState {
     /// The base of experiment IRIs (the public URL, or the bound address).
     fn base(&self) -> String {
         self.base.get().cloned().unwrap_or_default()
+    }
+
+    /// The WordNet an evaluation under `profile` reads: only the
+    /// `t2s-metrics` profile's `meteor` reads one.
+    fn wordnet(&self, profile: crate::eval::Profile) -> Option<Arc<crate::wordnet::WordNet>> {
+        (profile == crate::eval::Profile::T2sMetrics)
+            .then(|| self.wordnet.get())
+            .flatten()
     }
 }
 
@@ -293,6 +306,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
                 .with_gate(config.query_gate.clone()),
         ),
         sparql_timeout: config.sparql_timeout,
+        wordnet: crate::wordnet::Shared::new(config.wordnet.clone()),
         document: openapi::document(),
     });
     let workers = config.workers.max(1);

@@ -76,6 +76,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
         published: Arc::new(PublishedGraph::new().expect("a published graph")),
         sparql_timeout: std::time::Duration::from_secs(5),
         document: Value::Null,
+        wordnet: crate::wordnet::Shared::default(),
     })
 }
 

@@ -8,7 +8,8 @@
 //!     ../shared/data/text2sparql/t2s-metrics/ck25 ../shared/data/text2sparql/kg
 //! ```
 //!
-//! ), to 1e-9, under its names, per question and as run means. Query-text
+//! and `meteor` in `ck25-meteor.json`, made by `ck25-meteor.sh` with Debian's
+//! WordNet 3.0), to 1e-9, under its names, per question and as run means. Query-text
 //! measures are compared on every question; answer measures wherever rdflib
 //! (which T2S-Metrics executes with) and qajudge's store return the same
 //! rows, the questions where they do not listed in [`ENGINES_DIFFER`] with
@@ -102,11 +103,29 @@ fn ck25_measures_equal_t2s_metrics() {
     let data = require_data!();
     let ck25 = data.join("text2sparql/t2s-metrics/ck25");
     let kg = data.join("text2sparql/kg");
-    let expected: Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::serve::root().join("tests/data/t2s-metrics/ck25.json"))
-            .expect("the fixture"),
-    )
-    .expect("json");
+    let fixture = |name: &str| -> Value {
+        let path = crate::serve::root()
+            .join("tests/data/t2s-metrics")
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the fixture")).expect("json")
+    };
+    let mut expected = fixture("ck25.json");
+    // `meteor` (ck25-meteor.json, made with Debian's WordNet 3.0), which the
+    // binary finds in /usr/share/wordnet
+    let wordnet = std::path::Path::new("/usr/share/wordnet/index.noun").is_file();
+    assert!(
+        wordnet || std::env::var("CI").is_err(),
+        "Debian's wordnet-base is missing under CI=true: scripts/install-deps.sh --wordnet installs it"
+    );
+    if wordnet {
+        let meteor = fixture("ck25-meteor.json");
+        for (team, per_id) in meteor["per_query"].as_object().expect("teams") {
+            for (id, score) in per_id.as_object().expect("cases") {
+                expected["per_query"][team][id]["meteor"] = score.clone();
+            }
+            expected["means"][team]["meteor"] = meteor["means"][team].clone();
+        }
+    }
     let (mut checked, mut answer_checked) = (0, 0);
     let mut still_differ: BTreeSet<(String, String)> = BTreeSet::new();
     for (team, per_id) in expected["per_query"].as_object().expect("teams") {
@@ -193,6 +212,34 @@ fn ck25_measures_equal_t2s_metrics() {
             "{team} {id} ({why}) no longer differs: drop it from ENGINES_DIFFER"
         );
     }
-    assert!(checked > 440 * 25, "{checked}");
+    assert!(checked > 440 * (25 + usize::from(wordnet)), "{checked}");
     assert!(answer_checked > 440 * 8, "{answer_checked}");
+}
+
+/// `--wordnet` names a directory that must hold a dictionary, and only the
+/// `t2s-metrics` profile reads one: both mistakes are clear errors.
+#[test]
+fn wordnet_flag_errors_are_clear() {
+    let data = require_data!();
+    let run = data.join("text2sparql/t2s-metrics/ck25/AIFB.jsonl");
+    let evaluate = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+            .args(["evaluate", "--format", "json", "--run"])
+            .arg(&run)
+            .args(extra)
+            .output()
+            .expect("qajudge runs");
+        assert!(!o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let missing = evaluate(&["--profile", "t2s-metrics", "--wordnet", "/nonexistent/wn"]);
+    assert!(
+        missing.contains("no WordNet 3.0 dictionary") && missing.contains("/nonexistent/wn"),
+        "{missing}"
+    );
+    let elsewhere = evaluate(&["--profile", "judge", "--wordnet", "/usr/share/wordnet"]);
+    assert!(
+        elsewhere.contains("read only by --profile t2s-metrics"),
+        "{elsewhere}"
+    );
 }

@@ -30,7 +30,7 @@
 
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::Question;
 use crate::terms::literal::nfkd_ascii;
@@ -163,7 +163,12 @@ impl Official for Cwq {
         "ComplexWebQuestions' eval_script.py (alontalmor/WebAsKB eval_script.py, commit 595827adc7ff5e39b44eda90af5308c0546abd7d)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let question = gold.text("en").unwrap_or("");
         let golden = gold_strings(gold).map(|g| accepted(&g, question));
         let p1: f64 = run

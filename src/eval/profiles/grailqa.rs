@@ -36,7 +36,7 @@ use std::sync::OnceLock;
 use super::logical_form::{same_logical_form, Ontology};
 use super::qa_only::QaOnly;
 use super::written::written;
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::Question;
 
@@ -75,7 +75,12 @@ impl Official for Grailqa {
         "GrailQA's official evaluate.py (WuXuan374/Pangu grail_evaluate.py, commit ac084aa11d97423d751ac519092eb5f242477e9a)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let ontology = ONTOLOGY.get()?;
         // the script's dict of predictions: one per qid (the last one read)
         let (em, f1) = match run.last() {

@@ -37,7 +37,7 @@ use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::subgraph;
 use super::written::{flag_string, term_text, written};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{Question, Term};
 
@@ -145,7 +145,12 @@ impl Official for Gtsqa {
         "GTSQA's new_exact_match (graphcore-research/synth-kgqa synth_kgqa/eval.py, commit 13fa2af12e2a79ac22289e4cf84b2ec486b09783)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let answers: Vec<String> = gold_names(gold).iter().map(|a| clean(a)).collect();
         let response = run.first().map(|r| response(r)).unwrap_or_default();
         let answer_bytes: usize = answers.iter().map(String::len).sum();

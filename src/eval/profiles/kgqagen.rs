@@ -46,7 +46,7 @@ use super::qa_only::QaOnly;
 use super::rog::gold_names;
 use super::subgraph;
 use super::written::{flag_string, written};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::Question;
 
@@ -149,7 +149,12 @@ impl Official for Kgqagen {
         "KGQAGen's my_eval.py (liangliang6v6/KGQAGen src/baseline/ToG/eval/my_eval.py, commit f7a2a0c8d58e321d95257167304768e046dbf365)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let first = run.first()?;
         let pred = normalize(&prediction(first));
         let mut figures = match gold_strings(gold).filter(|g| !g.is_empty()) {
@@ -245,12 +250,18 @@ mod tests {
             flags: [("results".to_string(), "\"{ab}\"".to_string())].into(),
             ..Question::default()
         };
-        let f = Kgqagen.question(&gold("\"abz\""), &[&run]).expect("scored");
+        let f = Kgqagen
+            .question(&gold("\"abz\""), &[&run], &Resources::default())
+            .expect("scored");
         // `a` and `b` are in `ab`, `z` is not
         assert!((f["acc"] - 2.0 / 3.0).abs() < 1e-12, "{f:?}");
         assert_eq!(f["precision"], 2.0);
-        let f = Kgqagen.question(&gold("[]"), &[&run]).expect("scored");
+        let f = Kgqagen
+            .question(&gold("[]"), &[&run], &Resources::default())
+            .expect("scored");
         assert_eq!((f["script_fails"], f["hit"]), (1.0, 0.0));
-        assert!(Kgqagen.question(&gold("[]"), &[]).is_none());
+        assert!(Kgqagen
+            .question(&gold("[]"), &[], &Resources::default())
+            .is_none());
     }
 }

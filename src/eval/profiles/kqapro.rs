@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::python::float_repr;
 use super::qa_only::QaOnly;
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{Question, Term};
 use crate::qald::TrainAnswers;
@@ -210,7 +210,12 @@ impl Official for Kqapro {
 
     /// `correct` (1 or 0) of a question the run answers (the script scores
     /// the lines it is given: a question past the last line is left out).
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let run = run.first()?;
         let correct = match (answer_text(gold), answer_text(run)) {
             (Some(a), Some(p)) => whether_equal(a, p),

@@ -14,7 +14,7 @@ use super::lsap::numpy_sum;
 use super::official::{count_too_large, TOO_LARGE};
 use super::python::{self, within_steps, Py, TooLarge};
 use super::qa_only::QaOnly;
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{AnswerSet, Question};
 
@@ -191,7 +191,12 @@ impl Official for Mintaka {
     /// prediction counts; in text mode the same as `em`). A question without
     /// a prediction makes the script fail; here it scores 0. A question past
     /// the work cap scores 0 with `too_large`.
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let figures = |em: bool, f1: f64, hit: bool, first: bool| {
             Figures::from([
                 ("em".to_string(), f64::from(u8::from(em))),
@@ -332,12 +337,12 @@ mod tests {
         // 50,000 gold values against 50,000 predicted: 2.5 · 10⁹ pairings
         let (gold, run) = question(50_000, 50_000);
         let big = Mintaka { text: false }
-            .question(&gold, &[&run])
+            .question(&gold, &[&run], &Resources::default())
             .expect("figures");
         assert_eq!((big[TOO_LARGE], big["f1"], big["em"]), (1.0, 0.0, 0.0));
         let (gold, run) = question(3, 2);
         let small = Mintaka { text: false }
-            .question(&gold, &[&run])
+            .question(&gold, &[&run], &Resources::default())
             .expect("figures");
         assert!(!small.contains_key(TOO_LARGE));
         assert_eq!(small["hits@1/any"], 1.0);

@@ -67,7 +67,7 @@ pub use kqapro::{set_train_answers, Kqapro};
 pub use logical_form::Ontology;
 pub use mintaka::Mintaka;
 pub use mqald::Mqald;
-pub use official::{official_figures, Official};
+pub use official::{official_figures, Official, Resources};
 pub use rog::Rog;
 pub use spinach::{row_major_f1, Spinach};
 pub use t2s_metrics::T2sMetrics;

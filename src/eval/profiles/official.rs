@@ -9,6 +9,16 @@ use std::collections::HashMap;
 
 use crate::eval::report::Figures;
 use crate::model::{Dataset, Question};
+use crate::wordnet::WordNet;
+
+/// What a script's measures may need beyond the two questions, given by the
+/// edge that read it (`Options`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Resources<'a> {
+    /// The WordNet dictionary METEOR's synonym stage reads (`--wordnet`);
+    /// without one, `meteor` is left out.
+    pub wordnet: Option<&'a WordNet>,
+}
 
 /// The most byte comparisons one question's substring rules may take (RoG's
 /// and ToG's: every gold answer looked for in every prediction text, and
@@ -43,7 +53,8 @@ pub trait Official: Sync {
     /// The figures of one gold question: `run` holds every run question with
     /// its id, in file order (empty when the run lacks it). `None` when the
     /// script leaves the question out of its figures.
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures>;
+    fn question(&self, gold: &Question, run: &[&Question], with: &Resources<'_>)
+        -> Option<Figures>;
 
     /// The run's figures from those of the questions the script kept (each
     /// with its gold question), given the number of gold questions.
@@ -56,6 +67,7 @@ pub fn official_figures(
     official: &dyn Official,
     gold: &[&Question],
     run: &Dataset,
+    with: &Resources<'_>,
 ) -> (HashMap<String, Figures>, Figures) {
     let mut by_id: HashMap<&str, Vec<&Question>> = HashMap::new();
     for q in &run.questions {
@@ -65,7 +77,7 @@ pub fn official_figures(
     let mut scored = Vec::new();
     for g in gold {
         let answers = by_id.get(g.id.0.as_str()).map_or(&[][..], Vec::as_slice);
-        if let Some(figures) = official.question(g, answers) {
+        if let Some(figures) = official.question(g, answers, with) {
             per_question.insert(g.id.0.clone(), figures);
             scored.push(*g);
         }
@@ -91,7 +103,12 @@ mod tests {
         fn script(&self) -> &'static str {
             "presence"
         }
-        fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+        fn question(
+            &self,
+            gold: &Question,
+            run: &[&Question],
+            _with: &Resources<'_>,
+        ) -> Option<Figures> {
             (!gold.id.0.starts_with('x'))
                 .then(|| Figures::from([("hit".to_string(), f64::from(u8::from(!run.is_empty())))]))
         }
@@ -117,7 +134,7 @@ mod tests {
         let gold: Vec<&Question> = gold.iter().collect();
         let mut run = Dataset::new(Format::QaldJson);
         run.questions = vec![q("2"), q("2"), q("x3"), q("9")];
-        let (per, agg) = official_figures(&Presence, &gold, &run);
+        let (per, agg) = official_figures(&Presence, &gold, &run, &Resources::default());
         assert_eq!(per.len(), 2);
         assert_eq!(per["1"]["hit"], 0.0);
         assert_eq!(per["2"]["hit"], 1.0);

@@ -46,7 +46,7 @@
 use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{Question, Term};
 
@@ -201,7 +201,12 @@ impl Official for Rog {
         "RoG's evaluate_results.py (RManLuo/reasoning-on-graphs src/qa_prediction/evaluate_results.py, commit ccf8ec847bf61005a1b27cc9e5aff5c8ead7a24b; cal_f1, all items)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let answer = gold_alternatives(gold);
         let prediction = run.first().map(|r| prediction_items(r)).unwrap_or_default();
         // normalised once: `match` normalises both sides
@@ -313,7 +318,8 @@ mod tests {
                 .into(),
                 ..Question::default()
             };
-            Rog.question(&gold, &[&run]).expect("figures")
+            Rog.question(&gold, &[&run], &Resources::default())
+                .expect("figures")
         };
         // 50,000 answers against 50 KB: 2.5 · 10⁹ steps
         let big = question(50_000, 50_000);

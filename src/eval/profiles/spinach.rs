@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::lsap::{linear_sum_assignment, numpy_sum};
 use super::qa_only::QaOnly;
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{Answer, AnswerSet, Question, Term};
 
@@ -40,7 +40,12 @@ impl Official for Spinach {
     /// the run has (the script iterates over the run's entries: a question
     /// the run lacks is not in its figures), and `none` (1 when the run's
     /// answer is falsy in Python: no answer, no row, or ASK false).
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let run = run.first()?;
         let f1 = row_major_f1(run.answers.as_ref(), gold.answers.as_ref());
         let none = match run.answers.as_ref().map(tuple) {

@@ -5,7 +5,8 @@
 //! each case's generated query against its golden one, read as the file wrote
 //! them (`crate::eval::text::t2s`: `token_*`, `bleu`, `sp-*`, `rouge_*`,
 //! `jaccard`, `cosine_sim`, `euclidean`, `levenshtein`, `query_exact_match`,
-//! `naive-can-*`, `codebleu`), and, when both queries were executed (`--kg`,
+//! `naive-can-*`, `codebleu`; `meteor` with a WordNet dictionary,
+//! `crate::eval::text::meteor`), and, when both queries were executed (`--kg`,
 //! `--endpoint`), its answer measures on their answers
 //! (`super::t2s_answers`); the run's figures are their means over the cases
 //! that have them (its `MeanAggregator`, Python's `sum`). The usual P/R/F1
@@ -13,9 +14,11 @@
 
 use super::qa_only::QaOnly;
 use super::t2s_answers::{answer_measures, py_sum};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
+use crate::eval::text::meteor::meteor;
 use crate::eval::text::t2s::{measures, RAW_QUERY};
+use crate::eval::text::tokenize;
 use crate::model::{Query, Question};
 
 /// The version the profile follows.
@@ -53,12 +56,21 @@ impl Official for T2sMetrics {
 
     /// Every case is scored; a question the run lacks is scored against an
     /// empty generated query.
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        with: &Resources<'_>,
+    ) -> Option<Figures> {
         let generated = run.first().map_or("", |r| text(r));
         let mut figures: Figures = measures(text(gold), generated)
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
+        if let Some(wordnet) = with.wordnet {
+            let score = meteor(&tokenize(text(gold)), &tokenize(generated), wordnet);
+            figures.insert("meteor".to_string(), score);
+        }
         figures.extend(answer_measures(
             gold,
             run.first().copied(),
@@ -107,10 +119,14 @@ mod tests {
     fn cases_and_means_under_its_names() {
         let gold = q("SELECT ?x WHERE { ?x a <http://C> }");
         let same = q("SELECT ?y WHERE { ?y a <http://C> }");
-        let f = T2sMetrics.question(&gold, &[&same]).expect("scored");
+        let f = T2sMetrics
+            .question(&gold, &[&same], &Resources::default())
+            .expect("scored");
         assert_eq!(f["sp-f1"], 1.0);
         assert!(f["bleu"] < 1.0);
-        let missing = T2sMetrics.question(&gold, &[]).expect("scored");
+        let missing = T2sMetrics
+            .question(&gold, &[], &Resources::default())
+            .expect("scored");
         assert_eq!(missing["bleu"], 0.0);
         let mean = T2sMetrics.aggregate(&[(&gold, &f), (&gold, &missing)], 2);
         assert_eq!(mean["sp-f1"], 0.5);

@@ -34,7 +34,7 @@
 use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
-use super::Official;
+use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::{AnswerSet, Question, Term};
 use crate::qald::braced;
@@ -130,7 +130,12 @@ impl Official for Tog {
         "Think-on-Graph's eval/eval.py and eval/utils.py (GasolSun36/ToG, commit 934064c4a8a391c7f351339676f29ed764e40054)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         if run.is_empty() {
             return None;
         }
@@ -203,7 +208,8 @@ mod tests {
                 .into(),
                 ..Question::default()
             };
-            Tog.question(&gold, &[&run]).expect("figures")
+            Tog.question(&gold, &[&run], &Resources::default())
+                .expect("figures")
         };
         let big = question(50_000, 50_000);
         assert_eq!(

@@ -42,7 +42,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::written::{written, written_answers};
-use super::{Official, Rules};
+use super::{Official, Resources, Rules};
 use crate::annotate::MarkingStyle;
 use crate::eval::report::Figures;
 use crate::eval::Experiment;
@@ -224,7 +224,12 @@ impl Official for Webqsp {
         "WebQSP's eval/eval.py (flowersbeyond/SPARQL_to_QueryGraph data/WebQSP/eval/eval.py, commit 5650acb7bf68554451229380de9b5bb688bf2f9a)"
     }
 
-    fn question(&self, gold: &Question, run: &[&Question]) -> Option<Figures> {
+    fn question(
+        &self,
+        gold: &Question,
+        run: &[&Question],
+        _with: &Resources<'_>,
+    ) -> Option<Figures> {
         let kept = gold.parses.iter().any(|p| {
             p.flags.get("QuestionQuality").map(String::as_str) == Some("Good")
                 && p.flags.get("ParseQuality").map(String::as_str) == Some("Complete")

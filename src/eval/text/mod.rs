@@ -4,12 +4,15 @@
 //! Cherry's smoothing 4 and token precision, recall and F1 over token
 //! multisets (`bleu`); the other query-text measures of T2S-Metrics 1.2.0
 //! (`t2s`), with its naive canonicalisation (`canonical`) and its CodeBLEU
-//! (`codebleu`) and the IRIs its URI hallucination looks up (`uris`).
+//! (`codebleu`), its METEOR (`meteor`, with NLTK's Porter stemmer, `porter`)
+//! and the IRIs its URI hallucination looks up (`uris`).
 //! qajudge's query experiment uses the first two.
 
 pub mod bleu;
 pub mod canonical;
 pub mod codebleu;
+pub mod meteor;
+pub mod porter;
 pub mod t2s;
 pub mod tokens;
 pub mod uris;

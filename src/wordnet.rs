@@ -1,0 +1,501 @@
+//! A WordNet 3.0 dictionary read as NLTK's `WordNetCorpusReader` reads it,
+//! for the synonyms METEOR's third stage matches (docs/scoring.md, The
+//! `t2s-metrics` profile): the lemma index (`index.noun|verb|adj|adv`), the
+//! exception lists (`*.exc`) and the synsets' lemma names read from the data
+//! files (`data.*`) at the offsets the index gives. [`WordNet::find`] looks
+//! where NLTK and Debian keep it; [`WordNet::open`] reads one directory, every
+//! file bounded in size, a malformed index line a located error. Nothing else
+//! of WordNet (pointers, glosses, frames) is read.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// The parts of speech in the order NLTK's `synsets` visits them (`POS_LIST`)
+/// and the suffix of their files.
+const POS: [(char, &str); 4] = [('n', "noun"), ('v', "verb"), ('a', "adj"), ('r', "adv")];
+
+/// The most bytes of one dictionary file (WordNet 3.0's largest, `data.noun`,
+/// has 15 MB).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// NLTK's `MORPHOLOGICAL_SUBSTITUTIONS`, per part of speech in [`POS`] order:
+/// the endings `_morphy` replaces, each tried once on the word.
+const SUBSTITUTIONS: [&[(&str, &str)]; 4] = [
+    &[
+        ("s", ""),
+        ("ses", "s"),
+        ("ves", "f"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ],
+    &[
+        ("s", ""),
+        ("ies", "y"),
+        ("es", "e"),
+        ("es", ""),
+        ("ed", "e"),
+        ("ed", ""),
+        ("ing", "e"),
+        ("ing", ""),
+    ],
+    &[("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
+    &[],
+];
+
+/// Why a WordNet dictionary could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum WordNetError {
+    /// A file of the dictionary could not be read.
+    #[error("cannot read the wordnet file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What reading it said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is larger than [`MAX_FILE_BYTES`].
+    #[error("the wordnet file {path} has more than {max} bytes: it is not a WordNet 3.0 dictionary file")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The bound, in bytes.
+        max: u64,
+    },
+    /// A file is not UTF-8.
+    #[error("the wordnet file {path} is not UTF-8 text")]
+    NotText {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An index line NLTK would refuse.
+    #[error("{path}, line {line}: {what} (a WordNet 3.0 index line is `lemma pos n_synsets n_pointers pointers… n_senses n_tagged offsets…`)")]
+    BadIndexLine {
+        /// The index file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// No dictionary in any place looked at.
+    #[error("no WordNet 3.0 dictionary (index.noun, data.noun, noun.exc …) in {looked}: install Debian's wordnet-base, run nltk.download(\"wordnet\") and unzip it, or give its directory with --wordnet DIR")]
+    NotFound {
+        /// The directories looked in, comma-separated.
+        looked: String,
+    },
+}
+
+/// One part of speech: lemma → synset offsets, the exception list, and the
+/// data file the offsets point into.
+#[derive(Debug, Default)]
+struct Part {
+    lemmas: HashMap<String, Vec<u64>>,
+    exceptions: HashMap<String, Vec<String>>,
+    data: String,
+}
+
+/// A WordNet 3.0 dictionary in memory (about 30 MB).
+#[derive(Debug)]
+pub struct WordNet {
+    parts: [Part; 4],
+    dir: PathBuf,
+    version: String,
+}
+
+impl WordNet {
+    /// Reads the dictionary in `dir` (the directory holding `index.noun`):
+    /// NLTK's `corpora/wordnet`, Debian's `/usr/share/wordnet` or a WordNet
+    /// 3.0 `dict/`.
+    pub fn open(dir: &Path) -> Result<WordNet, WordNetError> {
+        let mut parts: [Part; 4] = Default::default();
+        let mut version = String::new();
+        for (part, (_, suffix)) in parts.iter_mut().zip(POS) {
+            let index_path = dir.join(format!("index.{suffix}"));
+            let index = read(&index_path)?;
+            part.lemmas = parse_index(&index, &index_path)?;
+            part.exceptions = parse_exceptions(&read(&dir.join(format!("{suffix}.exc")))?);
+            part.data = read(&dir.join(format!("data.{suffix}")))?;
+            if version.is_empty() {
+                version = header_version(&part.data);
+            }
+        }
+        Ok(WordNet {
+            parts,
+            dir: dir.to_path_buf(),
+            version,
+        })
+    }
+
+    /// The first dictionary found, in this order: `explicit` when given
+    /// (only it), else `corpora/wordnet` under each of `NLTK_DATA`'s
+    /// directories and NLTK's usual places (`~/nltk_data`,
+    /// `/usr/share/nltk_data`, `/usr/local/share/nltk_data`,
+    /// `/usr/lib/nltk_data`, `/usr/local/lib/nltk_data`), then `$WNHOME/dict`
+    /// and Debian's `/usr/share/wordnet`.
+    pub fn find(explicit: Option<&Path>) -> Result<WordNet, WordNetError> {
+        let candidates: Vec<PathBuf> = match explicit {
+            Some(dir) => vec![dir.to_path_buf()],
+            None => default_places(),
+        };
+        for dir in &candidates {
+            if dir.join("index.noun").is_file() {
+                return WordNet::open(dir);
+            }
+        }
+        Err(WordNetError::NotFound {
+            looked: candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    /// The directory it was read from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The version its data files' licence header names (`3.0` for the
+    /// dictionary NLTK's `wordnet` package holds), or empty.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// METEOR's synonyms of `word`: the name of every lemma without `_` of
+    /// every synset `wordnet.synsets(word)` gives (every part of speech, each
+    /// form `_morphy` finds in the index), and the word itself.
+    pub fn synonyms(&self, word: &str) -> BTreeSet<String> {
+        let lemma = word.to_lowercase();
+        let mut out = BTreeSet::new();
+        for (p, part) in self.parts.iter().enumerate() {
+            for form in self.morphy(&lemma, p) {
+                for &offset in part.lemmas.get(form.as_str()).into_iter().flatten() {
+                    for name in synset_lemmas(&part.data, offset) {
+                        if !name.contains('_') {
+                            out.insert(name.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        out.insert(word.to_string());
+        out
+    }
+
+    /// NLTK's `_morphy(form, pos)`: the word's exception forms when the list
+    /// has it, else the word with each ending of [`SUBSTITUTIONS`] replaced
+    /// once; of these and the word itself, those the index has for this part
+    /// of speech, once each.
+    fn morphy(&self, form: &str, p: usize) -> Vec<String> {
+        let part = &self.parts[p];
+        let forms: Vec<String> = match part.exceptions.get(form) {
+            Some(exceptions) => exceptions.clone(),
+            None => SUBSTITUTIONS[p]
+                .iter()
+                .filter_map(|(old, new)| form.strip_suffix(old).map(|stem| format!("{stem}{new}")))
+                .collect(),
+        };
+        let mut out: Vec<String> = Vec::new();
+        for f in std::iter::once(form.to_string()).chain(forms) {
+            if part.lemmas.contains_key(&f) && !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out
+    }
+}
+
+/// A dictionary a long-running service reads once: the one given at start
+/// (`serve --wordnet`), else the first [`WordNet::find`] finds on first use
+/// (none: `meteor` is left out of every evaluation).
+#[derive(Debug, Default)]
+pub struct Shared {
+    loaded: OnceLock<Option<Arc<WordNet>>>,
+}
+
+impl Shared {
+    /// A slot holding `given` when there is one, else looked up on first use.
+    pub fn new(given: Option<Arc<WordNet>>) -> Shared {
+        let loaded = OnceLock::new();
+        if let Some(w) = given {
+            let _ = loaded.set(Some(w));
+        }
+        Shared { loaded }
+    }
+
+    /// The dictionary, read on the first call when none was given.
+    pub fn get(&self) -> Option<Arc<WordNet>> {
+        self.loaded
+            .get_or_init(|| WordNet::find(None).ok().map(Arc::new))
+            .clone()
+    }
+}
+
+/// Where [`WordNet::find`] looks without `--wordnet`.
+fn default_places() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::env::var_os("NLTK_DATA")
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME") {
+        roots.push(PathBuf::from(home).join("nltk_data"));
+    }
+    for root in [
+        "/usr/share/nltk_data",
+        "/usr/local/share/nltk_data",
+        "/usr/lib/nltk_data",
+        "/usr/local/lib/nltk_data",
+    ] {
+        roots.push(PathBuf::from(root));
+    }
+    let mut places: Vec<PathBuf> = roots
+        .into_iter()
+        .map(|r| r.join("corpora").join("wordnet"))
+        .collect();
+    if let Some(home) = std::env::var_os("WNHOME") {
+        places.push(PathBuf::from(home).join("dict"));
+    }
+    places.push(PathBuf::from("/usr/share/wordnet"));
+    places
+}
+
+/// A dictionary file as text, bounded by [`MAX_FILE_BYTES`].
+fn read(path: &Path) -> Result<String, WordNetError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|source| WordNetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| WordNetError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(WordNetError::TooLarge {
+            path: path.to_path_buf(),
+            max: MAX_FILE_BYTES,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| WordNetError::NotText {
+        path: path.to_path_buf(),
+    })
+}
+
+/// An index file as `_load_lemma_pos_offset_map` reads it: lines that start
+/// with a space are the licence; every other line is `lemma pos n_synsets
+/// n_pointers pointers… n_senses n_tagged offsets…` with `n_synsets > 0`
+/// and `n_senses == n_synsets`. A later line of the same lemma replaces an
+/// earlier one.
+fn parse_index(text: &str, path: &Path) -> Result<HashMap<String, Vec<u64>>, WordNetError> {
+    let mut out = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with(' ') {
+            continue;
+        }
+        let bad = |what: String| WordNetError::BadIndexLine {
+            path: path.to_path_buf(),
+            line: i + 1,
+            what,
+        };
+        let mut tokens = line.split_whitespace();
+        let mut next = |what: &str| {
+            tokens
+                .next()
+                .ok_or_else(|| bad(format!("the line ends before its {what}")))
+        };
+        let number = |t: &str, what: &str| {
+            t.parse::<u64>()
+                .map_err(|_| bad(format!("its {what} {t:?} is not a number")))
+        };
+        let lemma = next("lemma")?;
+        next("part of speech")?;
+        let synsets = number(next("synset count")?, "synset count")?;
+        if synsets == 0 {
+            return Err(bad("its synset count is 0".to_string()));
+        }
+        let pointers = number(next("pointer count")?, "pointer count")?;
+        for _ in 0..pointers {
+            next("pointer symbols")?;
+        }
+        let senses = number(next("sense count")?, "sense count")?;
+        if senses != synsets {
+            return Err(bad(format!(
+                "its sense count {senses} is not its synset count {synsets}"
+            )));
+        }
+        next("tagged sense count")?;
+        let mut offsets = Vec::new();
+        for _ in 0..synsets {
+            offsets.push(number(next("synset offsets")?, "synset offset")?);
+        }
+        out.insert(lemma.to_string(), offsets);
+    }
+    Ok(out)
+}
+
+/// An exception list (`inflected base…` per line), as
+/// `_load_exception_map` reads it.
+fn parse_exceptions(text: &str) -> HashMap<String, Vec<String>> {
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let mut terms = line.split_whitespace().map(str::to_string);
+        if let Some(first) = terms.next() {
+            out.insert(first, terms.collect());
+        }
+    }
+    out
+}
+
+/// The version named by the licence header of a data file (`WordNet 3.0`).
+fn header_version(data: &str) -> String {
+    data.lines()
+        .take_while(|l| l.starts_with(' '))
+        .find_map(|l| {
+            let at = l.find("WordNet ")?;
+            let rest = &l[at + "WordNet ".len()..];
+            let v: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            (!v.is_empty()).then_some(v)
+        })
+        .unwrap_or_default()
+}
+
+/// The lemma names of the synset at byte `offset` of a data file, as
+/// `_synset_from_pos_and_line` reads them (a trailing syntactic marker such
+/// as `(a)` removed); none when the line there does not start with the
+/// offset (where NLTK warns and has no synset).
+fn synset_lemmas(data: &str, offset: u64) -> Vec<&str> {
+    let Some(line) = usize::try_from(offset)
+        .ok()
+        .and_then(|at| data.get(at..))
+        .map(|rest| rest.split('\n').next().unwrap_or_default())
+    else {
+        return Vec::new();
+    };
+    if line.get(..8) != Some(format!("{offset:08}").as_str()) {
+        return Vec::new();
+    }
+    let columns = line.split('|').next().unwrap_or_default();
+    let mut tokens = columns.split_whitespace().skip(3);
+    let Some(count) = tokens
+        .next()
+        .and_then(|t| usize::from_str_radix(t, 16).ok())
+    else {
+        return Vec::new();
+    };
+    let mut names = Vec::with_capacity(count);
+    for _ in 0..count {
+        let Some(name) = tokens.next() else { break };
+        names.push(strip_marker(name));
+        tokens.next(); // lex_id
+    }
+    names
+}
+
+/// A lemma name without its trailing syntactic marker: NLTK's
+/// `(.*?)(\([^()]*\))?$` removes one last parenthesised group holding no
+/// parenthesis.
+fn strip_marker(name: &str) -> &str {
+    if let Some(body) = name.strip_suffix(')') {
+        if let Some(open) = body.rfind('(') {
+            if !body[open + 1..].contains(')') {
+                return &name[..open];
+            }
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_go_as_nltk_strips_them() {
+        assert_eq!(strip_marker("galore(ip)"), "galore");
+        assert_eq!(strip_marker("big"), "big");
+        assert_eq!(strip_marker("a(b)(c)"), "a(b)");
+        assert_eq!(strip_marker("a(b"), "a(b");
+        assert_eq!(strip_marker("a)b)"), "a)b)");
+    }
+
+    #[test]
+    fn a_bad_index_line_is_located() {
+        let err = parse_index("  licence\ndog n 0 0 0 0\n", Path::new("index.noun"))
+            .expect_err("refused");
+        assert_eq!(
+            err.to_string().split(" (").next(),
+            Some("index.noun, line 2: its synset count is 0")
+        );
+        let err = parse_index("dog n 2 0 2 0 123\n", Path::new("index.noun")).expect_err("short");
+        assert!(err
+            .to_string()
+            .contains("line 1: the line ends before its synset offsets"));
+    }
+
+    #[test]
+    fn synsets_read_at_their_offset() {
+        let data = "  1 licence WordNet 3.0 Copyright.\n00000035 03 n 02 dog 0 Canis_familiaris(a) 0 000 | a dog\n";
+        assert_eq!(data.find("00000035"), Some(35));
+        assert_eq!(synset_lemmas(data, 35), vec!["dog", "Canis_familiaris"]);
+        assert!(synset_lemmas(data, 36).is_empty());
+        assert!(synset_lemmas(data, 1 << 40).is_empty());
+        assert_eq!(header_version(data), "3.0");
+    }
+
+    /// Debian's WordNet 3.0 (wordnet-base), where the test command installs
+    /// it: NLTK's `synsets` through `_morphy` (exceptions replace the rules).
+    #[test]
+    fn debian_wordnet_gives_nltk_synonyms() {
+        let dir = Path::new("/usr/share/wordnet");
+        if !dir.join("index.noun").is_file() {
+            assert!(
+                std::env::var("CI").is_err(),
+                "Debian's wordnet-base is missing under CI=true: scripts/install-deps.sh --wordnet installs it"
+            );
+            return;
+        }
+        let wn = WordNet::open(dir).expect("it reads");
+        assert_eq!(wn.version(), "3.0");
+        let dog = wn.synonyms("dog");
+        for s in [
+            "dog",
+            "domestic_dog",
+            "frump",
+            "cad",
+            "hound",
+            "chase",
+            "trail",
+        ] {
+            assert_eq!(dog.contains(s), !s.contains('_'), "{s}");
+        }
+        // `geese` is in noun.exc: only `goose`'s synsets
+        assert!(wn.synonyms("geese").contains("goose"));
+        // `ran` through verb.exc, `running` by the rules
+        assert!(wn.synonyms("ran").contains("run"));
+        assert!(wn.synonyms("running").contains("run"));
+        assert_eq!(wn.synonyms("qqqzz"), BTreeSet::from(["qqqzz".to_string()]));
+        // NLTK's own sets (tests/data/t2s-metrics/wordnet-synonyms.sh): every
+        // CK25 query token, lowercased and stemmed, and hand-picked forms
+        let fixture = include_str!("../tests/data/t2s-metrics/wordnet-synonyms.tsv");
+        let mut checked = 0;
+        for line in fixture.lines() {
+            let (word, synonyms) = line.split_once('\t').expect("word<TAB>synonyms");
+            let want: BTreeSet<String> = synonyms.split(' ').map(str::to_string).collect();
+            assert_eq!(wn.synonyms(word), want, "{word:?}");
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked} words");
+    }
+}
