@@ -3,12 +3,15 @@
 # this run on one CK25 team file (50 cases), loading the graph and executing
 # both queries of every case included: `qajudge evaluate --profile
 # t2s-metrics` (release binary) against `t2s run` asking the measures the
-# profile computes (every one that needs no network and no language model:
-# METEOR downloads WordNet, QCan's need a jar that is not distributed) on the
-# same graph. Each is run REPS times; the medians and their ratio are printed.
+# profile computes (every one that needs no network and no language model;
+# QCan's need a jar that is not distributed) on the same graph, `meteor` on
+# both sides with Debian's WordNet 3.0 (scripts/t2s-offline.sh: T2S-Metrics
+# with its per-case nltk.download skipped). Each is run REPS times; the
+# medians and their ratio are printed.
 # Usage:
 #   bash scripts/bench-t2s.sh [TEAM] [REPS]     (default AIFB, 5)
-# Needs ../shared/data and T2S-Metrics 1.2.0 in a venv
+# Needs ../shared/data, /usr/share/wordnet (Debian's wordnet-base) and
+# T2S-Metrics 1.2.0 in a venv
 # ($T2S_VENV, default $HOME/.cache/qajudge/target/venv-t2s:
 #   python3.12 -m venv DIR && DIR/bin/pip install t2s-metrics==1.2.0).
 set -euo pipefail
@@ -32,8 +35,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/third_party_lib" && : > "$work/third_party_lib/qcan-1.1-jar-with-dependencies.jar"
 # its rdflib backend reads one file: the two files of the CK25 graph joined
 cat "$kg/prod-inst.ttl" "$kg/prod-vocab.ttl" > "$work/ck25.ttl"
+bash scripts/t2s-offline.sh "$venv" "$work"
+export NLTK_DATA="$work/nltk_data"
 measures=(bleu sp-bleu sp-f1 rouge_4 token_precision token_recall token_f1
-  levenshtein jaccard cosine_sim euclidean query_exact_match
+  levenshtein jaccard cosine_sim euclidean query_exact_match meteor
   naive-can-bleu naive-can-rouge-4 codebleu
   answerset_precision answerset_recall answerset_f1 precision_qald recall_qald f1_qald
   f1_spinach exact_match_spinach hit@1 mrr p@1 ndcg query_execution uri_hallucination)
@@ -44,11 +49,11 @@ ours=() theirs=()
 for i in $(seq 1 "$reps"); do
   s=$(now)
   "$qajudge" evaluate --profile t2s-metrics --format json --run "$run" \
-    --kg "$kg/prod-inst.ttl" "$kg/prod-vocab.ttl" > "$work/ours.json"
+    --kg "$kg/prod-inst.ttl" "$kg/prod-vocab.ttl" --wordnet /usr/share/wordnet > "$work/ours.json"
   e=$(now)
   ours+=("$(echo "$e - $s" | bc -l)")
   s=$(now)
-  (cd "$work" && "$venv/bin/t2s" run -d ck25 -j "$run" --eg "$work/ck25.ttl" \
+  (cd "$work" && "$venv/bin/python" "$work/t2s.py" run -d ck25 -j "$run" --eg "$work/ck25.ttl" \
     --ep "$work/out$i" -m "${measures[@]}" > "$work/t2s.log" 2>&1)
   e=$(now)
   theirs+=("$(echo "$e - $s" | bc -l)")

@@ -15,9 +15,13 @@ use std::sync::{Arc, OnceLock};
 /// and the suffix of their files.
 const POS: [(char, &str); 4] = [('n', "noun"), ('v', "verb"), ('a', "adj"), ('r', "adv")];
 
-/// The most bytes of one dictionary file (WordNet 3.0's largest, `data.noun`,
-/// has 15 MB).
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes of a data file (WordNet 3.0's largest, `data.noun`, has
+/// 15 MB).
+pub const MAX_DATA_BYTES: u64 = 64 << 20;
+/// The most bytes of an index file (`index.noun` has 4.8 MB).
+pub const MAX_INDEX_BYTES: u64 = 16 << 20;
+/// The most bytes of an exception list (`noun.exc` has 38 KB).
+pub const MAX_EXCEPTION_BYTES: u64 = 2 << 20;
 
 /// NLTK's `MORPHOLOGICAL_SUBSTITUTIONS`, per part of speech in [`POS`] order:
 /// the endings `_morphy` replaces, each tried once on the word.
@@ -59,7 +63,8 @@ pub enum WordNetError {
         #[source]
         source: std::io::Error,
     },
-    /// A file is larger than [`MAX_FILE_BYTES`].
+    /// A file is larger than its bound ([`MAX_DATA_BYTES`],
+    /// [`MAX_INDEX_BYTES`], [`MAX_EXCEPTION_BYTES`]).
     #[error("the wordnet file {path} has more than {max} bytes: it is not a WordNet 3.0 dictionary file")]
     TooLarge {
         /// The file.
@@ -67,11 +72,24 @@ pub enum WordNetError {
         /// The bound, in bytes.
         max: u64,
     },
-    /// A file is not UTF-8.
-    #[error("the wordnet file {path} is not UTF-8 text")]
+    /// A file is not UTF-8, or not a regular file.
+    #[error("the wordnet file {path} is not {what}")]
     NotText {
         /// The file.
         path: PathBuf,
+        /// What it should be.
+        what: &'static str,
+    },
+    /// A data file does not hold the synset an index line points to (a
+    /// dictionary whose files were changed, such as given CRLF line ends).
+    #[error("the wordnet file {path} has no synset at byte {offset}, where the index puts {lemma:?}: the dictionary's files do not belong together (CRLF line ends?); use an unmodified WordNet 3.0 dictionary")]
+    Mismatch {
+        /// The data file.
+        path: PathBuf,
+        /// The offset.
+        offset: u64,
+        /// The lemma whose index line gives it.
+        lemma: String,
     },
     /// An index line NLTK would refuse.
     #[error("{path}, line {line}: {what} (a WordNet 3.0 index line is `lemma pos n_synsets n_pointers pointers… n_senses n_tagged offsets…`)")]
@@ -100,7 +118,7 @@ struct Part {
     data: String,
 }
 
-/// A WordNet 3.0 dictionary in memory (about 30 MB).
+/// A WordNet 3.0 dictionary in memory (about 50 MB).
 #[derive(Debug)]
 pub struct WordNet {
     parts: [Part; 4],
@@ -115,14 +133,40 @@ impl WordNet {
     pub fn open(dir: &Path) -> Result<WordNet, WordNetError> {
         let mut parts: [Part; 4] = Default::default();
         let mut version = String::new();
-        for (part, (_, suffix)) in parts.iter_mut().zip(POS) {
+        // as NLTK files a lemma by the part of speech its line names
+        for (_, suffix) in POS {
             let index_path = dir.join(format!("index.{suffix}"));
-            let index = read(&index_path)?;
-            part.lemmas = parse_index(&index, &index_path)?;
-            part.exceptions = parse_exceptions(&read(&dir.join(format!("{suffix}.exc")))?);
-            part.data = read(&dir.join(format!("data.{suffix}")))?;
+            let index = read(&index_path, MAX_INDEX_BYTES)?;
+            for (pos, lemma, offsets) in parse_index(&index, &index_path)? {
+                if let Some(p) = POS.iter().position(|(c, _)| *c == pos) {
+                    parts[p].lemmas.insert(lemma, offsets);
+                }
+            }
+        }
+        for (part, (_, suffix)) in parts.iter_mut().zip(POS) {
+            part.exceptions = parse_exceptions(&read(
+                &dir.join(format!("{suffix}.exc")),
+                MAX_EXCEPTION_BYTES,
+            )?);
+            let data_path = dir.join(format!("data.{suffix}"));
+            part.data = read(&data_path, MAX_DATA_BYTES)?;
             if version.is_empty() {
                 version = header_version(&part.data);
+            }
+            // one offset of the index must find its synset
+            if let Some((lemma, &offset)) = part
+                .lemmas
+                .iter()
+                .filter_map(|(l, o)| o.first().map(|o| (l, o)))
+                .min()
+            {
+                if synset_lemmas(&part.data, offset).is_empty() {
+                    return Err(WordNetError::Mismatch {
+                        path: data_path,
+                        offset,
+                        lemma: lemma.clone(),
+                    });
+                }
             }
         }
         Ok(WordNet {
@@ -202,13 +246,11 @@ impl WordNet {
                 .filter_map(|(old, new)| form.strip_suffix(old).map(|stem| format!("{stem}{new}")))
                 .collect(),
         };
-        let mut out: Vec<String> = Vec::new();
-        for f in std::iter::once(form.to_string()).chain(forms) {
-            if part.lemmas.contains_key(&f) && !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        out
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        std::iter::once(form.to_string())
+            .chain(forms)
+            .filter(|f| part.lemmas.contains_key(f) && seen.insert(f.clone()))
+            .collect()
     }
 }
 
@@ -230,10 +272,19 @@ impl Shared {
         Shared { loaded }
     }
 
-    /// The dictionary, read on the first call when none was given.
+    /// The dictionary, read on the first call when none was given; one
+    /// found but unreadable is said once on stderr (and `meteor` is left
+    /// out).
     pub fn get(&self) -> Option<Arc<WordNet>> {
         self.loaded
-            .get_or_init(|| WordNet::find(None).ok().map(Arc::new))
+            .get_or_init(|| match WordNet::find(None) {
+                Ok(w) => Some(Arc::new(w)),
+                Err(WordNetError::NotFound { .. }) => None,
+                Err(e) => {
+                    eprintln!("qajudge: meteor is left out: {e}");
+                    None
+                }
+            })
             .clone()
     }
 }
@@ -265,38 +316,51 @@ fn default_places() -> Vec<PathBuf> {
     places
 }
 
-/// A dictionary file as text, bounded by [`MAX_FILE_BYTES`].
-fn read(path: &Path) -> Result<String, WordNetError> {
+/// A dictionary file as text, at most `max` bytes; a file that is not a
+/// regular one (a FIFO, a device) is refused before it is opened.
+fn read(path: &Path, max: u64) -> Result<String, WordNetError> {
     use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|source| WordNetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_file() {
+        return Err(WordNetError::NotText {
+            path: path.to_path_buf(),
+            what: "a regular file",
+        });
+    }
     let file = std::fs::File::open(path).map_err(|source| WordNetError::Read {
         path: path.to_path_buf(),
         source,
     })?;
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
+    file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(|source| WordNetError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    if bytes.len() as u64 > max {
         return Err(WordNetError::TooLarge {
             path: path.to_path_buf(),
-            max: MAX_FILE_BYTES,
+            max,
         });
     }
     String::from_utf8(bytes).map_err(|_| WordNetError::NotText {
         path: path.to_path_buf(),
+        what: "UTF-8 text",
     })
 }
 
 /// An index file as `_load_lemma_pos_offset_map` reads it: lines that start
 /// with a space are the licence; every other line is `lemma pos n_synsets
 /// n_pointers pointers… n_senses n_tagged offsets…` with `n_synsets > 0`
-/// and `n_senses == n_synsets`. A later line of the same lemma replaces an
-/// earlier one.
-fn parse_index(text: &str, path: &Path) -> Result<HashMap<String, Vec<u64>>, WordNetError> {
-    let mut out = HashMap::new();
+/// and `n_senses == n_synsets`: (part of speech, lemma, offsets) per line,
+/// in order (a later line of a lemma and part of speech replaces an earlier
+/// one, as in NLTK's map). Tokens quoted in errors are cut at 40 characters.
+fn parse_index(text: &str, path: &Path) -> Result<Vec<(char, String, Vec<u64>)>, WordNetError> {
+    let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.starts_with(' ') {
             continue;
@@ -313,11 +377,13 @@ fn parse_index(text: &str, path: &Path) -> Result<HashMap<String, Vec<u64>>, Wor
                 .ok_or_else(|| bad(format!("the line ends before its {what}")))
         };
         let number = |t: &str, what: &str| {
-            t.parse::<u64>()
-                .map_err(|_| bad(format!("its {what} {t:?} is not a number")))
+            t.parse::<u64>().map_err(|_| {
+                let shown: String = t.chars().take(40).collect();
+                bad(format!("its {what} {shown:?} is not a number"))
+            })
         };
         let lemma = next("lemma")?;
-        next("part of speech")?;
+        let pos = next("part of speech")?;
         let synsets = number(next("synset count")?, "synset count")?;
         if synsets == 0 {
             return Err(bad("its synset count is 0".to_string()));
@@ -337,7 +403,10 @@ fn parse_index(text: &str, path: &Path) -> Result<HashMap<String, Vec<u64>>, Wor
         for _ in 0..synsets {
             offsets.push(number(next("synset offsets")?, "synset offset")?);
         }
-        out.insert(lemma.to_string(), offsets);
+        let mut chars = pos.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            out.push((c, lemma.to_string(), offsets));
+        }
     }
     Ok(out)
 }
@@ -394,7 +463,7 @@ fn synset_lemmas(data: &str, offset: u64) -> Vec<&str> {
     else {
         return Vec::new();
     };
-    let mut names = Vec::with_capacity(count);
+    let mut names = Vec::new();
     for _ in 0..count {
         let Some(name) = tokens.next() else { break };
         names.push(strip_marker(name));
@@ -452,6 +521,53 @@ mod tests {
         assert!(synset_lemmas(data, 36).is_empty());
         assert!(synset_lemmas(data, 1 << 40).is_empty());
         assert_eq!(header_version(data), "3.0");
+    }
+
+    /// A dictionary of one noun, `dog`, whose data line says `count` lemmas
+    /// (in hex), its offsets those of LF line ends, written with `newline`
+    /// line ends, in a new directory.
+    fn tiny(name: &str, count: &str, newline: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("qajudge-wordnet-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let header = format!("  1 WordNet 3.0 Copyright{newline}");
+        // the offset of an LF file: CRLF line ends written after it move it
+        let offset = "  1 WordNet 3.0 Copyright\n".len();
+        let data = format!("{header}{offset:08} 05 n {count} dog 0 hound 0 000 | a dog{newline}");
+        let index = format!("dog n 1 0 1 0 {offset:08}{newline}");
+        for (_, suffix) in POS {
+            std::fs::write(dir.join(format!("{suffix}.exc")), "").expect("exc");
+            std::fs::write(dir.join(format!("index.{suffix}")), "").expect("index");
+            std::fs::write(dir.join(format!("data.{suffix}")), &header).expect("data");
+        }
+        std::fs::write(dir.join("index.noun"), index).expect("index.noun");
+        std::fs::write(dir.join("data.noun"), data).expect("data.noun");
+        dir
+    }
+
+    #[test]
+    fn hostile_dictionaries_are_refused_or_bounded() {
+        let good = tiny("good", "02", "\n");
+        let wn = WordNet::open(&good).expect("it reads");
+        assert!(wn.synonyms("dogs").contains("hound"));
+        // an absurd lemma count reads the lemmas there are, and allocates no more
+        let absurd = tiny("absurd", "ffffffffffffffff", "\n");
+        let wn = WordNet::open(&absurd).expect("it reads");
+        assert!(wn.synonyms("dog").contains("hound"));
+        // CRLF line ends move every offset: refused, not silently empty
+        let crlf = tiny("crlf", "02", "\r\n");
+        let err = WordNet::open(&crlf).expect_err("offsets do not match");
+        assert!(err.to_string().contains("do not belong together"), "{err}");
+        // a data file that is not a regular file is not opened
+        let dir = tiny("dir", "02", "\n");
+        std::fs::remove_file(dir.join("data.verb")).expect("remove");
+        std::fs::create_dir(dir.join("data.verb")).expect("a directory in its place");
+        let err = WordNet::open(&dir).expect_err("not a file");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        for d in [good, absurd, crlf, dir] {
+            let _ = std::fs::remove_dir_all(d);
+        }
     }
 
     /// Debian's WordNet 3.0 (wordnet-base), where the test command installs

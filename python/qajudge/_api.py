@@ -100,7 +100,9 @@ def evaluate(
 
     ``experiments="query"`` adds the query measures (validity, execution,
     invented IRIs, BLEU, SP-F1, algebra equivalence); ``profile="t2s-metrics"``
-    T2S-Metrics' measures under its names; ``abstain_marker`` the answer text
+    T2S-Metrics' measures under its names (``wordnet=`` names the WordNet 3.0
+    directory its ``meteor`` reads, else NLTK's and Debian's places are
+    looked in); ``abstain_marker`` the answer text
     that declares an abstention; ``llm_judge`` (a chat-completions server's
     base URL) with ``llm_model`` asks a language model about free-text answers
     no string rule matched, the key read from the environment variable

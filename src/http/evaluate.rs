@@ -29,6 +29,13 @@ pub struct Api;
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 /// The longest time limit a body may ask for.
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// The most LLM judge calls one evaluation request makes (none after the
+/// request's `timeout_ms`); past them answers are `unsure`, with a
+/// diagnostic.
+pub const LLM_MAX_CALLS: usize = 1_000;
+/// The most verdicts one server process writes into the judge's cache,
+/// whoever asks: past them verdicts are not kept.
+pub const LLM_CACHE_WRITES: u64 = 100_000;
 
 /// A benchmark or run document given inline: a JSON document (QALD-JSON, eQALD,
 /// LC-QuAD, RuBQ, TEXT2SPARQL answers) as JSON, or any document (QALD-XML,
@@ -133,10 +140,12 @@ pub(super) struct EvaluateBody {
 
 /// The LLM judge a request asks for: its URL checked against the server's
 /// allow-list as a live system's is, verdicts cached in the server user's
-/// cache directory; `None` without `llm_judge`.
+/// cache directory, no call after `left` (the request's time); `None`
+/// without `llm_judge`.
 fn llm_judge(
     body: &EvaluateBody,
     state: &AppState,
+    left: Duration,
 ) -> Result<Option<Arc<crate::llm::Judge>>, ApiError> {
     let Some(url) = body.llm_judge.as_deref() else {
         if body.llm_model.is_some() || body.llm_queries {
@@ -163,6 +172,11 @@ fn llm_judge(
     let mut settings = crate::llm::JudgeSettings::new(model);
     settings.queries = body.llm_queries;
     settings.cache = crate::llm::default_cache_dir();
+    // one request's calls and the server's verdicts on disk are bounded
+    settings.max_calls = LLM_MAX_CALLS;
+    // no call after the request's own time (the work is not cancelled)
+    settings.deadline = left;
+    settings.cache_writes = Some(Arc::clone(&state.llm_cache_writes));
     crate::llm::Judge::new(settings, Box::new(server))
         .map(|j| Some(Arc::new(j)))
         .map_err(|e| ApiError::internal(e.to_string()))
@@ -346,7 +360,7 @@ pub async fn evaluate(
         lang: body.lang.clone(),
         explain_errors_only: false,
         baseline: None,
-        llm: llm_judge(&body, &state)?,
+        llm: llm_judge(&body, &state, remaining(started, timeout_ms))?,
         abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
         wordnet: None,
     };

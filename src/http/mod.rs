@@ -170,6 +170,9 @@ pub struct AppState {
     document: serde_json::Value,
     /// The WordNet of the `t2s-metrics` profile's `meteor`.
     wordnet: crate::wordnet::Shared,
+    /// The verdicts the LLM judge's cache may still take in this process
+    /// (`evaluate::LLM_CACHE_WRITES`), shared by every request.
+    llm_cache_writes: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl AppState {
@@ -307,6 +310,9 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         ),
         sparql_timeout: config.sparql_timeout,
         wordnet: crate::wordnet::Shared::new(config.wordnet.clone()),
+        llm_cache_writes: Arc::new(std::sync::atomic::AtomicU64::new(
+            evaluate::LLM_CACHE_WRITES,
+        )),
         document: openapi::document(),
     });
     let workers = config.workers.max(1);

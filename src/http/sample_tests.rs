@@ -77,6 +77,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
         sparql_timeout: std::time::Duration::from_secs(5),
         document: Value::Null,
         wordnet: crate::wordnet::Shared::default(),
+        llm_cache_writes: Arc::new(std::sync::atomic::AtomicU64::new(0)),
     })
 }
 

@@ -24,6 +24,9 @@ pub struct VerdictCounts {
     /// Calls that got no reply (timeout, failed connection, HTTP error):
     /// `unsure`, not cached.
     pub failed: usize,
+    /// Asks not sent: the evaluation's calls or time for the judge were
+    /// spent (docs/scoring.md, The LLM judge); `unsure`, not cached.
+    pub refused: usize,
 }
 
 impl VerdictCounts {
@@ -37,8 +40,11 @@ impl VerdictCounts {
         }
         match d.source {
             Source::Cached => self.cached += 1,
-            Source::Called => self.called += 1,
+            Source::Called => {
+                self.called += 1;
+                self.failed += usize::from(d.failed);
+            }
+            Source::Refused => self.refused += 1,
         }
-        self.failed += usize::from(d.failed);
     }
 }

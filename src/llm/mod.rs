@@ -23,9 +23,9 @@ pub mod report;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +94,8 @@ pub enum Source {
     Cached,
     /// A call to the server.
     Called,
+    /// No call: the evaluation's calls or time for the judge were spent.
+    Refused,
 }
 
 /// The judge's answer to one ask.
@@ -156,6 +158,18 @@ pub struct JudgeSettings {
     pub retries: u32,
     /// The first wait before a retry, doubled at each one.
     pub backoff: Duration,
+    /// The most calls one evaluation makes (`--llm-max-calls`): an ask past
+    /// them is `unsure`, a failure with a diagnostic, never cached.
+    pub max_calls: usize,
+    /// The time one evaluation's calls may take from its first
+    /// (`--llm-deadline`): an ask after it is `unsure`, a failure with a
+    /// diagnostic, and no retry starts after it.
+    pub deadline: Duration,
+    /// The verdicts the cache may still take, shared by every judge of a
+    /// long-running process (the server's, so that its clients cannot fill
+    /// the disk); past it verdicts are not kept (a later evaluation asks
+    /// again). `None`: no bound (the command line's own cache).
+    pub cache_writes: Option<Arc<AtomicU64>>,
 }
 
 /// The default number of calls at once.
@@ -164,9 +178,14 @@ pub const DEFAULT_CONCURRENCY: usize = 4;
 pub const DEFAULT_RETRIES: u32 = 3;
 /// The longest wait a `Retry-After` may ask for.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// The default number of calls one evaluation makes.
+pub const DEFAULT_MAX_CALLS: usize = 10_000;
+/// The default time one evaluation's calls may take.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(3600);
 
 impl JudgeSettings {
-    /// The defaults for a model: 4 calls at once, 3 retries from 1 s, no cache.
+    /// The defaults for a model: 4 calls at once, 3 retries from 1 s, no
+    /// cache, at most 10,000 calls in one hour.
     pub fn new(model: impl Into<String>) -> JudgeSettings {
         JudgeSettings {
             model: model.into(),
@@ -175,6 +194,9 @@ impl JudgeSettings {
             concurrency: DEFAULT_CONCURRENCY,
             retries: DEFAULT_RETRIES,
             backoff: Duration::from_secs(1),
+            max_calls: DEFAULT_MAX_CALLS,
+            deadline: DEFAULT_DEADLINE,
+            cache_writes: None,
         }
     }
 }
@@ -184,6 +206,10 @@ pub struct Judge {
     settings: JudgeSettings,
     cache: Option<VerdictCache>,
     transport: Box<dyn Transport>,
+    /// Calls granted (retries not counted), against `max_calls`.
+    calls: AtomicUsize,
+    /// When the first call began, against `deadline`.
+    started: OnceLock<Instant>,
 }
 
 impl std::fmt::Debug for Judge {
@@ -210,6 +236,8 @@ impl Judge {
             settings,
             cache,
             transport,
+            calls: AtomicUsize::new(0),
+            started: OnceLock::new(),
         })
     }
 
@@ -256,14 +284,25 @@ impl Judge {
         let called: Mutex<Vec<(usize, Decision)>> = Mutex::new(Vec::new());
         let next = AtomicUsize::new(0);
         let workers = self.settings.concurrency.clamp(1, 64).min(to_call.len());
+        // the first asks in order get the calls left, so that which are
+        // asked does not depend on the threads
+        let granted = self.grant(to_call.len());
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(|| loop {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = to_call.get(n) else { break };
-                    let decision = self.call(&sent[i]);
+                    let decision = match self.budget(n < granted) {
+                        Ok(()) => self.call(&sent[i]),
+                        Err(why) => Decision {
+                            verdict: Verdict::Unsure,
+                            source: Source::Refused,
+                            failed: true,
+                            diagnostic: Some(why),
+                        },
+                    };
                     if !decision.failed {
-                        if let Some(cache) = &self.cache {
+                        if let Some(cache) = self.cache.as_ref().filter(|_| self.may_keep()) {
                             // a verdict that cannot be kept only costs a call later
                             let _ = cache.put(
                                 &keys[i],
@@ -288,8 +327,13 @@ impl Judge {
             out[i] = Some(d);
         }
         for (i, j) in repeats {
+            // a repeat of a refused ask was not answered either
             out[i] = out[j].clone().map(|d| Decision {
-                source: Source::Cached,
+                source: if d.source == Source::Refused {
+                    Source::Refused
+                } else {
+                    Source::Cached
+                },
                 ..d
             });
         }
@@ -297,12 +341,59 @@ impl Judge {
             .map(|d| {
                 d.unwrap_or(Decision {
                     verdict: Verdict::Unsure,
-                    source: Source::Called,
+                    source: Source::Refused,
                     failed: true,
                     diagnostic: Some("the judge was not asked (a worker stopped)".into()),
                 })
             })
             .collect()
+    }
+
+    /// Takes one verdict from the cache's write budget, if it has one: false
+    /// once it is spent.
+    fn may_keep(&self) -> bool {
+        self.settings.cache_writes.as_ref().is_none_or(|left| {
+            left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+        })
+    }
+
+    /// Takes up to `wanted` calls from the evaluation's `max_calls`: how
+    /// many it got.
+    fn grant(&self, wanted: usize) -> usize {
+        let max = self.settings.max_calls;
+        let before = self
+            .calls
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                Some(used.saturating_add(wanted).min(max.max(used)))
+            })
+            .unwrap_or(max);
+        max.saturating_sub(before).min(wanted)
+    }
+
+    /// Says why an ask is not called: it got no call of the evaluation's
+    /// `max_calls` (`granted` false), or its `deadline` has passed.
+    fn budget(&self, granted: bool) -> Result<(), String> {
+        if !granted {
+            return Err(format!(
+                "the judge was not asked: this evaluation's {} judge calls (--llm-max-calls) were made",
+                self.settings.max_calls
+            ));
+        }
+        self.deadline_left()
+    }
+
+    /// Says when the evaluation's `deadline` for calls has passed.
+    fn deadline_left(&self) -> Result<(), String> {
+        let started = *self.started.get_or_init(Instant::now);
+        let deadline = self.settings.deadline;
+        if started.elapsed() >= deadline {
+            return Err(format!(
+                "the judge was not asked: this evaluation's {} s for judge calls (--llm-deadline) were spent",
+                deadline.as_secs()
+            ));
+        }
+        Ok(())
     }
 
     /// One ask by calls: retried after a 429, a 5xx or a failed connection,
@@ -349,6 +440,9 @@ impl Judge {
                 }
                 Ok(reply) if retry && (reply.status == 429 || reply.status >= 500) => {
                     std::thread::sleep(wait(reply.retry_after.as_deref()));
+                    if let Err(why) = self.deadline_left() {
+                        return failed(why);
+                    }
                 }
                 Ok(reply) => {
                     return failed(format!(
@@ -356,7 +450,12 @@ impl Judge {
                         reply.status
                     ))
                 }
-                Err(TransportError::Failed(_)) if retry => std::thread::sleep(wait(None)),
+                Err(TransportError::Failed(_)) if retry => {
+                    std::thread::sleep(wait(None));
+                    if let Err(why) = self.deadline_left() {
+                        return failed(why);
+                    }
+                }
                 Err(e) => return failed(e.to_string()),
             }
         }

@@ -185,7 +185,7 @@ fn free_text_answers_are_judged_and_counted_as_documented() {
     assert_eq!(
         j["answers"],
         json!({"asked": 8, "same": 3, "different": 4, "unsure": 1,
-               "cached": 0, "called": 8, "failed": 0}),
+               "cached": 0, "called": 8, "failed": 0, "refused": 0}),
         "{j}"
     );
     assert_eq!(j["matched"], 2);
@@ -452,4 +452,45 @@ fn a_gold_that_repeats_an_answer_is_judged_by_its_set() {
     let q = &report["runs"][0]["experiments"]["qa"]["questions"][0];
     close(&q["f1"], 1.0);
     assert_eq!(q["tp"], 2, "{q}");
+}
+
+/// One evaluation's calls are bounded: past `--llm-max-calls` an answer is
+/// `unsure` with a diagnostic and is not cached, so the next evaluation asks
+/// what the first could not; `--llm-deadline 0` asks nothing.
+#[test]
+fn an_evaluation_makes_at_most_its_calls() {
+    let dir = tmp("budget");
+    let (gold, run) = write_fixture(&dir);
+    let server = LlmServer::start(&[]);
+    let url = server.url();
+    let cache = dir.join("cache");
+    let mut args = judged_args(&gold, &run, "qa", &url, &cache);
+    args.extend(["--llm-max-calls", "3"]);
+    let (report, _) = evaluate(&args, &[]);
+    let j = &report["runs"][0]["llm_judge"];
+    assert_eq!(server.calls().0, 3);
+    assert_eq!(j["answers"]["called"], 3, "{j}");
+    assert_eq!(j["answers"]["refused"], 5, "{j}");
+    assert_eq!(j["answers"]["failed"], 0, "{j}");
+    assert!(
+        report.to_string().contains("--llm-max-calls"),
+        "the budget is named"
+    );
+    // only the 3 answered verdicts were kept: the next evaluation asks the
+    // other 5, and no more
+    let (again, _) = evaluate(&args, &[]);
+    let j2 = &again["runs"][0]["llm_judge"];
+    assert_eq!(j2["answers"]["cached"], 3, "{j2}");
+    assert_eq!(j2["answers"]["called"], 3, "{j2}");
+    assert_eq!(j2["answers"]["refused"], 2, "{j2}");
+    assert_eq!(server.calls().0, 6);
+
+    let cache = dir.join("cache-2");
+    let mut args = judged_args(&gold, &run, "qa", &url, &cache);
+    args.extend(["--llm-deadline", "0"]);
+    let (report, _) = evaluate(&args, &[]);
+    let j = &report["runs"][0]["llm_judge"];
+    assert_eq!(j["answers"]["refused"], 8, "{j}");
+    assert_eq!(server.calls().0, 6);
+    assert!(report.to_string().contains("--llm-deadline"));
 }

@@ -37,6 +37,14 @@ pub struct LlmArgs {
     /// The timeout of one call to the judge, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub llm_timeout: u64,
+    /// The most calls to the judge in this evaluation (cached verdicts are
+    /// free): an answer past them is `unsure`, with a diagnostic.
+    #[arg(long, value_name = "N", default_value_t = crate::llm::DEFAULT_MAX_CALLS)]
+    pub llm_max_calls: usize,
+    /// The time this evaluation's calls to the judge may take, in seconds
+    /// from the first: an answer after it is `unsure`, with a diagnostic.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::llm::DEFAULT_DEADLINE.as_secs())]
+    pub llm_deadline: u64,
 }
 
 impl LlmArgs {
@@ -56,6 +64,8 @@ impl LlmArgs {
         let server = crate::live::ChatServer::new(url, key, timeout, None)?;
         let mut settings = crate::llm::JudgeSettings::new(model.clone());
         settings.queries = self.llm_queries;
+        settings.max_calls = self.llm_max_calls;
+        settings.deadline = std::time::Duration::from_secs(self.llm_deadline);
         settings.cache = Some(match &self.llm_cache {
             Some(dir) => dir.clone(),
             None => crate::llm::default_cache_dir().ok_or_else(|| {

@@ -13,9 +13,12 @@ use std::collections::HashMap;
 use super::porter::stem;
 use crate::wordnet::WordNet;
 
-/// NLTK's defaults.
+/// NLTK's weight of precision against recall (`1 − α` is computed, as
+/// NLTK does: 0.09999999999999998).
 const ALPHA: f64 = 0.9;
+/// NLTK's exponent of the fragmentation penalty.
 const BETA: f64 = 3.0;
+/// NLTK's weight of the fragmentation penalty.
 const GAMMA: f64 = 0.5;
 
 /// Words with their position in the sentence, as `_generate_enums` makes them.
@@ -24,8 +27,11 @@ type Enumerated = Vec<(usize, String)>;
 /// One stage's matches (hypothesis position, reference position) and the
 /// words neither side matched.
 struct Stage {
+    /// (hypothesis position, reference position) of each match.
     matches: Vec<(usize, usize)>,
+    /// The hypothesis words left.
     hypothesis: Enumerated,
+    /// The reference words left.
     reference: Enumerated,
 }
 
@@ -40,7 +46,9 @@ fn leftovers(list: Enumerated, matched: &[bool]) -> Enumerated {
 /// `_match_enums` (with `synonyms`, `_enum_wordnetsyn_match`): for each
 /// hypothesis word from the last back, the reference word with the largest
 /// position among those still free that equal it (or one of its synonyms).
-fn match_stage(hypothesis: Enumerated, reference: Enumerated, synonyms: Option<&WordNet>) -> Stage {
+fn match_stage(hypothesis: Enumerated, reference: Enumerated, wordnet: Option<&WordNet>) -> Stage {
+    // each distinct word's synonyms once
+    let mut synonyms: HashMap<&str, std::collections::BTreeSet<String>> = HashMap::new();
     let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, (_, word)) in reference.iter().enumerate() {
         positions.entry(word.as_str()).or_default().push(j);
@@ -50,17 +58,18 @@ fn match_stage(hypothesis: Enumerated, reference: Enumerated, synonyms: Option<&
     let mut matches = Vec::new();
     for i in (0..hypothesis.len()).rev() {
         let word = hypothesis[i].1.as_str();
-        let best: Option<(usize, String)> = match synonyms {
+        let best: Option<(usize, String)> = match wordnet {
             None => positions
                 .get(word)
                 .and_then(|p| p.last())
                 .map(|&j| (j, word.to_string())),
-            Some(wordnet) => wordnet
-                .synonyms(word)
-                .into_iter()
+            Some(wordnet) => synonyms
+                .entry(word)
+                .or_insert_with(|| wordnet.synonyms(word))
+                .iter()
                 .filter_map(|syn| {
                     let j = *positions.get(syn.as_str())?.last()?;
-                    Some((j, syn))
+                    Some((j, syn.clone()))
                 })
                 .max_by_key(|(j, _)| *j),
         };
