@@ -1,12 +1,15 @@
 //! The evaluation report as CSV (`evaluate --format csv`; docs/report.md):
 //! one row per run, sub-experiment and aggregate (overall and per `--by`
 //! value), or per question with `--per-question`, fields quoted as RFC 4180
-//! asks; and the field rule every CSV the commands write follows ([`field`]).
+//! asks, the LLM era's and the official script's figures in columns of their
+//! own when some row has them; and the field rule every CSV the commands
+//! write follows ([`field`]).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::render::experiments;
-use crate::eval::Report;
+use crate::eval::{AggregateReport, QuestionReport, Report};
 
 /// A measure the profile may not report, for CSV (empty when absent).
 fn co(v: Option<f64>) -> String {
@@ -33,16 +36,144 @@ pub(super) fn field(s: &str) -> String {
     }
 }
 
-/// One CSV row of aggregate measures, with the `--by` columns given.
+/// The columns after the fixed ones, in this order when a row has them:
+/// abstention, truthfulness and graded order, then usage (docs/scoring.md,
+/// Cost and latency); the official script's figures follow, `official_`
+/// and their names, sorted.
+const ERA_COLUMNS: &[&str] = &[
+    "abstained",
+    "truthfulness",
+    "ndcg_graded",
+    "kendall_tau",
+    "latency_ms",
+    "latency_ms_mean",
+    "latency_ms_median",
+    "latency_ms_p95",
+    "latency_ms_total",
+    "prompt_tokens",
+    "prompt_tokens_total",
+    "completion_tokens",
+    "completion_tokens_total",
+    "cost",
+    "cost_mean",
+    "cost_total",
+    "calls",
+    "calls_total",
+];
+
+/// The figures of a row beyond the fixed columns, by column name.
+type Extras = BTreeMap<String, f64>;
+
+/// The official figures of a row as `official_<name>` columns.
+fn official(extras: &mut Extras, figures: Option<&crate::eval::report::Figures>) {
+    for (k, v) in figures.into_iter().flatten() {
+        extras.insert(format!("official_{k}"), *v);
+    }
+}
+
+/// A run's usage as `<measure>_mean`, `_median`, `_p95` and `_total` columns.
+fn summary(extras: &mut Extras, name: &str, s: Option<&crate::eval::usage::Summary>) {
+    if let Some(s) = s {
+        for (suffix, v) in [
+            ("mean", s.mean),
+            ("median", s.median),
+            ("p95", s.p95),
+            ("total", s.total),
+        ] {
+            extras.insert(format!("{name}_{suffix}"), v);
+        }
+    }
+}
+
+/// The figures that are there, under their column names.
+fn present<const N: usize>(extras: &mut Extras, figures: [(&str, Option<f64>); N]) {
+    for (k, v) in figures {
+        if let Some(v) = v {
+            extras.insert(k.to_string(), v);
+        }
+    }
+}
+
+/// Truthfulness and graded order, where a row has them.
+fn truth_and_order(
+    extras: &mut Extras,
+    truthfulness: Option<f64>,
+    ndcg_graded: Option<f64>,
+    kendall_tau: Option<f64>,
+) {
+    present(
+        extras,
+        [
+            ("truthfulness", truthfulness),
+            ("ndcg_graded", ndcg_graded),
+            ("kendall_tau", kendall_tau),
+        ],
+    );
+}
+
+/// An aggregate's figures beyond the fixed columns.
+fn aggregate_extras(a: &AggregateReport) -> Extras {
+    let mut out = Extras::new();
+    let abstained = a.abstained.map(|n| n as f64);
+    present(&mut out, [("abstained", abstained)]);
+    truth_and_order(&mut out, a.truthfulness, a.ndcg_graded, a.kendall_tau);
+    if let Some(u) = &a.usage {
+        summary(&mut out, "latency_ms", u.latency_ms.as_ref());
+        let tokens = u.tokens.as_ref();
+        summary(
+            &mut out,
+            "prompt_tokens",
+            tokens.and_then(|t| t.prompt.as_ref()),
+        );
+        summary(
+            &mut out,
+            "completion_tokens",
+            tokens.and_then(|t| t.completion.as_ref()),
+        );
+        summary(&mut out, "cost", u.cost.as_ref());
+        summary(&mut out, "calls", u.calls.as_ref());
+    }
+    official(&mut out, a.official.as_ref());
+    out
+}
+
+/// A question's figures beyond the fixed columns.
+fn question_extras(q: &QuestionReport) -> Extras {
+    let mut out = Extras::new();
+    truth_and_order(&mut out, q.truthfulness, q.ndcg_graded, q.kendall_tau);
+    if let Some(u) = &q.usage {
+        let tokens = u.tokens.as_ref();
+        present(
+            &mut out,
+            [
+                ("latency_ms", u.latency_ms),
+                (
+                    "prompt_tokens",
+                    tokens.and_then(|t| t.prompt).map(|n| n as f64),
+                ),
+                (
+                    "completion_tokens",
+                    tokens.and_then(|t| t.completion).map(|n| n as f64),
+                ),
+                ("cost", u.cost),
+                ("calls", u.calls.map(|n| n as f64)),
+            ],
+        );
+    }
+    official(&mut out, q.official.as_ref());
+    out
+}
+
+/// One CSV row of aggregate measures (no line end), with the `--by` columns
+/// given.
 fn csv_aggregate(
-    out: &mut String,
     run: &str,
     experiment: &str,
     by: &[&str],
-    a: &crate::eval::AggregateReport,
+    a: &AggregateReport,
     with_confidence: bool,
-) {
-    let _ = write!(out, "{},{experiment},", field(run));
+) -> String {
+    let mut out = format!("{},{experiment},", field(run));
     for v in by {
         let _ = write!(out, "{},", field(v));
     }
@@ -89,12 +220,13 @@ fn csv_aggregate(
             None => out.push_str(",,,,,,"),
         }
     }
-    out.push('\n');
+    out
 }
 
-/// CSV: one row per run and experiment, or one row per question with `per_question`.
+/// CSV: one row per run and experiment, or one row per question with
+/// `per_question`; after the fixed columns, one per further figure some row
+/// has ([`ERA_COLUMNS`], then `official_<name>`), empty where a row has not.
 pub fn csv(report: &Report, per_question: bool) -> String {
-    let mut out = String::new();
     let with_confidence = report
         .runs
         .iter()
@@ -111,28 +243,28 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
+    let mut header = String::new();
     if per_question {
-        out.push_str(
-            "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald\n",
+        header.push_str(
+            "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald",
         );
     } else {
-        out.push_str("run,experiment,");
+        header.push_str("run,experiment,");
         for f in &features {
-            let _ = write!(out, "{},", field(&format!("by_{f}")));
+            let _ = write!(header, "{},", field(&format!("by_{f}")));
         }
-        out.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
+        header.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
         if with_confidence {
-            out.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
+            header.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
         }
-        out.push('\n');
     }
+    let mut rows: Vec<(String, Extras)> = Vec::new();
     for (name, runs) in experiments(report) {
         for (run, e) in runs {
             let Some(e) = e else { continue };
             if per_question {
                 for q in &e.questions {
-                    let _ = writeln!(
-                        out,
+                    let row = format!(
                         "{},{name},{},{},{},{},{},{},{},{},{},{},{}",
                         field(run),
                         field(&q.id),
@@ -147,10 +279,12 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                         q.score.precision_qald,
                         q.score.recall_qald
                     );
+                    rows.push((row, question_extras(q)));
                 }
             } else {
                 let by = vec![""; features.len()];
-                csv_aggregate(&mut out, run, name, &by, &e.aggregate, with_confidence);
+                let row = csv_aggregate(run, name, &by, &e.aggregate, with_confidence);
+                rows.push((row, aggregate_extras(&e.aggregate)));
                 // one row per value of each --by feature, in its own column
                 for (k, feature) in features.iter().enumerate() {
                     let Some(split) = e.breakdown.as_ref().and_then(|b| b.get(*feature)) else {
@@ -159,11 +293,38 @@ pub fn csv(report: &Report, per_question: bool) -> String {
                     for (value, a) in split {
                         let mut by = vec![""; features.len()];
                         by[k] = value.as_str();
-                        csv_aggregate(&mut out, run, name, &by, a, with_confidence);
+                        let row = csv_aggregate(run, name, &by, a, with_confidence);
+                        rows.push((row, aggregate_extras(a)));
                     }
                 }
             }
         }
+    }
+    let seen: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|(_, x)| x.keys().map(String::as_str))
+        .collect();
+    let columns: Vec<&str> = ERA_COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| seen.contains(c))
+        .chain(seen.iter().copied().filter(|c| c.starts_with("official_")))
+        .collect();
+    let mut out = header;
+    for c in &columns {
+        out.push(',');
+        out.push_str(&field(c));
+    }
+    out.push('\n');
+    for (row, extras) in &rows {
+        out.push_str(row);
+        for c in &columns {
+            out.push(',');
+            if let Some(v) = extras.get(*c) {
+                out.push_str(&v.to_string());
+            }
+        }
+        out.push('\n');
     }
     out
 }

@@ -466,7 +466,10 @@ fn score_experiment(
         }
         questions.push(report);
     }
-    if scored.is_empty() {
+    // T2S-Metrics' query-text measures need no answers: without a graph its
+    // profile still reports QA, every question not evaluable, for them
+    let text_measures = e == Experiment::Qa && options.profile == super::Profile::T2sMetrics;
+    if scored.is_empty() && !text_measures {
         return None;
     }
     let lang = options.lang.as_deref().unwrap_or("en");
@@ -484,7 +487,7 @@ fn score_experiment(
     if !order_scores.is_empty() {
         agg.ndcg = Some(mean(&order_scores));
     }
-    if e == Experiment::Qa && !profile.scores_value_sets() {
+    if e == Experiment::Qa && !profile.scores_value_sets() && !scored.is_empty() {
         agg.ranking = Some(ranking(&ranks));
         agg.tables = tables(&row_f1s);
     }

@@ -270,7 +270,20 @@ fn demo_table_and_csv() {
     assert!(lines[0].starts_with("run,experiment,questions,"));
     assert!(lines[1].starts_with("system,qa,13,13,0,10,2,1,1,0,"));
     assert!(lines[2].starts_with("oracle,qa,13,13,0,"));
-    assert!(lines[2].ends_with(",1,1,1"), "{}", lines[2]);
+    // answered-only P/R/F1 then the truthfulness column every QA run has
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "answered_only_f1")
+        .expect("the column");
+    assert_eq!(header.get(at + 1), Some(&"truthfulness"), "{}", lines[0]);
+    let oracle: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(
+        oracle[at - 2..=at + 1],
+        ["1", "1", "1", "1"],
+        "{}",
+        lines[2]
+    );
 
     let o = qajudge(&[
         "evaluate",

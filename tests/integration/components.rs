@@ -496,7 +496,7 @@ fn qald_1_2_measures_by_hand() {
     let csv = stdout(&o);
     assert!(
         csv.lines().next().is_some_and(|h| h.ends_with(
-            ",right,partial,answered_only_precision,answered_only_recall,answered_only_f1"
+            ",right,partial,answered_only_precision,answered_only_recall,answered_only_f1,truthfulness"
         )),
         "{csv}"
     );

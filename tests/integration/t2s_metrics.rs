@@ -18,7 +18,7 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::require_data;
 
@@ -223,16 +223,18 @@ fn wordnet_flag_errors_are_clear() {
     let data = require_data!();
     let run = data.join("text2sparql/t2s-metrics/ck25/AIFB.jsonl");
     let evaluate = |extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
-            .args(["evaluate", "--format", "json", "--run"])
-            .arg(&run)
-            .args(extra)
-            .output()
-            .expect("qajudge runs");
+        let o = evaluate_run(&run, extra);
         assert!(!o.status.success());
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
-    let missing = evaluate(&["--profile", "t2s-metrics", "--wordnet", "/nonexistent/wn"]);
+    let missing = evaluate(&[
+        "--format",
+        "json",
+        "--profile",
+        "t2s-metrics",
+        "--wordnet",
+        "/nonexistent/wn",
+    ]);
     assert!(
         missing.contains("no WordNet 3.0 dictionary") && missing.contains("/nonexistent/wn"),
         "{missing}"
@@ -241,5 +243,127 @@ fn wordnet_flag_errors_are_clear() {
     assert!(
         elsewhere.contains("read only by --profile t2s-metrics"),
         "{elsewhere}"
+    );
+}
+
+/// `--format csv` carries the profile's measures as `official_<name>`
+/// columns, per run and per question, with the values of the JSON report.
+#[test]
+fn csv_has_the_profile_measures() {
+    let data = require_data!();
+    let run = data.join("text2sparql/t2s-metrics/ck25/AIFB.jsonl");
+    let kg = data.join("text2sparql/kg");
+    let (inst, vocab) = (kg.join("prod-inst.ttl"), kg.join("prod-vocab.ttl"));
+    let evaluate = |extra: &[&str]| {
+        let mut args = vec!["--profile", "t2s-metrics", "--kg"];
+        args.extend([inst.to_str(), vocab.to_str()].map(|p| p.expect("a UTF-8 path")));
+        args.extend(extra);
+        let o = evaluate_run(&run, &args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("utf-8")
+    };
+    let report: Value =
+        serde_json::from_str(&evaluate(&["--format", "json"])).expect("a json report");
+    let qa = &report["runs"][0]["experiments"]["qa"];
+    let csv = evaluate(&["--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[1].split(',').collect();
+    let bleu = header
+        .iter()
+        .position(|c| *c == "official_bleu")
+        .expect("an official_bleu column");
+    let want = qa["aggregate"]["official"]["bleu"]
+        .as_f64()
+        .expect("a mean");
+    assert_eq!(row[bleu].parse::<f64>().ok(), Some(want));
+    let per = evaluate(&["--format", "csv", "--per-question"]);
+    let lines: Vec<&str> = per.lines().collect();
+    assert_eq!(lines.len(), 51, "{per}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "official_codebleu")
+        .expect("an official_codebleu column");
+    let first = &qa["questions"][0];
+    let cells = fields(lines[1]);
+    assert_eq!(cells[2], first["id"].as_str().expect("an id"));
+    assert_eq!(
+        cells[at].parse::<f64>().ok(),
+        first["official"]["codebleu"].as_f64()
+    );
+}
+
+/// The fields of one CSV line (RFC 4180 quotes; no line break inside).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cell)),
+            c => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
+}
+
+/// `qajudge evaluate --run RUN` with `extra`, its output.
+fn evaluate_run(run: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["evaluate", "--run"])
+        .arg(run)
+        .args(extra)
+        .output()
+        .expect("qajudge runs")
+}
+
+/// Without a graph the query-text measures are still reported, every
+/// question not evaluable: T2S-Metrics' own means of the text measures
+/// (`meteor` included where Debian's WordNet is installed).
+#[test]
+fn text_measures_need_no_graph() {
+    let data = require_data!();
+    let run = data.join("text2sparql/t2s-metrics/ck25/WSE.jsonl");
+    let o = evaluate_run(&run, &["--profile", "t2s-metrics", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("a json report");
+    let agg = &report["runs"][0]["experiments"]["qa"]["aggregate"];
+    assert_eq!(
+        (&agg["evaluated"], &agg["not_evaluable"]),
+        (&json!(0), &json!(50))
+    );
+    let fixture = |name: &str| -> Value {
+        let path = crate::serve::root()
+            .join("tests/data/t2s-metrics")
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the fixture")).expect("json")
+    };
+    let mut want = fixture("ck25.json")["means"]["WSE"].clone();
+    if std::path::Path::new("/usr/share/wordnet/index.noun").is_file() {
+        want["meteor"] = fixture("ck25-meteor.json")["means"]["WSE"].clone();
+    }
+    let official = agg["official"].as_object().expect("official means");
+    let mut compared = 0;
+    for (metric, got) in official {
+        if NOT_ASKED.contains(&metric.as_str()) {
+            continue;
+        }
+        let want = want[metric]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{metric} is not T2S-Metrics'"));
+        let got = got.as_f64().expect("a mean");
+        assert!((got - want).abs() < 1e-9, "{metric}: {got} against {want}");
+        compared += 1;
+    }
+    assert!(compared >= 15, "{compared}");
+    assert!(
+        official.get("answerset_f1").is_none(),
+        "no answers without a graph"
     );
 }
