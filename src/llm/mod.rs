@@ -87,6 +87,19 @@ impl Ask {
     }
 }
 
+/// Why an ask was not sent (docs/scoring.md, The LLM judge).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+enum Refusal {
+    /// The evaluation's calls were all made.
+    #[error(
+        "the judge was not asked: this evaluation's {0} judge calls (--llm-max-calls) were made"
+    )]
+    Calls(usize),
+    /// The evaluation's time for calls, in seconds, was spent.
+    #[error("the judge was not asked: this evaluation's {0} s for judge calls (--llm-deadline) were spent")]
+    Deadline(u64),
+}
+
 /// Where a verdict came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -298,7 +311,7 @@ impl Judge {
                             verdict: Verdict::Unsure,
                             source: Source::Refused,
                             failed: true,
-                            diagnostic: Some(why),
+                            diagnostic: Some(why.to_string()),
                         },
                     };
                     if !decision.failed {
@@ -373,25 +386,19 @@ impl Judge {
 
     /// Says why an ask is not called: it got no call of the evaluation's
     /// `max_calls` (`granted` false), or its `deadline` has passed.
-    fn budget(&self, granted: bool) -> Result<(), String> {
+    fn budget(&self, granted: bool) -> Result<(), Refusal> {
         if !granted {
-            return Err(format!(
-                "the judge was not asked: this evaluation's {} judge calls (--llm-max-calls) were made",
-                self.settings.max_calls
-            ));
+            return Err(Refusal::Calls(self.settings.max_calls));
         }
         self.deadline_left()
     }
 
     /// Says when the evaluation's `deadline` for calls has passed.
-    fn deadline_left(&self) -> Result<(), String> {
+    fn deadline_left(&self) -> Result<(), Refusal> {
         let started = *self.started.get_or_init(Instant::now);
         let deadline = self.settings.deadline;
         if started.elapsed() >= deadline {
-            return Err(format!(
-                "the judge was not asked: this evaluation's {} s for judge calls (--llm-deadline) were spent",
-                deadline.as_secs()
-            ));
+            return Err(Refusal::Deadline(deadline.as_secs()));
         }
         Ok(())
     }
@@ -441,7 +448,7 @@ impl Judge {
                 Ok(reply) if retry && (reply.status == 429 || reply.status >= 500) => {
                     std::thread::sleep(wait(reply.retry_after.as_deref()));
                     if let Err(why) = self.deadline_left() {
-                        return failed(why);
+                        return failed(why.to_string());
                     }
                 }
                 Ok(reply) => {
@@ -453,7 +460,7 @@ impl Judge {
                 Err(TransportError::Failed(_)) if retry => {
                     std::thread::sleep(wait(None));
                     if let Err(why) = self.deadline_left() {
-                        return failed(why);
+                        return failed(why.to_string());
                     }
                 }
                 Err(e) => return failed(e.to_string()),
