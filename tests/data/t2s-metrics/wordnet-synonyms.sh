@@ -14,7 +14,7 @@
 # quotes) are left out, as the list is space-separated: WordNet has no entry
 # for any of them, so their set is only the token itself (checked below).
 # Usage: wordnet-synonyms.sh VENV CK25_DIR WORDNET_DIR
-#   as for ck25-meteor.sh, which says how the NLTK data directory is built.
+#   as for ck25-meteor.sh; scripts/t2s-offline.sh lays the dictionary out for NLTK.
 # Made with: tests/data/t2s-metrics/wordnet-synonyms.sh ~/.cache/qajudge/target/venv-t2s \
 #   ../shared/data/text2sparql/t2s-metrics/ck25 /usr/share/wordnet
 set -euo pipefail
@@ -22,25 +22,7 @@ venv=$1 ck25=$(cd "$2" && pwd) wordnet=$(cd "$3" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-dict="$work/nltk_data/corpora/wordnet"
-mkdir -p "$dict"
-cp "$wordnet"/index.{adj,adv,noun,verb} "$wordnet"/data.{adj,adv,noun,verb} \
-    "$wordnet"/{adj,adv,noun,verb}.exc "$dict/"
-: > "$dict/index.sense"
-i=0
-for entry in adj.all:3 adj.pert:3 adv.all:4 noun.Tops:1 noun.act:1 noun.animal:1 \
-    noun.artifact:1 noun.attribute:1 noun.body:1 noun.cognition:1 \
-    noun.communication:1 noun.event:1 noun.feeling:1 noun.food:1 noun.group:1 \
-    noun.location:1 noun.motive:1 noun.object:1 noun.person:1 noun.phenomenon:1 \
-    noun.plant:1 noun.possession:1 noun.process:1 noun.quantity:1 noun.relation:1 \
-    noun.shape:1 noun.state:1 noun.substance:1 noun.time:1 verb.body:2 \
-    verb.change:2 verb.cognition:2 verb.communication:2 verb.competition:2 \
-    verb.consumption:2 verb.contact:2 verb.creation:2 verb.emotion:2 \
-    verb.motion:2 verb.perception:2 verb.possession:2 verb.social:2 \
-    verb.stative:2 verb.weather:2 adj.ppl:3; do
-    printf '%02d\t%s\t%s\n' "$i" "${entry%:*}" "${entry#*:}" >> "$dict/lexnames"
-    i=$((i + 1))
-done
+bash "$here/../../../scripts/t2s-offline.sh" "$venv" "$work" "$wordnet"
 NLTK_DATA="$work/nltk_data" "$venv/bin/python" - "$ck25" "$here/wordnet-synonyms.tsv" <<'PY'
 import glob, os, sys
 from nltk.corpus import wordnet
