@@ -115,6 +115,9 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 continue;
             };
             let a = &e.aggregate;
+            // no question evaluated (the t2s-metrics profile's text measures
+            // without a graph): no P/R/F1 to show, not zeros
+            let some = |v: f64| (a.evaluated > 0).then_some(v);
             rows.push(vec![
                 run.to_string(),
                 a.evaluated.to_string(),
@@ -123,15 +126,15 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 a.missing.to_string(),
                 a.extra.to_string(),
                 a.errors.to_string(),
-                fo(a.micro.map(|m| m.precision)),
-                fo(a.micro.map(|m| m.recall)),
-                fo(a.micro.map(|m| m.f1)),
-                f(a.macro_.precision),
-                f(a.macro_.recall),
-                f(a.macro_.f1),
-                f(a.macro_qald.precision),
-                f(a.macro_qald.recall),
-                f(a.macro_qald.f1),
+                fo(a.micro.and_then(|m| some(m.precision))),
+                fo(a.micro.and_then(|m| some(m.recall))),
+                fo(a.micro.and_then(|m| some(m.f1))),
+                fo(some(a.macro_.precision)),
+                fo(some(a.macro_.recall)),
+                fo(some(a.macro_.f1)),
+                fo(some(a.macro_qald.precision)),
+                fo(some(a.macro_qald.recall)),
+                fo(some(a.macro_qald.f1)),
             ]);
         }
         if !errors {
@@ -145,7 +148,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
         pad_table(&rows, &mut out);
         era_lines(&runs, &mut out);
         for (run, e) in &runs {
-            let Some(a) = e.map(|e| &e.aggregate) else {
+            let Some(a) = e.map(|e| &e.aggregate).filter(|a| a.evaluated > 0) else {
                 continue;
             };
             let _ = writeln!(

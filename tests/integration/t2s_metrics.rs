@@ -366,4 +366,14 @@ fn text_measures_need_no_graph() {
         official.get("answerset_f1").is_none(),
         "no answers without a graph"
     );
+    // the table shows no P/R/F1 for nothing evaluated, only the measures
+    let o = evaluate_run(&run, &["--profile", "t2s-metrics"]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("WSE "))
+        .expect("the run's row");
+    assert!(!row.contains("0.0000"), "{table}");
+    assert!(!table.contains("QALD-1/2"), "{table}");
+    assert!(table.contains("WSE: official bleu"), "{table}");
 }
