@@ -101,6 +101,14 @@ pub enum WordNetError {
         /// What is wrong with it.
         what: String,
     },
+    /// An index or data file holds nothing of a dictionary.
+    #[error("the wordnet file {path} is empty of {what}: it is not a WordNet 3.0 dictionary file; use an unmodified WordNet 3.0 dictionary")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+        /// What it holds none of.
+        what: &'static str,
+    },
     /// No dictionary in any place looked at.
     #[error("no WordNet 3.0 dictionary (index.noun, data.noun, noun.exc …) in {looked}: install Debian's wordnet-base, run nltk.download(\"wordnet\") and unzip it, or give its directory with --wordnet DIR")]
     NotFound {
@@ -108,6 +116,12 @@ pub enum WordNetError {
         looked: String,
     },
 }
+
+/// The most lemma names one word's synonyms read: WordNet 3.0's most
+/// ambiguous words (`break`, `run`, `cut`) read some 500; a hostile
+/// dictionary (an index line repeating an offset thousands of times, a
+/// synset of 65,535 lemmas) is cut there.
+pub const MAX_SYNONYM_NAMES: usize = 20_000;
 
 /// One part of speech: lemma → synset offsets, the exception list, and the
 /// data file the offsets point into.
@@ -137,7 +151,14 @@ impl WordNet {
         for (_, suffix) in POS {
             let index_path = dir.join(format!("index.{suffix}"));
             let index = read(&index_path, MAX_INDEX_BYTES)?;
-            for (pos, lemma, offsets) in parse_index(&index, &index_path)? {
+            let lines = parse_index(&index, &index_path)?;
+            if lines.is_empty() {
+                return Err(WordNetError::Empty {
+                    path: index_path,
+                    what: "index lines",
+                });
+            }
+            for (pos, lemma, offsets) in lines {
                 if let Some(p) = POS.iter().position(|(c, _)| *c == pos) {
                     parts[p].lemmas.insert(lemma, offsets);
                 }
@@ -150,6 +171,12 @@ impl WordNet {
             )?);
             let data_path = dir.join(format!("data.{suffix}"));
             part.data = read(&data_path, MAX_DATA_BYTES)?;
+            if part.data.trim().is_empty() {
+                return Err(WordNetError::Empty {
+                    path: data_path,
+                    what: "synsets",
+                });
+            }
             if version.is_empty() {
                 version = header_version(&part.data);
             }
@@ -218,10 +245,16 @@ impl WordNet {
     pub fn synonyms(&self, word: &str) -> BTreeSet<String> {
         let lemma = word.to_lowercase();
         let mut out = BTreeSet::new();
-        for (p, part) in self.parts.iter().enumerate() {
+        // lemma names read, against MAX_SYNONYM_NAMES
+        let mut read = 0usize;
+        'parts: for (p, part) in self.parts.iter().enumerate() {
             for form in self.morphy(&lemma, p) {
                 for &offset in part.lemmas.get(form.as_str()).into_iter().flatten() {
                     for name in synset_lemmas(&part.data, offset) {
+                        read += 1;
+                        if read > MAX_SYNONYM_NAMES {
+                            break 'parts;
+                        }
                         if !name.contains('_') {
                             out.insert(name.to_string());
                         }
@@ -399,9 +432,15 @@ fn parse_index(text: &str, path: &Path) -> Result<Vec<(char, String, Vec<u64>)>,
             )));
         }
         next("tagged sense count")?;
-        let mut offsets = Vec::new();
+        let mut offsets: Vec<u64> = Vec::new();
+        let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
         for _ in 0..synsets {
-            offsets.push(number(next("synset offsets")?, "synset offset")?);
+            let offset = number(next("synset offsets")?, "synset offset")?;
+            // an offset repeated on the line names the same synset, whose
+            // names NLTK's set of synonyms holds once
+            if seen.insert(offset) {
+                offsets.push(offset);
+            }
         }
         let mut chars = pos.chars();
         if let (Some(c), None) = (chars.next(), chars.next()) {
@@ -536,10 +575,19 @@ mod tests {
         let offset = "  1 WordNet 3.0 Copyright\n".len();
         let data = format!("{header}{offset:08} 05 n {count} dog 0 hound 0 000 | a dog{newline}");
         let index = format!("dog n 1 0 1 0 {offset:08}{newline}");
-        for (_, suffix) in POS {
+        // every other part of speech holds one synset of one lemma
+        for (c, suffix) in POS {
             std::fs::write(dir.join(format!("{suffix}.exc")), "").expect("exc");
-            std::fs::write(dir.join(format!("index.{suffix}")), "").expect("index");
-            std::fs::write(dir.join(format!("data.{suffix}")), &header).expect("data");
+            std::fs::write(
+                dir.join(format!("index.{suffix}")),
+                format!("x{suffix} {c} 1 0 1 0 {offset:08}{newline}"),
+            )
+            .expect("index");
+            std::fs::write(
+                dir.join(format!("data.{suffix}")),
+                format!("{header}{offset:08} 05 {c} 01 x{suffix} 0 000 | x{newline}"),
+            )
+            .expect("data");
         }
         std::fs::write(dir.join("index.noun"), index).expect("index.noun");
         std::fs::write(dir.join("data.noun"), data).expect("data.noun");
@@ -565,7 +613,24 @@ mod tests {
         std::fs::create_dir(dir.join("data.verb")).expect("a directory in its place");
         let err = WordNet::open(&dir).expect_err("not a file");
         assert!(err.to_string().contains("not a regular file"), "{err}");
-        for d in [good, absurd, crlf, dir] {
+        // an empty index file is refused, not read as a dictionary without verbs
+        let empty = tiny("empty", "02", "\n");
+        std::fs::write(empty.join("index.verb"), "").expect("emptied");
+        let err = WordNet::open(&empty).expect_err("empty");
+        assert!(err.to_string().contains("is empty of index lines"), "{err}");
+        // an offset repeated thousands of times on a line is read once
+        let repeated = tiny("repeated", "02", "\n");
+        let offset = "  1 WordNet 3.0 Copyright\n".len();
+        let copies = vec![format!("{offset:08}"); 3000].join(" ");
+        std::fs::write(
+            repeated.join("index.noun"),
+            format!("dog n 3000 0 3000 0 {copies}\n"),
+        )
+        .expect("index");
+        let wn = WordNet::open(&repeated).expect("it reads");
+        assert_eq!(wn.parts[0].lemmas["dog"].len(), 1);
+        assert!(wn.synonyms("dog").contains("hound"));
+        for d in [good, absurd, crlf, dir, empty, repeated] {
             let _ = std::fs::remove_dir_all(d);
         }
     }

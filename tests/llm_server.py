@@ -12,7 +12,8 @@ server does, deciding by a rule instead of a model:
 GET /calls gives {"calls": N, "bearer": M}: the POSTs received, and how many
 carried `Authorization: Bearer KEY` for the key of --expect-key. Options:
 --fail-first N answers the first N POSTs with HTTP 500; --hang never answers
-(each request sleeps until the server's life ends). The first line on stdout is
+(each request sleeps until the server's life ends); --style yes-no replies
+"Yes." and "No." in place of same and different. The first line on stdout is
 `listening on http://127.0.0.1:PORT`.
 """
 
@@ -49,6 +50,12 @@ def decide(content):
     if "MALFORMED" in run:
         return "I would rather not say"
     return "same" if words(gold) & words(run) else "different"
+
+
+def styled(verdict):
+    if ARGS.style == "yes-no":
+        return {"same": "Yes.", "different": "No."}.get(verdict, verdict)
+    return verdict
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -99,7 +106,7 @@ class Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "model": request.get("model"),
             "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": decide(content)}}],
+                         "message": {"role": "assistant", "content": styled(decide(content))}}],
         })
 
 
@@ -110,6 +117,7 @@ def main():
     p.add_argument("--expect-key", default="")
     p.add_argument("--fail-first", type=int, default=0)
     p.add_argument("--hang", action="store_true")
+    p.add_argument("--style", choices=["words", "yes-no"], default="words")
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -18,8 +18,9 @@ from ._errors import UsageError
 __all__ = ["Report", "evaluate", "check", "features", "sample"]
 
 PathLike = Union[str, "os.PathLike[str]"]
-#: A run: a file, or the run itself as QALD-JSON (a list of question dicts,
-#: or a dict with ``questions``).
+#: A run: a file, or the run itself as read from a file of any format qajudge
+#: reads (``json.load``'s list or dict, JSON Lines records as a list of dicts),
+#: detected from the content exactly as the file's would be.
 RunLike = Union[PathLike, Sequence[Mapping[str, Any]], Mapping[str, Any]]
 
 _OPTIONS: Dict[str, Dict[str, bool]] = {}
@@ -90,9 +91,10 @@ def evaluate(
 ) -> "Report":
     """Scores runs against a gold benchmark: ``qajudge evaluate`` in process.
 
-    ``gold`` and files are paths; each run is a file, a run as QALD-JSON (a
-    list of question dicts, or a dict with ``questions``), or a ``(name,
-    run)`` pair; ``runs`` may also map names to runs. A run given as an object
+    ``gold`` and files are paths; each run is a file, the run itself as read
+    from a file (``json.load``'s list or dict, or a JSON Lines file's records
+    as a list of dicts: its format detected exactly as the file's), or a
+    ``(name, run)`` pair; ``runs`` may also map names to runs. A run given as an object
     without a name is named ``run1``, ``run2``, … by its position. Other
     options are the command's (``strict_literals=True``, ``system_url=[...]``,
     ``explain="errors"``, ``max_class_size=50``, …). The GIL is released while
@@ -133,14 +135,16 @@ def evaluate(
             names.append(name or "")
             run_args.append(f"--run={path}")
             continue
+        # the object's JSON is read as a file of that content is: its format
+        # detected from it (a list of JSON Lines records as those lines)
         if isinstance(run, Mapping):
-            document = dict(run)
+            document: Any = dict(run)
         elif isinstance(run, Sequence) and not isinstance(run, (str, bytes)):
-            document = {"questions": list(run)}
+            document = list(run)
         else:
             raise UsageError(
-                f"run {i + 1} is a {type(run).__name__}: give a path, a list of question "
-                "dicts, a dict with 'questions', or a (name, run) pair"
+                f"runs[{i}] is a {type(run).__name__}: give a path, a run as read from "
+                "its file (a list or dict, e.g. json.load's), or a (name, run) pair"
             )
         label = name or f"run{i + 1}"
         names.append(label)
@@ -275,15 +279,23 @@ class Report:
                 rows.append(row)
         return _frame(rows)
 
+    def _baseline_of(self, baseline: Optional[str]) -> Optional[str]:
+        """``baseline`` (else :func:`evaluate`'s), which must name a run."""
+        chosen = baseline or self._baseline
+        if chosen is not None and chosen not in self.runs:
+            raise UsageError(f"baseline={chosen!r} names no run; the runs are {self.runs}")
+        return chosen
+
     def to_latex(self, baseline: Optional[str] = None) -> str:
         """The tables of ``--format latex`` (booktabs), one per sub-experiment
         the report holds, marked against ``baseline`` (by default the one
-        :func:`evaluate` was given)."""
-        return str(self._native.to_latex(baseline or self._baseline))
+        :func:`evaluate` was given; one that names no run is a
+        :class:`UsageError`)."""
+        return str(self._native.to_latex(self._baseline_of(baseline)))
 
     def to_markdown(self, baseline: Optional[str] = None) -> str:
         """The tables of ``--format markdown``."""
-        return str(self._native.to_markdown(baseline or self._baseline))
+        return str(self._native.to_markdown(self._baseline_of(baseline)))
 
     def to_table(self, per_question: bool = False) -> str:
         """The text table ``evaluate`` prints by default."""

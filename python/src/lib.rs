@@ -134,16 +134,33 @@ fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
     build().unwrap_or_else(|err| err)
 }
 
-/// Runs `f` without the GIL and turns its error into the Python exception.
+/// Runs `f`, a panic (a bug in qajudge) turned into an error: Python gets a
+/// `QajudgeError`, which `except Exception` catches, never pyo3's
+/// `PanicException` (a `BaseException`).
+fn guarded<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Err(anyhow::anyhow!(
+            "internal error (a bug in qajudge; please report it with the input that caused it): {message}"
+        ))
+    })
+}
+
+/// Runs `f` without the GIL and turns its error (or panic) into the Python
+/// exception.
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> anyhow::Result<T> + Send) -> PyResult<T> {
-    py.detach(f).map_err(|e| py_error(py, &e))
+    py.detach(|| guarded(f)).map_err(|e| py_error(py, &e))
 }
 
 /// Runs the command line with `argv` (its first item the program's name) and
 /// returns the exit code.
 #[pyfunction]
-fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
-    py.detach(|| embed::run(argv))
+fn main(py: Python<'_>, argv: Vec<OsString>) -> PyResult<u8> {
+    detached(py, || Ok(embed::run(argv)))
 }
 
 /// The options of a subcommand (`evaluate`, `features`, `sample`): a list of
@@ -173,23 +190,23 @@ impl NativeReport {
 
     /// The tables of `--format latex`, marked against `baseline`.
     #[pyo3(signature = (baseline=None))]
-    fn to_latex(&self, py: Python<'_>, baseline: Option<String>) -> String {
+    fn to_latex(&self, py: Python<'_>, baseline: Option<String>) -> PyResult<String> {
         let report = &self.report;
-        py.detach(|| embed::latex(report, baseline.as_deref()))
+        detached(py, || Ok(embed::latex(report, baseline.as_deref())))
     }
 
     /// The tables of `--format markdown`, marked against `baseline`.
     #[pyo3(signature = (baseline=None))]
-    fn to_markdown(&self, py: Python<'_>, baseline: Option<String>) -> String {
+    fn to_markdown(&self, py: Python<'_>, baseline: Option<String>) -> PyResult<String> {
         let report = &self.report;
-        py.detach(|| embed::markdown(report, baseline.as_deref()))
+        detached(py, || Ok(embed::markdown(report, baseline.as_deref())))
     }
 
     /// The table `evaluate` prints by default (`per_question`: a row per question).
     #[pyo3(signature = (per_question=false))]
-    fn to_table(&self, py: Python<'_>, per_question: bool) -> String {
+    fn to_table(&self, py: Python<'_>, per_question: bool) -> PyResult<String> {
         let report = &self.report;
-        py.detach(|| embed::table(report, per_question))
+        detached(py, || Ok(embed::table(report, per_question)))
     }
 }
 
@@ -247,19 +264,12 @@ struct PyIndex {
     index: Index,
 }
 
-/// An index error as the Python exception.
-fn index_error(py: Python<'_>, e: IndexError) -> PyErr {
-    py_error(py, &anyhow::Error::new(e))
-}
-
 #[pymethods]
 impl PyIndex {
     /// Opens the index directory `path`.
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let index = py
-            .detach(|| Index::open(&path))
-            .map_err(|e| index_error(py, e))?;
+        let index = detached(py, || Ok(Index::open(&path)?))?;
         Ok(PyIndex { index })
     }
 
@@ -280,9 +290,7 @@ impl PyIndex {
     #[pyo3(signature = (iri, limit=100))]
     fn sameas(&self, py: Python<'_>, iri: &str, limit: usize) -> PyResult<Vec<String>> {
         let index = &self.index;
-        py.detach(|| index.sameas(iri, limit))
-            .map(|s| s.members)
-            .map_err(|e| index_error(py, e))
+        detached(py, || Ok(index.sameas(iri, limit)?.members))
     }
 
     /// The members of the class of each IRI: a dict IRI → members.
@@ -294,13 +302,12 @@ impl PyIndex {
         limit: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
         let index = &self.index;
-        let found = py
-            .detach(|| {
-                iris.iter()
-                    .map(|i| index.sameas(i, limit).map(|s| (i.clone(), s.members)))
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(|e| index_error(py, e))?;
+        let found = detached(py, || {
+            Ok(iris
+                .iter()
+                .map(|i| index.sameas(i, limit).map(|s| (i.clone(), s.members)))
+                .collect::<Result<Vec<_>, _>>()?)
+        })?;
         let out = PyDict::new(py);
         for (iri, members) in found {
             out.set_item(iri, members)?;
@@ -320,9 +327,7 @@ impl PyIndex {
         fuzzy: u32,
     ) -> PyResult<Bound<'py, PyList>> {
         let index = &self.index;
-        let hits = py
-            .detach(|| index.labels(text, lang, fuzzy))
-            .map_err(|e| index_error(py, e))?;
+        let hits = detached(py, || Ok(index.labels(text, lang, fuzzy)?))?;
         let out = PyList::empty(py);
         for h in hits {
             let d = PyDict::new(py);
@@ -337,8 +342,7 @@ impl PyIndex {
     /// The classes (rdf:type, wdt:P31) of `iri`, as `qajudge types` prints them.
     fn types(&self, py: Python<'_>, iri: &str) -> PyResult<Vec<String>> {
         let index = &self.index;
-        py.detach(|| index.types(iri))
-            .map_err(|e| index_error(py, e))
+        detached(py, || Ok(index.types(iri)?))
     }
 
     /// The name of `iri` in `lang` (else English, else without language, else
@@ -353,8 +357,7 @@ impl PyIndex {
         max_class: usize,
     ) -> PyResult<Option<String>> {
         let index = &self.index;
-        py.detach(|| index.name(iri, lang, max_class))
-            .map_err(|e| index_error(py, e))
+        detached(py, || Ok(index.name(iri, lang, max_class)?))
     }
 
     fn __repr__(&self) -> String {

@@ -54,17 +54,21 @@ where
         .unwrap_or(1)
 }
 
-/// Parses `subcommand` and `args` as `qajudge SUBCOMMAND ARGS…`, applying the
-/// global `--max-input-mb` (which holds for the whole process).
-fn parse(subcommand: &str, args: &[OsString]) -> anyhow::Result<Command> {
+/// Parses `subcommand` and `args` as `qajudge SUBCOMMAND ARGS…`, with the
+/// global `--max-input-mb` as the limit of this call, on this thread, until
+/// the returned guard drops: calls on other threads keep their own.
+fn parse(
+    subcommand: &str,
+    args: &[OsString],
+) -> anyhow::Result<(Command, super::input::CallLimit)> {
     let argv = [OsString::from("qajudge"), OsString::from(subcommand)]
         .into_iter()
         .chain(args.iter().cloned());
     let cli = Cli::try_parse_from(argv).map_err(|e| UsageError {
         message: e.render().to_string().trim_end().to_string(),
     })?;
-    super::input::set_max_input_mb(cli.max_input_mb);
-    Ok(cli.command)
+    let limit = super::input::CallLimit::set(cli.max_input_mb);
+    Ok((cli.command, limit))
 }
 
 /// The options of a subcommand (`evaluate`, `features`, `sample`), with the
@@ -95,15 +99,16 @@ pub fn options(subcommand: &str) -> Vec<OptionInfo> {
 /// paths then only name them.
 pub fn evaluate(args: &[OsString], read: Vec<Option<ReadRun>>) -> anyhow::Result<Report> {
     match parse("evaluate", args)? {
-        Command::Evaluate(a) => super::evaluate::report(&a, read),
+        (Command::Evaluate(a), _limit) => super::evaluate::report(&a, read),
         _ => unreachable!("parsed as the evaluate subcommand"),
     }
 }
 
-/// Reads a benchmark or run from bytes already in memory, as a file of that
-/// content is read (`name` stands for its path in messages).
+/// Reads a benchmark or run given as an object (its JSON text in `bytes`),
+/// as a file of that content is read ([`crate::qald::parse_document`]; `name`
+/// stands for its path in messages).
 pub fn read(bytes: &[u8], name: &str) -> Result<Dataset, crate::qald::QaldError> {
-    crate::qald::parse(bytes, name)
+    crate::qald::parse_document(bytes, name)
 }
 
 /// What `qajudge check FILE` says of a file.
@@ -113,7 +118,7 @@ pub fn check(path: &Path) -> Summary {
 
 /// The features `qajudge features ARGS… --format json` prints, returned.
 pub fn features(args: &[OsString]) -> anyhow::Result<Vec<QuestionFeatures>> {
-    let Command::Features(a) = parse("features", args)? else {
+    let (Command::Features(a), _limit) = parse("features", args)? else {
         unreachable!("parsed as the features subcommand")
     };
     crate::sample::pos::warm();
@@ -134,7 +139,7 @@ pub fn features(args: &[OsString]) -> anyhow::Result<Vec<QuestionFeatures>> {
 /// Draws the sample `qajudge sample ARGS…` draws, writing its files into
 /// `--out` as the command does, and returns what `--format json` prints.
 pub fn sample(args: &[OsString]) -> anyhow::Result<Drawn> {
-    let Command::Sample(a) = parse("sample", args)? else {
+    let (Command::Sample(a), _limit) = parse("sample", args)? else {
         unreachable!("parsed as the sample subcommand")
     };
     super::sample::draw_into(&a)

@@ -23,7 +23,8 @@ use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 use crate::wordnet::{WordNet, WordNetError};
-use gold::{keep_questions, load_ontology, load_train, own_gold};
+use gold::{keep_questions, own_gold};
+pub(super) use gold::{load_ontology, load_train};
 pub use llm_args::LlmArgs;
 
 /// Output formats.
@@ -318,17 +319,20 @@ pub fn report(
     if (args.refresh_gold || args.execute_run) && !args.kg.given() {
         bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
     }
-    if let Some(dir) = &args.ontology {
-        load_ontology(dir)?;
-    } else if matches!(args.profile, ProfileArg::Grailqa) {
-        bail!("--profile grailqa compares logical forms with GrailQA's schema: give --ontology DIR (the folder of fb_roles, fb_types and reverse_properties)");
-    }
-    if let Some(path) = &args.train {
-        if !matches!(args.profile, ProfileArg::Kqapro) {
-            bail!("--train gives KQA Pro's training answers, which only the kqapro profile reads: give --profile kqapro, or leave --train out");
+    let ontology = match &args.ontology {
+        Some(dir) => Some(Arc::new(load_ontology(dir)?)),
+        None if matches!(args.profile, ProfileArg::Grailqa) => {
+            bail!("--profile grailqa compares logical forms with GrailQA's schema: give --ontology DIR (the folder of fb_roles, fb_types and reverse_properties)")
         }
-        load_train(path)?;
-    }
+        None => None,
+    };
+    let train = match &args.train {
+        Some(_) if !matches!(args.profile, ProfileArg::Kqapro) => {
+            bail!("--train gives KQA Pro's training answers, which only the kqapro profile reads: give --profile kqapro, or leave --train out")
+        }
+        Some(path) => Some(Arc::new(load_train(path)?)),
+        None => None,
+    };
     let mut loaded = Vec::with_capacity(args.runs.len());
     let mut sources = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
@@ -451,6 +455,8 @@ pub fn report(
         abstain_marker: args.abstain_marker.clone(),
         llm: args.llm.judge()?,
         wordnet: wordnet(args)?,
+        ontology,
+        train,
     };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()

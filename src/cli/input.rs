@@ -24,6 +24,12 @@ pub const DEFAULT_MAX_INPUT_MB: u64 = 2048;
 /// The limit `--max-input-mb` set for this process, in bytes.
 static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_MB << 20);
 
+thread_local! {
+    /// The limit of the host's call this thread runs ([`CallLimit`]): it wins
+    /// over the process's, and no other thread sees it.
+    static CALL_MAX_INPUT_BYTES: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
 /// Sets the limit of every file read whole from now on (`--max-input-mb`).
 pub(super) fn set_max_input_mb(mb: u64) {
     MAX_INPUT_BYTES.store(mb.saturating_mul(1 << 20), Ordering::Relaxed);
@@ -31,9 +37,33 @@ pub(super) fn set_max_input_mb(mb: u64) {
     crate::sparql::set_max_text_bytes(mb.saturating_mul(1 << 20));
 }
 
-/// The limit of a file read whole, in bytes.
+/// The limit of one host call (a Python call's `max_input_mb`), on its
+/// thread until dropped: calls of other threads keep theirs.
+pub(super) struct CallLimit;
+
+impl CallLimit {
+    /// Sets `mb` as the limit of this thread's call.
+    pub(super) fn set(mb: u64) -> CallLimit {
+        let bytes = mb.saturating_mul(1 << 20);
+        CALL_MAX_INPUT_BYTES.with(|c| c.set(Some(bytes)));
+        crate::sparql::set_call_max_text_bytes(Some(bytes));
+        CallLimit
+    }
+}
+
+impl Drop for CallLimit {
+    fn drop(&mut self) {
+        CALL_MAX_INPUT_BYTES.with(|c| c.set(None));
+        crate::sparql::set_call_max_text_bytes(None);
+    }
+}
+
+/// The limit of a file read whole, in bytes: this thread's call's, else the
+/// process's.
 pub(super) fn max_input_bytes() -> u64 {
-    MAX_INPUT_BYTES.load(Ordering::Relaxed)
+    CALL_MAX_INPUT_BYTES
+        .with(std::cell::Cell::get)
+        .unwrap_or_else(|| MAX_INPUT_BYTES.load(Ordering::Relaxed))
 }
 
 /// The error of a file past `limit` bytes, naming it, the limit and the flag.

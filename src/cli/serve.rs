@@ -35,6 +35,15 @@ pub struct ServeArgs {
     /// `--endpoint`, if given.
     #[arg(long = "benchmark-kg", value_name = "NAME=FILE")]
     pub benchmark_kgs: Vec<String>,
+    /// GrailQA's schema for one registered benchmark, as NAME=DIR (the
+    /// folder of fb_roles, fb_types and reverse_properties): evaluations on
+    /// that benchmark may use the `grailqa` profile.
+    #[arg(long = "benchmark-ontology", value_name = "NAME=DIR")]
+    pub benchmark_ontologies: Vec<String>,
+    /// KQA Pro's training set for one registered benchmark, as NAME=FILE:
+    /// the `kqapro` profile's `zero-shot` category on that benchmark.
+    #[arg(long = "benchmark-train", value_name = "NAME=FILE")]
+    pub benchmark_trains: Vec<String>,
     /// A host live QA systems may be on (repeatable). Without it the server
     /// calls no live system: a client could otherwise make it call any port
     /// of the machine it runs on. Give `--allow-system-host 127.0.0.1` for
@@ -121,6 +130,42 @@ fn parse_benchmark(given: &str) -> anyhow::Result<(String, PathBuf)> {
     Ok((name.to_string(), PathBuf::from(file)))
 }
 
+/// The resources of registered benchmarks (`--benchmark-ontology`,
+/// `--benchmark-train`), read as `evaluate --ontology` and `--train` read
+/// them; each names a registered benchmark.
+fn resources(
+    args: &ServeArgs,
+    benchmarks: &[(String, PathBuf)],
+) -> anyhow::Result<std::collections::BTreeMap<String, crate::http::BenchmarkResources>> {
+    let mut out: std::collections::BTreeMap<String, crate::http::BenchmarkResources> =
+        Default::default();
+    let named = |flag: &str, given: &str| -> anyhow::Result<(String, PathBuf)> {
+        let (name, path) = parse_benchmark(given).map_err(|e| {
+            anyhow::anyhow!(
+                "{}",
+                e.to_string().replace("--benchmark ", &format!("{flag} "))
+            )
+        })?;
+        if !benchmarks.iter().any(|(b, _)| *b == name) {
+            bail!("{flag} {given:?} names no registered benchmark {name:?}; register it with --benchmark {name}=FILE");
+        }
+        Ok((name, path))
+    };
+    for given in &args.benchmark_ontologies {
+        let (name, dir) = named("--benchmark-ontology", given)?;
+        let ontology = super::evaluate::load_ontology(&dir)
+            .with_context(|| format!("--benchmark-ontology {name}"))?;
+        out.entry(name).or_default().ontology = Some(std::sync::Arc::new(ontology));
+    }
+    for given in &args.benchmark_trains {
+        let (name, file) = named("--benchmark-train", given)?;
+        let train = super::evaluate::load_train(&file)
+            .with_context(|| format!("--benchmark-train {name}"))?;
+        out.entry(name).or_default().train = Some(std::sync::Arc::new(train));
+    }
+    Ok(out)
+}
+
 /// Runs `qajudge serve`.
 pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // request logs on stderr; RUST_LOG picks the level (default: every request)
@@ -149,6 +194,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--benchmark-kg {name}"))?;
         graph_files.entry(name).or_default().push(file);
     }
+    let benchmark_resources = resources(&args, &benchmarks)?;
     for origin in &args.cors_origins {
         check_origin(origin)?;
     }
@@ -180,6 +226,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         data: args.data.clone(),
         bind: args.bind.clone(),
         benchmarks,
+        benchmark_resources,
         live: LiveOptions {
             allowed_hosts: Some(allowed),
             ..args.live.options()

@@ -184,12 +184,38 @@ pub enum JobError {
     /// The index could not be read while naming the gold's IRIs for the
     /// failure explanation (a storage error, not a bad input).
     Index(crate::index::IndexError),
+    /// A run none of whose question ids is a gold question's: a run of
+    /// another benchmark, or ids written another way; never a score of 0.
+    Disjoint {
+        /// The run's name.
+        name: String,
+        /// How many questions the run has.
+        questions: usize,
+        /// A few of the run's ids.
+        run_ids: Vec<String>,
+        /// A few of the gold's ids.
+        gold_ids: Vec<String>,
+    },
 }
+
+/// How many ids of each side a [`JobError::Disjoint`] names.
+const IDS_SHOWN: usize = 3;
 
 impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::Index(e) => write!(f, "naming the gold's IRIs by the index's labels: {e}"),
+            JobError::Disjoint {
+                name,
+                questions,
+                run_ids,
+                gold_ids,
+            } => write!(
+                f,
+                "run '{name}': none of its {questions} question ids is in the gold (the run has {}; the gold has {}): check that the run answers this benchmark, that its ids are written as the gold's (a prefix, a language suffix such as -en, numbers as text) and that its format was read as intended (`qajudge check` says which it is)",
+                quoted(run_ids),
+                quoted(gold_ids)
+            ),
             JobError::System { source, .. } => std::fmt::Display::fmt(source, f),
             JobError::Unpaired {
                 name,
@@ -218,7 +244,10 @@ impl std::error::Error for JobError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JobError::System { source, .. } => source.source(),
-            JobError::RunFailed { .. } | JobError::Unpaired { .. } | JobError::Index(_) => None,
+            JobError::RunFailed { .. }
+            | JobError::Unpaired { .. }
+            | JobError::Index(_)
+            | JobError::Disjoint { .. } => None,
         }
     }
 }
@@ -272,6 +301,7 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
                 // a run without ids of the gold's (ToG's outputs, a SPINACH
                 // run against another gold) joins it by question text
                 super::join::join(&job.gold, &mut dataset);
+                meets_gold(&job.gold, &name, &mut dataset)?;
                 loaded.push(LoadedRun {
                     name,
                     source,
@@ -354,6 +384,48 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         env.index,
         execution,
     ))
+}
+
+/// Checks that a run read from a file meets the gold: an error when none of
+/// its ids is a gold question's, a diagnostic of the run when it meets fewer
+/// than half of the gold's questions (docs/scoring.md, Reading).
+fn meets_gold(gold: &Dataset, name: &str, run: &mut Dataset) -> Result<(), JobError> {
+    if gold.questions.is_empty() || run.questions.is_empty() {
+        return Ok(());
+    }
+    let gold_ids: std::collections::HashSet<&str> =
+        gold.questions.iter().map(|q| q.id.0.as_str()).collect();
+    let met: std::collections::HashSet<&str> = run
+        .questions
+        .iter()
+        .map(|q| q.id.0.as_str())
+        .filter(|id| gold_ids.contains(id))
+        .collect();
+    if met.is_empty() {
+        let first = |ids: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+            ids.take(IDS_SHOWN).map(str::to_string).collect()
+        };
+        return Err(JobError::Disjoint {
+            name: name.to_string(),
+            questions: run.questions.len(),
+            run_ids: first(&mut run.questions.iter().map(|q| q.id.0.as_str())),
+            gold_ids: first(&mut gold.questions.iter().map(|q| q.id.0.as_str())),
+        });
+    }
+    if met.len() * 2 < gold_ids.len() {
+        run.diagnostics.push(format!(
+            "warning: the run answers {} of the gold's {} questions, fewer than half: check that it is the run of this benchmark; the others count as missing",
+            met.len(),
+            gold_ids.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Ids as a message lists them: quoted, with an ellipsis when there are more.
+fn quoted(ids: &[String]) -> String {
+    let list: Vec<String> = ids.iter().map(|i| format!("{i:?}")).collect();
+    format!("{} …", list.join(", "))
 }
 
 /// The first failed call, in gold order, when every question of a non-empty

@@ -51,6 +51,13 @@ pub struct Options {
     /// (`--wordnet`, or found where NLTK and Debian keep it); `None`: that
     /// measure is left out, and the report says why.
     pub wordnet: Option<std::sync::Arc<crate::wordnet::WordNet>>,
+    /// GrailQA's Freebase schema of the `grailqa` profile (`--ontology`), a
+    /// value of this evaluation: two evaluations in one process may each
+    /// have their own.
+    pub ontology: Option<std::sync::Arc<super::profiles::Ontology>>,
+    /// KQA Pro's training answers of the `kqapro` profile's `zero-shot`
+    /// category (`--train`), a value of this evaluation as `ontology` is.
+    pub train: Option<std::sync::Arc<crate::qald::TrainAnswers>>,
 }
 
 /// Where the gold's sub-experiment markings come from.
@@ -82,6 +89,8 @@ impl Default for Options {
             abstain_marker: None,
             llm: None,
             wordnet: None,
+            ontology: None,
+            train: None,
         }
     }
 }

@@ -192,6 +192,8 @@ fn attach_official(
     let gold: Vec<&Question> = entries.iter().map(|e| e.question).collect();
     let with = Resources {
         wordnet: options.wordnet.as_deref(),
+        ontology: options.ontology.as_deref(),
+        train: options.train.as_deref(),
     };
     let (mut per_question, aggregate) = official_figures(official, &gold, run, &with);
     for report in &mut qa.questions {

@@ -9,7 +9,7 @@ use actix_web::HttpResponse;
 
 use super::error::ErrorCode;
 use super::ApiError;
-use crate::eval::Profile;
+use crate::eval::{Options, Profile};
 use crate::model::Dataset;
 
 /// The web page (no external assets).
@@ -86,20 +86,38 @@ pub fn features(names: &[String]) -> Result<Vec<String>, ApiError> {
 }
 
 /// The scoring profile a request names: `judge` when it names none (or an
-/// empty one), a 400 `bad_parameter` for an unknown one, and for `grailqa`,
-/// whose Freebase schema files the server does not load.
+/// empty one), a 400 `bad_parameter` for an unknown one.
 pub fn profile(name: Option<&str>) -> Result<Profile, ApiError> {
     match name {
         None | Some("") => Ok(Profile::Judge),
-        Some(n) => match Profile::from_name(n) {
-            Ok(Profile::Grailqa) => Err(ApiError::new(
-                ErrorCode::BadParameter,
-                "profile \"grailqa\" compares logical forms with GrailQA's Freebase schema files, which the server does not load; evaluate with the command line (qajudge evaluate --profile grailqa --ontology DIR)".to_string(),
-            )),
-            Ok(p) => Ok(p),
-            Err(e) => Err(ApiError::new(ErrorCode::BadParameter, e.to_string())),
-        },
+        Some(n) => {
+            Profile::from_name(n).map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))
+        }
     }
+}
+
+/// `options` with the resources of the registered benchmark the evaluation
+/// scores against (`None`: an inline gold, which has none): a 400
+/// `bad_parameter` for the `grailqa` profile without GrailQA's schema, which
+/// only a benchmark registered with `--benchmark-ontology` has.
+pub fn with_resources(
+    options: Options,
+    benchmark: Option<&super::Benchmark>,
+) -> Result<Options, ApiError> {
+    let resources = benchmark.map(|b| b.resources.clone()).unwrap_or_default();
+    if options.profile == Profile::Grailqa && resources.ontology.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            "profile \"grailqa\" compares logical forms with GrailQA's Freebase schema: score against a registered benchmark the server was started with --benchmark-ontology NAME=DIR for, or use the command line (qajudge evaluate --profile grailqa --ontology DIR)",
+        ));
+    }
+    Ok(Options {
+        ontology: resources.ontology,
+        train: resources
+            .train
+            .filter(|_| options.profile == Profile::Kqapro),
+        ..options
+    })
 }
 
 /// The longest `abstain_marker` a request may give, in characters.

@@ -185,9 +185,9 @@ fn llm_judge(
 /// Parses an inline document, naming it (and where it is wrong) in the error.
 fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Dataset, ApiError> {
     let name = doc.name.clone().unwrap_or_else(|| default_name.to_string());
-    let bytes = match (&doc.document, &doc.text) {
-        (Some(v), None) => serde_json::to_vec(v).map_err(internal)?,
-        (None, Some(t)) => t.clone().into_bytes(),
+    let (bytes, object) = match (&doc.document, &doc.text) {
+        (Some(v), None) => (serde_json::to_vec(v).map_err(internal)?, true),
+        (None, Some(t)) => (t.clone().into_bytes(), false),
         _ => {
             return Err(ApiError::new(
                 ErrorCode::BadDocument,
@@ -200,8 +200,14 @@ fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Datas
     } else {
         ErrorCode::BadRun
     };
-    crate::qald::parse(&bytes, &name)
-        .map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
+    // a document is read as a file of its content is (a list of JSON Lines
+    // records as those lines)
+    let read = if object {
+        crate::qald::parse_document(&bytes, &name)
+    } else {
+        crate::qald::parse(&bytes, &name)
+    };
+    read.map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
 }
 
 /// An uploaded gold benchmark given as the body's bytes of one JSON value,
@@ -363,11 +369,17 @@ pub async fn evaluate(
         llm: llm_judge(&body, &state, remaining(started, timeout_ms))?,
         abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
         wordnet: None,
+        ontology: None,
+        train: None,
     };
     let options = Options {
         wordnet: state.wordnet(options.profile),
         ..options
     };
+    let benchmark = from_benchmark
+        .then(|| state.benchmarks.get(&gold_name))
+        .flatten();
+    let options = super::common::with_resources(options, benchmark.map(AsRef::as_ref))?;
     let job = Job {
         id: String::new(),
         benchmark: from_benchmark.then(|| gold_name.clone()),
@@ -393,7 +405,9 @@ pub async fn evaluate(
                 JobError::System { .. } | JobError::RunFailed { .. } => {
                     ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
                 }
-                JobError::Unpaired { .. } => ApiError::new(ErrorCode::BadRun, e.to_string()),
+                JobError::Unpaired { .. } | JobError::Disjoint { .. } => {
+                    ApiError::new(ErrorCode::BadRun, e.to_string())
+                }
                 JobError::Index(_) => ApiError::internal(e.to_string()),
             })?;
             Ok(HttpResponse::Ok().json(report))

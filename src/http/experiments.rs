@@ -564,6 +564,11 @@ pub async fn experiments_post(
         wordnet: state.wordnet(profile),
         ..Options::default()
     };
+    let benchmark = form
+        .benchmark
+        .as_deref()
+        .and_then(|b| state.benchmarks.get(b));
+    let options = super::common::with_resources(options, benchmark.map(AsRef::as_ref))?;
     let store = Arc::clone(&state.store);
     let plan = Plan {
         refresh_gold: form.refresh_gold,

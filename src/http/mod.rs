@@ -69,6 +69,9 @@ pub struct ServeConfig {
     pub bind: String,
     /// Registered benchmarks: (name, file).
     pub benchmarks: Vec<(String, PathBuf)>,
+    /// What registered benchmarks' official profiles read beyond their
+    /// questions (`--benchmark-ontology`, `--benchmark-train`), by name.
+    pub benchmark_resources: BTreeMap<String, BenchmarkResources>,
     /// Live-system calls: timeout, concurrency, allowed hosts.
     pub live: LiveOptions,
     /// The knowledge graph queries are executed on (gold queries without
@@ -135,10 +138,23 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
+/// What a registered benchmark's official profile reads beyond its
+/// questions, given when it is registered: values of the evaluations on it,
+/// never of the process.
+#[derive(Debug, Clone, Default)]
+pub struct BenchmarkResources {
+    /// GrailQA's Freebase schema, for the `grailqa` profile.
+    pub ontology: Option<Arc<crate::eval::profiles::Ontology>>,
+    /// KQA Pro's training answers, for the `kqapro` profile's `zero-shot`.
+    pub train: Option<Arc<crate::qald::TrainAnswers>>,
+}
+
 /// A registered benchmark.
 pub struct Benchmark {
     /// Its file.
     pub path: PathBuf,
+    /// What its official profile reads beyond its questions.
+    pub resources: BenchmarkResources,
     /// Its questions (shared with the experiments that score against it).
     pub dataset: Arc<Dataset>,
     /// The SHA-256 of its file.
@@ -260,6 +276,11 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             name.clone(),
             Arc::new(Benchmark {
                 path: path.clone(),
+                resources: config
+                    .benchmark_resources
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_default(),
                 dataset: Arc::new(dataset),
                 sha256,
             }),

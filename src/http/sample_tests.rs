@@ -46,6 +46,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
     benchmarks.insert(
         "demo".to_string(),
         Arc::new(Benchmark {
+            resources: Default::default(),
             path,
             dataset: Arc::new(dataset),
             sha256: crate::digest::sha256_hex(&bytes),

@@ -297,14 +297,14 @@ pub fn decode_postings(dat: &[u8], offset: u64, mut f: impl FnMut(&str, &str, &s
 }
 
 fn read_u32(dat: &[u8], at: &mut usize) -> Option<u32> {
-    let bytes = dat.get(*at..*at + 4)?;
+    let bytes = dat.get(*at..at.checked_add(4)?)?;
     *at += 4;
     Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
 }
 
 fn read_str<'a>(dat: &'a [u8], at: &mut usize) -> Option<&'a str> {
     let len = read_u32(dat, at)? as usize;
-    let s = std::str::from_utf8(dat.get(*at..*at + len)?).ok()?;
+    let s = std::str::from_utf8(dat.get(*at..at.checked_add(len)?)?).ok()?;
     *at += len;
     Some(s)
 }

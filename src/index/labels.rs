@@ -22,8 +22,11 @@ pub enum LabelError {
         #[source]
         source: std::io::Error,
     },
-    /// `labels.fst` is not an FST.
-    #[error("{} is not a label index", LABELS_FST)]
+    /// `labels.fst` is not an FST, or its checksum does not match its bytes.
+    #[error(
+        "{} is not a label index or is damaged ({0}); rebuild the index",
+        LABELS_FST
+    )]
     Fst(#[from] fst::Error),
     /// A fuzzy search that the automaton cannot express (too many edits, too long).
     #[error("fuzzy search for {text:?}")]
@@ -69,6 +72,11 @@ impl Labels {
             })
         };
         let map = Map::new(read(LABELS_FST)?)?;
+        // its own checksum, before any lookup walks it: a damaged FST is an
+        // error here, never a panic in a lookup (an index without checksums
+        // in meta.json, built before them or with the file rewritten, has
+        // nothing else to tell it by)
+        map.as_fst().verify()?;
         Ok(Labels {
             map,
             dat: read(LABELS_DAT)?,
@@ -124,4 +132,34 @@ pub(super) fn lang_matches(have: &str, want: &str) -> bool {
         || (have.len() > want.len()
             && have[..want.len()].eq_ignore_ascii_case(want)
             && have.as_bytes()[want.len()] == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_damaged_fst_is_an_error_at_open_never_a_panic_in_a_lookup() {
+        let dir = std::env::temp_dir().join(format!("qajudge-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let mut builder = fst::MapBuilder::memory();
+        for (i, key) in ["ada lovelace", "alan turing", "grace hopper"]
+            .iter()
+            .enumerate()
+        {
+            builder.insert(key, i as u64).expect("insert");
+        }
+        let bytes = builder.into_inner().expect("fst");
+        std::fs::write(dir.join(LABELS_DAT), b"").expect("dat");
+        std::fs::write(dir.join(LABELS_FST), &bytes).expect("fst");
+        assert!(Labels::open(&dir).is_ok());
+        // one byte of a transition changed: the checksum no longer matches
+        let mut damaged = bytes.clone();
+        let middle = damaged.len() / 2;
+        damaged[middle] ^= 0x5a;
+        std::fs::write(dir.join(LABELS_FST), &damaged).expect("fst");
+        let e = Labels::open(&dir).err().expect("refused").to_string();
+        assert!(e.contains("damaged") && e.contains("rebuild"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -194,6 +194,10 @@ impl ChatServer {
 }
 
 impl crate::llm::Transport for ChatServer {
+    fn identity(&self) -> String {
+        self.target.identity()
+    }
+
     fn post(&self, body: &[u8]) -> Result<crate::llm::Reply, crate::llm::TransportError> {
         use crate::llm::TransportError;
         let mut request = self

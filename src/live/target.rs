@@ -37,6 +37,19 @@ impl Target {
         self.url.as_str()
     }
 
+    /// What names the server this URL reaches, for a cache of its answers:
+    /// scheme, host, port (the scheme's default when not written) and path,
+    /// without user, password, query or fragment (`http://127.0.0.1:11434/v1/chat/completions`).
+    pub fn identity(&self) -> String {
+        format!(
+            "{}://{}:{}{}",
+            self.url.scheme(),
+            self.url.host_str().unwrap_or(""),
+            self.url.port_or_known_default().unwrap_or(0),
+            self.url.path()
+        )
+    }
+
     /// An HTTP agent for this target: the timeout, no redirects followed, and,
     /// under an allow-list, a resolver that answers the checked host with the
     /// checked addresses and refuses every other name.

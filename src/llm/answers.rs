@@ -363,6 +363,7 @@ mod tests {
             verdict: v,
             source: Source::Called,
             failed: false,
+            unreadable: false,
             diagnostic: None,
         }
     }

@@ -1,7 +1,12 @@
 //! The on-disk cache of the LLM judge's verdicts (docs/scoring.md, The LLM
 //! judge): one small JSON file per verdict in the cache directory, named by the
-//! SHA-256 of (model, prompt version, kind, question, gold text, run text), so
-//! that a second evaluation asks nothing it asked before. A file is written
+//! SHA-256 of (judge URL, model, prompt version, kind, question, gold text, run
+//! text), so that a second evaluation asks nothing it asked before, and never
+//! answers for another judge: the file also holds the judge's identity (URL,
+//! model, prompt version, kind), checked when it is read, so that a file put
+//! there by hand under another identity is a miss. It keeps the verdict and
+//! the model's reply as it came (for an audit of the cache), never a text that
+//! reaches a report. A file is written
 //! under a temporary name and renamed into place, so a kill never leaves half
 //! a verdict; symbolic links are never followed, neither as the directory nor
 //! as a verdict file.
@@ -38,19 +43,36 @@ pub fn default_cache_dir() -> Option<PathBuf> {
         .map(|d| d.join("llm-judge"))
 }
 
-/// What identifies one verdict: the model, the prompt version and the ask's
-/// inputs as sent.
-pub fn cache_key(model: &str, prompt_version: &str, ask: &Ask) -> String {
-    let mut h = crate::digest::Sha256Hasher::new();
-    let kind = match ask.kind {
+/// Who gave a verdict: the judge server (its URL's scheme, host, port and
+/// path), the model and the prompt version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity<'a> {
+    /// The judge server (`http://127.0.0.1:11434/v1/chat/completions`).
+    pub judge: &'a str,
+    /// The model.
+    pub model: &'a str,
+    /// The prompt version.
+    pub prompt_version: &'a str,
+}
+
+/// The name of an ask's kind in keys and files.
+fn kind_name(kind: AskKind) -> &'static str {
+    match kind {
         AskKind::Answer => "answer",
         AskKind::Query => "query",
-    };
+    }
+}
+
+/// What identifies one verdict: the judge, the model, the prompt version and
+/// the ask's inputs as sent.
+pub fn cache_key(identity: Identity<'_>, ask: &Ask) -> String {
+    let mut h = crate::digest::Sha256Hasher::new();
     // each part length-prefixed, so no two inputs give one byte string
     for part in [
-        model,
-        prompt_version,
-        kind,
+        identity.judge,
+        identity.model,
+        identity.prompt_version,
+        kind_name(ask.kind),
         &ask.question,
         &ask.gold,
         &ask.run,
@@ -61,14 +83,20 @@ pub fn cache_key(model: &str, prompt_version: &str, ask: &Ask) -> String {
     h.hex()
 }
 
+/// The most characters of a reply a verdict file keeps.
+const MAX_REPLY_CHARS: usize = 1_000;
+
 /// One verdict file.
 #[derive(Debug, Serialize, Deserialize)]
 struct Entry {
+    judge: String,
     model: String,
     prompt_version: String,
+    kind: String,
     verdict: Verdict,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    diagnostic: Option<String>,
+    /// The model's reply as it came (cut), for an audit; never reported.
+    #[serde(default)]
+    reply: String,
 }
 
 /// The verdicts kept in one directory.
@@ -110,9 +138,10 @@ impl VerdictCache {
         self.dir.join(format!("{key}.json"))
     }
 
-    /// The verdict kept under `key` and its diagnostic, if any: a missing,
-    /// unreadable or linked file is a miss.
-    pub fn get(&self, key: &str) -> Option<(Verdict, Option<String>)> {
+    /// The verdict kept under `key` by the judge `identity` for an ask of
+    /// `kind`: a missing, unreadable or linked file, or one that names
+    /// another judge, model, prompt version or kind, is a miss.
+    pub fn get(&self, key: &str, identity: Identity<'_>, kind: AskKind) -> Option<Verdict> {
         let path = self.file(key);
         let meta = std::fs::symlink_metadata(&path).ok()?;
         if !meta.file_type().is_file() || meta.len() > 64 << 10 {
@@ -129,23 +158,31 @@ impl VerdictCache {
             return None;
         }
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-        Some((entry.verdict, entry.diagnostic))
+        let same = entry.judge == identity.judge
+            && entry.model == identity.model
+            && entry.prompt_version == identity.prompt_version
+            && entry.kind == kind_name(kind);
+        same.then_some(entry.verdict)
     }
 
-    /// Keeps a verdict under `key`: written to a temporary name, then renamed.
+    /// Keeps a verdict of `identity` on an ask of `kind` under `key`, with
+    /// the reply it was read from: written to a temporary name, then renamed
+    /// over any verdict kept there before.
     pub fn put(
         &self,
         key: &str,
-        model: &str,
-        prompt_version: &str,
+        identity: Identity<'_>,
+        kind: AskKind,
         verdict: Verdict,
-        diagnostic: Option<&str>,
+        reply: &str,
     ) -> std::io::Result<()> {
         let entry = Entry {
-            model: model.to_string(),
-            prompt_version: prompt_version.to_string(),
+            judge: identity.judge.to_string(),
+            model: identity.model.to_string(),
+            prompt_version: identity.prompt_version.to_string(),
+            kind: kind_name(kind).to_string(),
             verdict,
-            diagnostic: diagnostic.map(str::to_string),
+            reply: super::prompt::cut(reply, MAX_REPLY_CHARS),
         };
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let tmp = self
@@ -180,22 +217,41 @@ mod tests {
         }
     }
 
+    const ID: Identity<'static> = Identity {
+        judge: "http://127.0.0.1:9/v1/chat/completions",
+        model: "m",
+        prompt_version: "v1",
+    };
+
     #[test]
     fn the_key_changes_with_each_input() {
-        let base = cache_key("m", "v1", &ask("r"));
-        assert_eq!(base, cache_key("m", "v1", &ask("r")));
+        let base = cache_key(ID, &ask("r"));
+        assert_eq!(base, cache_key(ID, &ask("r")));
         assert_eq!(base.len(), 64);
-        assert_ne!(base, cache_key("m2", "v1", &ask("r")));
-        assert_ne!(base, cache_key("m", "v2", &ask("r")));
-        assert_ne!(base, cache_key("m", "v1", &ask("r2")));
+        let judge = Identity {
+            judge: "http://127.0.0.1:10/v1/chat/completions",
+            ..ID
+        };
+        assert_ne!(base, cache_key(judge, &ask("r")));
+        assert_ne!(base, cache_key(Identity { model: "m2", ..ID }, &ask("r")));
+        assert_ne!(
+            base,
+            cache_key(
+                Identity {
+                    prompt_version: "v2",
+                    ..ID
+                },
+                &ask("r")
+            )
+        );
+        assert_ne!(base, cache_key(ID, &ask("r2")));
         let mut query = ask("r");
         query.kind = AskKind::Query;
-        assert_ne!(base, cache_key("m", "v1", &query));
+        assert_ne!(base, cache_key(ID, &query));
         // parts are not glued: ("ab", "c") is not ("a", "bc")
         let glued = |g: &str, r: &str| {
             cache_key(
-                "m",
-                "v",
+                ID,
                 &Ask {
                     kind: AskKind::Answer,
                     question: String::new(),
@@ -216,13 +272,37 @@ mod tests {
     }
 
     #[test]
-    fn a_verdict_is_kept_and_read_back() {
+    fn a_verdict_is_kept_and_read_back_by_its_judge_only() {
         let dir = scratch("kept");
         let cache = VerdictCache::open(&dir.join("c")).unwrap();
-        let key = cache_key("m", "v", &ask("r"));
-        assert_eq!(cache.get(&key), None);
-        cache.put(&key, "m", "v", Verdict::Same, None).unwrap();
-        assert_eq!(cache.get(&key), Some((Verdict::Same, None)));
+        let key = cache_key(ID, &ask("r"));
+        assert_eq!(cache.get(&key, ID, AskKind::Answer), None);
+        cache
+            .put(&key, ID, AskKind::Answer, Verdict::Same, "Yes.")
+            .unwrap();
+        assert_eq!(cache.get(&key, ID, AskKind::Answer), Some(Verdict::Same));
+        // the file keeps the reply; another identity under the same key misses
+        let text = std::fs::read_to_string(cache.path().join(format!("{key}.json"))).unwrap();
+        assert!(text.contains("\"reply\":\"Yes.\""), "{text}");
+        assert_eq!(
+            cache.get(&key, Identity { model: "x", ..ID }, AskKind::Answer),
+            None
+        );
+        assert_eq!(cache.get(&key, ID, AskKind::Query), None);
+        // a file planted under the key by another judge is a miss
+        std::fs::write(
+            cache.path().join(format!("{key}.json")),
+            r#"{"judge":"http://evil/","model":"m","prompt_version":"v1","kind":"answer","verdict":"same"}"#,
+        )
+        .unwrap();
+        assert_eq!(cache.get(&key, ID, AskKind::Answer), None);
+        // an entry of the earlier shape (no judge) is a miss too
+        std::fs::write(
+            cache.path().join(format!("{key}.json")),
+            r#"{"model":"m","prompt_version":"v1","verdict":"same","diagnostic":"planted"}"#,
+        )
+        .unwrap();
+        assert_eq!(cache.get(&key, ID, AskKind::Answer), None);
         // no temporary file is left behind
         let names: Vec<_> = std::fs::read_dir(cache.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
@@ -240,15 +320,15 @@ mod tests {
         assert!(VerdictCache::open(&link).is_err());
         // a verdict file that is a link is a miss
         let cache = VerdictCache::open(&real).unwrap();
-        let key = cache_key("m", "v", &ask("r"));
+        let key = cache_key(ID, &ask("r"));
         let target = dir.join("elsewhere.json");
         std::fs::write(
             &target,
-            r#"{"model":"m","prompt_version":"v","verdict":"same"}"#,
+            r#"{"judge":"http://127.0.0.1:9/v1/chat/completions","model":"m","prompt_version":"v1","kind":"answer","verdict":"same"}"#,
         )
         .unwrap();
         std::os::unix::fs::symlink(&target, real.join(format!("{key}.json"))).unwrap();
-        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&key, ID, AskKind::Answer), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

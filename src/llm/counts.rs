@@ -21,9 +21,12 @@ pub struct VerdictCounts {
     pub cached: usize,
     /// Verdicts from a call to the server.
     pub called: usize,
-    /// Calls that got no reply (timeout, failed connection, HTTP error):
-    /// `unsure`, not cached.
+    /// Calls that got no reply (timeout, failed connection, HTTP error, a
+    /// body that is no chat-completions answer): `unsure`, not cached.
     pub failed: usize,
+    /// Calls whose reply was no verdict in any form read (docs/scoring.md,
+    /// The LLM judge): `unsure`, not cached, not counted in `failed`.
+    pub unreadable: usize,
     /// Asks not sent: the evaluation's calls or time for the judge were
     /// spent (docs/scoring.md, The LLM judge); `unsure`, not cached.
     pub refused: usize,
@@ -42,7 +45,8 @@ impl VerdictCounts {
             Source::Cached => self.cached += 1,
             Source::Called => {
                 self.called += 1;
-                self.failed += usize::from(d.failed);
+                self.failed += usize::from(d.failed && !d.unreadable);
+                self.unreadable += usize::from(d.unreadable);
             }
             Source::Refused => self.refused += 1,
         }

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 pub use answers::{judge_answers, Judged, QuestionPairs};
-pub use cache::{cache_key, default_cache_dir, CacheError, VerdictCache};
+pub use cache::{cache_key, default_cache_dir, CacheError, Identity, VerdictCache};
 pub use counts::VerdictCounts;
 pub use kappa::{kappa, Agreement};
 pub use prompt::PROMPT_VERSION;
@@ -118,9 +118,12 @@ pub struct Decision {
     pub verdict: Verdict,
     /// Cached or called.
     pub source: Source,
-    /// True when no reply was had (timeout, transport failure, HTTP error):
-    /// the verdict is `unsure` and is not cached.
+    /// True when no verdict was had (timeout, transport failure, HTTP error,
+    /// an unreadable reply): the verdict is `unsure` and is not cached.
     pub failed: bool,
+    /// True when the server replied with a text that is no verdict
+    /// ([`prompt::parse_word`]): counted apart from failed calls.
+    pub unreadable: bool,
     /// Why the verdict is `unsure` when the reply did not say so.
     pub diagnostic: Option<String>,
 }
@@ -152,6 +155,10 @@ pub enum TransportError {
 /// How a chat-completions request reaches the server: a JSON body POSTed to
 /// `{base}/chat/completions`, with the key (if any) as a bearer token.
 pub trait Transport: Send + Sync {
+    /// What names the server for the verdict cache: its URL's scheme, host,
+    /// port and path (never a key, user or query).
+    fn identity(&self) -> String;
+
     /// Sends one request body once.
     fn post(&self, body: &[u8]) -> Result<Reply, TransportError>;
 }
@@ -169,6 +176,9 @@ pub struct JudgeSettings {
     pub concurrency: usize,
     /// Calls made again after a 429, a 5xx or a failed connection.
     pub retries: u32,
+    /// Ask again what the cache holds, and keep the new verdicts in its
+    /// place (`--llm-refresh`).
+    pub refresh: bool,
     /// The first wait before a retry, doubled at each one.
     pub backoff: Duration,
     /// The most calls one evaluation makes (`--llm-max-calls`): an ask past
@@ -206,6 +216,7 @@ impl JudgeSettings {
             cache: None,
             concurrency: DEFAULT_CONCURRENCY,
             retries: DEFAULT_RETRIES,
+            refresh: false,
             backoff: Duration::from_secs(1),
             max_calls: DEFAULT_MAX_CALLS,
             deadline: DEFAULT_DEADLINE,
@@ -217,6 +228,8 @@ impl JudgeSettings {
 /// The judge: settings, the cache and the way to the server.
 pub struct Judge {
     settings: JudgeSettings,
+    /// The server, as the cache names it ([`Transport::identity`]).
+    server: String,
     cache: Option<VerdictCache>,
     transport: Box<dyn Transport>,
     /// Calls granted (retries not counted), against `max_calls`.
@@ -246,6 +259,7 @@ impl Judge {
             .map(VerdictCache::open)
             .transpose()?;
         Ok(Judge {
+            server: transport.identity(),
             settings,
             cache,
             transport,
@@ -259,6 +273,15 @@ impl Judge {
         &self.settings.model
     }
 
+    /// Who this judge's verdicts are kept under in the cache.
+    fn identity(&self) -> Identity<'_> {
+        Identity {
+            judge: &self.server,
+            model: &self.settings.model,
+            prompt_version: PROMPT_VERSION,
+        }
+    }
+
     /// True when query pairs are judged too.
     pub fn judges_queries(&self) -> bool {
         self.settings.queries
@@ -269,10 +292,8 @@ impl Judge {
     /// `concurrency` calls at once.
     pub fn decide_all(&self, asks: &[Ask]) -> Vec<Decision> {
         let sent: Vec<Ask> = asks.iter().map(Ask::bounded).collect();
-        let keys: Vec<String> = sent
-            .iter()
-            .map(|a| cache_key(&self.settings.model, PROMPT_VERSION, a))
-            .collect();
+        let identity = self.identity();
+        let keys: Vec<String> = sent.iter().map(|a| cache_key(identity, a)).collect();
         let mut out: Vec<Option<Decision>> = vec![None; sent.len()];
         let mut first: HashMap<&str, usize> = HashMap::new();
         let mut to_call = Vec::new();
@@ -283,12 +304,18 @@ impl Judge {
                 continue;
             }
             first.insert(key, i);
-            if let Some((verdict, diagnostic)) = self.cache.as_ref().and_then(|c| c.get(key)) {
+            let cached = self
+                .cache
+                .as_ref()
+                .filter(|_| !self.settings.refresh)
+                .and_then(|c| c.get(key, identity, sent[i].kind));
+            if let Some(verdict) = cached {
                 out[i] = Some(Decision {
                     verdict,
                     source: Source::Cached,
                     failed: false,
-                    diagnostic,
+                    unreadable: false,
+                    diagnostic: None,
                 });
             } else {
                 to_call.push(i);
@@ -305,24 +332,29 @@ impl Judge {
                 s.spawn(|| loop {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = to_call.get(n) else { break };
-                    let decision = match self.budget(n < granted) {
+                    let (decision, reply) = match self.budget(n < granted) {
                         Ok(()) => self.call(&sent[i]),
-                        Err(why) => Decision {
-                            verdict: Verdict::Unsure,
-                            source: Source::Refused,
-                            failed: true,
-                            diagnostic: Some(why.to_string()),
-                        },
+                        Err(why) => (
+                            Decision {
+                                verdict: Verdict::Unsure,
+                                source: Source::Refused,
+                                failed: true,
+                                unreadable: false,
+                                diagnostic: Some(why.to_string()),
+                            },
+                            None,
+                        ),
                     };
-                    if !decision.failed {
+                    // only a verdict read from a reply is kept, with that reply
+                    if let Some(reply) = reply.filter(|_| !decision.failed) {
                         if let Some(cache) = self.cache.as_ref().filter(|_| self.may_keep()) {
                             // a verdict that cannot be kept only costs a call later
                             let _ = cache.put(
                                 &keys[i],
-                                &self.settings.model,
-                                PROMPT_VERSION,
+                                identity,
+                                sent[i].kind,
                                 decision.verdict,
-                                decision.diagnostic.as_deref(),
+                                &reply,
                             );
                         }
                     }
@@ -356,6 +388,7 @@ impl Judge {
                     verdict: Verdict::Unsure,
                     source: Source::Refused,
                     failed: true,
+                    unreadable: false,
                     diagnostic: Some("the judge was not asked (a worker stopped)".into()),
                 })
             })
@@ -403,16 +436,23 @@ impl Judge {
         Ok(())
     }
 
-    /// One ask by calls: retried after a 429, a 5xx or a failed connection,
-    /// waiting `backoff`·2^k (or the server's `Retry-After`, at most 30 s); a
-    /// timeout is not retried (a server that hung once is likely to again).
-    fn call(&self, ask: &Ask) -> Decision {
+    /// One ask by calls, with the reply's text when one was read: retried
+    /// after a 429, a 5xx or a failed connection, waiting `backoff`·2^k (or
+    /// the server's `Retry-After`, at most 30 s); a timeout is not retried (a
+    /// server that hung once is likely to again).
+    fn call(&self, ask: &Ask) -> (Decision, Option<String>) {
         let body = prompt::request_body(&self.settings.model, ask);
-        let failed = |why: String| Decision {
-            verdict: Verdict::Unsure,
-            source: Source::Called,
-            failed: true,
-            diagnostic: Some(why),
+        let failed = |why: String| {
+            (
+                Decision {
+                    verdict: Verdict::Unsure,
+                    source: Source::Called,
+                    failed: true,
+                    unreadable: false,
+                    diagnostic: Some(why),
+                },
+                None,
+            )
         };
         let mut attempt: u32 = 0;
         loop {
@@ -427,22 +467,34 @@ impl Judge {
             };
             match self.transport.post(&body) {
                 Ok(reply) if (200..300).contains(&reply.status) => {
-                    return match prompt::parse_reply(&reply.body) {
-                        Ok(verdict) => Decision {
-                            verdict,
-                            source: Source::Called,
-                            failed: false,
-                            diagnostic: None,
-                        },
-                        // a body that is no chat-completions answer (a wrong
-                        // URL's page) is a failed call, never cached; a reply
-                        // that says no verdict is the model's, and cached
-                        Err(e) => Decision {
-                            verdict: Verdict::Unsure,
-                            source: Source::Called,
-                            failed: matches!(e, prompt::ReplyError::Shape(_)),
-                            diagnostic: Some(e.to_string()),
-                        },
+                    // a body that is no chat-completions answer (a wrong
+                    // URL's page) is a failed call; a text that is no verdict
+                    // is unreadable: neither is cached
+                    let content = match prompt::reply_content(&reply.body) {
+                        Ok(c) => c,
+                        Err(e) => return failed(e.to_string()),
+                    };
+                    return match prompt::parse_word(&content) {
+                        Ok(verdict) => (
+                            Decision {
+                                verdict,
+                                source: Source::Called,
+                                failed: false,
+                                unreadable: false,
+                                diagnostic: None,
+                            },
+                            Some(content),
+                        ),
+                        Err(e) => (
+                            Decision {
+                                verdict: Verdict::Unsure,
+                                source: Source::Called,
+                                failed: true,
+                                unreadable: true,
+                                diagnostic: Some(e.to_string()),
+                            },
+                            Some(content),
+                        ),
                     };
                 }
                 Ok(reply) if retry && (reply.status == 429 || reply.status >= 500) => {

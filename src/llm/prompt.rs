@@ -68,40 +68,81 @@ pub enum ReplyError {
     /// The body is not a chat-completions answer with a message content.
     #[error("the judge's reply is not a chat-completions answer with choices[0].message.content ({0}); check that the server speaks the OpenAI chat-completions protocol")]
     Shape(String),
-    /// The content is not one of the three words.
-    #[error("the judge's reply {0:?} is not same, different or unsure")]
+    /// The content is none of the forms read: an unreadable reply, counted
+    /// apart and never cached.
+    #[error("the judge's reply {0:?} is not a verdict (same, different or unsure; yes or no; true or false; or a JSON {{\"verdict\": …}}): not cached, counted as unreadable")]
     Word(String),
 }
 
-/// The verdict a reply body gives: the first word of its
-/// `choices[0].message.content` (lower-cased, anything not a letter a
-/// separator, so `**Same**.` reads as `same`) must be `same`, `different` or
-/// `unsure`.
-pub fn parse_reply(body: &[u8]) -> Result<Verdict, ReplyError> {
+/// The message content of a chat-completions reply body.
+pub fn reply_content(body: &[u8]) -> Result<String, ReplyError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| ReplyError::Shape(e.to_string()))?;
-    let content = value
+    value
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
-        .ok_or_else(|| ReplyError::Shape("no string at choices[0].message.content".into()))?;
-    parse_word(content)
+        .map(str::to_string)
+        .ok_or_else(|| ReplyError::Shape("no string at choices[0].message.content".into()))
 }
 
-/// The verdict of a reply's text (see [`parse_reply`]).
+/// The verdict a reply body gives ([`reply_content`], then [`parse_word`]).
+pub fn parse_reply(body: &[u8]) -> Result<Verdict, ReplyError> {
+    parse_word(&reply_content(body)?)
+}
+
+/// The verdict of a reply's text, in the forms models give
+/// (docs/scoring.md, The LLM judge): its first word, any case, with any
+/// punctuation or markup around it (`**Same**.`, `"Yes."`), after a leading
+/// `verdict:` or `answer:`: `same`, `yes` and `true` are `same`; `different`,
+/// `no` and `false` are `different`; `unsure` is `unsure`. A JSON object
+/// (also inside a fenced code block) is read by its `verdict` key, a string
+/// of those words or a boolean. Anything else is unreadable.
 pub fn parse_word(content: &str) -> Result<Verdict, ReplyError> {
-    let lowered = content.trim().to_lowercase();
-    let first = lowered
+    let unreadable = || ReplyError::Word(cut(content, 200));
+    let text = unfenced(content.trim());
+    if text.starts_with('{') {
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text) else {
+            return Err(unreadable());
+        };
+        let verdict = o
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("verdict"))
+            .map(|(_, v)| v);
+        return match verdict {
+            Some(Value::String(s)) => word_verdict(s).ok_or_else(unreadable),
+            Some(Value::Bool(true)) => Ok(Verdict::Same),
+            Some(Value::Bool(false)) => Ok(Verdict::Different),
+            _ => Err(unreadable()),
+        };
+    }
+    word_verdict(text).ok_or_else(unreadable)
+}
+
+/// The text of a fenced code block (```json … ```), else the text.
+fn unfenced(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("```") else {
+        return text;
+    };
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    rest.strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// The verdict of a text's first word (after `verdict:` or `answer:`).
+fn word_verdict(text: &str) -> Option<Verdict> {
+    let lowered = text.trim().to_lowercase();
+    let mut words = lowered
         .split(|c: char| !c.is_alphabetic())
-        .find(|w| !w.is_empty())
-        .unwrap_or("");
-    let verdict = match first {
-        "same" => Some(Verdict::Same),
-        "different" => Some(Verdict::Different),
+        .filter(|w| !w.is_empty());
+    let mut first = words.next()?;
+    if first == "verdict" || first == "answer" {
+        first = words.next()?;
+    }
+    match first {
+        "same" | "yes" | "true" => Some(Verdict::Same),
+        "different" | "no" | "false" => Some(Verdict::Different),
         "unsure" => Some(Verdict::Unsure),
         _ => None,
-    };
-    // one word, or a word followed by an explanation
-    verdict.ok_or_else(|| ReplyError::Word(cut(content, 200)))
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +166,38 @@ mod tests {
         assert_eq!(body["model"], "m");
         let user = body["messages"][1]["content"].as_str().unwrap();
         assert!(user.contains("System answer: F. Herbert"), "{user}");
+    }
+
+    #[test]
+    fn the_forms_models_give_are_read() {
+        for (reply, verdict) in [
+            ("Yes.", Verdict::Same),
+            ("yes", Verdict::Same),
+            ("TRUE", Verdict::Same),
+            ("No.", Verdict::Different),
+            ("false\n", Verdict::Different),
+            ("No, they name different people.", Verdict::Different),
+            ("Verdict: same", Verdict::Same),
+            ("{\"verdict\": \"different\"}", Verdict::Different),
+            ("{\"Verdict\": \"Yes\", \"why\": \"both\"}", Verdict::Same),
+            ("```json\n{\"verdict\": \"same\"}\n```", Verdict::Same),
+            ("{\"verdict\": false}", Verdict::Different),
+            ("Unsure!", Verdict::Unsure),
+        ] {
+            assert_eq!(parse_word(reply), Ok(verdict), "{reply:?}");
+        }
+        for reply in [
+            "Not the same",
+            "maybe",
+            "{\"answer\": 1}",
+            "{broken",
+            "Perhaps yes",
+        ] {
+            assert!(
+                matches!(parse_word(reply), Err(ReplyError::Word(_))),
+                "{reply:?}"
+            );
+        }
     }
 
     #[test]

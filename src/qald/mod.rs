@@ -5,6 +5,7 @@
 //! they open no files. A bad question becomes a diagnostic; only an unreadable file
 //! is an error.
 
+mod expansion;
 mod family;
 mod fast;
 mod freebase;
@@ -32,6 +33,7 @@ mod webqsp;
 mod wikidata;
 mod write;
 mod xml;
+mod yaml;
 
 pub use family::labelled_id;
 pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
@@ -253,6 +255,11 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             if let Some(f) = first.and_then(kgqa::of_record) {
                 return Ok(kgqa::read_records(f, items));
             }
+            // before SPINACH's (`id`, `question`, `sparql`), which a KGQAGen
+            // record also has: its `answer` and `proof` tell it apart
+            if first.is_some_and(kgqagen::is_record) {
+                return Ok(kgqagen::parse_items(items));
+            }
             // KQA Pro's datasets never get here: `stream` reads them record by record
             if first.is_some_and(mintaka::is_dataset) {
                 return Ok(mintaka::parse_dataset(items));
@@ -272,9 +279,6 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             if first.is_some_and(spider4sparql::is_run) {
                 return Ok(spider4sparql::parse_run(items));
             }
-            if first.is_some_and(kgqagen::is_record) {
-                return Ok(kgqagen::parse_items(items));
-            }
             match first {
                 Some(o) if o.contains_key("sparql_query") || o.contains_key("corrected_question") => {
                     Ok(lcquad::parse(items))
@@ -283,13 +287,19 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                     Ok(rubq::parse(items))
                 }
                 Some(o) if text2sparql::is_answers(o) => Ok(text2sparql::parse_answers(items)),
+                // QALD-JSON's questions without their wrapper: read as `{"questions": [...]}`
+                Some(o) if is_qald_question(o) => {
+                    let mut map = serde_json::Map::new();
+                    map.insert("questions".into(), serde_json::Value::Array(items));
+                    parse_json_value(serde_json::Value::Object(map), source)
+                }
                 None if items.is_empty() => Ok(Dataset {
                     diagnostics: vec!["the file holds no question".into()],
                     ..Dataset::new(Format::QaldJson)
                 }),
                 _ => Err(shape_error(
                     source,
-                    "a top-level json array must hold LC-QuAD questions (`_id`, `sparql_query`), RuBQ questions (`uid`, `question_text`) or TEXT2SPARQL answers (`qname`, `query`); for QALD-JSON write {\"questions\": [...]}",
+                    "a top-level json array must hold QALD questions (`question`, `answers`, `query`), LC-QuAD questions (`_id`, `sparql_query`), RuBQ questions (`uid`, `question_text`), TEXT2SPARQL answers (`qname`, `query`) or the records of another family read (docs/cli.md lists the formats)",
                 )),
             }
         }
@@ -321,6 +331,55 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
             "not a benchmark or run: the top-level json value must be an object with `questions` or an array",
         )),
     }
+}
+
+/// True when a JSON object is a QALD-JSON question: a `question` list of
+/// texts, `answers`, or a `query` object.
+fn is_qald_question(o: &serde_json::Map<String, serde_json::Value>) -> bool {
+    o.contains_key("answers")
+        || o.get("question").is_some_and(serde_json::Value::is_array)
+        || o.get("query").is_some_and(serde_json::Value::is_object)
+}
+
+/// Reads a benchmark or run given as one JSON value in memory (a Python
+/// object, an HTTP request's `document`), exactly as a file of the same
+/// content is read: `json` is the value's JSON text. A list of objects none of
+/// the array formats takes is read as the same objects one per line, as a
+/// JSON Lines file of them would be (T2S-Metrics cases, LLM predictions,
+/// component runs …); when neither reads, the array's error is returned.
+pub fn parse_document(json: &[u8], source: &str) -> Result<Dataset, QaldError> {
+    let error = match parse(json, source) {
+        Ok(d) => return Ok(d),
+        Err(e) => e,
+    };
+    let Ok(serde_json::Value::Array(items)) = serde_json::from_slice::<serde_json::Value>(json)
+    else {
+        return Err(error);
+    };
+    if items.is_empty() || !items.iter().all(serde_json::Value::is_object) {
+        return Err(error);
+    }
+    let mut lines = Vec::with_capacity(json.len());
+    for item in &items {
+        // serialising a value read from JSON text cannot fail
+        if serde_json::to_writer(&mut lines, item).is_err() {
+            return Err(error);
+        }
+        lines.push(b'\n');
+    }
+    if !jsonl_family(&lines) {
+        return Err(error);
+    }
+    parse(&lines, source)
+}
+
+/// True when JSON Lines text is one of the JSON Lines formats read.
+fn jsonl_family(body: &[u8]) -> bool {
+    t2s::looks_like(body)
+        || jsonl::looks_like(body)
+        || llm::looks_like(body)
+        || kgqagen::looks_like(body)
+        || wdql::looks_like(body)
 }
 
 fn flag_duplicate_ids(dataset: &mut Dataset) {

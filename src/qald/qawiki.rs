@@ -160,8 +160,10 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
     let mut dataset = Dataset::new(Format::Qawiki);
     let mut scan = KeyScan::default();
     let mut declared: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut nodes = Nodes::new(&graph, body.len());
     for id in &questions {
-        let q = question(&graph, id, &names, &mut scan, &mut declared);
+        let q = question(&mut nodes, id, &names, &mut scan, &mut declared)
+            .map_err(|e| e.located(body, source, id))?;
         dataset.questions.push(q);
     }
     dataset.unknown_keys = scan.finish();
@@ -266,14 +268,16 @@ fn property_names(graph: &Graph) -> HashMap<String, String> {
     names
 }
 
-/// One question item.
+/// One question item; an error when its statements expand past the reader's
+/// budget ([`Nodes`]).
 fn question(
-    graph: &Graph,
+    nodes: &mut Nodes<'_>,
     id: &str,
     names: &HashMap<String, String>,
     scan: &mut KeyScan,
     declared: &mut BTreeMap<&'static str, usize>,
-) -> Question {
+) -> Result<Question, Expanded> {
+    let graph = nodes.graph;
     let mut q = Question {
         id: QuestionId(id.to_string()),
         ..Question::default()
@@ -304,7 +308,7 @@ fn question(
             (p, _) if p.starts_with(DIRECT) || p.starts_with(DIRECT_NORMALIZED) => {}
             (p, _) if property_id(p, CLAIM).is_some() => {
                 let pid = property_id(p, CLAIM).unwrap_or_default();
-                let statement = statement(graph, o, id, scan);
+                let statement = nodes.statement(o, id, scan)?;
                 statements.entry(numeric(pid)).or_default().push(statement);
             }
             (p, _) => scan.unknown(format!("item <{p}>"), id),
@@ -351,7 +355,7 @@ fn question(
             "question {id}: its query is written for {dataset}, not Wikidata (P13); read as written"
         ));
     }
-    q
+    Ok(q)
 }
 
 /// `Pn` when `iri` is `namespace` + `Pn`.
@@ -384,71 +388,185 @@ fn value_json(o: &Obj) -> Value {
     }
 }
 
-/// One statement node as JSON: `value`, `rank` unless normal, `qualifiers`
-/// and `references` (each `{Pn: [values]}`) when it has some.
-fn statement(graph: &Graph, node: &Obj, item: &str, scan: &mut KeyScan) -> Value {
-    let key = match node {
-        Obj::Iri(i) | Obj::Blank(i) => i.as_str(),
-        Obj::Literal { .. } => "",
-    };
-    let mut out = Map::new();
-    let mut qualifiers: BTreeMap<(u64, String), Vec<Value>> = BTreeMap::new();
-    let mut references = Vec::new();
-    for (p, o) in graph.get(key).into_iter().flatten() {
-        if property_id(p, STATEMENT).is_some() {
-            out.insert("value".into(), value_json(o));
-        } else if let Some(pid) = property_id(p, QUALIFIER) {
-            qualifiers
-                .entry(numeric(pid))
-                .or_default()
-                .push(value_json(o));
-        } else if p == &format!("{WIKIBASE}rank") {
-            let rank = match o {
-                Obj::Iri(r) => r.strip_prefix(WIKIBASE).unwrap_or(r),
-                _ => "",
-            };
-            if rank != "NormalRank" {
-                let rank = rank.strip_suffix("Rank").unwrap_or(rank).to_lowercase();
-                out.insert("rank".into(), Value::String(rank));
-            }
-        } else if p == RDF_TYPE {
-            if let Obj::Iri(t) = o {
-                if t.starts_with(NO_VALUE) {
-                    out.insert("value".into(), Value::String("no value".into()));
-                }
-            }
-        } else if p == WAS_DERIVED_FROM {
-            references.push(reference(graph, o));
-        } else if !VALUE_NODES.iter().any(|v| p.starts_with(v)) {
-            scan.unknown(format!("statement <{p}>"), item);
-        }
-    }
-    if !qualifiers.is_empty() {
-        let map: Map<String, Value> = qualifiers
-            .into_iter()
-            .map(|((_, pid), v)| (pid, Value::Array(v)))
-            .collect();
-        out.insert("qualifiers".into(), Value::Object(map));
-    }
-    if !references.is_empty() {
-        out.insert("references".into(), Value::Array(references));
-    }
-    Value::Object(out)
+/// A statement or reference node read once, as JSON, with the bytes its
+/// JSON text takes.
+#[derive(Clone)]
+struct Rendered {
+    value: Value,
+    bytes: usize,
 }
 
-/// A reference node's simple values, `{Pn: [values]}`.
-fn reference(graph: &Graph, node: &Obj) -> Value {
-    let key = match node {
-        Obj::Iri(i) | Obj::Blank(i) => i.as_str(),
-        Obj::Literal { .. } => "",
-    };
-    let mut map: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for (p, o) in graph.get(key).into_iter().flatten() {
-        if let Some(pid) = property_id(p, REFERENCE) {
-            map.entry(pid.to_string()).or_default().push(value_json(o));
+impl Rendered {
+    fn new(value: Value) -> Rendered {
+        let bytes = value.to_string().len();
+        Rendered { value, bytes }
+    }
+}
+
+/// A question whose statements expand past the budget of [`Nodes`].
+#[derive(Debug)]
+struct Expanded {
+    /// The node whose copy passed it.
+    node: String,
+    /// The budget, in bytes.
+    limit: usize,
+}
+
+impl Expanded {
+    /// The located error: at the first place the dump names the node.
+    fn located(self, body: &[u8], source: &str, question: &str) -> QaldError {
+        let local = self
+            .node
+            .rsplit(['/', '#', ':'])
+            .next()
+            .filter(|l| !l.is_empty())
+            .unwrap_or(&self.node);
+        let offset = memchr::memmem::find(body, local.as_bytes()).unwrap_or(0);
+        QaldError::at_offset(
+            source,
+            body,
+            offset,
+            format!(
+                "question {question}: its statements expand to more than {} bytes of flags, {} times the dump's {} bytes and {} more, because the node <{}> is shared by many statements or items (each copy counts; docs/scoring.md, Limits); a QAWiki dump names each statement once: fix the file",
+                self.limit,
+                super::expansion::EXPANSION_FACTOR,
+                body.len(),
+                super::expansion::EXPANSION_SLACK,
+                self.node
+            ),
+        )
+    }
+}
+
+/// The statement and reference nodes of the dump, each read once, and the
+/// bytes of JSON the questions' flags may still take: a small multiple of
+/// the dump's own ([`super::expansion::expansion_limit`]), each copy of a
+/// node into a statement or a question counted, so that one node shared by
+/// thousands of items (a reference is shared in Wikibase; a statement is
+/// not) cannot expand into gigabytes of flags.
+struct Nodes<'g> {
+    graph: &'g Graph,
+    statements: HashMap<String, Rendered>,
+    references: HashMap<String, Rendered>,
+    left: usize,
+    limit: usize,
+}
+
+impl<'g> Nodes<'g> {
+    fn new(graph: &'g Graph, input: usize) -> Nodes<'g> {
+        let limit = super::expansion::expansion_limit(input);
+        Nodes {
+            graph,
+            statements: HashMap::new(),
+            references: HashMap::new(),
+            left: limit,
+            limit,
         }
     }
-    json!(map)
+
+    /// Takes `bytes` of the budget for a copy of `node`.
+    fn take(&mut self, bytes: usize, node: &str) -> Result<(), Expanded> {
+        self.left = self.left.checked_sub(bytes).ok_or_else(|| Expanded {
+            node: node.to_string(),
+            limit: self.limit,
+        })?;
+        Ok(())
+    }
+
+    /// One statement node as JSON (see [`render_statement`]), read once and
+    /// counted at each copy.
+    fn statement(&mut self, node: &Obj, item: &str, scan: &mut KeyScan) -> Result<Value, Expanded> {
+        let key = node_key(node);
+        if !self.statements.contains_key(key) {
+            let rendered = self.render_statement(key, item, scan)?;
+            self.statements.insert(key.to_string(), rendered);
+        }
+        let bytes = self.statements[key].bytes;
+        self.take(bytes, key)?;
+        Ok(self.statements[key].value.clone())
+    }
+
+    /// One statement node as JSON: `value`, `rank` unless normal,
+    /// `qualifiers` and `references` (each `{Pn: [values]}`) when it has
+    /// some.
+    fn render_statement(
+        &mut self,
+        key: &str,
+        item: &str,
+        scan: &mut KeyScan,
+    ) -> Result<Rendered, Expanded> {
+        let graph = self.graph;
+        let mut out = Map::new();
+        let mut qualifiers: BTreeMap<(u64, String), Vec<Value>> = BTreeMap::new();
+        let mut references = Vec::new();
+        for (p, o) in graph.get(key).into_iter().flatten() {
+            if property_id(p, STATEMENT).is_some() {
+                out.insert("value".into(), value_json(o));
+            } else if let Some(pid) = property_id(p, QUALIFIER) {
+                qualifiers
+                    .entry(numeric(pid))
+                    .or_default()
+                    .push(value_json(o));
+            } else if p == &format!("{WIKIBASE}rank") {
+                let rank = match o {
+                    Obj::Iri(r) => r.strip_prefix(WIKIBASE).unwrap_or(r),
+                    _ => "",
+                };
+                if rank != "NormalRank" {
+                    let rank = rank.strip_suffix("Rank").unwrap_or(rank).to_lowercase();
+                    out.insert("rank".into(), Value::String(rank));
+                }
+            } else if p == RDF_TYPE {
+                if let Obj::Iri(t) = o {
+                    if t.starts_with(NO_VALUE) {
+                        out.insert("value".into(), Value::String("no value".into()));
+                    }
+                }
+            } else if p == WAS_DERIVED_FROM {
+                references.push(self.reference(o)?);
+            } else if !VALUE_NODES.iter().any(|v| p.starts_with(v)) {
+                scan.unknown(format!("statement <{p}>"), item);
+            }
+        }
+        if !qualifiers.is_empty() {
+            let map: Map<String, Value> = qualifiers
+                .into_iter()
+                .map(|((_, pid), v)| (pid, Value::Array(v)))
+                .collect();
+            out.insert("qualifiers".into(), Value::Object(map));
+        }
+        if !references.is_empty() {
+            out.insert("references".into(), Value::Array(references));
+        }
+        Ok(Rendered::new(Value::Object(out)))
+    }
+
+    /// A reference node's simple values, `{Pn: [values]}`, read once and
+    /// counted at each copy.
+    fn reference(&mut self, node: &Obj) -> Result<Value, Expanded> {
+        let key = node_key(node);
+        if !self.references.contains_key(key) {
+            let mut map: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            for (p, o) in self.graph.get(key).into_iter().flatten() {
+                if let Some(pid) = property_id(p, REFERENCE) {
+                    map.entry(pid.to_string()).or_default().push(value_json(o));
+                }
+            }
+            self.references
+                .insert(key.to_string(), Rendered::new(json!(map)));
+        }
+        let bytes = self.references[key].bytes;
+        self.take(bytes, key)?;
+        Ok(self.references[key].value.clone())
+    }
+}
+
+/// The subject a node object names (empty for a literal, which has none).
+fn node_key(node: &Obj) -> &str {
+    match node {
+        Obj::Iri(i) | Obj::Blank(i) => i.as_str(),
+        Obj::Literal { .. } => "",
+    }
 }
 
 /// The query with the Wikidata prefixes it uses undeclared declared first,

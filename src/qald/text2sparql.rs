@@ -4,10 +4,11 @@
 //! per (question, language) with id `PREFIX:ID-LANG`, and the system answers (a
 //! JSON array of `{dataset, question, query, qname, uri, endpoint}`), read as one
 //! run question per `qname` with the system's query and no answers (they come
-//! from executing it). The one module that names the YAML crate.
+//! from executing it). The YAML is read by [`super::yaml`], within its bounds.
 
 use serde_json::Value;
-use serde_yaml_ng::Value as Yaml;
+
+use super::yaml::Yaml;
 
 use super::values::scalar_string;
 use super::QaldError;
@@ -20,73 +21,20 @@ pub fn looks_like_benchmark(body: &[u8]) -> bool {
         .any(|line| line.starts_with(b"questions:") || line.starts_with(b"dataset:"))
 }
 
-/// The deepest YAML nesting read, as [`yaml_nesting`] estimates it: a
-/// TEXT2SPARQL benchmark nests some 5 levels; the YAML parser's time grows
-/// faster than linearly with nesting (110 000 levels took 48 s).
-pub const MAX_YAML_NESTING: usize = 256;
-
-/// An upper bound of the nesting of YAML text, read from the text alone: per
-/// line, its indentation in columns, its leading `- ` entries (a compact
-/// sequence nests one level per dash) and the flow brackets (`[`, `{`) open
-/// so far. Inside quotes and comments an opening bracket counts and a closing
-/// one never takes the count below where the span began, so no text is rated
-/// shallower than it is.
-pub fn yaml_nesting(body: &[u8]) -> usize {
-    let (mut max, mut flow) = (0usize, 0usize);
-    // a quote may run over lines; a comment ends with its line
-    let (mut quote, mut floor) = (None::<u8>, 0usize);
-    for line in body.split(|&b| b == b'\n') {
-        if quote == Some(b'\n') {
-            quote = None;
-        }
-        let indent = line.iter().take_while(|&&b| b == b' ').count();
-        let mut rest = &line[indent..];
-        let mut dashes = 0;
-        while rest.first() == Some(&b'-') && matches!(rest.get(1), None | Some(b' ')) {
-            dashes += 1;
-            rest = &rest[1..];
-            rest = &rest[rest.iter().take_while(|&&b| b == b' ').count()..];
-        }
-        for &c in rest {
-            match (quote, c) {
-                (None, b'"' | b'\'' | b'#') => {
-                    quote = Some(if c == b'#' { b'\n' } else { c });
-                    floor = flow;
-                }
-                (Some(q), _) if c == q => quote = None,
-                (_, b'[' | b'{') => flow += 1,
-                (None, b']' | b'}') => flow = flow.saturating_sub(1),
-                (Some(_), b']' | b'}') if flow > floor => flow -= 1,
-                _ => {}
-            }
-            max = max.max(indent + dashes + flow);
-        }
-        max = max.max(indent + dashes + flow);
-    }
-    max
-}
-
 /// Parses the benchmark YAML.
 pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
-    let nesting = yaml_nesting(body);
-    if nesting > MAX_YAML_NESTING {
-        return Err(QaldError::Syntax {
-            source_name: source.to_string(),
-            line: 1,
-            column: 1,
-            message: format!(
-                "the yaml nests about {nesting} levels (indentation, `- ` entries and brackets), more than the {MAX_YAML_NESTING} read; a TEXT2SPARQL benchmark nests a few levels: fix the file"
-            ),
-        });
-    }
-    let doc: Yaml = serde_yaml_ng::from_slice(body).map_err(|e| {
-        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-        QaldError::Syntax {
-            source_name: source.to_string(),
-            line,
-            column,
-            message: format!("invalid yaml: {e}; fix the file (a TEXT2SPARQL benchmark is YAML with `dataset` and `questions`)"),
-        }
+    let doc: Yaml = super::yaml::load(body).map_err(|e| QaldError::Syntax {
+        source_name: source.to_string(),
+        line: e.line,
+        column: e.column,
+        message: if !e.message.ends_with("fix the file") {
+            format!(
+                "{}; fix the file (a TEXT2SPARQL benchmark is YAML with `dataset` and `questions`)",
+                e.message
+            )
+        } else {
+            e.message
+        },
     })?;
     let shape = |message: &str| QaldError::Syntax {
         source_name: source.to_string(),
@@ -267,7 +215,7 @@ pub fn parse_answers(items: Vec<Value>) -> Dataset {
 mod tests {
     #[test]
     fn yaml_nesting_counts_indentation_dashes_and_brackets_but_not_quoted_closers() {
-        use super::yaml_nesting;
+        use crate::qald::yaml::yaml_nesting;
         assert_eq!(yaml_nesting(b"questions:\n  - id: 1\n    f: [a, b]\n"), 5);
         assert_eq!(yaml_nesting(b"- - - x\n"), 3);
         // closing brackets in a quote never undo the brackets around it

@@ -20,10 +20,30 @@ use super::KgError;
 /// The most bytes of one file's (decompressed) text a load reads.
 static MAX_TEXT_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
 
+thread_local! {
+    /// The limit of the call this thread runs, when a host set one for it
+    /// ([`set_call_max_text_bytes`]); it wins over the process's.
+    static CALL_MAX_TEXT_BYTES: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
 /// Bounds the decompressed text of every RDF file loaded from now on, in
 /// bytes (the command line sets it from `--max-input-mb`).
 pub fn set_max_text_bytes(bytes: u64) {
     MAX_TEXT_BYTES.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Bounds the files loaded by this thread's calls (`None`: the process's
+/// bound again): a host's call (Python) sets its own, which no other
+/// thread's call sees.
+pub fn set_call_max_text_bytes(bytes: Option<u64>) {
+    CALL_MAX_TEXT_BYTES.with(|c| c.set(bytes));
+}
+
+/// The bound of a file loaded now by this thread.
+fn max_text_bytes() -> u64 {
+    CALL_MAX_TEXT_BYTES
+        .with(std::cell::Cell::get)
+        .unwrap_or_else(|| MAX_TEXT_BYTES.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// A reader that fails once more than `left` bytes have come through: the
@@ -113,11 +133,13 @@ pub(super) fn read_file(
         path: name.clone(),
         source,
     })?;
+    // read on the caller's thread, whose call set it
+    let limit = max_text_bytes();
     std::thread::scope(|scope| {
         let (tx, rx) = sync_channel::<Parsed>(BATCHES_WAITING);
         let parsing = std::thread::Builder::new()
             .name("qajudge-rdf-parse".into())
-            .spawn_scoped(scope, || parse_into(file, format, &lower, &name, tx))
+            .spawn_scoped(scope, || parse_into(file, format, &lower, &name, limit, tx))
             .map_err(|e| KgError::Store(format!("cannot start the parsing thread: {e}")))?;
         let mut statements = 0u64;
         let mut received = || -> Result<(), KgError> {
@@ -149,6 +171,7 @@ fn parse_into(
     format: RdfFormat,
     lower: &str,
     name: &str,
+    limit: u64,
     tx: SyncSender<Parsed>,
 ) -> Result<(String, u64), KgError> {
     let hashing = std::sync::Arc::new(std::sync::Mutex::new(Hashing {
@@ -161,14 +184,11 @@ fn parse_into(
         lower,
         BufReader::new(SharedReader(hashing.clone())),
     ) {
-        Ok(text) => {
-            let limit = MAX_TEXT_BYTES.load(std::sync::atomic::Ordering::Relaxed);
-            BufReader::new(Bounded {
-                inner: text,
-                left: limit,
-                limit,
-            })
-        }
+        Ok(text) => BufReader::new(Bounded {
+            inner: text,
+            left: limit,
+            limit,
+        }),
         Err(source) => {
             let _ = tx.send(Err(KgError::Read {
                 path: name.to_string(),

@@ -16,7 +16,7 @@ mod graph;
 mod guard;
 mod limits;
 mod load;
-pub use load::set_max_text_bytes;
+pub use load::{set_call_max_text_bytes, set_max_text_bytes};
 mod query_error;
 mod remote;
 mod run;

@@ -185,7 +185,7 @@ fn free_text_answers_are_judged_and_counted_as_documented() {
     assert_eq!(
         j["answers"],
         json!({"asked": 8, "same": 3, "different": 4, "unsure": 1,
-               "cached": 0, "called": 8, "failed": 0, "refused": 0}),
+               "cached": 0, "called": 8, "failed": 0, "unreadable": 1, "refused": 0}),
         "{j}"
     );
     assert_eq!(j["matched"], 2);
@@ -215,28 +215,28 @@ fn free_text_answers_are_judged_and_counted_as_documented() {
     close(&agg["micro"]["f1"], 0.5);
     let q4 = &r["experiments"]["qa"]["questions"][3];
     assert!(
-        q4["diagnostics"]
-            .to_string()
-            .contains("not same, different or unsure"),
+        q4["diagnostics"].to_string().contains("is not a verdict"),
         "{q4}"
     );
     // every call carried the key as a bearer token, and nothing printed it
     assert_eq!(server.calls(), (8, 8));
     assert!(!stderr.contains("sk-test-9f8e7d6c"), "{stderr}");
     assert!(!report.to_string().contains("sk-test-9f8e7d6c"));
-    // the same evaluation again: every verdict from the cache, no call
+    // the same evaluation again: every verdict from the cache, no call but
+    // the unreadable reply's, which was not kept
     let (again, _) = evaluate(&args, &env);
     let j2 = &again["runs"][0]["llm_judge"];
-    assert_eq!(j2["answers"]["cached"], 8, "{j2}");
-    assert_eq!(j2["answers"]["called"], 0);
-    assert_eq!(server.calls().0, 8);
+    assert_eq!(j2["answers"]["cached"], 7, "{j2}");
+    assert_eq!(j2["answers"]["called"], 1);
+    assert_eq!(j2["answers"]["unreadable"], 1);
+    assert_eq!(server.calls().0, 9);
     assert_eq!(
         again["runs"][0]["experiments"]["qa"]["aggregate"],
         r["experiments"]["qa"]["aggregate"]
     );
     // without --llm-judge nothing is sent, and the figures are exact match's
     let (plain, _) = evaluate(&args[..6], &[]);
-    assert_eq!(server.calls().0, 8);
+    assert_eq!(server.calls().0, 9);
     assert!(plain["runs"][0].get("llm_judge").is_none());
     let plain_agg = &plain["runs"][0]["experiments"]["qa"]["aggregate"];
     assert_eq!(plain_agg["macro"], j["exact"]["macro"]);
@@ -493,4 +493,61 @@ fn an_evaluation_makes_at_most_its_calls() {
     assert_eq!(j["answers"]["refused"], 8, "{j}");
     assert_eq!(server.calls().0, 6);
     assert!(report.to_string().contains("--llm-deadline"));
+}
+
+#[test]
+fn a_judge_that_says_yes_is_read_cached_as_its_own_and_refreshed() {
+    let dir = tmp("yes");
+    let (gold, run) = write_fixture(&dir);
+    let cache = dir.join("cache");
+    let yes = LlmServer::start(&["--style", "yes-no"]);
+    let url = yes.url();
+    let args = judged_args(&gold, &run, "qa", &url, &cache);
+    let (report, _) = evaluate(&args, &[]);
+    let j = &report["runs"][0]["llm_judge"];
+    // "Yes." and "No." are same and different, as same and different were
+    assert_eq!(j["answers"]["same"], 3, "{j}");
+    assert_eq!(j["answers"]["different"], 4, "{j}");
+    assert_eq!(j["answers"]["unreadable"], 1, "{j}");
+    // a file holds the judge's identity, the verdict and the reply as it came
+    let kept: Vec<Value> = std::fs::read_dir(&cache)
+        .expect("the cache")
+        .map(|e| {
+            serde_json::from_slice(&std::fs::read(e.expect("entry").path()).expect("file"))
+                .expect("json")
+        })
+        .collect();
+    assert_eq!(kept.len(), 7, "the unreadable reply is not kept");
+    assert!(kept.iter().all(|k| k["judge"]
+        .as_str()
+        .is_some_and(|u| u.ends_with("/v1/chat/completions"))
+        && k["model"] == "rule-1"));
+    assert!(
+        kept.iter()
+            .any(|k| k["verdict"] == "same" && k["reply"] == "Yes."),
+        "{kept:?}"
+    );
+    assert!(kept.iter().all(|k| k.get("diagnostic").is_none()));
+    // another judge (another port) with the same model and cache is not
+    // answered from the first one's verdicts: it is asked every pair
+    let other = LlmServer::start(&[]);
+    let other_url = other.url();
+    let (second, _) = evaluate(&judged_args(&gold, &run, "qa", &other_url, &cache), &[]);
+    let j2 = &second["runs"][0]["llm_judge"];
+    assert_eq!(j2["answers"]["cached"], 0, "{j2}");
+    assert_eq!(other.calls().0, 8);
+    // the first judge again: from the cache; with --llm-refresh: asked again
+    let calls = yes.calls().0;
+    let (cached, _) = evaluate(&args, &[]);
+    assert_eq!(cached["runs"][0]["llm_judge"]["answers"]["cached"], 7);
+    assert_eq!(yes.calls().0, calls + 1);
+    let mut refresh = args.clone();
+    refresh.push("--llm-refresh");
+    let (refreshed, _) = evaluate(&refresh, &[]);
+    assert_eq!(refreshed["runs"][0]["llm_judge"]["answers"]["called"], 8);
+    assert_eq!(yes.calls().0, calls + 9);
+    assert_eq!(
+        refreshed["runs"][0]["experiments"]["qa"]["aggregate"],
+        report["runs"][0]["experiments"]["qa"]["aggregate"]
+    );
 }

@@ -2,6 +2,7 @@
 //! `../shared/data`, and the `qajudge` command line end to end.
 
 mod allow_list;
+mod amplification;
 mod annotate;
 mod api;
 mod browser;

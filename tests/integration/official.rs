@@ -510,6 +510,40 @@ fn grailqa_matches_grail_evaluate_py() {
     );
 }
 
+/// The server scores `grailqa` on a benchmark registered with its schema
+/// (`--benchmark-ontology`): the figures of [`grailqa_matches_grail_evaluate_py`]'s
+/// files equal the command line's; an inline gold has no schema, and the
+/// profile is refused with what to give.
+#[test]
+fn the_server_scores_grailqa_with_a_registered_schema() {
+    use crate::serve::{assert_error, post_json, tmp, Server};
+    let data = crate::require_data!();
+    let gold = case_file(
+        "grailqa_serve_gold.json",
+        r#"[{"qid": 1, "level": "i.i.d.", "s_expression": "(AND music.album (JOIN music.album.artist m.0abc))", "answer": [{"answer_type": "Entity", "answer_argument": "m.1"}]},
+ {"qid": 2, "level": "zero-shot", "s_expression": "(ARGMAX music.album music.album.release_date)", "answer": [{"answer_type": "Entity", "answer_argument": "m.9"}]}]"#,
+    );
+    let run_text = r#"{"1": {"logical_form": "(AND music.album (JOIN (R music.artist.album) m.0abc))", "answer": ["m.1"]}, "2": {"logical_form": "(ARGMIN music.album music.album.release_date)", "answer": []}}"#;
+    let run = case_file("grailqa_serve_pred.json", run_text);
+    let cli = grailqa_report(&data, &gold, &run);
+    let ontology = data.join("freebase/grailqa/ontology");
+    let registered = format!("grail={}", gold.display());
+    let schema = format!("grail={}", ontology.display());
+    let s = Server::start_bare(
+        &tmp("serve-grailqa"),
+        &["--benchmark", &registered, "--benchmark-ontology", &schema],
+    );
+    let body = serde_json::json!({"gold": "grail", "profile": "grailqa", "runs": [{"name": "pred", "text": run_text}]});
+    let (status, report) = post_json(&s, "/api/v1/evaluate", &body.to_string());
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(official(&report), official(&cli));
+    assert_eq!(official(&report)["em"].as_f64(), Some(0.5));
+    let inline = serde_json::json!({"gold": {"text": std::fs::read_to_string(&gold).expect("gold")}, "profile": "grailqa", "runs": [{"text": run_text}]});
+    let (status, e) = post_json(&s, "/api/v1/evaluate", &inline.to_string());
+    assert_error(status, &e, 400, "bad_parameter");
+    assert!(e.to_string().contains("--benchmark-ontology"), "{e}");
+}
+
 /// GrailQA on the 1,000 real dev questions (ToG's copy): every odd question
 /// is predicted with the next question's logical form and answers, every
 /// even one with its own, and every third keeps only its first answer. The

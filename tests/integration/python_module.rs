@@ -3,7 +3,9 @@
 //! `Index`, `check`, `features`, `sample` against this binary's output, on the
 //! demo and on the real NLIWOD QALD-9 runs), `test_llm_era.py` (T2S-Metrics'
 //! measures, the query experiment, cost, abstention and the LLM judge through
-//! Python, against this binary and tests/llm_server.py) and
+//! Python, against this binary and tests/llm_server.py), `test_objects.py`
+//! (runs given as objects read as their files, runs that miss the gold),
+//! `test_resources.py` (two schemas, two training sets in one process) and
 //! `test_client_redirect.py`,
 //! run in the venv `scripts/python-wheel.sh` makes from the wheel it builds.
 
@@ -47,6 +49,8 @@ fn the_python_package_passes_its_tests_against_the_binary() {
             "no:cacheprovider",
             "python/tests/test_module.py",
             "python/tests/test_llm_era.py",
+            "python/tests/test_objects.py",
+            "python/tests/test_resources.py",
             "python/tests/test_client_redirect.py",
         ])
         .env("QAJUDGE_BIN", env!("CARGO_BIN_EXE_qajudge"))

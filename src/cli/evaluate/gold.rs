@@ -95,7 +95,7 @@ pub(super) fn keep_questions(
 }
 
 /// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
-pub(super) fn load_ontology(dir: &Path) -> anyhow::Result<()> {
+pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::profiles::Ontology> {
     let text = |name: &str| -> anyhow::Result<String> {
         let path = dir.join(name);
         let bytes = crate::cli::input::read(&path)?;
@@ -118,15 +118,15 @@ pub(super) fn load_ontology(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    crate::eval::profiles::set_ontology(ontology);
-    Ok(())
+    Ok(ontology)
 }
 
 /// Reads KQA Pro's training set from `path` for the `kqapro` profile's
 /// `zero-shot` category.
-pub(super) fn load_train(path: &Path) -> anyhow::Result<()> {
+pub(in crate::cli) fn load_train(path: &Path) -> anyhow::Result<crate::qald::TrainAnswers> {
     let bytes = crate::cli::input::read(path)?;
-    let answers = crate::qald::parse_kqapro_train(&bytes, &path.display().to_string())?;
-    crate::eval::profiles::set_train_answers(answers);
-    Ok(())
+    Ok(crate::qald::parse_kqapro_train(
+        &bytes,
+        &path.display().to_string(),
+    )?)
 }

@@ -30,6 +30,10 @@ pub struct LlmArgs {
     /// or `~/.cache/qajudge/llm-judge/`).
     #[arg(long, value_name = "DIR", requires = "llm_judge")]
     pub llm_cache: Option<PathBuf>,
+    /// Ask the judge again about what its cache holds, and keep the new
+    /// verdicts in place of the old.
+    #[arg(long, requires = "llm_judge")]
+    pub llm_refresh: bool,
     /// Also ask the judge about query pairs whose algebra equivalence is
     /// `unknown` (with `--experiments qa,query`).
     #[arg(long, requires = "llm_judge")]
@@ -64,6 +68,7 @@ impl LlmArgs {
         let server = crate::live::ChatServer::new(url, key, timeout, None)?;
         let mut settings = crate::llm::JudgeSettings::new(model.clone());
         settings.queries = self.llm_queries;
+        settings.refresh = self.llm_refresh;
         settings.max_calls = self.llm_max_calls;
         settings.deadline = std::time::Duration::from_secs(self.llm_deadline);
         settings.cache = Some(match &self.llm_cache {

@@ -184,7 +184,12 @@ impl Official for Cwq {
         ]))
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let sum: f64 = scored.iter().map(|(_, f)| f["P1"]).sum();
         let predictions: f64 = scored.iter().map(|(_, f)| f["predictions"]).sum();
         Figures::from([

@@ -31,9 +31,8 @@
 //! output.
 
 use std::collections::HashSet;
-use std::sync::OnceLock;
 
-use super::logical_form::{same_logical_form, Ontology};
+use super::logical_form::same_logical_form;
 use super::qa_only::QaOnly;
 use super::written::written;
 use super::{Official, Resources};
@@ -50,15 +49,6 @@ pub static RULES: QaOnly = QaOnly {
     reports_micro: false,
     official: &Grailqa,
 };
-
-/// The Freebase schema of this process's `grailqa` evaluations.
-static ONTOLOGY: OnceLock<Ontology> = OnceLock::new();
-
-/// Sets the schema the `grailqa` profile types symbols with (once per
-/// process); false when one was set already.
-pub fn set_ontology(ontology: Ontology) -> bool {
-    ONTOLOGY.set(ontology).is_ok()
-}
 
 /// The suffix of a level's figures.
 fn level_suffix(level: &str) -> Option<&'static str> {
@@ -79,9 +69,9 @@ impl Official for Grailqa {
         &self,
         gold: &Question,
         run: &[&Question],
-        _with: &Resources<'_>,
+        with: &Resources<'_>,
     ) -> Option<Figures> {
-        let ontology = ONTOLOGY.get()?;
+        let ontology = with.ontology?;
         // the script's dict of predictions: one per qid (the last one read)
         let (em, f1) = match run.last() {
             None => (false, 0.0),
@@ -130,9 +120,14 @@ impl Official for Grailqa {
         ]))
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        gold_questions: usize,
+        with: &Resources<'_>,
+    ) -> Figures {
         let mut out = Figures::new();
-        if ONTOLOGY.get().is_none() || gold_questions == 0 {
+        if with.ontology.is_none() || gold_questions == 0 {
             return out;
         }
         let n = gold_questions as f64;

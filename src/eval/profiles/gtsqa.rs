@@ -168,7 +168,12 @@ impl Official for Gtsqa {
         Some(figures)
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let n = scored.len() as f64;
         let right: f64 = scored.iter().map(|(_, f)| f["em"]).sum();
         let mut out = Figures::from([

@@ -188,7 +188,12 @@ impl Official for Kgqagen {
         Some(figures)
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let n = scored.len() as f64;
         let mean = |k: &str| {
             if n > 0.0 {

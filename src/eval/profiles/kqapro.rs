@@ -5,8 +5,6 @@
 //! integer, a date equal to its year), overall and per category of the gold
 //! program's functions. P/R/F1 beside it compare the answer strings exactly.
 
-use std::sync::OnceLock;
-
 use super::python::float_repr;
 use super::qa_only::QaOnly;
 use super::{Official, Resources};
@@ -56,16 +54,6 @@ const CATEGORIES: &[(&str, &[&str])] = &[
         &["VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate"],
     ),
 ];
-
-/// The training set's answers of this process's `kqapro` evaluations
-/// (`evaluate --train FILE`), for the script's `zero-shot` category.
-static TRAIN: OnceLock<TrainAnswers> = OnceLock::new();
-
-/// Sets the training answers the `kqapro` profile counts `zero-shot` with
-/// (once per process); false when they were set already.
-pub fn set_train_answers(answers: TrainAnswers) -> bool {
-    TRAIN.set(answers).is_ok()
-}
 
 /// True when the gold question's answer is in no training record, as the
 /// script's `answer not in train_answer_set` (a gold without an answer is
@@ -230,8 +218,13 @@ impl Official for Kqapro {
     /// Per category (`overall` and those of the gold programs present): the
     /// accuracy in percent as the script prints it, and its `_correct` and
     /// `_total` counts; `zero-shot` too when the training answers were given
-    /// ([`set_train_answers`]).
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    /// (`--train`, [`Resources::train`]).
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        with: &Resources<'_>,
+    ) -> Figures {
         // each question's categories once (bit i: CATEGORIES[i]), then the counts
         let rows: Vec<(u32, bool)> = scored
             .iter()
@@ -256,7 +249,7 @@ impl Official for Kqapro {
         for (bit, (name, _)) in CATEGORIES.iter().enumerate() {
             add(name, &|_, mask| mask & (1 << bit) != 0);
         }
-        if let Some(train) = TRAIN.get() {
+        if let Some(train) = with.train {
             add("zero-shot", &|i, _| zero_shot(train, scored[i].0));
         }
         out

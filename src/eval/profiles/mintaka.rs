@@ -231,7 +231,12 @@ impl Official for Mintaka {
     /// `missing` counts the questions without a prediction (scored 0 where
     /// the script stops), `too_large` those past the work cap (only when some
     /// were).
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let n = scored.len() as f64;
         let mean = |k: &str| {
             let v: Vec<f64> = scored.iter().map(|(_, f)| f[k]).collect();
@@ -347,7 +352,7 @@ mod tests {
         assert!(!small.contains_key(TOO_LARGE));
         assert_eq!(small["hits@1/any"], 1.0);
         let all = [(&Question::default(), &big), (&Question::default(), &small)];
-        let aggregate = Mintaka { text: false }.aggregate(&all, 2);
+        let aggregate = Mintaka { text: false }.aggregate(&all, 2, &Resources::default());
         assert_eq!((aggregate[TOO_LARGE], aggregate["hits@1/any"]), (1.0, 0.5));
         // text mode: a prediction of 100,000 tokens searched for an answer of
         // 30,000 (the token search's windows times the answer's tokens)

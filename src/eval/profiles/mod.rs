@@ -59,11 +59,11 @@ use super::Experiment;
 
 pub use cwq::Cwq;
 pub use gerbil::Gerbil;
-pub use grailqa::{set_ontology, Grailqa};
+pub use grailqa::Grailqa;
 pub use gtsqa::Gtsqa;
 pub use judge::Judge;
 pub use kgqagen::Kgqagen;
-pub use kqapro::{set_train_answers, Kqapro};
+pub use kqapro::Kqapro;
 pub use logical_form::Ontology;
 pub use mintaka::Mintaka;
 pub use mqald::Mqald;

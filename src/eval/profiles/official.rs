@@ -9,7 +9,10 @@ use std::collections::HashMap;
 
 use crate::eval::report::Figures;
 use crate::model::{Dataset, Question};
+use crate::qald::TrainAnswers;
 use crate::wordnet::WordNet;
+
+use super::Ontology;
 
 /// What a script's measures may need beyond the two questions, given by the
 /// edge that read it (`Options`).
@@ -18,6 +21,12 @@ pub struct Resources<'a> {
     /// The WordNet dictionary METEOR's synonym stage reads (`--wordnet`);
     /// without one, `meteor` is left out.
     pub wordnet: Option<&'a WordNet>,
+    /// GrailQA's Freebase schema (`--ontology`), which the `grailqa` profile
+    /// types logical forms' symbols with; without it, no official figure.
+    pub ontology: Option<&'a Ontology>,
+    /// KQA Pro's training answers (`--train`), for the `kqapro` profile's
+    /// `zero-shot` category; without them, that category is left out.
+    pub train: Option<&'a TrainAnswers>,
 }
 
 /// The most byte comparisons one question's substring rules may take (RoG's
@@ -58,7 +67,12 @@ pub trait Official: Sync {
 
     /// The run's figures from those of the questions the script kept (each
     /// with its gold question), given the number of gold questions.
-    fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures;
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        gold_questions: usize,
+        with: &Resources<'_>,
+    ) -> Figures;
 }
 
 /// The official figures of a run against a gold: per gold question id (the
@@ -86,7 +100,7 @@ pub fn official_figures(
         .iter()
         .map(|g| (*g, &per_question[g.id.0.as_str()]))
         .collect();
-    let aggregate = official.aggregate(&kept, gold.len());
+    let aggregate = official.aggregate(&kept, gold.len(), with);
     (per_question, aggregate)
 }
 
@@ -112,7 +126,12 @@ mod tests {
             (!gold.id.0.starts_with('x'))
                 .then(|| Figures::from([("hit".to_string(), f64::from(u8::from(!run.is_empty())))]))
         }
-        fn aggregate(&self, scored: &[(&Question, &Figures)], gold_questions: usize) -> Figures {
+        fn aggregate(
+            &self,
+            scored: &[(&Question, &Figures)],
+            gold_questions: usize,
+            _with: &Resources<'_>,
+        ) -> Figures {
             let hits: f64 = scored.iter().map(|(_, f)| f["hit"]).sum();
             Figures::from([
                 ("hits".to_string(), hits),

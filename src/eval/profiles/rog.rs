@@ -271,7 +271,12 @@ impl Official for Rog {
         ]))
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let n = scored.len() as f64;
         let mean = |k: &str| {
             if n > 0.0 {
@@ -328,7 +333,7 @@ mod tests {
         assert!(!small.contains_key("too_large"));
         assert_eq!(small["hit"], 1.0);
         let all = [(&Question::default(), &big), (&Question::default(), &small)];
-        let aggregate = Rog.aggregate(&all, 2);
+        let aggregate = Rog.aggregate(&all, 2, &Resources::default());
         assert_eq!((aggregate["too_large"], aggregate["Hit"]), (1.0, 50.0));
     }
 

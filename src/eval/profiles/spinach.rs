@@ -78,7 +78,12 @@ impl Official for Spinach {
     /// of falsy answers) and `evaluated` (count); `too_large` counts the
     /// questions past [`MAX_CELLS`] or [`MAX_PAIRING_STEPS`] and `script_fails` those with no row on
     /// either side (the script stops on 0/0), both scored 0.
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let count = scored.len() as f64;
         let mut f1_score = 0.0;
         let mut em = 0usize;

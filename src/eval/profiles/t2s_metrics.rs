@@ -88,7 +88,12 @@ impl Official for T2sMetrics {
     }
 
     /// The mean of each measure over the questions that have it.
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let mut scores: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
         for (_, f) in scored {
             for (k, v) in *f {
@@ -128,7 +133,8 @@ mod tests {
             .question(&gold, &[], &Resources::default())
             .expect("scored");
         assert_eq!(missing["bleu"], 0.0);
-        let mean = T2sMetrics.aggregate(&[(&gold, &f), (&gold, &missing)], 2);
+        let mean =
+            T2sMetrics.aggregate(&[(&gold, &f), (&gold, &missing)], 2, &Resources::default());
         assert_eq!(mean["sp-f1"], 0.5);
         assert_eq!(mean.len(), f.len());
     }

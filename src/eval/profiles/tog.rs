@@ -167,7 +167,12 @@ impl Official for Tog {
         ]))
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let right: f64 = scored.iter().map(|(_, f)| f["right"]).sum();
         let error: f64 = scored.iter().map(|(_, f)| f["error"]).sum();
         let outputs = right + error;
@@ -220,7 +225,7 @@ mod tests {
         assert!(!small.contains_key("too_large"));
         assert_eq!(small["right"], 1.0);
         let all = [(&Question::default(), &big), (&Question::default(), &small)];
-        let aggregate = Tog.aggregate(&all, 2);
+        let aggregate = Tog.aggregate(&all, 2, &Resources::default());
         assert_eq!(
             (aggregate["too_large"], aggregate["Exact Match"]),
             (1.0, 0.5)

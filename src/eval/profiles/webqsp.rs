@@ -267,7 +267,12 @@ impl Official for Webqsp {
         Some(figures(best.0, best.1, best.2, best.3, 0.0))
     }
 
-    fn aggregate(&self, scored: &[(&Question, &Figures)], _gold_questions: usize) -> Figures {
+    fn aggregate(
+        &self,
+        scored: &[(&Question, &Figures)],
+        _gold_questions: usize,
+        _with: &Resources<'_>,
+    ) -> Figures {
         let total = scored.len() as f64;
         let sum = |k: &str| scored.iter().map(|(_, f)| f[k]).sum::<f64>();
         let mean = |k: &str| if total > 0.0 { sum(k) / total } else { 0.0 };

@@ -232,6 +232,17 @@ const GLUE_KEYWORDS: &[&str] = &[
 /// outside IRIs and strings.
 fn glued_keyword(query: &str) -> bool {
     let c: Vec<char> = query.chars().collect();
+    // the first `>` or whitespace at or after each position, found in one pass
+    // from the end (a search from every `<` made a text of `<` quadratic)
+    let mut stop = vec![c.len(); c.len() + 1];
+    for i in (0..c.len()).rev() {
+        stop[i] = if c[i] == '>' || c[i].is_whitespace() {
+            i
+        } else {
+            stop[i + 1]
+        };
+    }
+    let longest = GLUE_KEYWORDS.iter().map(|k| k.len()).max().unwrap_or(0);
     let mut quote: Option<char> = None;
     let mut i = 0;
     while i < c.len() {
@@ -241,16 +252,16 @@ fn glued_keyword(query: &str) -> bool {
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c[i]),
             (None, '<') => {
-                if let Some(k) = c[i..].iter().position(|&x| x == '>' || x.is_whitespace()) {
-                    if c[i + k] == '>' {
-                        i += k;
-                    }
+                if stop[i] < c.len() && c[stop[i]] == '>' {
+                    i = stop[i];
                 }
             }
             (None, x) if x.is_ascii_digit() => {
+                // a word longer than every keyword is none of them
                 let word: String = c[i + 1..]
                     .iter()
                     .take_while(|x| x.is_ascii_alphabetic())
+                    .take(longest + 1)
                     .collect();
                 let preceded = i > 0
                     && (c[i - 1].is_alphanumeric() || matches!(c[i - 1], '_' | '?' | '$' | ':'));

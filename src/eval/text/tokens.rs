@@ -125,7 +125,9 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// `?v0`, `?v1` … by first occurrence, anywhere in the text.
 pub fn normalize_variables(text: &str) -> String {
     let c: Vec<char> = text.chars().collect();
-    let mut names: Vec<String> = Vec::new();
+    // each name's number, found by hashing (a linear search made 60,000
+    // variables take seconds)
+    let mut names: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < c.len() {
@@ -135,10 +137,8 @@ pub fn normalize_variables(text: &str) -> String {
         {
             let end = run(&c, i + 2, py_word);
             let var: String = c[i..end].iter().collect();
-            let n = names.iter().position(|v| *v == var).unwrap_or_else(|| {
-                names.push(var);
-                names.len() - 1
-            });
+            let next = names.len();
+            let n = *names.entry(var).or_insert(next);
             out.push_str(&format!("?v{n}"));
             i = end;
         } else {
