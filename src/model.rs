@@ -371,6 +371,9 @@ pub enum Format {
     Text2SparqlYaml,
     /// The TEXT2SPARQL challenge's system answers (a JSON array of queries).
     Text2SparqlAnswers,
+    /// The TEXT2SPARQL challenge's materialised result sets (pytrec_eval
+    /// dicts: id → answer → relevance), gold or a system's.
+    Text2SparqlResultSet,
     /// A component run in JSON Lines (entities, classes, properties, triples).
     ComponentJsonl,
     /// WikiWebQuestions, SPINACH or their QALD copies (`id, question, sparql`).
@@ -438,6 +441,7 @@ impl Format {
             Format::Rubq => "rubq",
             Format::Text2SparqlYaml => "text2sparql-yaml",
             Format::Text2SparqlAnswers => "text2sparql-answers",
+            Format::Text2SparqlResultSet => "text2sparql-result-set",
             Format::ComponentJsonl => "component-jsonl",
             Format::Spinach => "spinach",
             Format::SpinachRun => "spinach-run",

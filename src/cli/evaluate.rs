@@ -80,6 +80,12 @@ pub struct EvaluateArgs {
     /// LLM prediction file's `ground_truth`, T2S-Metrics' `golden` queries).
     #[arg(long, value_name = "FILE", required_unless_present = "runs")]
     pub gold: Option<PathBuf>,
+    /// The gold's answers from another file, by question id: the TEXT2SPARQL
+    /// result set (`*_true_result_set.json`) beside its benchmark YAML, whose
+    /// texts, languages and `RESULT_ORDER_MATTERS` flags are kept
+    /// (docs/scoring.md, Reading).
+    #[arg(long, value_name = "FILE", requires = "gold")]
+    pub gold_answers: Option<PathBuf>,
     /// GrailQA's Freebase schema files (`fb_roles`, `fb_types`,
     /// `reverse_properties`) in DIR, which the `grailqa` profile types
     /// logical forms with (docs/scoring.md, Other benchmark families).
@@ -351,6 +357,10 @@ pub fn report(
         Some(path) => (super::load(path)?, path.display().to_string()),
         None => own_gold(&args.runs, &mut loaded)?,
     };
+    if let Some(path) = &args.gold_answers {
+        let answers = super::load(path)?;
+        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
+    }
     // the gold questions left out of a --questions sample: runs' answers to
     // them are left out too (not counted as extra)
     let ids_file = args

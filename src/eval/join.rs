@@ -126,6 +126,59 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
     }
 }
 
+/// Gives the gold questions the answers another file holds for their ids
+/// (`--gold-answers`: the challenge's result set beside its YAML, whose
+/// texts, languages and flags stay the YAML's); the result set's own
+/// `RESULT_ORDER_MATTERS` flags are added. Says in the gold's diagnostics
+/// how many questions took answers, and names answer sets of no gold
+/// question and gold questions left without answers.
+pub fn gold_answers(gold: &mut Dataset, answers: Dataset, source: &str) {
+    let total = answers.questions.len();
+    let mut by_id: HashMap<String, crate::model::Question> = answers
+        .questions
+        .into_iter()
+        .map(|q| (q.id.0.clone(), q))
+        .collect();
+    let (mut given, mut without) = (0usize, Vec::new());
+    for q in &mut gold.questions {
+        match by_id.remove(&q.id.0) {
+            Some(a) => {
+                q.answers = a.answers;
+                for tag in a.tags {
+                    if !q.tags.contains(&tag) {
+                        q.tags.push(tag);
+                    }
+                }
+                given += 1;
+            }
+            None => without.push(q.id.0.clone()),
+        }
+    }
+    gold.diagnostics.push(format!(
+        "{given} of {} questions take their answers from {source} ({total} answer sets)",
+        gold.questions.len()
+    ));
+    let few = |ids: &mut dyn Iterator<Item = String>| -> String {
+        ids.take(3).collect::<Vec<_>>().join(", ")
+    };
+    if !by_id.is_empty() {
+        let mut extra: Vec<String> = by_id.into_keys().collect();
+        extra.sort();
+        gold.diagnostics.push(format!(
+            "{} answer set(s) of {source} name no question of the benchmark ({} …): ignored; check that both are of one benchmark",
+            extra.len(),
+            few(&mut extra.into_iter())
+        ));
+    }
+    if !without.is_empty() {
+        gold.diagnostics.push(format!(
+            "{} question(s) have no answers in {source} ({} …): executed when a knowledge graph is given, else not evaluable",
+            without.len(),
+            few(&mut without.into_iter())
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,10 +23,7 @@ pub enum LabelError {
         source: std::io::Error,
     },
     /// `labels.fst` is not an FST, or its checksum does not match its bytes.
-    #[error(
-        "{} is not a label index or is damaged ({0}); rebuild the index",
-        LABELS_FST
-    )]
+    #[error("labels.fst is not a label index or is damaged ({0}); rebuild the index")]
     Fst(#[from] fst::Error),
     /// A fuzzy search that the automaton cannot express (too many edits, too long).
     #[error("fuzzy search for {text:?}")]

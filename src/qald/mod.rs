@@ -20,6 +20,7 @@ mod lcquad;
 mod llm;
 mod mintaka;
 mod qawiki;
+mod result_set;
 mod rubq;
 mod spider4sparql;
 mod spinach;
@@ -204,7 +205,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
             })?;
             match read {
                 stream::Read::Kqapro(dataset) => dataset,
-                stream::Read::Tree(value) => parse_json_value(value, source)?,
+                stream::Read::Tree(value) => parse_json_value(value, body, source)?,
             }
         }
         Some(_) if qawiki::looks_like(body) => qawiki::parse(body, source)?,
@@ -248,7 +249,11 @@ fn shape_error(source: &str, message: &str) -> QaldError {
 }
 
 /// Detects the JSON format from the content and parses it.
-fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, QaldError> {
+fn parse_json_value(
+    value: serde_json::Value,
+    body: &[u8],
+    source: &str,
+) -> Result<Dataset, QaldError> {
     match value {
         serde_json::Value::Array(items) => {
             let first = items.iter().find_map(|i| i.as_object());
@@ -291,7 +296,7 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
                 Some(o) if is_qald_question(o) => {
                     let mut map = serde_json::Map::new();
                     map.insert("questions".into(), serde_json::Value::Array(items));
-                    parse_json_value(serde_json::Value::Object(map), source)
+                    parse_json_value(serde_json::Value::Object(map), body, source)
                 }
                 None if items.is_empty() => Ok(Dataset {
                     diagnostics: vec!["the file holds no question".into()],
@@ -305,6 +310,9 @@ fn parse_json_value(value: serde_json::Value, source: &str) -> Result<Dataset, Q
         }
         serde_json::Value::Object(map) => {
             let Some(serde_json::Value::Array(questions)) = map.get("questions") else {
+                if result_set::looks_like(&map) {
+                    return result_set::parse(body, source);
+                }
                 if let Some(d) = kgqa::read_object(&map).map_err(|e| shape_error(source, &e.to_string()))? {
                     return Ok(d);
                 }

@@ -37,6 +37,7 @@ mod query_limits;
 mod query_measures;
 mod real_data;
 mod recipes;
+mod result_sets;
 mod sample;
 mod secrets;
 mod serve;
