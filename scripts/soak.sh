@@ -9,7 +9,10 @@
 # chain 100,000 long on /annotate, /sparql and as a run query executed on the
 # server's graph (/evaluate with execute_run), and a TEXT2SPARQL YAML nested
 # 110,000 levels; each must get its 400 (or, as a run query, a 200 whose report
-# names the question's diagnostic). Then the bounds of docs/http-api.md's
+# names the question's diagnostic); golds that expand, two at once (a YAML of
+# 1,200 aliases of an 800 KB question, a QAWiki dump whose 5,000 questions
+# share one statement) and the YAML uploaded to /sample, each a 400 within 11
+# s. Then the bounds of docs/http-api.md's
 # query limits: a 546-byte query of nested CONCATs asking 4.6 GB and a
 # GROUP_CONCAT over rows of large strings (413), 1,000 triple patterns in one
 # group and 8,000 joined variables (400, each answered within the /sparql
@@ -113,6 +116,20 @@ questions = [{"id": str(i), "question": [{"language": "en", "string": f"Which ri
 open(f"{out}/sample.json", "w").write(json.dumps({"gold": {"questions": questions}, "features": ["words", "triple_patterns"], "size": 10, "method": "kmeans++", "trials": 1}))
 yaml = "questions: " + "[" * 110000 + "]" * 110000 + "\n"
 open(f"{out}/yaml.evaluate", "w").write(json.dumps({"gold": {"name": "bomb.yaml", "text": yaml}, "runs": [{"text": "{}"}]}))
+# what expands: 1,200 YAML aliases of an 800 KB question (1 GB), and a QAWiki
+# dump whose 5,000 questions share a statement of 8,000 qualifiers (4.6 GB of flags)
+laughs = 'dataset: {id: "https://e.org/ds/", prefix: x}\n'
+laughs += 'one: &q {id: 1, question: {en: "%s"}, query: {sparql: "ASK {}"}}\n' % ("a" * 800000)
+laughs += "questions: [" + ", ".join(["*q"] * 1200) + "]\n"
+open(f"{out}/laughs.evaluate", "w").write(json.dumps({"gold": {"name": "laughs.yaml", "text": laughs}, "runs": [{"text": "{}"}]}))
+open(f"{out}/laughs.sample", "w").write(json.dumps({"gold": laughs, "features": ["words"], "size": 1}))
+ttl = ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix wd: <https://qawiki.org/entity/> .",
+       "@prefix wdt: <https://qawiki.org/prop/direct/> .", "@prefix p: <https://qawiki.org/prop/> .",
+       "@prefix ps: <https://qawiki.org/prop/statement/> .", "@prefix pq: <https://qawiki.org/prop/qualifier/> .",
+       "@prefix s: <https://qawiki.org/entity/statement/> .", 'wd:Q1 rdfs:label "question"@en .']
+ttl += ['wd:Q%d wdt:P1 wd:Q1 ; rdfs:label "q%d"@en ; p:P11 s:big .' % (i + 100, i) for i in range(5000)]
+ttl.append('s:big ps:P11 "ASK {}" ;\n pq:P13 ' + ", ".join('"v%d"' % i for i in range(8000)) + " .")
+open(f"{out}/qawiki.evaluate", "w").write(json.dumps({"gold": {"name": "shared.ttl", "text": "\n".join(ttl) + "\n"}, "runs": [{"text": "{}"}]}))
 PY
 # sends FILE to PATH with TYPE and checks the status is WANT (and, for 200, that
 # the report names the question's diagnostic)
@@ -127,10 +144,11 @@ hostile() {
 # sends FILE to PATH with TYPE, checks the status is WANT and that the answer
 # came within the /sparql deadline (10 s) and a second
 timed() {
-  local path=$1 type=$2 file=$3 want=$4 code took
-  read -r code took < <(curl -s -o "$data/hostile.out" -w '%{http_code} %{time_total}\n' -H "Content-Type: $type" --data-binary "@$file" "$url$path")
+  local path=$1 type=$2 file=$3 want=$4 code took out
+  out="$data/hostile.$(basename "$file").out"
+  read -r code took < <(curl -s -o "$out" -w '%{http_code} %{time_total}\n' -H "Content-Type: $type" --data-binary "@$file" "$url$path")
   if [ "$code" != "$want" ] || awk -v t="$took" 'BEGIN {exit !(t > 11)}'; then
-    echo "error: $path with $(basename "$file") answered $code in $took s, not $want within 11 s: $(head -c 300 "$data/hostile.out")" >&2
+    echo "error: $path with $(basename "$file") answered $code in $took s, not $want within 11 s: $(head -c 300 "$out")" >&2
     exit 1
   fi
 }
@@ -141,6 +159,12 @@ hostile_round() {
     hostile /api/v1/evaluate application/json "$data/$name.evaluate" 200
   done
   hostile /api/v1/evaluate application/json "$data/yaml.evaluate" 400
+  # two expanding golds at once (two together aborted the server before)
+  timed /api/v1/evaluate application/json "$data/laughs.evaluate" 400 &
+  local other=$!
+  timed /api/v1/evaluate application/json "$data/qawiki.evaluate" 400
+  wait "$other" || exit 1
+  timed /api/v1/sample application/json "$data/laughs.sample" 400
   for name in concat group; do
     timed /sparql application/sparql-query "$data/$name.sparql" 413
   done
@@ -180,5 +204,5 @@ for i in $(seq 1 "$rounds"); do
   fi
 done
 growth=$(awk -v a="$first" -v b="$second" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')
-echo "$total requests and $(( rounds * 15 )) hostile ones, no errors; highest RSS $(( first / 1024 )) MiB in the first half, $(( second / 1024 )) MiB in the second ($growth %)"
+echo "$total requests and $(( rounds * 18 )) hostile ones, no errors; highest RSS $(( first / 1024 )) MiB in the first half, $(( second / 1024 )) MiB in the second ($growth %)"
 awk -v g="$growth" 'BEGIN {exit !(g <= 10)}' || { echo "error: RSS grew by $growth % (more than 10 %)" >&2; exit 1; }

@@ -13,7 +13,10 @@ GET /calls gives {"calls": N, "bearer": M}: the POSTs received, and how many
 carried `Authorization: Bearer KEY` for the key of --expect-key. Options:
 --fail-first N answers the first N POSTs with HTTP 500; --hang never answers
 (each request sleeps until the server's life ends); --style yes-no replies
-"Yes." and "No." in place of same and different. The first line on stdout is
+"Yes." and "No." in place of same and different; --obey says same to a
+system answer that asks for it, as a model fooled by a prompt injection
+would. The user message is the judge's JSON object (its labelled-text form,
+of earlier prompt versions, is read too). The first line on stdout is
 `listening on http://127.0.0.1:PORT`.
 """
 
@@ -41,6 +44,19 @@ def field(content, name):
 
 
 def decide(content):
+    if content.startswith("{"):
+        # the JSON user message: its fields are data
+        fields = json.loads(content)
+        if ARGS.obey and "answer same" in fields.get("system_answer", "").lower():
+            return "same"
+        if "gold_query" in fields:
+            gold = set(re.findall(r"<[^>]*>", fields["gold_query"]))
+            run = set(re.findall(r"<[^>]*>", fields["system_query"]))
+            return "same" if gold == run else "different"
+        gold, run = fields["gold_answer"], fields["system_answer"]
+        if "MALFORMED" in run:
+            return "I would rather not say"
+        return "same" if words(gold) & words(run) else "different"
     if "Gold SPARQL query:" in content:
         gold = set(re.findall(r"<[^>]*>", field(content, "Gold SPARQL query")))
         run = set(re.findall(r"<[^>]*>", field(content, "System SPARQL query")))
@@ -118,6 +134,8 @@ def main():
     p.add_argument("--fail-first", type=int, default=0)
     p.add_argument("--hang", action="store_true")
     p.add_argument("--style", choices=["words", "yes-no"], default="words")
+    p.add_argument("--obey", action="store_true",
+                   help="say same to a system answer that asks for it (a model a prompt injection fools)")
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -467,6 +467,7 @@ pub fn report(
         wordnet: wordnet(args)?,
         ontology,
         train,
+        deadline: crate::eval::Deadline::default(),
     };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()

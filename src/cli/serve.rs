@@ -79,6 +79,11 @@ pub struct ServeArgs {
     /// The time one query of the `/sparql` endpoint may take, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub sparql_timeout_ms: u64,
+    /// The time one stored experiment may take once the worker starts it, in
+    /// seconds (0: no limit): past it the experiment stops and fails, saying
+    /// so, and the next one starts.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub experiment_timeout_s: u64,
     /// The SPARQL queries that run at once, on `/sparql` and on the knowledge
     /// graph together (default: the number of cores). A `/sparql` query beyond
     /// them gets 503 `busy` with `Retry-After`; a query of an evaluation waits
@@ -244,6 +249,8 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             })
             .collect::<anyhow::Result<_>>()?,
         exec: args.kg.options(),
+        experiment_time: (args.experiment_timeout_s > 0)
+            .then(|| std::time::Duration::from_secs(args.experiment_timeout_s)),
         max_body_bytes: args.max_body_bytes,
         workers: args.workers.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(2, std::num::NonZero::get)

@@ -184,6 +184,9 @@ pub enum JobError {
     /// The index could not be read while naming the gold's IRIs for the
     /// failure explanation (a storage error, not a bad input).
     Index(crate::index::IndexError),
+    /// The evaluation passed its deadline (a request's `timeout_ms`, a stored
+    /// experiment's time) and was stopped: no report of part of the work.
+    Deadline,
     /// A run none of whose question ids is a gold question's: a run of
     /// another benchmark, or ids written another way; never a score of 0.
     Disjoint {
@@ -205,6 +208,10 @@ impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::Index(e) => write!(f, "naming the gold's IRIs by the index's labels: {e}"),
+            JobError::Deadline => write!(
+                f,
+                "the evaluation passed its time limit and was stopped; give it more time (timeout_ms, serve --experiment-timeout-s) or evaluate fewer questions or runs"
+            ),
             JobError::Disjoint {
                 name,
                 questions,
@@ -247,6 +254,7 @@ impl std::error::Error for JobError {
             JobError::RunFailed { .. }
             | JobError::Unpaired { .. }
             | JobError::Index(_)
+            | JobError::Deadline
             | JobError::Disjoint { .. } => None,
         }
     }
@@ -375,7 +383,8 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         (Some(name), Some(cache)) if unchanged => cache.get(name, &gold, &job.options, equivalence),
         _ => Arc::new(prepare_gold(&gold, &job.options, equivalence)),
     };
-    Ok(evaluate_executed(
+    let deadline = job.options.deadline;
+    let report = evaluate_executed(
         &gold,
         &prepared,
         &job.gold_name,
@@ -383,7 +392,12 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         job.options,
         env.index,
         execution,
-    ))
+    );
+    // the loops stopped at the deadline: what they left is not a report
+    if deadline.passed() {
+        return Err(JobError::Deadline);
+    }
+    Ok(report)
 }
 
 /// Checks that a run read from a file meets the gold: an error when none of

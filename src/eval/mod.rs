@@ -36,7 +36,7 @@ pub use compare::{holm, ALPHA, CORRECTION, SIGNIFICANCE_SHUFFLES};
 pub use experiment::{Experiment, PerExperiment, UnknownName};
 pub use explain::{match_lists, MatchReport};
 pub use options::{
-    Execution, GoldMarkings, IndexRef, Options, BOOTSTRAP_SEED, DEFAULT_MAX_CLASS_SIZE,
+    Deadline, Execution, GoldMarkings, IndexRef, Options, BOOTSTRAP_SEED, DEFAULT_MAX_CLASS_SIZE,
 };
 use prepare::{Ctx, GoldEntry};
 pub use profiles::{Profile, Rules};
@@ -401,6 +401,7 @@ pub fn evaluate_executed(
                 run.dataset,
                 options.lang.as_deref(),
                 equivalence,
+                options.deadline,
             ));
             judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
         }

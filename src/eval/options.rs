@@ -58,6 +58,31 @@ pub struct Options {
     /// KQA Pro's training answers of the `kqapro` profile's `zero-shot`
     /// category (`--train`), a value of this evaluation as `ontology` is.
     pub train: Option<std::sync::Arc<crate::qald::TrainAnswers>>,
+    /// When the evaluation stops (a server request's `timeout_ms`, a stored
+    /// experiment's time): the scoring loops look at it per question and
+    /// stop, and the job is an error, never a report of part of the work.
+    pub deadline: Deadline,
+}
+
+/// When an evaluation stops; none by default (the command line's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Deadline(Option<std::time::Instant>);
+
+impl Deadline {
+    /// A deadline `after` from now.
+    pub fn after(after: std::time::Duration) -> Deadline {
+        Deadline(std::time::Instant::now().checked_add(after))
+    }
+
+    /// True when one was set.
+    pub fn is_set(self) -> bool {
+        self.0.is_some()
+    }
+
+    /// True when it has passed.
+    pub fn passed(self) -> bool {
+        self.0.is_some_and(|at| std::time::Instant::now() >= at)
+    }
 }
 
 /// Where the gold's sub-experiment markings come from.
@@ -91,6 +116,7 @@ impl Default for Options {
             wordnet: None,
             ontology: None,
             train: None,
+            deadline: Deadline::default(),
         }
     }
 }

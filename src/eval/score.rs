@@ -194,6 +194,7 @@ fn attach_official(
         wordnet: options.wordnet.as_deref(),
         ontology: options.ontology.as_deref(),
         train: options.train.as_deref(),
+        deadline: options.deadline,
     };
     let (mut per_question, aggregate) = official_figures(official, &gold, run, &with);
     for report in &mut qa.questions {
@@ -267,6 +268,10 @@ fn score_experiment(
     let mut era = super::era::Era::new(options.abstain_marker.is_some());
     let empty_markings = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
+        // past the deadline the job is an error (`run_job`): nothing more
+        if options.deadline.passed() {
+            break;
+        }
         let gq = entry.question;
         let run = runs.get(gq.id.0.as_str());
         let mut diags: Vec<String> = gq

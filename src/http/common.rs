@@ -188,3 +188,31 @@ pub fn questions(
     }
     Ok(Some(ids.iter().cloned().collect()))
 }
+
+/// A place among the computations of one kind that run at once (`running`
+/// counts them), given back when dropped: held by the work itself, so that
+/// work that goes on after its answer still holds it.
+pub struct Place(&'static std::sync::atomic::AtomicUsize);
+
+impl Place {
+    /// A place, or a 503 `busy` (with `Retry-After`) saying `busy` when
+    /// `max` are taken.
+    pub fn take(
+        running: &'static std::sync::atomic::AtomicUsize,
+        max: usize,
+        busy: impl FnOnce() -> String,
+    ) -> Result<Place, ApiError> {
+        use std::sync::atomic::Ordering;
+        if running.fetch_add(1, Ordering::SeqCst) >= max {
+            running.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::new(ErrorCode::Busy, busy()));
+        }
+        Ok(Place(running))
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}

@@ -362,9 +362,17 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(ErrorBody::of(self))
+        let mut response = HttpResponse::build(self.status_code());
+        // every place taken: a client should come back, not hammer
+        if self.code == ErrorCode::Busy {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, BUSY_RETRY_AFTER_S));
+        }
+        response.json(ErrorBody::of(self))
     }
 }
+
+/// The `Retry-After` of a 503 `busy`, in seconds.
+pub const BUSY_RETRY_AFTER_S: u32 = 2;
 
 /// A 500 naming a failure and its causes.
 pub fn internal(e: impl std::error::Error) -> ApiError {

@@ -263,13 +263,17 @@ fn run_name(doc: &Document, n: usize) -> String {
         (status = 400, description = "a bad document or option, an id in questions the gold does not have (bad_parameter, naming it), or more than 20 runs", body = ErrorBody),
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 413, description = "body too large", body = ErrorBody),
-        (status = 503, description = "past the time limit (timeout)", body = ErrorBody)))]
+        (status = 503, description = "past the time limit (timeout: the work stops at its next question), or every evaluation place taken (busy, with Retry-After)", body = ErrorBody)))]
 pub async fn evaluate(
     state: web::Data<AppState>,
     body: web::Json<EvaluateBodyJson>,
 ) -> Result<HttpResponse, ApiError> {
     let mut body = body.into_inner().0;
     let started = Instant::now();
+    // a place among the evaluations at once, held until the work ends (not
+    // when the answer is sent: past timeout_ms the work stops at its next
+    // question, and the place is free then)
+    let slot = Arc::new(place()?);
     if body.runs.is_empty() {
         return Err(ApiError::new(
             ErrorCode::MissingField,
@@ -312,7 +316,12 @@ pub async fn evaluate(
         GoldInput::Benchmark(_) => None,
     };
     let run_docs = std::mem::take(&mut body.runs);
-    let parsing = web::block(move || parse_documents(gold_doc, &run_docs));
+    let parsing_slot = Arc::clone(&slot);
+    let parsing = web::block(move || {
+        let parsed = parse_documents(gold_doc, &run_docs);
+        drop(parsing_slot);
+        parsed
+    });
     let (gold_doc, runs) =
         match actix_web::rt::time::timeout(remaining(started, timeout_ms), parsing).await {
             Ok(parsed) => parsed.map_err(internal)??,
@@ -371,9 +380,12 @@ pub async fn evaluate(
         wordnet: None,
         ontology: None,
         train: None,
+        deadline: crate::eval::Deadline::default(),
     };
     let options = Options {
         wordnet: state.wordnet(options.profile),
+        // the scoring stops at the request's time: nothing runs on after 503
+        deadline: crate::eval::Deadline::after(remaining(started, timeout_ms)),
         ..options
     };
     let benchmark = from_benchmark
@@ -396,7 +408,11 @@ pub async fn evaluate(
         explain_failures: body.explain_failures,
     };
     let worker = state.worker.clone();
-    let work = web::block(move || evaluate_job(job, &worker, &|_, _| {}));
+    let work = web::block(move || {
+        let report = evaluate_job(job, &worker, &|_, _| {});
+        drop(slot);
+        report
+    });
     match actix_web::rt::time::timeout(remaining(started, timeout_ms), work).await {
         Ok(done) => {
             let report = done.map_err(internal)?.map_err(|e| match e {
@@ -409,11 +425,30 @@ pub async fn evaluate(
                     ApiError::new(ErrorCode::BadRun, e.to_string())
                 }
                 JobError::Index(_) => ApiError::internal(e.to_string()),
+                JobError::Deadline => too_slow(timeout_ms),
             })?;
             Ok(HttpResponse::Ok().json(report))
         }
         Err(_) => Err(too_slow(timeout_ms)),
     }
+}
+
+/// The most evaluations of `POST /api/v1/evaluate` at once: the cores, whose
+/// work they share; past them a request gets 503 `busy` with `Retry-After`.
+fn max_evaluations() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
+
+/// Evaluations running now (parsing or scoring).
+static EVALUATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A place among the evaluations at once, or a 503 `busy` (with
+/// `Retry-After`) when every one is taken.
+fn place() -> Result<super::common::Place, ApiError> {
+    let max = max_evaluations();
+    super::common::Place::take(&EVALUATIONS, max, || {
+        format!("{max} evaluations are running, as many as this server runs at once; try again in a moment, or submit a stored experiment (POST /api/v1/experiments)")
+    })
 }
 
 /// What is left of the call's time limit.

@@ -81,6 +81,9 @@ pub struct Worker {
     pub exec: ExecOptions,
     /// Registered benchmarks prepared for the options experiments used.
     pub golds: Arc<GoldCache>,
+    /// The time one stored experiment may take once started
+    /// (`--experiment-timeout-s`); past it the experiment fails, saying so.
+    pub experiment_time: Option<std::time::Duration>,
 }
 
 impl Worker {
@@ -153,12 +156,20 @@ pub fn evaluate_job(
         })
         .transpose()
         .map_err(JobError::Index)?;
+    // a stored experiment's time starts when the worker takes it; a request's
+    // deadline (`timeout_ms`) was set by its route
+    let mut options = job.options;
+    if !options.deadline.is_set() {
+        if let Some(limit) = worker.experiment_time {
+            options.deadline = crate::eval::Deadline::after(limit);
+        }
+    }
     let eval_job = EvalJob {
         gold_name: job.gold_name,
         gold,
         benchmark,
         runs,
-        options: job.options,
+        options,
         plan: job.plan,
     };
     let mut report = run_job(eval_job, &env, &Asked(progress))?;

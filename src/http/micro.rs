@@ -51,28 +51,12 @@ const QUESTIONS_AT_ONCE: usize = 1024;
 /// Computations running now.
 static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// A place among the computations at once, given back on drop.
-struct Slot;
-
-impl Slot {
-    /// A slot, or a 503 `busy` when [`MAX_AT_ONCE`] are taken.
-    fn take() -> Result<Slot, ApiError> {
-        use std::sync::atomic::Ordering;
-        if RUNNING.fetch_add(1, Ordering::SeqCst) >= MAX_AT_ONCE {
-            RUNNING.fetch_sub(1, Ordering::SeqCst);
-            return Err(ApiError::new(
-                ErrorCode::Busy,
-                format!("{MAX_AT_ONCE} feature computations or samples are running; try again in a moment"),
-            ));
-        }
-        Ok(Slot)
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        RUNNING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-    }
+/// A place among the computations at once, or a 503 `busy` when
+/// [`MAX_AT_ONCE`] are taken.
+fn place() -> Result<super::common::Place, ApiError> {
+    super::common::Place::take(&RUNNING, MAX_AT_ONCE, || {
+        format!("{MAX_AT_ONCE} feature computations or samples are running; try again in a moment")
+    })
 }
 
 /// The features of a registered benchmark's questions.
@@ -180,7 +164,7 @@ pub async fn features(state: web::Data<AppState>, name: web::Path<String>) -> Ap
             "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
         )));
     };
-    let slot = Slot::take()?;
+    let slot = place()?;
     let index = state.index.clone();
     let questions = web::block(move || -> Result<Vec<Value>, ApiError> {
         let _slot = slot;
@@ -319,7 +303,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         &body.features,
         filter.as_ref().map(|(s, f)| (s.as_str(), f.as_slice())),
     );
-    let slot = Slot::take()?;
+    let slot = place()?;
     let index = state.index.clone();
     let drawn = web::block(move || -> Result<(draw::Summary, Vec<Option<String>>), ApiError> {
         let _slot = slot;

@@ -82,6 +82,8 @@ pub struct ServeConfig {
     pub benchmark_kgs: BTreeMap<String, Arc<KnowledgeGraph>>,
     /// The timeout and row cap of each query.
     pub exec: ExecOptions,
+    /// The time one stored experiment may take once started (`None`: no limit).
+    pub experiment_time: Option<std::time::Duration>,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
     /// Server worker threads.
@@ -303,6 +305,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         benchmark_kgs: Arc::new(config.benchmark_kgs.clone()),
         exec: config.exec,
         golds: Arc::new(GoldCache::default()),
+        experiment_time: config.experiment_time,
     };
     store.start_worker(worker.clone());
     let gate = access::Gate::load(&store.list().map_err(|e| ServeError::Store {

@@ -60,6 +60,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
         benchmark_kgs: Arc::new(BTreeMap::new()),
         exec: ExecOptions::default(),
         golds: Arc::new(GoldCache::default()),
+        experiment_time: None,
     };
     store.start_worker(worker.clone());
     web::Data::new(AppState {

@@ -366,15 +366,26 @@ pub fn decompress_within(
         }
     }
     let damaged = |source| archive_or_damaged(compression, source);
-    let reader = decompressed(name, std::io::Cursor::new(bytes)).map_err(damaged)?;
-    let mut out = Vec::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(damaged)?;
-    if out.len() as u64 > limit {
+    // the size first, into no buffer, so that a bomb is refused holding
+    // nothing of its text; then the text into a buffer of exactly that size
+    // (a growing buffer doubles: 2 GiB held 6 GiB at its last growth)
+    let size = {
+        let reader = decompressed(name, std::io::Cursor::new(&bytes[..])).map_err(damaged)?;
+        std::io::copy(
+            &mut reader.take(limit.saturating_add(1)),
+            &mut std::io::sink(),
+        )
+        .map_err(damaged)?
+    };
+    if size > limit {
         return Err(DecompressError::TooLarge { compression, limit });
     }
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    decompressed(name, std::io::Cursor::new(bytes))
+        .map_err(damaged)?
+        .take(size)
+        .read_to_end(&mut out)
+        .map_err(damaged)?;
     Ok((out, Some(compression)))
 }
 

@@ -35,6 +35,9 @@ pub struct Plan {
     roles: Vec<Role>,
     /// Why the question is not judged, when it is not.
     pub skipped: Option<String>,
+    /// The run answers (by position) whose text is instruction-like
+    /// ([`super::prompt::suspicious`]): their `same` is never counted.
+    pub suspicious: Vec<usize>,
 }
 
 /// What the verdicts of one question's asks come to.
@@ -47,6 +50,8 @@ pub struct Outcome {
     pub agreement: Vec<(bool, bool)>,
     /// The diagnostics of the verdicts (failed calls, unreadable replies), once each.
     pub diagnostics: Vec<String>,
+    /// Suspicious run answers asked about.
+    pub suspicious: usize,
 }
 
 /// The asks of one question: `gold[k]` is the text of the k-th gold answer,
@@ -86,6 +91,9 @@ pub fn plan(
     }
     for (r, text) in run.iter().enumerate() {
         let Some(text) = text else { continue };
+        if super::prompt::suspicious(text) {
+            out.suspicious.push(r);
+        }
         match exact.iter().find(|&&(_, er)| er == r) {
             Some(&(g, _)) => {
                 out.asks.push(ask(g, text));
@@ -114,7 +122,19 @@ pub fn outcome(plan: &Plan, decisions: &[Decision]) -> Outcome {
                 out.diagnostics.push(why.clone());
             }
         }
-        let same = d.verdict == Verdict::Same;
+        let run_of = match *role {
+            Role::Agree { run } | Role::Decide { run, .. } => run,
+        };
+        // a suspicious answer's `same` is the judge's word against its own
+        // instructions: never counted
+        let flagged = plan.suspicious.contains(&run_of);
+        if flagged && d.verdict == Verdict::Same {
+            let why = "the system answer holds instruction-like text (suspicious): its `same` verdict is not counted (docs/scoring.md, The LLM judge)".to_string();
+            if !out.diagnostics.contains(&why) {
+                out.diagnostics.push(why);
+            }
+        }
+        let same = d.verdict == Verdict::Same && !flagged;
         let (run, exact) = match *role {
             Role::Agree { run } => (run, true),
             Role::Decide { gold, run } => {
@@ -131,6 +151,7 @@ pub fn outcome(plan: &Plan, decisions: &[Decision]) -> Outcome {
     }
     out.agreement = judged.into_iter().map(|(_, e, s)| (e, s)).collect();
     out.added = max_matching(&edges);
+    out.suspicious = plan.suspicious.len();
     out
 }
 
@@ -161,6 +182,8 @@ pub struct Judged {
     pub agreement: Agreement,
     /// Questions not judged for too many pairs.
     pub skipped: usize,
+    /// Suspicious run answers asked about (none of their `same` counted).
+    pub suspicious: usize,
 }
 
 impl Judged {
@@ -205,6 +228,7 @@ pub fn judge_answers(judge: &Judge, questions: &[QuestionPairs<'_>]) -> Judged {
             out.counts.add(d);
         }
         let mut o = outcome(p, mine);
+        out.suspicious += o.suspicious;
         if let Some(why) = &p.skipped {
             out.skipped += 1;
             o.diagnostics.push(why.clone());

@@ -49,6 +49,9 @@ pub struct JudgeReport {
     pub questions_changed: usize,
     /// QA questions not judged for having too many pairs.
     pub questions_skipped: usize,
+    /// Free-text run answers holding instruction-like text, flagged
+    /// `suspicious`: the judge was asked, but their `same` is never counted.
+    pub suspicious: usize,
     /// Cohen's κ between the judge and exact match over the free-text run
     /// answers both judged.
     pub agreement: Agreement,
@@ -73,6 +76,7 @@ impl JudgeReport {
             matched: judged.matched(),
             questions_changed: judged.changed(),
             questions_skipped: judged.skipped,
+            suspicious: judged.suspicious,
             agreement: judged.agreement,
             exact,
             queries: None,

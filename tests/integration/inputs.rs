@@ -248,6 +248,58 @@ fn compressed_benchmarks_and_runs_are_read_and_a_bomb_is_refused() {
     );
 }
 
+/// A decompression bomb is refused without holding its text: a 100 MiB gzip
+/// of zeros against `--max-input-mb 64` (the landed code grew its buffer to
+/// 128 MiB and copied into it, 192 MiB at once); the peak resident memory of
+/// `check`, read from `/proc` while it runs, stays below the limit.
+#[test]
+fn a_decompression_bomb_is_refused_within_the_limit() {
+    use std::io::Write;
+    let dir = tmp("inputs-bomb-peak");
+    let bomb = dir.join("zeros.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![b' '; 1 << 20];
+    for _ in 0..100 {
+        gz.write_all(&zeros).expect("compressed");
+    }
+    std::fs::write(&bomb, gz.finish().expect("compressed")).expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["check", "--max-input-mb", "64", utf8(&bomb)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("qajudge runs");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while child.try_wait().expect("wait").is_none() && std::time::Instant::now() < deadline {
+        if let Ok(status) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak_kb = peak_kb.max(kb);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().expect("output");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("decompresses to more than the limit of 64 MiB"),
+        "{said}"
+    );
+    assert!(
+        peak_kb < 64 * 1024,
+        "check peaked at {peak_kb} kB for a 64 MiB limit"
+    );
+}
+
 /// An N-Triples file `dir/name`: a sameAs link, a statement of `long` bytes, a
 /// sameAs link.
 fn long_line_dump(dir: &Path, name: &str, long: usize) -> PathBuf {

@@ -9,6 +9,7 @@ mod browser;
 mod cli;
 mod components;
 mod data;
+mod deadlines;
 mod endpoint;
 mod families;
 mod faults;

@@ -166,22 +166,26 @@ fn db25_result_sets_score_as_text2sparql_evaluate() {
 fn bad_result_sets_are_located_errors() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("result-set-bad");
     std::fs::create_dir_all(&dir).expect("dir");
+    // nine good questions, then the bad one at line 11
+    let good: String = (1..=9)
+        .map(|i| format!("  \"x:{i}-en\": {{\"a\": 1}},\n"))
+        .collect();
     for (name, text, line, needle) in [
         (
             "text.json",
-            "{\n  \"x:1-en\": {\"a\": 1},\n  \"x:2-en\": {\"b\": \"yes\"}\n}\n",
-            3,
+            format!("{{\n{good}  \"x:10-en\": {{\"b\": \"yes\"}}\n}}\n"),
+            11,
             "not a number",
         ),
         (
             "nested.json",
-            "{\n  \"x:1-en\": {\"a\": 1},\n  \"x:2-en\": {\"b\": {\"c\": 1}}\n}\n",
-            3,
+            format!("{{\n{good}  \"x:10-en\": {{\"b\": {{\"c\": 1}}}}\n}}\n"),
+            11,
             "not a number",
         ),
         (
             "scalar.json",
-            "{\n  \"x:1-en\": {\"a\": 1},\n  \"order_required\": 5\n}\n",
+            "{\n  \"x:1-en\": {\"a\": 1},\n  \"order_required\": 5\n}\n".to_string(),
             3,
             "order_required",
         ),

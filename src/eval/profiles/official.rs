@@ -27,6 +27,8 @@ pub struct Resources<'a> {
     /// KQA Pro's training answers (`--train`), for the `kqapro` profile's
     /// `zero-shot` category; without them, that category is left out.
     pub train: Option<&'a TrainAnswers>,
+    /// When the evaluation stops: no question is scored after it.
+    pub deadline: crate::eval::Deadline,
 }
 
 /// The most byte comparisons one question's substring rules may take (RoG's
@@ -90,6 +92,9 @@ pub fn official_figures(
     let mut per_question = HashMap::new();
     let mut scored = Vec::new();
     for g in gold {
+        if with.deadline.passed() {
+            break;
+        }
         let answers = by_id.get(g.id.0.as_str()).map_or(&[][..], Vec::as_slice);
         if let Some(figures) = official.question(g, answers, with) {
             per_question.insert(g.id.0.clone(), figures);

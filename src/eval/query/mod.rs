@@ -154,6 +154,7 @@ pub fn evaluate_queries(
     run: &Dataset,
     lang: Option<&str>,
     index: Option<&dyn Equivalence>,
+    deadline: crate::eval::Deadline,
 ) -> QueryExperimentReport {
     let mut by_id: HashMap<&str, &Question> = HashMap::with_capacity(run.questions.len());
     for q in &run.questions {
@@ -170,6 +171,9 @@ pub fn evaluate_queries(
         .iter()
         .filter(|q| seen.insert(q.id.0.as_str()))
     {
+        if deadline.passed() {
+            break;
+        }
         let r = by_id.get(g.id.0.as_str()).copied();
         let mut out = QueryQuestion {
             id: g.id.0.clone(),
@@ -317,7 +321,7 @@ mod tests {
         index
             .typed("http://e/A", "http://C")
             .typed("http://e/B", "http://C");
-        let r = evaluate_queries(&gold, &run, None, Some(&index));
+        let r = evaluate_queries(&gold, &run, None, Some(&index), Default::default());
         let status: Vec<&str> = r.questions.iter().map(|q| q.status).collect();
         assert_eq!(
             status,
@@ -384,7 +388,7 @@ mod tests {
                 let other = r.replacen("<http", "<urn:changed:http", 1);
                 changed.questions[i].query = Query::Sparql(other);
             }
-            let report = evaluate_queries(&gold, &rewritten, None, None);
+            let report = evaluate_queries(&gold, &rewritten, None, None, Default::default());
             let a = &report.aggregate;
             assert_eq!(a.compared, gold.questions.len(), "{file}");
             let odd: Vec<(&str, Option<&str>)> = report
@@ -403,7 +407,7 @@ mod tests {
             };
             assert_eq!(odd, expected, "{file}");
             assert!(a.sp_f1.is_some_and(|f| f > 0.5), "{file}: {a:?}");
-            let report = evaluate_queries(&gold, &changed, None, None);
+            let report = evaluate_queries(&gold, &changed, None, None, Default::default());
             assert_eq!(
                 report.aggregate.equivalence.get("different"),
                 Some(&gold.questions.len()),
@@ -425,11 +429,17 @@ mod tests {
         )]);
         let mut index = MemoryIndex::new();
         index.typed("http://e/A", "http://C");
-        let r = evaluate_queries(&gold, &run, None, Some(&index));
+        let r = evaluate_queries(&gold, &run, None, Some(&index), Default::default());
         assert_eq!(r.questions[0].unknown_iris, vec!["http://e/Made_up"]);
         assert_eq!(r.aggregate.unknown_iri_rate, Some(0.5));
         // without types the index cannot tell
-        let r = evaluate_queries(&gold, &run, None, Some(&MemoryIndex::new()));
+        let r = evaluate_queries(
+            &gold,
+            &run,
+            None,
+            Some(&MemoryIndex::new()),
+            Default::default(),
+        );
         assert_eq!(r.aggregate.unknown_iri_rate, None);
         assert_eq!(r.aggregate.unknown_iris_source, None);
     }

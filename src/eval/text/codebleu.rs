@@ -251,11 +251,7 @@ fn glued_keyword(query: &str) -> bool {
             (Some(_), '\\') => i += 1,
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c[i]),
-            (None, '<') => {
-                if stop[i] < c.len() && c[stop[i]] == '>' {
-                    i = stop[i];
-                }
-            }
+            (None, '<') if stop[i] < c.len() && c[stop[i]] == '>' => i = stop[i],
             (None, x) if x.is_ascii_digit() => {
                 // a word longer than every keyword is none of them
                 let word: String = c[i + 1..]

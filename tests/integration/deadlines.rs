@@ -1,0 +1,167 @@
+//! Work stops at its deadline and evaluations are admitted up to a limit
+//! (docs/http-api.md, Limits and security), on the real server: an evaluation
+//! of 20 T2S-Metrics cases whose queries are 180 KB each (seconds of text
+//! measures per case in a debug build) answers 503 `timeout` at its
+//! `timeout_ms`, and the server's CPU time then stops growing once the case
+//! at hand ends (before, it scored all 20 after the answer); with both places
+//! of a 2-core server taken, a third request gets 503 `busy` with
+//! `Retry-After`; a stored experiment past `--experiment-timeout-s` fails,
+//! saying why, and the next one runs.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::serve::{get, post_json, tmp, Server};
+
+/// 20 cases, each a query of 6,000 triple patterns (180 KB), gold and generated.
+fn slow_cases() -> String {
+    let q: String = format!(
+        "SELECT ?x WHERE {{ {} }}",
+        (0..6000)
+            .map(|i| format!("?x <http://e.org/p{i}> ?o{} .", i % 50))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    (0..20)
+        .map(|i| {
+            json!({"id": i.to_string(), "golden": q, "generated": q.replace("p1", "p2"), "order_matters": false})
+                .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+/// The server's user and system CPU time so far, in seconds (`/proc/PID/stat`).
+fn cpu_seconds(s: &Server) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", s.pid())).expect("stat");
+    // the fields after the command's closing parenthesis: utime is the 14th
+    // field of the line, the 12th after it
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    ticks / 100.0
+}
+
+fn body(cases: &str, timeout_ms: u64) -> String {
+    json!({
+        "gold": {"name": "cases.jsonl", "text": cases},
+        "runs": [{"name": "run", "text": cases}],
+        "profile": "t2s-metrics",
+        "timeout_ms": timeout_ms,
+    })
+    .to_string()
+}
+
+#[test]
+fn an_evaluation_stops_at_its_deadline_and_places_are_bounded() {
+    let s = Server::start_bare(&tmp("deadlines"), &[]);
+    let cases = slow_cases();
+    let started = Instant::now();
+    let (status, e) = post_json(&s, "/api/v1/evaluate", &body(&cases, 2000));
+    assert_eq!(status, 503, "{e}");
+    assert_eq!(e["error"]["code"], "timeout", "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // the case being scored at the deadline ends (a few seconds in a debug
+    // build), then nothing more: 20 cases would take about a minute
+    std::thread::sleep(Duration::from_secs(6));
+    let before = cpu_seconds(&s);
+    std::thread::sleep(Duration::from_secs(4));
+    let burnt = cpu_seconds(&s) - before;
+    assert!(
+        burnt < 1.0,
+        "the server burnt {burnt} s of CPU after answering 503"
+    );
+    // two places on this machine's cores (at least): take every one, then one more
+    let places = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let url = s.url("/api/v1/evaluate");
+    let mut busy = None;
+    std::thread::scope(|scope| {
+        for _ in 0..places {
+            let (url, text) = (url.clone(), body(&cases, 4000));
+            scope.spawn(move || {
+                let _ = ureq::post(&url)
+                    .set("Content-Type", "application/json")
+                    .send_string(&text);
+            });
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        busy = Some(
+            match ureq::post(&url)
+                .set("Content-Type", "application/json")
+                .send_string(&body(&cases, 4000))
+            {
+                Err(ureq::Error::Status(code, r)) => (
+                    code,
+                    r.header("Retry-After").map(str::to_string),
+                    r.into_string().unwrap_or_default(),
+                ),
+                Ok(r) => (r.status(), None, String::new()),
+                Err(e) => panic!("transport error: {e}"),
+            },
+        );
+    });
+    let (code, retry_after, text) = busy.expect("answered");
+    assert_eq!(code, 503, "{text}");
+    assert!(text.contains("\"busy\""), "{text}");
+    assert!(
+        retry_after.is_some_and(|r| r.parse::<u32>().is_ok()),
+        "{text}"
+    );
+    let (status, _) = get(&s, "/api/v1/health");
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_stored_experiment_past_its_time_fails_saying_why() {
+    let dir = tmp("deadline-experiment");
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(&cases, slow_cases()).expect("cases");
+    let s = Server::start_bare(
+        &tmp("deadline-experiment-data"),
+        &["--experiment-timeout-s", "2"],
+    );
+    let text = std::fs::read(&cases).expect("cases");
+    let submit = |name: &str| -> Value {
+        let (status, v) = crate::serve::post_form(
+            &s,
+            &[
+                ("gold", Some(name), &text),
+                ("run", Some(name), &text),
+                ("profile", None, b"t2s-metrics"),
+            ],
+        );
+        assert_eq!(status, 202, "{v}");
+        v
+    };
+    let first = submit("cases.jsonl");
+    let id = first["id"].as_str().expect("id").to_string();
+    let token = first["token"].as_str().expect("token").to_string();
+    let started = Instant::now();
+    let record = loop {
+        let (_, v) = crate::serve::get_with_token(&s, &format!("/api/v1/experiments/{id}"), &token);
+        if v["status"] == "failed" || v["status"] == "done" {
+            break v;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{v}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(record["status"], "failed", "{record}");
+    assert!(
+        record["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("time limit")),
+        "{record}"
+    );
+    // it failed within its time and the one case being scored
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
