@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod annotate;
+pub mod audit;
 pub mod cli;
 pub mod digest;
 pub mod eval;

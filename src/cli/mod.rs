@@ -3,6 +3,7 @@
 
 mod annotate;
 mod args;
+mod audit;
 mod check;
 mod csv;
 mod diff;
@@ -71,6 +72,10 @@ pub enum Command {
     /// Execute every gold query on a knowledge graph and write the benchmark
     /// with the results as answers (QALD-JSON).
     Refresh(refresh::RefreshArgs),
+    /// Check a benchmark's gold before systems are scored on it: queries that
+    /// are wrong, unstable or store-dependent, answers that are stale
+    /// (docs/audit.md).
+    Audit(audit::AuditArgs),
 }
 
 /// Writes a line to stdout, returning the error (a pipe closed early) instead of
@@ -128,6 +133,7 @@ where
         Command::Sample(args) => sample::run(args),
         Command::Serve(args) => serve::run_serve(args),
         Command::Refresh(args) => refresh::run(args),
+        Command::Audit(args) => audit::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@ mod allow_list;
 mod amplification;
 mod annotate;
 mod api;
+mod audit;
 mod browser;
 mod cli;
 mod components;

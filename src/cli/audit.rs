@@ -1,0 +1,222 @@
+//! `qajudge audit` (docs/audit.md): the gold checked before any system is
+//! scored on it, without a store or with the stores given (`--kg` files in
+//! the embedded store, `--endpoint` URLs, both at once to compare them), each
+//! query executed `--repeat` times. Prints the findings as a table, JSON or
+//! CSV; exit 1 when one is an error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::outln;
+use crate::audit::{audit, AuditOptions, AuditReport, Executed, Store};
+use crate::sparql::{ExecOptions, KnowledgeGraph};
+
+/// Arguments of `qajudge audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The benchmark to audit (any format qajudge reads).
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// The gold's answers from another file, by question id (as `evaluate
+    /// --gold-answers`: the TEXT2SPARQL result set beside its YAML).
+    #[arg(long, value_name = "FILE")]
+    pub gold_answers: Option<PathBuf>,
+    /// RDF files of the knowledge graph, loaded into the embedded store.
+    #[arg(long = "kg", value_name = "FILE", num_args = 1..)]
+    pub kg: Vec<PathBuf>,
+    /// A SPARQL endpoint to execute the queries on too (repeatable).
+    #[arg(long = "endpoint", value_name = "URL")]
+    pub endpoints: Vec<String>,
+    /// Executions of each query on each store.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// The profile whose zero-for-every-system questions are named
+    /// (`text2sparql`: an empty gold, a false ASK).
+    #[arg(long, default_value = "judge")]
+    pub profile: String,
+    /// The time one query may take, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub query_timeout_ms: u64,
+    /// The most rows kept of one query's result.
+    #[arg(long, value_name = "N", default_value_t = crate::sparql::DEFAULT_MAX_ROWS)]
+    pub max_rows: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
+    pub format: AuditFormat,
+}
+
+/// Output formats of `audit`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum AuditFormat {
+    /// One line per finding, grouped by question.
+    Table,
+    /// The report as JSON (docs/audit.md).
+    Json,
+    /// One CSV row per finding.
+    Csv,
+}
+
+/// A knowledge graph as the audit asks it.
+struct Graph {
+    kg: KnowledgeGraph,
+    name: String,
+    options: ExecOptions,
+}
+
+impl Store for Graph {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn execute(&self, query: &str) -> Executed {
+        // the embedded store runs standard SPARQL: the query as the endpoints
+        // read it; an endpoint decides what it accepts
+        let outcome = if self.kg.is_embedded() {
+            match crate::query::executable(query) {
+                Ok(p) => self.kg.execute(&p.text, self.options),
+                Err(e) => {
+                    return Executed {
+                        status: "syntax_error".into(),
+                        message: Some(e.to_string()),
+                        vars: Vec::new(),
+                        rows: Vec::new(),
+                    }
+                }
+            }
+        } else {
+            self.kg.execute(query, self.options)
+        };
+        let vars = outcome.answers.vars.clone();
+        let rows = outcome
+            .answers
+            .answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let mut row = vec![None; vars.len().max(1)];
+                for (k, t) in a.terms.iter().enumerate() {
+                    let column = outcome
+                        .columns
+                        .get(i)
+                        .and_then(|c| c.get(k))
+                        .copied()
+                        .unwrap_or(k);
+                    if let Some(cell) = row.get_mut(column) {
+                        *cell = Some(match t {
+                            crate::model::Term::Iri(i) => i.clone(),
+                            crate::model::Term::Literal { lexical, .. } => lexical.clone(),
+                            crate::model::Term::Boolean(b) => b.to_string(),
+                        });
+                    }
+                }
+                row
+            })
+            .collect();
+        Executed {
+            status: outcome.status.name().to_string(),
+            message: outcome.message,
+            vars,
+            rows,
+        }
+    }
+
+    fn holds(&self, iri: &str) -> bool {
+        self.kg.occurs(iri, self.options)
+    }
+}
+
+/// Runs `qajudge audit`.
+pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
+    let mut gold = super::load(&args.gold)?;
+    if let Some(path) = &args.gold_answers {
+        let answers = super::load(path)?;
+        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
+    }
+    let profile = crate::eval::Profile::from_name(&args.profile)?;
+    let options = ExecOptions {
+        timeout: std::time::Duration::from_millis(args.query_timeout_ms),
+        max_rows: args.max_rows,
+        ..ExecOptions::default()
+    };
+    let mut graphs = Vec::new();
+    if !args.kg.is_empty() {
+        let kg = KnowledgeGraph::load(&args.kg, options, &|_, _| {})?;
+        graphs.push(Graph {
+            kg,
+            name: "the embedded store".into(),
+            options,
+        });
+    }
+    for url in &args.endpoints {
+        graphs.push(Graph {
+            kg: KnowledgeGraph::endpoint(url, options),
+            name: url.clone(),
+            options,
+        });
+    }
+    let stores: Vec<&dyn Store> = graphs.iter().map(|g| g as &dyn Store).collect();
+    let report = audit(
+        &gold,
+        &stores,
+        AuditOptions {
+            repeat: args.repeat,
+            text2sparql: profile == crate::eval::Profile::Text2sparql,
+        },
+    );
+    match args.format {
+        AuditFormat::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
+        AuditFormat::Csv => print_csv(&report)?,
+        AuditFormat::Table => print_table(&args.gold.display().to_string(), &report)?,
+    }
+    Ok(if report.counts.error > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_table(gold: &str, r: &AuditReport) -> anyhow::Result<()> {
+    let stores = if r.stores.is_empty() {
+        "no store (the gold alone)".to_string()
+    } else {
+        format!("{}, each query {} times", r.stores.join(" and "), r.repeat)
+    };
+    outln!(
+        "{gold}: {} questions ({} with a query); {stores}",
+        r.questions,
+        r.with_query
+    )?;
+    outln!(
+        "{} errors, {} warnings, {} notes (docs/audit.md says each)",
+        r.counts.error,
+        r.counts.warning,
+        r.counts.note
+    )?;
+    let mut last = "";
+    for f in &r.findings {
+        if f.question != last {
+            outln!("{}", f.question)?;
+            last = &f.question;
+        }
+        outln!("  {:7} {}: {}", f.severity.name(), f.code, f.evidence)?;
+        outln!("          → {}", f.action)?;
+    }
+    Ok(())
+}
+
+fn print_csv(r: &AuditReport) -> anyhow::Result<()> {
+    outln!("question,severity,code,evidence,action")?;
+    for f in &r.findings {
+        outln!(
+            "{},{},{},{},{}",
+            super::csv::field(&f.question),
+            f.severity.name(),
+            f.code,
+            super::csv::field(&f.evidence),
+            super::csv::field(&f.action)
+        )?;
+    }
+    Ok(())
+}
