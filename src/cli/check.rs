@@ -26,7 +26,9 @@ pub struct Summary {
     /// The file.
     pub path: String,
     /// False when the file cannot be read as a benchmark or run, answers
-    /// would be lost, or it holds no question: exit 1.
+    /// would be lost: exit 1. A file of no question is usable as a run (it
+    /// answered nothing; `evaluate` scores every gold question missing) and
+    /// says so.
     pub usable: bool,
     /// Why the file cannot be read at all (then the counts are zero).
     pub problem: Option<String>,
@@ -160,14 +162,23 @@ pub fn summary(path: &Path) -> Summary {
         .iter()
         .map(|k| (k.path.clone(), k.count, k.example.clone()))
         .collect();
+    // every question's problem names its question
     out.problems = dataset
         .diagnostics
         .iter()
-        .chain(qs.iter().flat_map(|q| &q.diagnostics))
         .cloned()
+        .chain(qs.iter().flat_map(|q| {
+            q.diagnostics.iter().map(move |d| {
+                if d.contains(q.id.0.as_str()) {
+                    d.clone()
+                } else {
+                    format!("question {}: {d}", q.id)
+                }
+            })
+        }))
         .collect();
     out.answers_lost = dataset.lost.len();
-    out.usable = out.answers_lost == 0 && !qs.is_empty();
+    out.usable = out.answers_lost == 0;
     out
 }
 
@@ -226,8 +237,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if s.questions == 0 {
-        outln!("  the file holds no question: it cannot be evaluated")?;
-        return Ok(ExitCode::from(1));
+        outln!("  the file holds no question: as a run, it answered nothing (evaluate counts every gold question missing); as a gold, there is nothing to score")?;
     }
     Ok(ExitCode::SUCCESS)
 }

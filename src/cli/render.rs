@@ -221,9 +221,14 @@ pub fn table(report: &Report, per_question: bool) -> String {
         for (run, e) in &runs {
             // an official script's own figures, under its own names
             if let Some(n) = e.and_then(|e| e.aggregate.free_text) {
+                let how = if report.index.is_some() {
+                    "each one answer matched through the label index"
+                } else {
+                    "each one answer; without an index (--index) none is matched through labels"
+                };
                 let _ = writeln!(
                     out,
-                    "{run}: {n} free-text answer(s) where the gold holds resources, each one answer matched through the label index"
+                    "{run}: {n} free-text answer(s) where the gold holds resources, {how}"
                 );
             }
             if let Some(o) = e.and_then(|e| e.aggregate.official.as_ref()) {

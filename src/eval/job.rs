@@ -404,7 +404,15 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
 /// its ids is a gold question's, a diagnostic of the run when it meets fewer
 /// than half of the gold's questions (docs/scoring.md, Reading).
 fn meets_gold(gold: &Dataset, name: &str, run: &mut Dataset) -> Result<(), JobError> {
-    if gold.questions.is_empty() || run.questions.is_empty() {
+    if gold.questions.is_empty() {
+        return Ok(());
+    }
+    if run.questions.is_empty() {
+        // as `check` says of it: scored, every gold question missing
+        run.diagnostics.push(
+            "the run holds no question: it answered nothing, and every gold question counts as missing"
+                .into(),
+        );
         return Ok(());
     }
     let gold_ids: std::collections::HashSet<&str> =

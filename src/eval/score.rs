@@ -437,7 +437,9 @@ fn score_experiment(
         if e == Experiment::Qa {
             // the answers the run set was prepared from (a profile may have
             // flattened the rows), so that its indexes point into them
-            if let Some(answers) = run.and_then(|r| r.qa.as_deref()) {
+            // a question whose answers the LLM judge matched was compared
+            let judge_matched = judged.is_some_and(|j| j.of(&gq.id.0).0 > 0);
+            if let Some(answers) = run.and_then(|r| r.qa.as_deref()).filter(|_| !judge_matched) {
                 cross_kind_notes(entry, answers, run_set, &matching, ctx, &mut diags);
                 if let Some(note) =
                     cross_graph_note(entry, gold_set, answers, run_set, &matching, ctx)

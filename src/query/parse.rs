@@ -76,7 +76,7 @@ pub(super) fn parse_with(
         return Err(Fail::NeedsDeepStack);
     }
     let parsed = parser.parse_query(query).map_err(|e| SparqlError::Syntax {
-        message: readable(&e.to_string().replace('\n', " ")),
+        message: with_empty_prefix(query, readable(&e.to_string().replace('\n', " "))),
     })?;
     let depth = depth::depth(&parsed, bounds::MAX_DEPTH);
     if depth > bounds::MAX_DEPTH {
@@ -159,6 +159,32 @@ pub(super) fn on_enough_stack<T: Send>(
     }
 }
 
+/// The message of a query that uses the empty prefix (`:name`) without
+/// declaring it names the prefix, as the parser does for a named one (it
+/// reads the `:` as the start of something else and says "expected a name").
+fn with_empty_prefix(query: &str, message: String) -> String {
+    let mask = super::dialect::code_mask(query);
+    let declared = super::dialect::has_keyword(query, "prefix")
+        && query
+            .to_ascii_lowercase()
+            .split("prefix")
+            .skip(1)
+            .any(|rest| rest.trim_start().starts_with(':'));
+    let b = query.as_bytes();
+    let used = (0..b.len()).any(|i| {
+        mask[i]
+            && b[i] == b':'
+            && b.get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && (i == 0 || b[i - 1].is_ascii_whitespace() || b"({;,.^/|".contains(&b[i - 1]))
+    });
+    if used && !declared {
+        format!("{message}; the empty prefix `:` is used (`:name`) and not declared: declare it with PREFIX : <IRI>")
+    } else {
+        message
+    }
+}
+
 /// The parser's message with its list of expected tokens kept to the quoted
 /// tokens: the character classes it also lists (`['A' ..= 'Z' | …]`, dozens of
 /// Unicode ranges) become "or a name".
@@ -220,6 +246,16 @@ pub(super) fn parse_lenient(query: &str, room: Room) -> Result<(Query, Vec<Strin
 mod tests {
     use super::super::walk;
     use super::*;
+
+    #[test]
+    fn an_undeclared_empty_prefix_is_named() {
+        let err = walk("SELECT ?n WHERE { ?x :name ?n }")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the empty prefix `:` is used"), "{err}");
+        let ok = walk("PREFIX : <http://e/> SELECT ?n WHERE { ?x :name ?n }");
+        assert!(ok.is_ok());
+    }
 
     #[test]
     fn syntax_errors_list_tokens_not_character_classes() {

@@ -83,11 +83,15 @@ pub struct QueryAggregate {
     pub questions: usize,
     /// Questions where both queries are present.
     pub compared: usize,
+    /// Gold questions the run has (with a query or not).
+    pub answered: usize,
     /// Gold questions for which the run gives a SPARQL query.
     pub run_queries: usize,
     /// Of them, those that read.
     pub parses: usize,
-    /// `parses / run_queries`, `null` without a run query.
+    /// `parses / answered`: a question the run has with no query or a blank
+    /// one counts as a query that does not read; `null` for a run that gives
+    /// no query at all (a run of answers).
     pub parse_rate: Option<f64>,
     /// Of them, those that are standard SPARQL 1.1 as written.
     pub standard: usize,
@@ -107,10 +111,16 @@ pub struct QueryAggregate {
     pub unknown_iri_rate: Option<f64>,
     /// Where IRIs were looked up (`knowledge_graph`, `index`), `null` when nowhere.
     pub unknown_iris_source: Option<&'static str>,
-    /// Mean BLEU over the compared questions.
+    /// Mean BLEU over the compared questions (both queries present).
     pub bleu: Option<f64>,
     /// Mean SP-F1 over the compared questions.
     pub sp_f1: Option<f64>,
+    /// Mean BLEU over the questions the run has, one without a query
+    /// counting 0 (T2S-Metrics' mean over its cases), `null` when it has none.
+    pub bleu_answered: Option<f64>,
+    /// Mean SP-F1 over the questions the run has, one without a query
+    /// counting 0.
+    pub sp_f1_answered: Option<f64>,
     /// Compared questions per verdict (`equivalent`, `different`, `unknown`).
     pub equivalence: BTreeMap<&'static str, usize>,
     /// `equivalent / compared`.
@@ -192,6 +202,7 @@ pub fn evaluate_queries(
         };
         let gold_text = sparql(g);
         let run_text = r.and_then(sparql);
+        a.answered += usize::from(r.is_some());
         let run_form = run_text.map(normal_form);
         if let Some(form) = &run_form {
             a.run_queries += 1;
@@ -255,7 +266,14 @@ pub fn evaluate_queries(
         questions.push(out);
     }
     a.questions = questions.len();
-    a.parse_rate = rate(a.parses, a.run_queries);
+    // a run that gives queries: a question it has without one did not give one
+    // that reads (FRANZ's blank queries on CK25); a run of answers has no rate
+    if a.run_queries > 0 {
+        for q in questions.iter_mut().filter(|q| q.status == "no_run_query") {
+            q.parses = Some(false);
+        }
+        a.parse_rate = rate(a.parses, a.answered);
+    }
     a.execution_rates = a
         .execution_by_status
         .iter()
@@ -266,6 +284,11 @@ pub fn evaluate_queries(
     a.unknown_iris_source = sources.into_iter().next_back();
     a.bleu = mean(&bleus);
     a.sp_f1 = mean(&sp_f1s);
+    let over_answered = |v: &[f64]| {
+        (a.answered > 0 && !v.is_empty()).then(|| v.iter().sum::<f64>() / a.answered as f64)
+    };
+    a.bleu_answered = over_answered(&bleus);
+    a.sp_f1_answered = over_answered(&sp_f1s);
     a.equivalent_rate = rate(
         a.equivalence.get("equivalent").copied().unwrap_or(0),
         a.compared,
@@ -349,7 +372,13 @@ mod tests {
             (a.questions, a.compared, a.run_queries, a.parses),
             (5, 3, 3, 2)
         );
-        assert_eq!(a.parse_rate, Some(2.0 / 3.0));
+        // the question the run has without a query counts as one that does
+        // not read: 2 of the 4 it has
+        assert_eq!(a.answered, 4);
+        assert_eq!(a.parse_rate, Some(2.0 / 4.0));
+        assert_eq!(r.questions[3].parses, Some(false));
+        let sum: f64 = r.questions.iter().filter_map(|q| q.bleu).sum();
+        assert_eq!(a.bleu_answered, Some(sum / 4.0));
         assert_eq!(a.equivalent_rate, Some(1.0 / 3.0));
         assert_eq!(r.questions[2].parses, Some(false));
         // the index knows A; the query that does not read names no entity
