@@ -17,6 +17,7 @@ from ._errors import (
     LiveError,
     LiveSystemError,
     QajudgeError,
+    QajudgeWarning,
     QaldError,
     SparqlError,
     UsageError,

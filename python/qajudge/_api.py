@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._errors import UsageError
+from ._errors import QajudgeWarning, UsageError
 
 __all__ = ["Report", "evaluate", "check", "features", "sample"]
 
@@ -186,7 +187,12 @@ def evaluate(
         taken=("run", "format", "per_question"),
     )
     native = _native.evaluate(run_args + args, read)
-    return Report(native, baseline)
+    report = Report(native, baseline)
+    # diagnostics of warning severity reach Python's warnings too
+    for d in report.diagnostics:
+        if "warning: " in d:
+            warnings.warn(d, QajudgeWarning, stacklevel=2)
+    return report
 
 
 def _flatten(prefix: str, value: Any, out: Dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "LiveError",
     "JobError",
     "LiveSystemError",
+    "QajudgeWarning",
 ]
 
 
@@ -90,3 +91,10 @@ class LiveSystemError(JobError):
 
     url: Optional[str] = None
     run: Optional[str] = None
+
+
+class QajudgeWarning(UserWarning):
+    """A diagnostic of warning severity of an evaluation (a run that meets
+    fewer than half of the gold's questions, …), raised through
+    :func:`warnings.warn` by :func:`qajudge.evaluate`; the report's
+    ``diagnostics`` hold it too."""

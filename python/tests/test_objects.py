@@ -91,7 +91,8 @@ def test_a_run_of_another_benchmark_is_an_error_naming_ids(shared: Path) -> None
 def test_a_run_that_meets_fewer_than_half_the_gold_warns() -> None:
     gold = DEMO / "gold.json"
     questions = _questions(DEMO / "example-system.json")[:3]
-    report = qajudge.evaluate(gold, [("few", questions)])
+    with pytest.warns(qajudge.QajudgeWarning, match="fewer than half"):
+        report = qajudge.evaluate(gold, [("few", questions)])
     warnings = [d for d in report.diagnostics if "fewer than half" in d]
     assert warnings and warnings[0].startswith("run 'few': warning: the run answers 3 of the gold's 13"), report.diagnostics
     # an empty run answered nothing: scored, no error
