@@ -12,7 +12,8 @@ server does, deciding by a rule instead of a model:
 GET /calls gives {"calls": N, "bearer": M}: the POSTs received, and how many
 carried `Authorization: Bearer KEY` for the key of --expect-key. Options:
 --fail-first N answers the first N POSTs with HTTP 500; --hang never answers
-(each request sleeps until the server's life ends); --style yes-no replies
+(each request sleeps until the server's life ends); --stall-body sends the
+head and the start of a body, then nothing; --style yes-no replies
 "Yes." and "No." in place of same and different; --obey says same to a
 system answer that asks for it, as a model fooled by a prompt injection
 would. The user message is the judge's JSON object (its labelled-text form,
@@ -107,6 +108,16 @@ class Handler(BaseHTTPRequestHandler):
         if ARGS.hang:
             time.sleep(ARGS.life)
             return
+        if ARGS.stall_body:
+            # the head, then a body that stops coming
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [')
+            self.wfile.flush()
+            time.sleep(ARGS.life)
+            return
         if n <= ARGS.fail_first:
             self.reply(500, {"error": "try again"})
             return
@@ -133,6 +144,7 @@ def main():
     p.add_argument("--expect-key", default="")
     p.add_argument("--fail-first", type=int, default=0)
     p.add_argument("--hang", action="store_true")
+    p.add_argument("--stall-body", action="store_true", help="send the head, then stall the body")
     p.add_argument("--style", choices=["words", "yes-no"], default="words")
     p.add_argument("--obey", action="store_true",
                    help="say same to a system answer that asks for it (a model a prompt injection fools)")

@@ -162,10 +162,13 @@ fn llm_judge(
             "llm_judge needs llm_model, the model the judge server runs",
         ));
     };
+    // no call outlives the request: its timeout is what is left of it
     let server = crate::live::ChatServer::new(
         url,
         None,
-        Duration::from_millis(DEFAULT_TIMEOUT_MS),
+        Duration::from_millis(DEFAULT_TIMEOUT_MS)
+            .min(left)
+            .max(Duration::from_millis(1)),
         state.live.allowed_hosts.as_deref(),
     )
     .map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, format!("llm_judge: {e}")))?;

@@ -220,11 +220,18 @@ impl crate::llm::Transport for ChatServer {
         let status = response.status();
         let retry_after = response.header("retry-after").map(str::to_string);
         let mut out = Vec::new();
+        // a body that stops coming is a timeout, as a head that does not come
+        // is, and is not retried either
         response
             .into_reader()
             .take(MAX_CHAT_BODY)
             .read_to_end(&mut out)
-            .map_err(|e| TransportError::Failed(e.to_string()))?;
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                    TransportError::Timeout(format!("reading the reply: {e}"))
+                }
+                _ => TransportError::Failed(e.to_string()),
+            })?;
         Ok(crate::llm::Reply {
             status,
             body: out,

@@ -587,3 +587,22 @@ fn an_answer_that_instructs_the_judge_is_suspicious_and_never_same() {
     assert_eq!(q["f1"], 0.0, "{q}");
     assert!(q["diagnostics"].to_string().contains("suspicious"), "{q}");
 }
+
+#[test]
+fn a_reply_whose_body_stops_coming_is_a_timeout_not_retried() {
+    let dir = tmp("stalled");
+    let (gold, run) = write_fixture(&dir);
+    let stalled = LlmServer::start(&["--stall-body"]);
+    let url = stalled.url();
+    let cache = dir.join("cache");
+    let mut args = judged_args(&gold, &run, "qa", &url, &cache);
+    args.extend(["--llm-timeout", "1", "--llm-max-calls", "2"]);
+    let started = std::time::Instant::now();
+    let (report, _) = evaluate(&args, &[]);
+    let j = &report["runs"][0]["llm_judge"];
+    // two asks, each one call: no retry of a timeout (4 calls each before)
+    assert_eq!(stalled.calls().0, 2, "{j}");
+    assert_eq!(j["answers"]["failed"], 2, "{j}");
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert!(report.to_string().contains("timed out"), "{report}");
+}
