@@ -69,7 +69,9 @@ pub fn parse(body: &[u8]) -> Dataset {
             }
         };
         let id = id_of(o.get("id")).unwrap_or_else(|| QuestionId(format!("line {}", n + 1)));
-        scan.object(&o, "", KEYS, &id.0);
+        // what generating the query cost, in the spellings every run reads
+        scan.object_of(&o, "", &[KEYS, super::usage::KEYS], &id.0);
+        super::usage::scan(&o, "", &id.0, &mut scan);
         let texts: Vec<(String, String)> = o
             .get("question")
             .and_then(Value::as_str)
@@ -92,6 +94,7 @@ pub fn parse(body: &[u8]) -> Dataset {
                 q.flags.insert(RAW_QUERY.to_string(), raw.to_string());
             }
         }
+        super::usage::read(&o, &mut generated);
         if o.get("id").is_none() {
             generated
                 .diagnostics

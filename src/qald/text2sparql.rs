@@ -176,14 +176,19 @@ pub fn parse_answers(items: Vec<Value>) -> Dataset {
             continue;
         };
         let mut q = Question::default();
-        scan.object(
+        let named = o
+            .get("qname")
+            .and_then(scalar_string)
+            .unwrap_or_else(|| format!("#{}", i + 1));
+        // what answering cost, in the spellings every run reads
+        scan.object_of(
             &o,
             "[]",
-            super::keys::TEXT2SPARQL_ANSWER,
-            &o.get("qname")
-                .and_then(scalar_string)
-                .unwrap_or_else(|| format!("#{}", i + 1)),
+            &[super::keys::TEXT2SPARQL_ANSWER, super::usage::KEYS],
+            &named,
         );
+        super::usage::scan(&o, "[]", &named, &mut scan);
+        super::usage::read(&o, &mut q);
         match o.get("qname").and_then(scalar_string) {
             Some(id) => q.id = QuestionId(id),
             None => {
@@ -295,5 +300,19 @@ mod tests {
         assert_eq!(d.questions.len(), 2);
         assert!(matches!(d.questions[0].query, Query::Sparql(_)));
         assert!(d.questions[1].diagnostics[0].contains("no query"));
+    }
+
+    #[test]
+    fn answers_carry_what_they_cost() {
+        let d = parse(
+            br#"[{"qname":"ck:1-en","query":"ASK {}","latency_ms":1200,"usage":{"prompt_tokens":10,"completion_tokens":3},"cost":0.002}]"#,
+            "a.json",
+        )
+        .unwrap();
+        let u = &d.questions[0].usage;
+        assert_eq!(u.latency_ms, Some(1200.0));
+        assert_eq!((u.prompt_tokens, u.completion_tokens), (Some(10), Some(3)));
+        assert_eq!(u.cost, Some(0.002));
+        assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
     }
 }
