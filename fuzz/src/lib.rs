@@ -29,6 +29,14 @@ pub fn check_benchmark(bytes: &[u8]) {
         (a, b) => panic!("one path fails: fast {a:?}, tolerant {b:?}"),
     }
     if let Ok(dataset) = fast {
+        // the memory multiple: what the reader made stays within the bound of
+        // what shared parts (aliases, shared nodes, copies) may expand to
+        let made = qajudge::qald::dataset_text_bytes(&dataset);
+        assert!(
+            made <= 2 * qajudge::qald::expansion_limit(bytes.len()),
+            "{made} bytes of texts from {} bytes of input",
+            bytes.len()
+        );
         check_round_trip(&dataset);
     }
 }

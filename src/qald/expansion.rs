@@ -19,3 +19,39 @@ pub fn expansion_limit(bytes: usize) -> usize {
         .saturating_mul(EXPANSION_FACTOR)
         .saturating_add(EXPANSION_SLACK)
 }
+
+/// The bytes of a dataset's texts, the measure [`expansion_limit`] bounds:
+/// question texts, queries, flags, tags, markings and answer terms, and those
+/// of the gold a run carries. The fuzz targets and the test over the shared
+/// data check that a reader's dataset stays within twice the limit of its
+/// input.
+pub fn dataset_text_bytes(d: &crate::model::Dataset) -> usize {
+    use crate::model::{Query, Term};
+    let question = |q: &crate::model::Question| -> usize {
+        let texts: usize = q.texts.iter().map(|(l, t)| l.len() + t.len()).sum();
+        let query = match &q.query {
+            Query::Sparql(s) => s.len(),
+            _ => 0,
+        };
+        let flags: usize = q.flags.iter().map(|(k, v)| k.len() + v.len()).sum();
+        let lists: usize = [&q.tags, &q.classes, &q.properties, &q.entities]
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(String::len)
+            .sum();
+        let answers: usize = q
+            .answers
+            .iter()
+            .flat_map(|s| &s.answers)
+            .flat_map(|a| &a.terms)
+            .map(|t| match t {
+                Term::Iri(i) => i.len(),
+                Term::Literal { lexical, .. } => lexical.len(),
+                Term::Boolean(_) => 1,
+            })
+            .sum();
+        texts + query + flags + lists + answers
+    };
+    d.questions.iter().map(question).sum::<usize>()
+        + d.own_gold.as_deref().map_or(0, dataset_text_bytes)
+}

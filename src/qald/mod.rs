@@ -36,6 +36,7 @@ mod write;
 mod xml;
 mod yaml;
 
+pub use expansion::{dataset_text_bytes, expansion_limit};
 pub use family::labelled_id;
 pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
 pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};

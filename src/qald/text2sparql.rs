@@ -66,6 +66,7 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
         );
     }
     let mut scan = super::keys::KeyScan::default();
+    let mut left = super::expansion::expansion_limit(body.len());
     for (i, item) in items.iter().enumerate() {
         let Yaml::Mapping(m) = item else {
             out.diagnostics
@@ -123,7 +124,25 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
             out.questions.push(q);
             continue;
         }
+        // one question per language, each a copy of the query, features and
+        // classes: counted against the budget of what the text expands to (a
+        // 500 KB query asked in 100,000 languages would be 50 GB)
+        let copy = base_bytes(&base);
         for (lang, t) in texts {
+            left = left.checked_sub(copy).ok_or_else(|| {
+                let limit = super::expansion::expansion_limit(body.len());
+                QaldError::at_offset(
+                    source,
+                    body,
+                    memchr::memmem::find(body, format!("id: {id}").as_bytes()).unwrap_or(0),
+                    format!(
+                        "question {id}: its copies per language ({copy} bytes each: the query, features, classes and properties) expand to more than {limit} bytes, {} times the file's {} bytes and {} more (docs/scoring.md, Limits); give fewer languages or a shorter query",
+                        super::expansion::EXPANSION_FACTOR,
+                        body.len(),
+                        super::expansion::EXPANSION_SLACK
+                    ),
+                )
+            })?;
             let mut q = base.clone();
             q.id = QuestionId(qname(prefix.as_deref(), &id, &lang));
             q.texts = vec![(lang, t.trim().to_string())];
@@ -132,6 +151,20 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
     }
     out.unknown_keys = scan.finish();
     Ok(out)
+}
+
+/// The bytes a copy of a question's shared parts takes.
+fn base_bytes(q: &Question) -> usize {
+    let query = match &q.query {
+        Query::Sparql(s) => s.len(),
+        _ => 0,
+    };
+    let lists: usize = [&q.tags, &q.classes, &q.properties]
+        .iter()
+        .flat_map(|l| l.iter())
+        .map(|s| s.len() + 1)
+        .sum();
+    query + lists + 64
 }
 
 /// The challenge's question id: `PREFIX:ID-LANG`.
@@ -300,6 +333,32 @@ mod tests {
         assert_eq!(d.questions.len(), 2);
         assert!(matches!(d.questions[0].query, Query::Sparql(_)));
         assert!(d.questions[1].diagnostics[0].contains("no query"));
+    }
+
+    #[test]
+    fn a_long_query_in_many_languages_is_refused() {
+        let query = "SELECT * WHERE { ?s ?p ?o } ".repeat(2000);
+        let langs: String = (0..2000).map(|i| format!("      l{i}: q\n")).collect();
+        let body = format!(
+            "dataset:\n  id: x\n  prefix: x\nquestions:\n  - id: 1\n    question:\n{langs}    query:\n      sparql: \"{query}\"\n"
+        );
+        let e = parse(body.as_bytes(), "many.yaml")
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("copies per language") && e.contains("many.yaml:5:"),
+            "{e}"
+        );
+        // a few languages of the same query are read
+        let few: String = (0..3).map(|i| format!("      l{i}: q\n")).collect();
+        let body = body.replace(&langs, &few);
+        assert_eq!(
+            parse(body.as_bytes(), "few.yaml")
+                .expect("read")
+                .questions
+                .len(),
+            3
+        );
     }
 
     #[test]

@@ -65,6 +65,14 @@ fn every_benchmark_and_run_file_loads() {
                 None => {
                     let d = result.unwrap_or_else(|e| panic!("{rel}: {e}"));
                     assert!(!d.questions.is_empty(), "{rel}: no question read");
+                    // what a reader makes of a file stays within the bound of
+                    // what shared parts may expand to (docs/scoring.md, Limits)
+                    let made = qajudge::qald::dataset_text_bytes(&d);
+                    assert!(
+                        made <= 2 * qajudge::qald::expansion_limit(bytes.len()),
+                        "{rel}: {made} bytes of texts from {} bytes",
+                        bytes.len()
+                    );
                     let problems: Vec<&String> = d
                         .diagnostics
                         .iter()
