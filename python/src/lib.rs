@@ -210,28 +210,71 @@ impl NativeReport {
     }
 }
 
+/// How often a running evaluation looks at Python's signals (Ctrl-C).
+const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Evaluates as `qajudge evaluate ARGS…` does and returns the report. `read`
-/// gives runs as QALD-JSON (or any format qajudge reads) in memory:
-/// `(position among the --run files, source, bytes)`, read in place of that
-/// file.
+/// gives runs as objects (any format qajudge reads, detected from their JSON
+/// text): `(position among the --run files, source, bytes)`, read in place of
+/// that file. The evaluation runs on a thread of its own while this one looks
+/// at Python's signals every 100 ms: a Ctrl-C stops the scoring at its next
+/// question and raises `KeyboardInterrupt` at once.
 #[pyfunction]
 fn evaluate(
     py: Python<'_>,
     args: Vec<OsString>,
     read: Vec<(usize, String, Vec<u8>)>,
 ) -> PyResult<NativeReport> {
-    let report = detached(py, move || {
-        let mut runs: Vec<Option<ReadRun>> = Vec::new();
-        for (position, source, bytes) in read {
-            let dataset = embed::read(&bytes, &source)?;
-            if runs.len() <= position {
-                runs.resize_with(position + 1, || None);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let deadline = qajudge::eval::Deadline::on(std::sync::Arc::clone(&stop));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("qajudge-evaluate".into())
+        .spawn(move || {
+            let report = guarded(move || {
+                let mut runs: Vec<Option<ReadRun>> = Vec::new();
+                for (position, source, bytes) in read {
+                    let dataset = embed::read(&bytes, &source)?;
+                    if runs.len() <= position {
+                        runs.resize_with(position + 1, || None);
+                    }
+                    runs[position] = Some(ReadRun { source, dataset });
+                }
+                embed::evaluate_until(&args, runs, deadline)
+            });
+            let _ = tx.send(report);
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the evaluation: {e}")))?;
+    // a receiver is not shared between threads; behind a lock it is
+    let rx = std::sync::Mutex::new(rx);
+    loop {
+        let received = py.detach(|| {
+            rx.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .recv_timeout(SIGNAL_CHECK)
+        });
+        match received {
+            Ok(report) => {
+                let _ = worker.join();
+                return report
+                    .map(|report| NativeReport { report })
+                    .map_err(|e| py_error(py, &e));
             }
-            runs[position] = Some(ReadRun { source, dataset });
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    // the worker stops at its next question and ends alone
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(interrupt);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                return Err(PyRuntimeError::new_err(
+                    "the evaluation ended without a report (a bug in qajudge)",
+                ));
+            }
         }
-        embed::evaluate(&args, runs)
-    })?;
-    Ok(NativeReport { report })
+    }
 }
 
 /// What `qajudge check FILE` says of a file, as JSON.

@@ -123,3 +123,40 @@ def test_an_unknown_baseline_of_a_table_is_an_error() -> None:
     with pytest.raises(qajudge.UsageError) as e:
         report.to_latex(baseline="nope")
     assert "example-system" in str(e.value)
+
+
+INTERRUPTED = r'''
+import json, sys, time
+import qajudge
+q = "SELECT ?x WHERE { " + " ".join("?x <http://e.org/p%d> ?o%d ." % (i, i % 50) for i in range(6000)) + " }"
+cases = [{"id": str(i), "golden": q, "generated": q.replace("p1", "p2"), "order_matters": False} for i in range(20)]
+print("ready", flush=True)
+try:
+    qajudge.evaluate(None, [("slow", cases)], profile="t2s-metrics")
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted %.3f" % time.monotonic(), flush=True)
+'''
+
+
+def test_ctrl_c_stops_an_evaluation_within_a_second() -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(3)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        assert line.startswith("interrupted"), line
+        # the interrupt arrived within a second of the signal (an evaluation of
+        # 20 such cases takes about a minute)
+        assert float(line.split()[1]) - sent < 1.0, line
+        child.wait(timeout=60)
+    finally:
+        child.kill()

@@ -98,8 +98,18 @@ pub fn options(subcommand: &str) -> Vec<OptionInfo> {
 /// `read` holds runs already read, by position among the `--run` files, whose
 /// paths then only name them.
 pub fn evaluate(args: &[OsString], read: Vec<Option<ReadRun>>) -> anyhow::Result<Report> {
+    evaluate_until(args, read, crate::eval::Deadline::default())
+}
+
+/// [`evaluate`], stopping at `deadline` (the host's interrupt: Python's
+/// Ctrl-C), when the evaluation is an error.
+pub fn evaluate_until(
+    args: &[OsString],
+    read: Vec<Option<ReadRun>>,
+    deadline: crate::eval::Deadline,
+) -> anyhow::Result<Report> {
     match parse("evaluate", args)? {
-        (Command::Evaluate(a), _limit) => super::evaluate::report(&a, read),
+        (Command::Evaluate(a), _limit) => super::evaluate::report(&a, read, deadline),
         _ => unreachable!("parsed as the evaluate subcommand"),
     }
 }

@@ -253,7 +253,7 @@ fn stem(path: &Path) -> String {
 
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
-    let report = report(&args, Vec::new())?;
+    let report = report(&args, Vec::new(), crate::eval::Deadline::default())?;
     {
         use std::io::Write;
         // a large report is written as it is serialised, through one buffer,
@@ -307,10 +307,12 @@ pub struct ReadRun {
 /// The report `qajudge evaluate` prints, computed from its arguments: `read`
 /// holds, by position among `args.runs`, runs already read, which are not
 /// read from their path (that path only names them); the others are read from
-/// their files.
+/// their files. The scoring stops at `deadline` (a host's Ctrl-C), and the
+/// evaluation is then an error.
 pub fn report(
     args: &EvaluateArgs,
     mut read: Vec<Option<ReadRun>>,
+    deadline: crate::eval::Deadline,
 ) -> anyhow::Result<crate::eval::Report> {
     if args.names.len() > args.runs.len() + args.systems.len() {
         bail!(
@@ -467,7 +469,7 @@ pub fn report(
         wordnet: wordnet(args)?,
         ontology,
         train,
-        deadline: crate::eval::Deadline::default(),
+        deadline,
     };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()

@@ -383,7 +383,7 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
         (Some(name), Some(cache)) if unchanged => cache.get(name, &gold, &job.options, equivalence),
         _ => Arc::new(prepare_gold(&gold, &job.options, equivalence)),
     };
-    let deadline = job.options.deadline;
+    let deadline = job.options.deadline.clone();
     let report = evaluate_executed(
         &gold,
         &prepared,

@@ -401,7 +401,7 @@ pub fn evaluate_executed(
                 run.dataset,
                 options.lang.as_deref(),
                 equivalence,
-                options.deadline,
+                options.deadline.clone(),
             ));
             judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
         }

@@ -64,24 +64,43 @@ pub struct Options {
     pub deadline: Deadline,
 }
 
-/// When an evaluation stops; none by default (the command line's).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Deadline(Option<std::time::Instant>);
+/// When an evaluation stops: at a time, or when its caller says so (a
+/// notebook's Ctrl-C); neither by default (the command line's).
+#[derive(Debug, Clone, Default)]
+pub struct Deadline {
+    at: Option<std::time::Instant>,
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
 
 impl Deadline {
     /// A deadline `after` from now.
     pub fn after(after: std::time::Duration) -> Deadline {
-        Deadline(std::time::Instant::now().checked_add(after))
+        Deadline {
+            at: std::time::Instant::now().checked_add(after),
+            stop: None,
+        }
     }
 
-    /// True when one was set.
-    pub fn is_set(self) -> bool {
-        self.0.is_some()
+    /// A deadline that passes when `stop` is set (by another thread).
+    pub fn on(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Deadline {
+        Deadline {
+            at: None,
+            stop: Some(stop),
+        }
     }
 
-    /// True when it has passed.
-    pub fn passed(self) -> bool {
-        self.0.is_some_and(|at| std::time::Instant::now() >= at)
+    /// True when a time or a stop was set.
+    pub fn is_set(&self) -> bool {
+        self.at.is_some() || self.stop.is_some()
+    }
+
+    /// True when it has passed, or the stop was asked for.
+    pub fn passed(&self) -> bool {
+        self.at.is_some_and(|at| std::time::Instant::now() >= at)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 

@@ -194,7 +194,7 @@ fn attach_official(
         wordnet: options.wordnet.as_deref(),
         ontology: options.ontology.as_deref(),
         train: options.train.as_deref(),
-        deadline: options.deadline,
+        deadline: Some(&options.deadline),
     };
     let (mut per_question, aggregate) = official_figures(official, &gold, run, &with);
     for report in &mut qa.questions {

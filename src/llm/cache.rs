@@ -21,12 +21,13 @@ use super::{Ask, AskKind, Verdict};
 
 /// A cache directory that cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error("llm judge cache {path}: {source}; give a writable directory with --llm-cache DIR")]
+#[error("llm judge cache {path}: {cause}; give a writable directory with --llm-cache DIR")]
 pub struct CacheError {
     /// The directory.
     pub path: String,
-    /// The cause.
-    pub source: std::io::Error,
+    /// The cause, said in the message (not a source of the error's chain,
+    /// which would say it again).
+    pub cause: std::io::Error,
 }
 
 /// The default cache directory: `$XDG_CACHE_HOME/qajudge/llm-judge`, else
@@ -111,9 +112,9 @@ impl VerdictCache {
     /// Opens (creating) the cache directory; a symbolic link or a
     /// non-directory is refused.
     pub fn open(dir: &Path) -> Result<VerdictCache, CacheError> {
-        let err = |source| CacheError {
+        let err = |cause| CacheError {
             path: dir.display().to_string(),
-            source,
+            cause,
         };
         if let Ok(m) = std::fs::symlink_metadata(dir) {
             if m.file_type().is_symlink() || !m.is_dir() {
@@ -317,7 +318,10 @@ mod tests {
         std::fs::create_dir(&real).unwrap();
         let link = dir.join("link");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        assert!(VerdictCache::open(&link).is_err());
+        // refused, its reason said once in the whole chain
+        let e = anyhow::Error::from(VerdictCache::open(&link).expect_err("a link"));
+        let text = format!("{e:#}");
+        assert_eq!(text.matches("symbolic link").count(), 1, "{text}");
         // a verdict file that is a link is a miss
         let cache = VerdictCache::open(&real).unwrap();
         let key = cache_key(ID, &ask("r"));
