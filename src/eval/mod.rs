@@ -6,6 +6,7 @@
 mod aggregates;
 mod breakdown;
 mod compare;
+mod deadline;
 mod era;
 mod experiment;
 mod explain;
@@ -33,10 +34,11 @@ use crate::matching::{Resolver, Side};
 use crate::model::{Dataset, Term};
 use compare::compare_runs;
 pub use compare::{holm, ALPHA, CORRECTION, SIGNIFICANCE_SHUFFLES};
+pub use deadline::Deadline;
 pub use experiment::{Experiment, PerExperiment, UnknownName};
 pub use explain::{match_lists, MatchReport};
 pub use options::{
-    Deadline, Execution, GoldMarkings, IndexRef, Options, BOOTSTRAP_SEED, DEFAULT_MAX_CLASS_SIZE,
+    Execution, GoldMarkings, IndexRef, Options, BOOTSTRAP_SEED, DEFAULT_MAX_CLASS_SIZE,
 };
 use prepare::{Ctx, GoldEntry};
 pub use profiles::{Profile, Rules};
