@@ -12,7 +12,8 @@
 # names the question's diagnostic); golds that expand, two at once (a YAML of
 # 1,200 aliases of an 800 KB question, a QAWiki dump whose 5,000 questions
 # share one statement) and the YAML uploaded to /sample, each a 400 within 11
-# s. Then the bounds of docs/http-api.md's
+# s; T2S-Metrics cases whose generated query is 160 KB of `<` or 60,000
+# variables (text measures that were quadratic), a 200 within 11 s. Then the bounds of docs/http-api.md's
 # query limits: a 546-byte query of nested CONCATs asking 4.6 GB and a
 # GROUP_CONCAT over rows of large strings (413), 1,000 triple patterns in one
 # group and 8,000 joined variables (400, each answered within the /sparql
@@ -40,7 +41,7 @@ index="$target/bench-index/idx-${millions}m"
 cargo build --release --bin qajudge
 data="$(mktemp -d)"
 "$target/release/qajudge" serve --index "$index" --data "$data/store" --bind 127.0.0.1:0 \
-  --workers 2 --benchmark "demo=tests/data/demo/gold.json" \
+  --workers 2 --max-evaluations 64 --benchmark "demo=tests/data/demo/gold.json" \
   --kg tests/data/demo/kg.ttl tests/data/demo/facts.ttl 2> "$data/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
@@ -130,6 +131,10 @@ ttl = ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix wd: <
 ttl += ['wd:Q%d wdt:P1 wd:Q1 ; rdfs:label "q%d"@en ; p:P11 s:big .' % (i + 100, i) for i in range(5000)]
 ttl.append('s:big ps:P11 "ASK {}" ;\n pq:P13 ' + ", ".join('"v%d"' % i for i in range(8000)) + " .")
 open(f"{out}/qawiki.evaluate", "w").write(json.dumps({"gold": {"name": "shared.ttl", "text": "\n".join(ttl) + "\n"}, "runs": [{"text": "{}"}]}))
+# text measures that were quadratic: a generated query of 160 KB of `<`, and one of 60,000 variables
+for name, generated in {"lt": "<" * 160000, "vars": "SELECT " + " ".join("?v%d" % i for i in range(60000)) + " WHERE { ?s ?p ?o }"}.items():
+    case = json.dumps({"id": "1", "golden": "SELECT ?x WHERE { ?x ?p ?o }", "generated": generated, "order_matters": False})
+    open(f"{out}/{name}.evaluate", "w").write(json.dumps({"gold": {"name": "cases.jsonl", "text": case}, "runs": [{"text": case}], "profile": "t2s-metrics", "timeout_ms": 10000}))
 PY
 # sends FILE to PATH with TYPE and checks the status is WANT (and, for 200, that
 # the report names the question's diagnostic)
@@ -165,6 +170,8 @@ hostile_round() {
   timed /api/v1/evaluate application/json "$data/qawiki.evaluate" 400
   wait "$other" || exit 1
   timed /api/v1/sample application/json "$data/laughs.sample" 400
+  timed /api/v1/evaluate application/json "$data/lt.evaluate" 200
+  timed /api/v1/evaluate application/json "$data/vars.evaluate" 200
   for name in concat group; do
     timed /sparql application/sparql-query "$data/$name.sparql" 413
   done
@@ -204,5 +211,5 @@ for i in $(seq 1 "$rounds"); do
   fi
 done
 growth=$(awk -v a="$first" -v b="$second" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')
-echo "$total requests and $(( rounds * 18 )) hostile ones, no errors; highest RSS $(( first / 1024 )) MiB in the first half, $(( second / 1024 )) MiB in the second ($growth %)"
+echo "$total requests and $(( rounds * 20 )) hostile ones, no errors; highest RSS $(( first / 1024 )) MiB in the first half, $(( second / 1024 )) MiB in the second ($growth %)"
 awk -v g="$growth" 'BEGIN {exit !(g <= 10)}' || { echo "error: RSS grew by $growth % (more than 10 %)" >&2; exit 1; }

@@ -59,6 +59,11 @@ pub struct ServeArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_body_bytes: usize,
+    /// Evaluations of `POST /api/v1/evaluate` that run at once (default:
+    /// four per core); past them a request gets 503 `busy` with
+    /// `Retry-After`.
+    #[arg(long, value_name = "N")]
+    pub max_evaluations: Option<usize>,
     /// Server worker threads (default: the number of cores).
     #[arg(long)]
     pub workers: Option<usize>,
@@ -252,6 +257,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         experiment_time: (args.experiment_timeout_s > 0)
             .then(|| std::time::Duration::from_secs(args.experiment_timeout_s)),
         max_body_bytes: args.max_body_bytes,
+        max_evaluations: args.max_evaluations.unwrap_or(4 * cores),
         workers: args.workers.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
         }),

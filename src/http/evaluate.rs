@@ -276,7 +276,7 @@ pub async fn evaluate(
     // a place among the evaluations at once, held until the work ends (not
     // when the answer is sent: past timeout_ms the work stops at its next
     // question, and the place is free then)
-    let slot = Arc::new(place()?);
+    let slot = Arc::new(place(state.max_evaluations)?);
     if body.runs.is_empty() {
         return Err(ApiError::new(
             ErrorCode::MissingField,
@@ -436,19 +436,12 @@ pub async fn evaluate(
     }
 }
 
-/// The most evaluations of `POST /api/v1/evaluate` at once: the cores, whose
-/// work they share; past them a request gets 503 `busy` with `Retry-After`.
-fn max_evaluations() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
-}
-
 /// Evaluations running now (parsing or scoring).
 static EVALUATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// A place among the evaluations at once, or a 503 `busy` (with
-/// `Retry-After`) when every one is taken.
-fn place() -> Result<super::common::Place, ApiError> {
-    let max = max_evaluations();
+/// A place among the `max` evaluations at once (`serve --max-evaluations`),
+/// or a 503 `busy` (with `Retry-After`) when every one is taken.
+fn place(max: usize) -> Result<super::common::Place, ApiError> {
     super::common::Place::take(&EVALUATIONS, max, || {
         format!("{max} evaluations are running, as many as this server runs at once; try again in a moment, or submit a stored experiment (POST /api/v1/experiments)")
     })

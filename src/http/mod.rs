@@ -86,6 +86,8 @@ pub struct ServeConfig {
     pub experiment_time: Option<std::time::Duration>,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Evaluations of `POST /api/v1/evaluate` at once; past them 503 `busy`.
+    pub max_evaluations: usize,
     /// Server worker threads.
     pub workers: usize,
     /// The token mutating routes ask for (`--api-token`), if any.
@@ -172,6 +174,8 @@ pub struct AppState {
     live: LiveOptions,
     knowledge_graph: Option<Arc<KnowledgeGraph>>,
     max_body_bytes: usize,
+    /// Evaluations of `POST /api/v1/evaluate` at once.
+    max_evaluations: usize,
     /// What stored experiments are evaluated with, for synchronous evaluations.
     worker: Worker,
     /// The SHA-256 of `--api-token`, if any.
@@ -320,6 +324,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         live: config.live.clone(),
         knowledge_graph: config.knowledge_graph.clone(),
         max_body_bytes: config.max_body_bytes,
+        max_evaluations: config.max_evaluations.max(1),
         worker,
         api_token_sha256: config
             .api_token

@@ -71,6 +71,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
         live: LiveOptions::default(),
         knowledge_graph: None,
         max_body_bytes: limit,
+        max_evaluations: 2,
         worker,
         api_token_sha256: None,
         gate: Gate::load(&[]),

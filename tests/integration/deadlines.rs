@@ -4,7 +4,7 @@
 //! measures per case in a debug build) answers 503 `timeout` at its
 //! `timeout_ms`, and the server's CPU time then stops growing once the case
 //! at hand ends (before, it scored all 20 after the answer); with both places
-//! of a 2-core server taken, a third request gets 503 `busy` with
+//! of a server started with `--max-evaluations 2` taken, a third gets 503 `busy` with
 //! `Retry-After`; a stored experiment past `--experiment-timeout-s` fails,
 //! saying why, and the next one runs.
 
@@ -56,7 +56,7 @@ fn body(cases: &str, timeout_ms: u64) -> String {
 
 #[test]
 fn an_evaluation_stops_at_its_deadline_and_places_are_bounded() {
-    let s = Server::start_bare(&tmp("deadlines"), &[]);
+    let s = Server::start_bare(&tmp("deadlines"), &["--max-evaluations", "2"]);
     let cases = slow_cases();
     let started = Instant::now();
     let (status, e) = post_json(&s, "/api/v1/evaluate", &body(&cases, 2000));
@@ -77,8 +77,8 @@ fn an_evaluation_stops_at_its_deadline_and_places_are_bounded() {
         burnt < 1.0,
         "the server burnt {burnt} s of CPU after answering 503"
     );
-    // two places on this machine's cores (at least): take every one, then one more
-    let places = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    // the server's two places (--max-evaluations 2): take both, then one more
+    let places = 2;
     let url = s.url("/api/v1/evaluate");
     let mut busy = None;
     std::thread::scope(|scope| {
