@@ -84,6 +84,26 @@ pub fn cache_key(identity: Identity<'_>, ask: &Ask) -> String {
     h.hex()
 }
 
+/// The first ancestor of `dir` (from the root down) that is a symbolic link,
+/// and the real path `dir` would be under, if one is.
+fn linked_ancestor(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let absolute = std::path::absolute(dir).ok()?;
+    let mut walked = PathBuf::new();
+    for part in absolute.parent()?.components() {
+        walked.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&walked) else {
+            // the rest does not exist yet: the cache creates it
+            return None;
+        };
+        if meta.file_type().is_symlink() {
+            let real = std::fs::canonicalize(&walked).ok()?;
+            let rest = absolute.strip_prefix(&walked).ok()?;
+            return Some((walked, real.join(rest)));
+        }
+    }
+    None
+}
+
 /// The most characters of a reply a verdict file keeps.
 const MAX_REPLY_CHARS: usize = 1_000;
 
@@ -110,7 +130,8 @@ pub struct VerdictCache {
 
 impl VerdictCache {
     /// Opens (creating) the cache directory; a symbolic link or a
-    /// non-directory is refused.
+    /// non-directory is refused, and so is a directory under a symbolic
+    /// link (the error names the link and the real path to give instead).
     pub fn open(dir: &Path) -> Result<VerdictCache, CacheError> {
         let err = |cause| CacheError {
             path: dir.display().to_string(),
@@ -122,6 +143,13 @@ impl VerdictCache {
                     "it is a symbolic link or not a directory, which the cache never writes through",
                 )));
             }
+        }
+        if let Some((link, real)) = linked_ancestor(dir) {
+            return Err(err(std::io::Error::other(format!(
+                "{} above it is a symbolic link, which the cache never writes through; give the real directory, {}",
+                link.display(),
+                real.display()
+            ))));
         }
         std::fs::create_dir_all(dir).map_err(err)?;
         Ok(VerdictCache {
@@ -333,6 +361,15 @@ mod tests {
         .unwrap();
         std::os::unix::fs::symlink(&target, real.join(format!("{key}.json"))).unwrap();
         assert_eq!(cache.get(&key, ID, AskKind::Answer), None);
+        // a cache under a linked directory is refused, naming the real path
+        let e = VerdictCache::open(&link.join("cache")).expect_err("under a link");
+        let text = e.to_string();
+        assert!(text.contains("above it is a symbolic link"), "{text}");
+        assert!(
+            text.contains(&real.join("cache").display().to_string()),
+            "{text}"
+        );
+        assert!(!link.join("cache").exists() && !real.join("cache").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
