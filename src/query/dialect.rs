@@ -19,6 +19,16 @@ pub struct Rewrite {
 pub(super) fn code_mask(q: &str) -> Vec<bool> {
     let b = q.as_bytes();
     let mut mask = vec![true; b.len()];
+    // the first `>` or whitespace at or after each position, in one pass from
+    // the end: a search from every `<` made a text of `<` quadratic
+    let mut stop = vec![b.len(); b.len() + 1];
+    for k in (0..b.len()).rev() {
+        stop[k] = if b[k] == b'>' || b[k].is_ascii_whitespace() {
+            k
+        } else {
+            stop[k + 1]
+        };
+    }
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -49,10 +59,7 @@ pub(super) fn code_mask(q: &str) -> Vec<bool> {
             }
             b'<' => {
                 // an IRI has no spaces; a `<` followed by a space is an operator
-                let end = b[i + 1..]
-                    .iter()
-                    .position(|&c| c == b'>' || c.is_ascii_whitespace())
-                    .map(|p| i + 1 + p);
+                let end = Some(stop[i + 1]).filter(|&e| e < b.len());
                 match end {
                     Some(e) if b[e] == b'>' => {
                         mask[i..=e].iter_mut().for_each(|m| *m = false);
