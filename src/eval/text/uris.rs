@@ -46,6 +46,48 @@ fn py_strip(s: &str) -> &str {
     s.trim_matches(py_space)
 }
 
+/// For each `<`, the `>` that closes it on its line, counting the `<` and
+/// `>` between (the script's scan: depth 1 at the `<`, up at each `<`, down
+/// at each `>`, given up at the line's end): the first position after it
+/// where the running sum of the line (`<` +1, `>` −1) falls below the sum at
+/// the `<`, found for every `<` at once with a stack, from the end (the
+/// scan from every `<` made a line of `<` quadratic).
+fn closing_brackets(bytes: &[u8]) -> Vec<Option<usize>> {
+    let mut out = vec![None; bytes.len()];
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |p| start + p);
+        let mut sum = 0i64;
+        let sums: Vec<i64> = bytes[start..end]
+            .iter()
+            .map(|&b| {
+                sum += match b {
+                    b'<' => 1,
+                    b'>' => -1,
+                    _ => 0,
+                };
+                sum
+            })
+            .collect();
+        // positions to the right whose sums are increasing from the top
+        let mut stack: Vec<usize> = Vec::new();
+        for k in (0..sums.len()).rev() {
+            while stack.last().is_some_and(|&t| sums[t] >= sums[k]) {
+                stack.pop();
+            }
+            if bytes[start + k] == b'<' {
+                out[start + k] = stack.last().map(|&t| start + t);
+            }
+            stack.push(k);
+        }
+        start = end + 1;
+    }
+    out
+}
+
 /// `extract_uris(sparql)`, in the order they were found.
 pub fn extract_uris(sparql: &str) -> Vec<String> {
     if sparql.is_empty() {
@@ -59,7 +101,7 @@ pub fn extract_uris(sparql: &str) -> Vec<String> {
         };
         prefixes.insert(name.as_str(), iri.as_str());
     }
-    let bytes = sparql.as_bytes();
+    let closing = closing_brackets(sparql.as_bytes());
     let mut raw: Vec<&str> = Vec::new();
     let mut clean = String::with_capacity(sparql.len());
     let mut i = 0;
@@ -70,21 +112,10 @@ pub fn extract_uris(sparql: &str) -> Vec<String> {
         };
         clean.push_str(&sparql[i..m.start()]);
         if m.as_str() == "<" {
-            let mut depth = 1usize;
-            let mut j = m.start() + 1;
-            while j < bytes.len() && depth > 0 {
-                match bytes[j] {
-                    b'\n' => break,
-                    b'<' => depth += 1,
-                    b'>' => depth -= 1,
-                    _ => {}
-                }
-                j += 1;
-            }
-            if depth == 0 {
-                raw.push(&sparql[m.start() + 1..j - 1]);
-                clean.push_str(&sparql[m.start()..j]);
-                i = j;
+            if let Some(close) = closing[m.start()] {
+                raw.push(&sparql[m.start() + 1..close]);
+                clean.push_str(&sparql[m.start()..=close]);
+                i = close + 1;
                 continue;
             }
         }
@@ -141,6 +172,45 @@ pub fn uri_hallucination(generated: &str, in_graph: impl Fn(&str) -> bool) -> f6
 
 #[cfg(test)]
 mod tests {
+    /// The script's scan from one `<`, as it was written.
+    fn naive(bytes: &[u8], at: usize) -> Option<usize> {
+        let (mut depth, mut j) = (1usize, at + 1);
+        while j < bytes.len() && depth > 0 {
+            match bytes[j] {
+                b'\n' => break,
+                b'<' => depth += 1,
+                b'>' => depth -= 1,
+                _ => {}
+            }
+            j += 1;
+        }
+        (depth == 0).then(|| j - 1)
+    }
+
+    #[test]
+    fn closing_brackets_are_the_scans() {
+        let mut texts: Vec<String> = [
+            "<<a>", "<a<b>>", "<<>", "x<y\n>", "< a >", "<<<>>", "><><", "<a>\n<b>", "<",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // every string of length 6 over `<`, `>`, `a` and a newline
+        let alphabet = ['<', '>', 'a', '\n'];
+        for n in 0..4usize.pow(6) {
+            texts.push((0..6).map(|d| alphabet[n / 4usize.pow(d) % 4]).collect());
+        }
+        for t in &texts {
+            let b = t.as_bytes();
+            let fast = closing_brackets(b);
+            for (k, &c) in b.iter().enumerate() {
+                if c == b'<' {
+                    assert_eq!(fast[k], naive(b, k), "{t:?} at {k}");
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
