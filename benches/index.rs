@@ -121,6 +121,7 @@ fn evaluations(c: &mut Criterion, index: &Index, path: &str) {
             path,
             format_version: index.meta().format_version,
             built: None,
+            names: None,
         };
         group.bench_function(format!("{name}/with_index"), |b| {
             b.iter(|| {

@@ -49,9 +49,7 @@ def strip_code(text):
                     j += 1
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
             i = j
-        elif c == "r" and re.match(r'r#*"', text[i:i + 10]) and not (
-            i and (text[i - 1].isalnum() or text[i - 1] == "_")
-        ):
+        elif c == "r" and re.match(r'r#*"', text[i:i + 10]) and raw_start(text, i):
             hashes = re.match(r'r(#*)"', text[i:]).group(1)
             end = text.find('"' + hashes, i + len(hashes) + 2)
             end = n if end < 0 else end + 1 + len(hashes)
@@ -75,6 +73,18 @@ def strip_code(text):
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def raw_start(text, i):
+    """Whether the `r` at i opens a raw string literal: `r"…"`, `r#"…"#`, or
+    the byte and C forms `br#"…"#`, `cr"…"` (not the end of a name)."""
+
+    def ident(k):
+        return k >= 0 and (text[k].isalnum() or text[k] == "_")
+
+    if not ident(i - 1):
+        return True
+    return text[i - 1] in "bc" and not ident(i - 2)
 
 
 def module_of(rel):

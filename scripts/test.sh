@@ -3,7 +3,8 @@
 # (unit tests, the integration binary with its real servers: oxigraph, Virtuoso,
 # Chromium, the benches once each in test mode, the Python package's pytest
 # suites in the venv scripts/python-wheel.sh makes) after checking the licences
-# of the binary's crates (scripts/licences.sh) and that the examples build.
+# of the binary's crates (scripts/licences.sh), the house's shape (house.py,
+# layers.py) and that the examples build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,11 @@ bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --la
 bash scripts/install-servers.sh
 # the licence policy of the binary (deny.toml): a copyleft crate fails here, named
 bash scripts/licences.sh
+# the house checks itself: no circle between the files of a directory of src/,
+# and every module uses only what its row of ARCHITECTURE.md's layers table
+# lists (no stale rows), external crates only where it places them
+python3 scripts/house.py --quiet
+python3 scripts/layers.py
 if [ ! -d ../shared/data ]; then
   echo "note: ../shared/data is missing: tests that read real benchmarks skip (they fail under CI=true)" >&2
 fi

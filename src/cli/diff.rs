@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::args::ProfileArg;
-use crate::eval::job::{run_job, Env, Job, Plan, RunSource, Silent, Systems};
+use crate::eval::job::{run_job, Env, Plan, Request, RunSource, Silent, Systems};
 use crate::eval::{Experiment, IndexRef, Options, QuestionReport, Report};
 use crate::index::Index;
 use crate::live::{Asking, LiveOptions};
@@ -109,12 +109,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
             dataset: Box::new(dataset),
         });
     }
-    let names: Vec<String> = runs
-        .iter()
-        .map(|r| match r {
-            RunSource::File { name, .. } | RunSource::System { name, .. } => name.clone(),
-        })
-        .collect();
+    let names: Vec<String> = runs.iter().map(|r| r.name().to_string()).collect();
     if names[0] == names[1] {
         bail!("both runs are named {:?}: give --name A --name B", names[0]);
     }
@@ -124,11 +119,13 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let job = Job {
+    let job = Request {
         gold_name: args.gold.display().to_string(),
         gold: Arc::new(gold),
         benchmark: None,
         runs,
+        questions: None,
+        explain_failures: false,
         options: Options {
             profile: args.profile.into(),
             experiments: vec![Experiment::Qa],

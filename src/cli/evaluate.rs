@@ -17,13 +17,13 @@ use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg}
 
 use super::progress::Bars;
 use super::{paper, render};
-use crate::eval::job::{run_job, Env, Executor, Job, Plan, RunSource};
+use crate::eval::job::{run_job, Env, Executor, Plan, Request, RunSource, CONFIDENCE_RESAMPLES};
 use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 use crate::wordnet::{WordNet, WordNetError};
-use gold::{keep_questions, own_gold};
+use gold::{own_gold, question_ids};
 pub(super) use gold::{load_ontology, load_train};
 pub use llm_args::LlmArgs;
 
@@ -308,10 +308,11 @@ pub struct ReadRun {
 /// holds, by position among `args.runs`, runs already read, which are not
 /// read from their path (that path only names them); the others are read from
 /// their files. The scoring stops at `deadline` (a host's Ctrl-C), and the
-/// evaluation is then an error.
+/// evaluation is then an error. The arguments become one [`Request`], which
+/// the one pipeline ([`run_job`]) evaluates.
 pub fn report(
     args: &EvaluateArgs,
-    mut read: Vec<Option<ReadRun>>,
+    read: Vec<Option<ReadRun>>,
     deadline: crate::eval::Deadline,
 ) -> anyhow::Result<crate::eval::Report> {
     if args.names.len() > args.runs.len() + args.systems.len() {
@@ -324,37 +325,7 @@ pub fn report(
     if args.explain_failures && !matches!(args.format, OutputFormat::Table | OutputFormat::Json) {
         bail!("--explain-failures prints its rules after the table or in the JSON report: give --format table or --format json");
     }
-    if (args.refresh_gold || args.execute_run) && !args.kg.given() {
-        bail!("--refresh-gold and --execute-run execute queries: give the knowledge graph with --kg FILE... or --endpoint URL");
-    }
-    let ontology = match &args.ontology {
-        Some(dir) => Some(Arc::new(load_ontology(dir)?)),
-        None if matches!(args.profile, ProfileArg::Grailqa) => {
-            bail!("--profile grailqa compares logical forms with GrailQA's schema: give --ontology DIR (the folder of fb_roles, fb_types and reverse_properties)")
-        }
-        None => None,
-    };
-    let train = match &args.train {
-        Some(_) if !matches!(args.profile, ProfileArg::Kqapro) => {
-            bail!("--train gives KQA Pro's training answers, which only the kqapro profile reads: give --profile kqapro, or leave --train out")
-        }
-        Some(path) => Some(Arc::new(load_train(path)?)),
-        None => None,
-    };
-    let mut loaded = Vec::with_capacity(args.runs.len());
-    let mut sources = Vec::with_capacity(args.runs.len());
-    for (i, path) in args.runs.iter().enumerate() {
-        match read.get_mut(i).and_then(Option::take) {
-            Some(run) => {
-                loaded.push(run.dataset);
-                sources.push(run.source);
-            }
-            None => {
-                loaded.push(super::load(path)?);
-                sources.push(path.display().to_string());
-            }
-        }
-    }
+    let (mut loaded, sources) = load_runs(args, read)?;
     let (mut gold, gold_name) = match &args.gold {
         Some(path) => (super::load(path)?, path.display().to_string()),
         None => own_gold(&args.runs, &mut loaded)?,
@@ -363,45 +334,19 @@ pub fn report(
         let answers = super::load(path)?;
         crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
     }
-    // the gold questions left out of a --questions sample: runs' answers to
-    // them are left out too (not counted as extra)
+    // the ids of a --questions file or a sample's ids.txt, checked against the gold
     let ids_file = args
         .questions
         .clone()
         .or_else(|| args.sample.as_ref().map(|d| d.join("ids.txt")));
-    let left_out: std::collections::HashSet<String> = match &ids_file {
-        Some(path) => keep_questions(&mut gold, path)?,
-        None => Default::default(),
-    };
+    let questions = ids_file
+        .map(|path| question_ids(&gold, &path))
+        .transpose()?;
     let protocol = match args.live.protocol {
         Some(p) => p.into(),
         None => protocol_for(&gold, args.profile.into()),
     };
-    if !args.systems.is_empty() && protocol == Protocol::Text2sparql && !args.kg.given() {
-        bail!("text2sparql systems answer with a query, which is executed: give the knowledge graph with --kg FILE... or --endpoint URL");
-    }
-    let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
-    for (((i, path), mut dataset), source) in args.runs.iter().enumerate().zip(loaded).zip(sources)
-    {
-        dataset.own_gold = None;
-        // joined before --questions leaves questions out, by the gold's ids
-        crate::eval::join::join(&gold, &mut dataset);
-        dataset.questions.retain(|q| !left_out.contains(&q.id.0));
-        let name = args.names.get(i).cloned().unwrap_or_else(|| {
-            // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
-            // are named by their folder too
-            let shared = args.runs.iter().filter(|p| stem(p) == stem(path)).count() > 1;
-            match path.parent().and_then(|p| p.file_name()).filter(|_| shared) {
-                Some(dir) => format!("{}/{}", dir.to_string_lossy(), stem(path)),
-                None => stem(path),
-            }
-        });
-        runs.push(RunSource::File {
-            name,
-            source,
-            dataset: Box::new(dataset),
-        });
-    }
+    let runs = run_sources(args, loaded, sources, protocol);
     // a knowledge graph that does not load stops the run before any system is asked
     let kg = args.kg.open()?;
     let live = LiveOptions {
@@ -410,67 +355,6 @@ pub fn report(
         ..args.live.options()
     }
     .for_profile(args.profile.into());
-    for (i, url) in args.systems.iter().enumerate() {
-        let name = args
-            .names
-            .get(args.runs.len() + i)
-            .cloned()
-            .unwrap_or_else(|| url.clone());
-        runs.push(RunSource::System {
-            name,
-            url: url.clone(),
-        });
-    }
-    let names: Vec<&str> = runs
-        .iter()
-        .map(|r| match r {
-            RunSource::File { name, .. } | RunSource::System { name, .. } => name.as_str(),
-        })
-        .collect();
-    if let Some(dup) = names
-        .iter()
-        .enumerate()
-        .find_map(|(i, n)| names[..i].contains(n).then_some(n))
-    {
-        bail!("two runs are named {dup:?}: give each its own with --name (one per run, in order)");
-    }
-    if let Some(b) = args.baseline.as_deref().filter(|b| !names.contains(b)) {
-        bail!(
-            "--baseline {b:?} names no run; the runs are {}: give one of them (a file's stem, or its --name)",
-            names
-                .iter()
-                .map(|n| format!("{n:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let paper = matches!(args.format, OutputFormat::Latex | OutputFormat::Markdown);
-    let experiments = if paper && args.experiments.is_empty() {
-        // a paper's table is QA unless the user asks for more
-        vec![Experiment::Qa]
-    } else {
-        args.experiments.clone()
-    };
-    let options = Options {
-        profile: args.profile.into(),
-        strict_literals: args.strict_literals,
-        lenient_dates: args.lenient_dates,
-        bootstrap: if args.confidence { 1000 } else { 0 },
-        experiments,
-        by: args.by.clone(),
-        explain: args.explain.is_some(),
-        explain_errors_only: args.explain == Some(ExplainArg::Errors),
-        max_class_size: args.max_class_size,
-        gold_markings: args.gold_markings.into(),
-        lang: args.lang.clone(),
-        baseline: args.baseline.clone(),
-        abstain_marker: args.abstain_marker.clone(),
-        llm: args.llm.judge()?,
-        wordnet: wordnet(args)?,
-        ontology,
-        train,
-        deadline,
-    };
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()
     } else {
@@ -486,29 +370,18 @@ pub fn report(
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    // names from the index's labels when it has them (an index of format 4
-    // scores as well, and names by local names)
-    let features = args
-        .explain_failures
-        .then(|| {
-            crate::sample::named::features_named_if_possible(
-                &gold,
-                args.lang.as_deref().unwrap_or("en"),
-                index.as_ref(),
-                args.max_class_size,
-            )
-        })
-        .transpose()?;
-    let job = Job {
+    let request = Request {
         gold_name,
         gold: Arc::new(gold),
         benchmark: None,
         runs,
-        options,
+        questions,
+        options: options(args, deadline)?,
         plan: Plan {
             refresh_gold: args.refresh_gold,
             execute_run: args.execute_run,
         },
+        explain_failures: args.explain_failures,
     };
     let executing = kg.as_ref().map(|kg| Executing {
         kg,
@@ -520,9 +393,117 @@ pub fn report(
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: None,
     };
-    let mut report = run_job(job, &env, &Bars::default())?;
-    if let Some(features) = &features {
-        crate::eval::failures::attach(&mut report, features);
+    Ok(run_job(request, &env, &Bars::default())?)
+}
+
+/// The runs of `--run`, each taken from `read` at its position when it is
+/// there, else read from its file; with the `source` the report names.
+fn load_runs(
+    args: &EvaluateArgs,
+    mut read: Vec<Option<ReadRun>>,
+) -> anyhow::Result<(Vec<crate::model::Dataset>, Vec<String>)> {
+    let mut loaded = Vec::with_capacity(args.runs.len());
+    let mut sources = Vec::with_capacity(args.runs.len());
+    for (i, path) in args.runs.iter().enumerate() {
+        match read.get_mut(i).and_then(Option::take) {
+            Some(run) => {
+                loaded.push(run.dataset);
+                sources.push(run.source);
+            }
+            None => {
+                loaded.push(super::load(path)?);
+                sources.push(path.display().to_string());
+            }
+        }
     }
-    Ok(report)
+    Ok((loaded, sources))
+}
+
+/// The request's runs: the run files, named by `--name` or their stem (and
+/// their folder when two share a stem), then the live systems, named by
+/// `--name` or their URL.
+fn run_sources(
+    args: &EvaluateArgs,
+    loaded: Vec<crate::model::Dataset>,
+    sources: Vec<String>,
+    protocol: Protocol,
+) -> Vec<RunSource> {
+    let mut runs: Vec<RunSource> = Vec::with_capacity(args.runs.len() + args.systems.len());
+    for (((i, path), mut dataset), source) in args.runs.iter().enumerate().zip(loaded).zip(sources)
+    {
+        dataset.own_gold = None;
+        let name = args.names.get(i).cloned().unwrap_or_else(|| {
+            // runs that share a file stem (systems/A/answers.json, systems/B/answers.json)
+            // are named by their folder too
+            let shared = args.runs.iter().filter(|p| stem(p) == stem(path)).count() > 1;
+            match path.parent().and_then(|p| p.file_name()).filter(|_| shared) {
+                Some(dir) => format!("{}/{}", dir.to_string_lossy(), stem(path)),
+                None => stem(path),
+            }
+        });
+        runs.push(RunSource::File {
+            name,
+            source,
+            dataset: Box::new(dataset),
+        });
+    }
+    for (i, url) in args.systems.iter().enumerate() {
+        let name = args
+            .names
+            .get(args.runs.len() + i)
+            .cloned()
+            .unwrap_or_else(|| url.clone());
+        runs.push(RunSource::System {
+            name,
+            url: url.clone(),
+            answers_with_query: protocol == Protocol::Text2sparql,
+        });
+    }
+    runs
+}
+
+/// The scoring options of the arguments, with the profile's resources read
+/// from their files (`--ontology`, `--train`, the WordNet).
+fn options(args: &EvaluateArgs, deadline: crate::eval::Deadline) -> anyhow::Result<Options> {
+    let paper = matches!(args.format, OutputFormat::Latex | OutputFormat::Markdown);
+    let experiments = if paper && args.experiments.is_empty() {
+        // a paper's table is QA unless the user asks for more
+        vec![Experiment::Qa]
+    } else {
+        args.experiments.clone()
+    };
+    Ok(Options {
+        profile: args.profile.into(),
+        strict_literals: args.strict_literals,
+        lenient_dates: args.lenient_dates,
+        bootstrap: if args.confidence {
+            CONFIDENCE_RESAMPLES
+        } else {
+            0
+        },
+        experiments,
+        by: args.by.clone(),
+        explain: args.explain.is_some(),
+        explain_errors_only: args.explain == Some(ExplainArg::Errors),
+        max_class_size: args.max_class_size,
+        gold_markings: args.gold_markings.into(),
+        lang: args.lang.clone(),
+        baseline: args.baseline.clone(),
+        abstain_marker: args.abstain_marker.clone(),
+        llm: args.llm.judge()?,
+        wordnet: wordnet(args)?,
+        ontology: args
+            .ontology
+            .as_deref()
+            .map(load_ontology)
+            .transpose()?
+            .map(Arc::new),
+        train: args
+            .train
+            .as_deref()
+            .map(load_train)
+            .transpose()?
+            .map(Arc::new),
+        deadline,
+    })
 }

@@ -1,10 +1,12 @@
-//! The one evaluation pipeline: asks the live systems of a job, executes the
-//! queries its plan asks for on a knowledge graph, prepares the gold (or takes
-//! a registered benchmark's prepared form from a [`GoldCache`]) and scores
-//! every run into the report. `qajudge evaluate`, `POST /api/v1/evaluate` and
-//! the server's stored experiments all call [`run_job`]; none of them changes
-//! the report afterwards: the knowledge graph's description and the execution
-//! diagnostics are inputs of the report, not patches on it.
+//! The one evaluation pipeline: checks a [`Request`], keeps the questions it
+//! asks for, asks its live systems, executes the queries its plan asks for on
+//! a knowledge graph, prepares the gold (or takes a registered benchmark's
+//! prepared form from a [`GoldCache`]), scores every run and explains the
+//! runs' failures into the report. `qajudge evaluate`, `POST /api/v1/evaluate`,
+//! the server's stored experiments and the Python binding all call
+//! [`run_job`]; none of them changes the report afterwards: the knowledge
+//! graph's description, the execution diagnostics and the failure explanation
+//! are inputs of the report, not patches on it.
 //!
 //! The pipeline does no I/O of its own. Live systems and knowledge graphs are
 //! reached through the [`Systems`] and [`Executor`] traits, implemented by the
@@ -22,51 +24,7 @@ use super::{
 use crate::index::Equivalence;
 use crate::model::{Dataset, Query};
 
-/// Which queries of an experiment are executed on the knowledge graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Plan {
-    /// Execute every gold query (`--refresh-gold`), not only those without answers.
-    pub refresh_gold: bool,
-    /// Execute every run query (`--execute-run`), not only those without answers.
-    pub execute_run: bool,
-}
-
-/// Where a run's answers come from.
-pub enum RunSource {
-    /// A file or document already read.
-    File {
-        /// The run's name in the report.
-        name: String,
-        /// Its path (the CLI) or its name again (the server), for the report.
-        source: String,
-        /// Its questions.
-        dataset: Box<Dataset>,
-    },
-    /// A live QA system, asked every gold question.
-    System {
-        /// The run's name in the report.
-        name: String,
-        /// The system's URL (the report's `source`).
-        url: String,
-    },
-}
-
-/// One evaluation: a gold benchmark, its runs and how to score them.
-pub struct Job {
-    /// The gold benchmark's name or path, for the report.
-    pub gold_name: String,
-    /// The gold benchmark.
-    pub gold: Arc<Dataset>,
-    /// The registered benchmark the gold is, when it is one: its prepared form
-    /// is taken from (and kept in) the environment's [`GoldCache`].
-    pub benchmark: Option<String>,
-    /// The runs, scored in this order.
-    pub runs: Vec<RunSource>,
-    /// Evaluation options.
-    pub options: Options,
-    /// Which queries are executed when the environment has a knowledge graph.
-    pub plan: Plan,
-}
+pub use super::request::{Plan, Request, RequestError, RunSource, CONFIDENCE_RESAMPLES};
 
 /// A run read or asked, with its name and source, ready to be scored.
 pub struct LoadedRun {
@@ -184,6 +142,8 @@ pub enum JobError {
     /// The index could not be read while naming the gold's IRIs for the
     /// failure explanation (a storage error, not a bad input).
     Index(crate::index::IndexError),
+    /// The request breaks a rule between its options (docs/scoring.md).
+    Request(super::request::RequestError),
     /// The evaluation passed its deadline (a request's `timeout_ms`, a stored
     /// experiment's time) and was stopped: no report of part of the work.
     Deadline,
@@ -208,6 +168,7 @@ impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             JobError::Index(e) => write!(f, "naming the gold's IRIs by the index's labels: {e}"),
+            JobError::Request(e) => std::fmt::Display::fmt(e, f),
             JobError::Deadline => write!(
                 f,
                 "the evaluation passed its time limit and was stopped; give it more time (timeout_ms, serve --experiment-timeout-s) or evaluate fewer questions or runs"
@@ -255,6 +216,7 @@ impl std::error::Error for JobError {
             | JobError::Unpaired { .. }
             | JobError::Index(_)
             | JobError::Deadline
+            | JobError::Request(_)
             | JobError::Disjoint { .. } => None,
         }
     }
@@ -274,41 +236,106 @@ fn paired_gold(run: crate::model::Format) -> Option<(&'static str, crate::model:
     }
 }
 
-/// Runs a job: asks its live systems in the order of its runs, executes the
+/// Runs a request: checks it ([`Request::check`]), keeps the questions it
+/// asks for, asks its live systems in the order of its runs, executes the
 /// queries its plan asks for when the environment has a knowledge graph (or
 /// notes the gold questions that stay unanswered without one), prepares the
-/// gold and scores every run. The same job and environment give a
-/// byte-identical report.
-pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Report, JobError> {
-    let systems = job
-        .runs
+/// gold, scores every run and, when asked, explains each run's failures. The
+/// same request and environment give a byte-identical report.
+pub fn run_job(
+    request: Request,
+    env: &Env<'_>,
+    progress: &dyn Progress,
+) -> Result<Report, JobError> {
+    request
+        .check(env.knowledge_graph.is_some())
+        .map_err(JobError::Request)?;
+    let Request {
+        gold_name,
+        gold,
+        benchmark,
+        mut runs,
+        questions,
+        options,
+        plan,
+        explain_failures,
+    } = request;
+    for run in &runs {
+        if let RunSource::File { name, dataset, .. } = run {
+            if let Some((run, wants)) = paired_gold(dataset.format).filter(|(_, g)| *g != gold.format)
+            {
+                return Err(JobError::Unpaired {
+                    name: name.clone(),
+                    run,
+                    wants: wants.name(),
+                    gold: gold.format.name(),
+                });
+            }
+        }
+    }
+    // a subset is not the registered benchmark: its prepared form is not the
+    // benchmark's, nor kept for the next evaluation
+    let benchmark = benchmark.filter(|_| questions.is_none());
+    let gold = super::request::subset(gold, &mut runs, questions.as_ref());
+    // names from the index's labels when it has them (an index of format 4
+    // scores as well, and names by local names)
+    let features = explain_failures
+        .then(|| {
+            crate::sample::named::features_named_if_possible(
+                &gold,
+                options.lang.as_deref().unwrap_or("en"),
+                env.index.and_then(|i| i.names),
+                options.max_class_size,
+            )
+        })
+        .transpose()
+        .map_err(JobError::Index)?;
+    let job = Job {
+        gold_name,
+        gold,
+        benchmark,
+        options,
+        plan,
+    };
+    let loaded = load_runs(&job, runs, env, progress)?;
+    let mut report = score_job(job, loaded, env, progress)?;
+    if let Some(features) = &features {
+        super::failures::attach(&mut report, features);
+    }
+    Ok(report)
+}
+
+/// A request past its checks and its subset: what the scoring steps share.
+struct Job {
+    gold_name: String,
+    gold: Arc<Dataset>,
+    benchmark: Option<String>,
+    options: Options,
+    plan: Plan,
+}
+
+/// The runs read from files (each checked to meet the gold) and asked of
+/// live systems, in the request's order.
+fn load_runs(
+    job: &Job,
+    runs: Vec<RunSource>,
+    env: &Env<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<LoadedRun>, JobError> {
+    let systems = runs
         .iter()
         .filter(|r| matches!(r, RunSource::System { .. }))
         .count();
     let total = job.gold.questions.len() * systems;
     let done = AtomicUsize::new(0);
-    let mut loaded: Vec<LoadedRun> = Vec::with_capacity(job.runs.len());
-    for run in job.runs {
+    let mut loaded: Vec<LoadedRun> = Vec::with_capacity(runs.len());
+    for run in runs {
         match run {
-            RunSource::File { name, dataset, .. }
-                if let Some((run, wants)) =
-                    paired_gold(dataset.format).filter(|(_, g)| *g != job.gold.format) =>
-            {
-                return Err(JobError::Unpaired {
-                    name,
-                    run,
-                    wants: wants.name(),
-                    gold: job.gold.format.name(),
-                });
-            }
             RunSource::File {
                 name,
                 source,
                 mut dataset,
             } => {
-                // a run without ids of the gold's (ToG's outputs, a SPINACH
-                // run against another gold) joins it by question text
-                super::join::join(&job.gold, &mut dataset);
                 meets_gold(&job.gold, &name, &mut dataset)?;
                 loaded.push(LoadedRun {
                     name,
@@ -316,7 +343,7 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
                     dataset: *dataset,
                 });
             }
-            RunSource::System { name, url } => {
+            RunSource::System { name, url, .. } => {
                 progress.asking(&url, job.gold.questions.len());
                 let asked = || {
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -345,6 +372,17 @@ pub fn run_job(job: Job, env: &Env<'_>, progress: &dyn Progress) -> Result<Repor
             }
         }
     }
+    Ok(loaded)
+}
+
+/// Executes the queries the plan asks for, prepares the gold and scores the
+/// loaded runs into the report.
+fn score_job(
+    job: Job,
+    mut loaded: Vec<LoadedRun>,
+    env: &Env<'_>,
+    progress: &dyn Progress,
+) -> Result<Report, JobError> {
     let mut gold = Arc::clone(&job.gold);
     let execution = match env.knowledge_graph {
         Some(kg) => {
@@ -575,14 +613,16 @@ mod tests {
         }
     }
 
-    fn job(runs: Vec<RunSource>) -> Job {
-        Job {
+    fn job(runs: Vec<RunSource>) -> Request {
+        Request {
             gold_name: "g".into(),
             gold: Arc::new(answering(&["1", "2"], "http://ex.org/a")),
             benchmark: None,
             runs,
+            questions: None,
             options: Options::default(),
             plan: Plan::default(),
+            explain_failures: false,
         }
     }
 
@@ -606,6 +646,7 @@ mod tests {
             job(vec![RunSource::System {
                 name: "s".into(),
                 url: "http://127.0.0.1:1/".into(),
+                answers_with_query: false,
             }]),
             &env(&fake),
             &progress,
@@ -641,6 +682,7 @@ mod tests {
             job(vec![RunSource::System {
                 name: "s".into(),
                 url: "http://10.0.0.1/".into(),
+                answers_with_query: false,
             }]),
             &env(&fake),
             &Silent,
@@ -690,6 +732,7 @@ mod tests {
                 job(vec![RunSource::System {
                     name: "s".into(),
                     url: "http://127.0.0.1:1/".into(),
+                    answers_with_query: false,
                 }]),
                 &env,
                 &Silent,

@@ -21,6 +21,7 @@ mod prepare;
 pub mod profiles;
 pub mod query;
 pub mod report;
+pub mod request;
 mod score;
 pub mod text;
 pub mod truth;

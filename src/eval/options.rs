@@ -112,6 +112,9 @@ pub struct IndexRef<'a> {
     /// The built index's metadata and the SHA-256 of its `meta.json`, for the
     /// report's provenance (`None` for an index held in memory).
     pub built: Option<(&'a crate::index::format::IndexMeta, &'a str)>,
+    /// The built index, whose labels name the gold's IRIs in the failure
+    /// explanation (`None` for an index held in memory).
+    pub names: Option<&'a crate::index::Index>,
 }
 
 impl<'a> IndexRef<'a> {
@@ -122,6 +125,7 @@ impl<'a> IndexRef<'a> {
             path,
             format_version: index.meta().format_version,
             built: Some((index.meta(), index.meta_sha256())),
+            names: Some(index),
         }
     }
 }

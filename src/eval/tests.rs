@@ -161,6 +161,7 @@ fn an_index_unifies_iris_in_every_sub_experiment() {
             path: "memory",
             format_version: 0,
             built: None,
+            names: None,
         }),
     );
     let e = &with.runs[0].experiments;
@@ -177,6 +178,7 @@ fn an_index_unifies_iris_in_every_sub_experiment() {
         path: "memory",
         format_version: 0,
         built: None,
+        names: None,
     });
     let prepared = prepare_gold(&gold, &Options::default(), Some(&kg));
     for _ in 0..2 {
@@ -238,6 +240,7 @@ fn large_classes_are_reported() {
             path: "memory",
             format_version: 0,
             built: None,
+            names: None,
         }),
     );
     let q = &report.runs[0].experiments.qa.as_ref().unwrap().questions[0];

@@ -52,9 +52,7 @@ pub fn content_policy(page: &str) -> String {
     )
 }
 
-/// The bootstrap resamples of a request that asks for confidence intervals
-/// (`confidence`), as the CLI's `--confidence`.
-pub const CONFIDENCE_RESAMPLES: usize = 1000;
+pub use crate::eval::job::CONFIDENCE_RESAMPLES;
 
 /// The most runs one evaluation may score (`POST /evaluate`, a submitted
 /// experiment: run files and system URLs together); its pairwise comparisons

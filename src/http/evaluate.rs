@@ -14,9 +14,9 @@ use utoipa::OpenApi;
 
 use super::common::{features, profile, questions, CONFIDENCE_RESAMPLES, MAX_RUNS};
 use super::error::{internal, ErrorBody, ErrorCode};
-use super::job::{evaluate_job, Job, RunSource};
+use super::job::evaluate_job;
 use super::{ApiError, AppState};
-use crate::eval::job::{JobError, Plan};
+use crate::eval::job::{JobError, Plan, Request, RunSource};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::model::Dataset;
 
@@ -339,80 +339,30 @@ pub async fn evaluate(
             ))
         }
     };
-    let experiments = Experiment::list_from_names(&body.experiments.join(","))
-        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
+    let benchmark = from_benchmark.then(|| gold_name.clone());
     let questions = questions(&gold, &gold_name, body.questions.as_deref())?;
-    let gold_markings = match body.gold_markings.as_deref() {
-        None | Some("auto") => GoldMarkings::Auto,
-        Some("query") => GoldMarkings::Query,
-        Some(other) => {
-            return Err(ApiError::new(
-                ErrorCode::BadParameter,
-                format!("gold_markings={other:?}; give auto or query"),
-            ))
-        }
-    };
-    let benchmark = from_benchmark.then_some(gold_name.as_str());
-    if (body.refresh_gold || body.execute_run)
-        && state.worker.knowledge_graph_for(benchmark).is_none()
-    {
-        return Err(ApiError::new(
-            ErrorCode::NoKnowledgeGraph,
-            "refresh_gold and execute_run execute queries, and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
-        ));
-    }
-    let options = Options {
-        profile: profile(body.profile.as_deref())?,
-        experiments,
-        bootstrap: if body.confidence {
-            CONFIDENCE_RESAMPLES
-        } else {
-            0
-        },
-        by,
-        explain: body.explain,
-        strict_literals: body.strict_literals,
-        lenient_dates: body.lenient_dates,
-        max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
-        gold_markings,
-        lang: body.lang.clone(),
-        explain_errors_only: false,
-        baseline: None,
-        llm: llm_judge(&body, &state, remaining(started, timeout_ms))?,
-        abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
-        wordnet: None,
-        ontology: None,
-        train: None,
-        deadline: crate::eval::Deadline::default(),
-    };
-    let options = Options {
-        wordnet: state.wordnet(options.profile),
-        // the scoring stops at the request's time: nothing runs on after 503
-        deadline: crate::eval::Deadline::after(remaining(started, timeout_ms)),
-        ..options
-    };
-    let benchmark = from_benchmark
-        .then(|| state.benchmarks.get(&gold_name))
-        .flatten();
-    let options = super::common::with_resources(options, benchmark.map(AsRef::as_ref))?;
-    let job = Job {
-        id: String::new(),
-        benchmark: from_benchmark.then(|| gold_name.clone()),
+    let options = options(&body, &state, benchmark.as_deref(), by, remaining(started, timeout_ms))?;
+    let request = Request {
         gold_name,
         gold,
+        benchmark,
         runs,
+        questions,
         options,
-        live: state.live.clone(),
         plan: Plan {
             refresh_gold: body.refresh_gold,
             execute_run: body.execute_run,
         },
-        questions,
         explain_failures: body.explain_failures,
     };
-    let worker = state.worker.clone();
+    let has_graph = state
+        .worker
+        .knowledge_graph_for(request.benchmark.as_deref())
+        .is_some();
+    request.check(has_graph).map_err(request_error)?;
+    let (worker, live) = (state.worker.clone(), state.live.clone());
     let work = web::block(move || {
-        let report = evaluate_job(job, &worker, &|_, _| {});
+        let report = evaluate_job(request, live, &worker, &|_, _| {});
         drop(slot);
         report
     });
@@ -427,6 +377,7 @@ pub async fn evaluate(
                 JobError::Unpaired { .. } | JobError::Disjoint { .. } => {
                     ApiError::new(ErrorCode::BadRun, e.to_string())
                 }
+                JobError::Request(e) => request_error(e),
                 JobError::Index(_) => ApiError::internal(e.to_string()),
                 JobError::Deadline => too_slow(timeout_ms),
             })?;
@@ -434,6 +385,68 @@ pub async fn evaluate(
         }
         Err(_) => Err(too_slow(timeout_ms)),
     }
+}
+
+/// The scoring options of a call: its fields, the server's WordNet and the
+/// registered benchmark's resources, the deadline at the call's time limit
+/// (`remaining`: nothing runs on after a 503).
+fn options(
+    body: &EvaluateBody,
+    state: &AppState,
+    benchmark: Option<&str>,
+    by: Vec<String>,
+    remaining: Duration,
+) -> Result<Options, ApiError> {
+    let experiments = Experiment::list_from_names(&body.experiments.join(","))
+        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
+    let gold_markings = match body.gold_markings.as_deref() {
+        None | Some("auto") => GoldMarkings::Auto,
+        Some("query") => GoldMarkings::Query,
+        Some(other) => {
+            return Err(ApiError::new(
+                ErrorCode::BadParameter,
+                format!("gold_markings={other:?}; give auto or query"),
+            ))
+        }
+    };
+    let profile = profile(body.profile.as_deref())?;
+    let options = Options {
+        profile,
+        experiments,
+        bootstrap: if body.confidence {
+            CONFIDENCE_RESAMPLES
+        } else {
+            0
+        },
+        by,
+        explain: body.explain,
+        strict_literals: body.strict_literals,
+        lenient_dates: body.lenient_dates,
+        max_class_size: body.max_class_size.unwrap_or(DEFAULT_MAX_CLASS_SIZE),
+        gold_markings,
+        lang: body.lang.clone(),
+        llm: llm_judge(body, state, remaining)?,
+        abstain_marker: super::common::abstain_marker(body.abstain_marker.as_deref())?,
+        wordnet: state.wordnet(profile),
+        deadline: crate::eval::Deadline::after(remaining),
+        ..Options::default()
+    };
+    let benchmark = benchmark.and_then(|b| state.benchmarks.get(b));
+    super::common::with_resources(options, benchmark.map(AsRef::as_ref))
+}
+
+/// The answer to a request that breaks a rule between its options.
+pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
+    use crate::eval::job::RequestError as R;
+    let code = match &e {
+        R::PlanWithoutGraph | R::QueriesWithoutGraph(_) => ErrorCode::NoKnowledgeGraph,
+        R::SameName(_) | R::NoBaseline { .. } => ErrorCode::BadField,
+        R::NoOntology
+        | R::TrainElsewhere
+        | R::OntologyElsewhere
+        | R::UnknownQuestion { .. } => ErrorCode::BadParameter,
+    };
+    ApiError::new(code, e.to_string())
 }
 
 /// Evaluations running now (parsing or scoring).
@@ -485,6 +498,7 @@ fn parse_documents(gold: Option<Document>, runs: &[Document]) -> Result<Parsed, 
         let name = run_name(doc, i + 1);
         let dataset = parse(doc, "run", &name)?;
         sources.push(RunSource::File {
+            source: name.clone(),
             name,
             dataset: Box::new(dataset),
         });

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::job::{evaluate_job, Job, Worker};
+use super::job::{evaluate_job, Submitted, Worker};
 use super::store::{RecordStore, StoreError, StoreHealth};
 
 /// One stored experiment.
@@ -169,7 +169,7 @@ pub struct ExperimentStore {
     /// Serializes the changes of records: new ids, read-modify-writes, the
     /// records written again after a failure.
     writes: Mutex<()>,
-    queue: Mutex<Option<Sender<Job>>>,
+    queue: Mutex<Option<Sender<Submitted>>>,
     listener: Mutex<Option<Listener>>,
     /// Final records whose write failed, by id: shown by `get` and `list` in
     /// place of the stored ones, and written when the store writes again.
@@ -304,7 +304,7 @@ impl ExperimentStore {
     /// time, and between them (and every [`RECOVER_EVERY`] when idle) retries
     /// what a failed write left (see [`ExperimentStore::recover`]).
     pub fn start_worker(self: &Arc<Self>, worker: Worker) {
-        let (tx, rx) = channel::<Job>();
+        let (tx, rx) = channel::<Submitted>();
         if let Ok(mut q) = self.queue.lock() {
             *q = Some(tx);
         }
@@ -488,7 +488,7 @@ impl ExperimentStore {
 
     /// Stores a new experiment as queued and hands it to the worker (the job's
     /// id is the record's new id); returns its record.
-    pub fn submit(&self, mut record: Record, mut job: Job) -> Result<Record, ExperimentError> {
+    pub fn submit(&self, mut record: Record, mut job: Submitted) -> Result<Record, ExperimentError> {
         {
             let _guard = self.writes.lock().map_err(|_| ExperimentError::Poisoned)?;
             record.id = self.next_id()?;
@@ -599,7 +599,7 @@ impl ExperimentStore {
     /// Evaluates one experiment and stores its report (or why it failed). An
     /// experiment whose final record cannot be written is marked failed all
     /// the same (see [`ExperimentStore::fail_unstored`]).
-    fn execute(&self, job: Job, worker: &Worker) {
+    fn execute(&self, job: Submitted, worker: &Worker) {
         let id = job.id.clone();
         let known = self.get(&id).ok().flatten();
         // a failed write of the status or the progress leaves the record as it
@@ -613,7 +613,7 @@ impl ExperimentStore {
         // a panic of the evaluation (a bug, or a hostile input the readers
         // missed) fails this experiment with its message, not the worker
         let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            evaluate_job(job, worker, &progress)
+            evaluate_job(job.request, job.live, worker, &progress)
         }));
         let value = match evaluated {
             Ok(Ok(report)) => serde_json::to_value(&report)

@@ -17,9 +17,9 @@ use utoipa::OpenApi;
 use super::common::{features, profile, questions, ApiResult, CONFIDENCE_RESAMPLES, MAX_RUNS};
 use super::error::{internal, store_error, ErrorBody, ErrorCode};
 use super::experiment_store::{ExperimentError, ExperimentStatus, Record};
-use super::job::{Job, RunSource};
+use super::job::Submitted;
 use super::{access, ApiError, AppState};
-use crate::eval::job::Plan;
+use crate::eval::job::{Plan, Request, RunSource};
 use crate::eval::{Experiment, Options, DEFAULT_MAX_CLASS_SIZE};
 use crate::live::{check_url, Protocol};
 
@@ -479,20 +479,6 @@ pub async fn experiments_post(
     if form.dataset.is_some() {
         live.dataset.clone_from(&form.dataset);
     }
-    let executes = live.protocol == Protocol::Text2sparql && !form.systems.is_empty()
-        || form.refresh_gold
-        || form.execute_run;
-    if executes
-        && state
-            .worker
-            .knowledge_graph_for(form.benchmark.as_deref())
-            .is_none()
-    {
-        return Err(ApiError::new(
-            ErrorCode::NoKnowledgeGraph,
-            "this experiment executes queries (text2sparql systems, refresh_gold or execute_run) and the server has no knowledge graph; start it with --kg FILE... or --endpoint URL",
-        ));
-    }
     let token = super::access::new_token()?;
     let mut runs = Vec::new();
     let mut names = Vec::new();
@@ -508,6 +494,7 @@ pub async fn experiments_post(
         names.push(name.clone());
         runs.push(RunSource::File {
             name: named(i).unwrap_or_else(|| stem(name)),
+            source: name.clone(),
             dataset: Box::new(dataset),
         });
     }
@@ -517,19 +504,8 @@ pub async fn experiments_post(
         runs.push(RunSource::System {
             name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
             url: url.clone(),
+            answers_with_query: live.protocol == Protocol::Text2sparql,
         });
-    }
-    let mut seen = std::collections::HashSet::new();
-    for r in &runs {
-        let name = match r {
-            RunSource::File { name, .. } | RunSource::System { name, .. } => name,
-        };
-        if !seen.insert(name.clone()) {
-            return Err(ApiError::new(
-                ErrorCode::BadField,
-                format!("two runs are named {name:?}; give each a name of its own (field name, in the order of the run files, then the system URLs)"),
-            ));
-        }
     }
     let record = Record {
         id: String::new(),
@@ -570,21 +546,30 @@ pub async fn experiments_post(
         .and_then(|b| state.benchmarks.get(b));
     let options = super::common::with_resources(options, benchmark.map(AsRef::as_ref))?;
     let store = Arc::clone(&state.store);
-    let plan = Plan {
-        refresh_gold: form.refresh_gold,
-        execute_run: form.execute_run,
-    };
-    let job = Job {
-        id: String::new(),
+    let request = Request {
         benchmark: form.benchmark.clone(),
         gold_name,
         gold,
         runs,
-        options,
-        live,
-        plan,
         questions,
+        options,
+        plan: Plan {
+            refresh_gold: form.refresh_gold,
+            execute_run: form.execute_run,
+        },
         explain_failures: form.explain_failures,
+    };
+    let has_graph = state
+        .worker
+        .knowledge_graph_for(request.benchmark.as_deref())
+        .is_some();
+    request
+        .check(has_graph)
+        .map_err(super::evaluate::request_error)?;
+    let job = Submitted {
+        id: String::new(),
+        request,
+        live,
     };
     let shared = state.clone();
     let record = web::block(move || {

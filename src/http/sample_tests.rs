@@ -327,12 +327,13 @@ async fn an_evaluation_explains_failures_as_the_command_line_does() {
     );
     // the rules the command line's code gives the same report
     let gold = crate::qald::parse(read("gold.json").as_bytes(), "gold.json").expect("gold");
-    let features = crate::sample::QuestionFeatures::of_dataset(&gold, "en", None);
     let same = crate::qald::parse(read("example-system.json").as_bytes(), "run").expect("run");
-    let job = crate::eval::job::Job {
+    let job = crate::eval::job::Request {
         gold_name: "demo".into(),
         gold: Arc::new(gold),
         benchmark: None,
+        questions: None,
+        explain_failures: true,
         runs: vec![crate::eval::job::RunSource::File {
             name: "example-system".into(),
             source: "example-system.json".into(),
@@ -344,7 +345,7 @@ async fn an_evaluation_explains_failures_as_the_command_line_does() {
         },
         plan: crate::eval::job::Plan::default(),
     };
-    let mut cli = crate::eval::job::run_job(
+    let cli = crate::eval::job::run_job(
         job,
         &crate::eval::job::Env {
             index: None,
@@ -355,7 +356,6 @@ async fn an_evaluation_explains_failures_as_the_command_line_does() {
         &crate::eval::job::Silent,
     )
     .expect("an evaluation");
-    crate::eval::failures::attach(&mut cli, &features);
     assert_eq!(
         *failures,
         serde_json::to_value(&cli.runs[0].failures).expect("json")

@@ -59,6 +59,7 @@ fn run(
             path: "demo-index",
             format_version: i.meta().format_version,
             built: None,
+            names: None,
         }),
     )
 }

@@ -48,13 +48,13 @@ pub(super) fn own_gold(
     })
 }
 
-/// Keeps the gold questions whose ids a `--questions` file lists, in the
-/// gold's order, and returns the ids of those left out; an id the gold does
-/// not have is an error naming it.
-pub(super) fn keep_questions(
-    gold: &mut crate::model::Dataset,
+/// The question ids a `--questions` file lists (one per line; blank lines and
+/// `#` comments skipped); an id the gold does not have is an error naming its
+/// line, as is a file that lists none.
+pub(super) fn question_ids(
+    gold: &crate::model::Dataset,
     path: &Path,
-) -> anyhow::Result<std::collections::HashSet<String>> {
+) -> anyhow::Result<std::collections::BTreeSet<String>> {
     let bytes = crate::cli::input::read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
@@ -63,13 +63,15 @@ pub(super) fn keep_questions(
             e.utf8_error().valid_up_to()
         )
     })?;
+    let known: std::collections::HashSet<&str> =
+        gold.questions.iter().map(|q| q.id.0.as_str()).collect();
     let mut wanted = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let id = line.trim();
         if id.is_empty() || id.starts_with('#') {
             continue;
         }
-        if !gold.questions.iter().any(|q| q.id.0 == id) {
+        if !known.contains(id) {
             bail!(
                 "{}:{}: question {id:?} is not in the gold benchmark; list ids of its questions, one per line",
                 path.display(),
@@ -84,14 +86,7 @@ pub(super) fn keep_questions(
             path.display()
         );
     }
-    let left_out = gold
-        .questions
-        .iter()
-        .filter(|q| !wanted.contains(&q.id.0))
-        .map(|q| q.id.0.clone())
-        .collect();
-    gold.questions.retain(|q| wanted.contains(&q.id.0));
-    Ok(left_out)
+    Ok(wanted)
 }
 
 /// Reads GrailQA's schema files from `dir` for the `grailqa` profile.

@@ -193,7 +193,7 @@ mod tests {
             "<<a>", "<a<b>>", "<<>", "x<y\n>", "< a >", "<<<>>", "><><", "<a>\n<b>", "<",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(ToString::to_string)
         .collect();
         // every string of length 6 over `<`, `>`, `a` and a newline
         let alphabet = ['<', '>', 'a', '\n'];
