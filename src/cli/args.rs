@@ -160,67 +160,15 @@ impl KgArgs {
     }
 }
 
-/// Profiles offered on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum ProfileArg {
-    /// docs/scoring.md as written (default).
-    Judge,
-    /// Reproduces the GERBIL QA platform's scores.
-    Gerbil,
-    /// Reproduces the evaluation tool published with MQALD.
-    Mqald,
-    /// Reproduces the TEXT2SPARQL challenge's scoring.
-    Text2sparql,
-    /// Reproduces the SPINACH evaluation: row-major F1 over one-to-one matched
-    /// result rows (docs/scoring.md, The `spinach` profile).
-    Spinach,
-    /// Reproduces Mintaka's evaluation in kg mode (docs/scoring.md, The
-    /// `mintaka` profiles).
-    Mintaka,
-    /// Reproduces Mintaka's evaluation in text mode.
-    MintakaText,
-    /// Reproduces KQA Pro's evaluation (docs/scoring.md, The `kqapro` profile).
-    Kqapro,
-    /// Reproduces WebQSP's official eval.py (docs/scoring.md, Other benchmark families).
-    Webqsp,
-    /// Reproduces Reasoning on Graphs' evaluate_results.py (docs/scoring.md, Other benchmark families).
-    Rog,
-    /// Reproduces ComplexWebQuestions' eval_script.py (docs/scoring.md, Other benchmark families).
-    Cwq,
-    /// Reproduces Think-on-Graph's eval/eval.py (docs/scoring.md, Other benchmark families).
-    Tog,
-    /// Reproduces GrailQA's evaluate.py; needs --ontology (docs/scoring.md, Other benchmark families).
-    Grailqa,
-    /// Reproduces KGQAGen-10k's my_eval.py (docs/scoring.md, Other benchmark families).
-    Kgqagen,
-    /// Reproduces GTSQA's exact-match rule, SynthKGQA's new_exact_match (docs/scoring.md, Other benchmark families).
-    Gtsqa,
-    /// T2S-Metrics 1.2.0's query-text measures (docs/scoring.md, The `t2s-metrics` profile).
-    #[value(name = "t2s-metrics")]
-    T2sMetrics,
-}
-
-impl From<ProfileArg> for Profile {
-    fn from(p: ProfileArg) -> Profile {
-        match p {
-            ProfileArg::Judge => Profile::Judge,
-            ProfileArg::Gerbil => Profile::Gerbil,
-            ProfileArg::Mqald => Profile::Mqald,
-            ProfileArg::Text2sparql => Profile::Text2sparql,
-            ProfileArg::Spinach => Profile::Spinach,
-            ProfileArg::Mintaka => Profile::Mintaka,
-            ProfileArg::MintakaText => Profile::MintakaText,
-            ProfileArg::Kqapro => Profile::Kqapro,
-            ProfileArg::Webqsp => Profile::Webqsp,
-            ProfileArg::Rog => Profile::Rog,
-            ProfileArg::Cwq => Profile::Cwq,
-            ProfileArg::Tog => Profile::Tog,
-            ProfileArg::Grailqa => Profile::Grailqa,
-            ProfileArg::Kgqagen => Profile::Kgqagen,
-            ProfileArg::Gtsqa => Profile::Gtsqa,
-            ProfileArg::T2sMetrics => Profile::T2sMetrics,
-        }
-    }
+/// The `--profile` value parser: one of [`Profile::ALL`] by its name, each
+/// with its summary in `--help`, so that the profile list is written once
+/// (in `eval::profiles`).
+pub fn profile_parser() -> impl clap::builder::TypedValueParser<Value = Profile> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Profile::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())),
+    )
+    .map(|name| Profile::parse(&name).unwrap_or_default())
 }
 
 /// Parses a sub-experiment name for clap.

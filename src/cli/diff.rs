@@ -11,9 +11,9 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use super::args::ProfileArg;
+use super::args::profile_parser;
 use crate::eval::job::{run_job, Env, Plan, Request, RunSource, Silent, Systems};
-use crate::eval::{Experiment, IndexRef, Options, QuestionReport, Report};
+use crate::eval::{Experiment, IndexRef, Options, Profile, QuestionReport, Report};
 use crate::index::Index;
 use crate::live::{Asking, LiveOptions};
 
@@ -45,8 +45,8 @@ pub struct DiffArgs {
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
     /// Scoring profile.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Judge)]
-    pub profile: ProfileArg,
+    #[arg(long, default_value = "judge", value_parser = profile_parser())]
+    pub profile: Profile,
     /// The language of the question texts shown (default: en, else the first).
     #[arg(long)]
     pub lang: Option<String>,
@@ -127,7 +127,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         questions: None,
         explain_failures: false,
         options: Options {
-            profile: args.profile.into(),
+            profile: args.profile,
             experiments: vec![Experiment::Qa],
             explain: true,
             lang: args.lang.clone(),

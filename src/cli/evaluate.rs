@@ -13,7 +13,7 @@ use std::sync::Arc;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use super::args::{parse_experiment, parse_feature, KgArgs, LiveArgs, ProfileArg};
+use super::args::{parse_experiment, parse_feature, profile_parser, KgArgs, LiveArgs};
 
 use super::progress::Bars;
 use super::{paper, render};
@@ -137,8 +137,8 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub per_question: bool,
     /// Scoring profile.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Judge)]
-    pub profile: ProfileArg,
+    #[arg(long, default_value = "judge", value_parser = profile_parser())]
+    pub profile: Profile,
     /// Compare literals as exact strings: no case folding, no number or date rules.
     #[arg(long)]
     pub strict_literals: bool,
@@ -229,7 +229,7 @@ pub struct EvaluateArgs {
 /// NLTK and Debian keep it (none found: `meteor` is left out and the report
 /// says so). Other profiles read none and refuse the flag.
 fn wordnet(args: &EvaluateArgs) -> anyhow::Result<Option<Arc<WordNet>>> {
-    if Profile::from(args.profile) != Profile::T2sMetrics {
+    if args.profile != Profile::T2sMetrics {
         if let Some(dir) = &args.wordnet {
             bail!(
                 "--wordnet {} is read only by --profile t2s-metrics (its meteor); leave it out",
@@ -344,7 +344,7 @@ pub fn report(
         .transpose()?;
     let protocol = match args.live.protocol {
         Some(p) => p.into(),
-        None => protocol_for(&gold, args.profile.into()),
+        None => protocol_for(&gold, args.profile),
     };
     let runs = run_sources(args, loaded, sources, protocol);
     // a knowledge graph that does not load stops the run before any system is asked
@@ -354,7 +354,7 @@ pub fn report(
         protocol,
         ..args.live.options()
     }
-    .for_profile(args.profile.into());
+    .for_profile(args.profile);
     let index_dir = if args.fetch_index.is_empty() {
         args.index.clone()
     } else {
@@ -473,7 +473,7 @@ fn options(args: &EvaluateArgs, deadline: crate::eval::Deadline) -> anyhow::Resu
         args.experiments.clone()
     };
     Ok(Options {
-        profile: args.profile.into(),
+        profile: args.profile,
         strict_literals: args.strict_literals,
         lenient_dates: args.lenient_dates,
         bootstrap: if args.confidence {

@@ -159,6 +159,28 @@ impl Profile {
         }
     }
 
+    /// What the profile reproduces, in one line (the command line's help).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Profile::Judge => "docs/scoring.md as written (default)",
+            Profile::Gerbil => "Reproduces the GERBIL QA platform's scores",
+            Profile::Mqald => "Reproduces the evaluation tool published with MQALD",
+            Profile::Text2sparql => "Reproduces the TEXT2SPARQL challenge's scoring",
+            Profile::Spinach => "Reproduces the SPINACH evaluation: row-major F1 over one-to-one matched result rows (docs/scoring.md, The `spinach` profile)",
+            Profile::Mintaka => "Reproduces Mintaka's evaluation in kg mode (docs/scoring.md, The `mintaka` profiles)",
+            Profile::MintakaText => "Reproduces Mintaka's evaluation in text mode",
+            Profile::Kqapro => "Reproduces KQA Pro's evaluation (docs/scoring.md, The `kqapro` profile)",
+            Profile::Webqsp => "Reproduces WebQSP's official eval.py (docs/scoring.md, Other benchmark families)",
+            Profile::Rog => "Reproduces Reasoning on Graphs' evaluate_results.py (docs/scoring.md, Other benchmark families)",
+            Profile::Cwq => "Reproduces ComplexWebQuestions' eval_script.py (docs/scoring.md, Other benchmark families)",
+            Profile::Tog => "Reproduces Think-on-Graph's eval/eval.py (docs/scoring.md, Other benchmark families)",
+            Profile::Grailqa => "Reproduces GrailQA's evaluate.py; needs --ontology (docs/scoring.md, Other benchmark families)",
+            Profile::Kgqagen => "Reproduces KGQAGen-10k's my_eval.py (docs/scoring.md, Other benchmark families)",
+            Profile::Gtsqa => "Reproduces GTSQA's exact-match rule, SynthKGQA's new_exact_match (docs/scoring.md, Other benchmark families)",
+            Profile::T2sMetrics => "T2S-Metrics 1.2.0's query-text measures (docs/scoring.md, The `t2s-metrics` profile)",
+        }
+    }
+
     /// Parses a profile name.
     pub fn parse(name: &str) -> Option<Profile> {
         Profile::ALL
