@@ -7,6 +7,7 @@ options (docs/python.md). Options are the command line's long options with
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import os
 import warnings
@@ -88,18 +89,55 @@ def evaluate(
     llm_model: Optional[str] = None,
     llm_key_env: Optional[str] = None,
     llm_cache: Optional[PathLike] = None,
-    **options: Any,
+    *,
+    name: Optional[Sequence[str]] = None,
+    gold_answers: Optional[PathLike] = None,
+    ontology: Optional[PathLike] = None,
+    train: Optional[PathLike] = None,
+    questions: Optional[PathLike] = None,
+    sample: Optional[PathLike] = None,
+    system_url: Optional[Union[str, Sequence[str]]] = None,
+    strict_literals: Optional[bool] = None,
+    lenient_dates: Optional[bool] = None,
+    wordnet: Optional[PathLike] = None,
+    gold_markings: Optional[str] = None,
+    fetch_index: Optional[Union[str, Sequence[str]]] = None,
+    explain: Optional[Union[bool, str]] = None,
+    explain_failures: Optional[bool] = None,
+    max_class_size: Optional[int] = None,
+    query_timeout_ms: Optional[int] = None,
+    max_rows: Optional[int] = None,
+    max_query_memory_mb: Optional[int] = None,
+    refresh_gold: Optional[bool] = None,
+    execute_run: Optional[bool] = None,
+    timeout_ms: Optional[int] = None,
+    concurrency: Optional[int] = None,
+    max_error_rate: Optional[float] = None,
+    protocol: Optional[str] = None,
+    dataset: Optional[str] = None,
+    retries: Optional[int] = None,
+    retry_backoff_ms: Optional[int] = None,
+    cache: Optional[PathLike] = None,
+    llm_refresh: Optional[bool] = None,
+    llm_queries: Optional[bool] = None,
+    llm_timeout: Optional[int] = None,
+    llm_max_calls: Optional[int] = None,
+    llm_deadline: Optional[int] = None,
+    max_input_mb: Optional[int] = None,
+    **unknown: Any,
 ) -> "Report":
     """Scores runs against a gold benchmark: ``qajudge evaluate`` in process.
 
     ``gold`` and files are paths; each run is a file, the run itself as read
     from a file (``json.load``'s list or dict, or a JSON Lines file's records
     as a list of dicts: its format detected exactly as the file's), or a
-    ``(name, run)`` pair; ``runs`` may also map names to runs. A run given as an object
-    without a name is named ``run1``, ``run2``, … by its position. Other
-    options are the command's (``strict_literals=True``, ``system_url=[...]``,
-    ``explain="errors"``, ``max_class_size=50``, …). The GIL is released while
-    the evaluation runs.
+    ``(name, run)`` pair; ``runs`` may also map names to runs. A run given as
+    an object without a name is named ``run1``, ``run2``, … by its position.
+    Every other keyword is the command's option of the same name (``-`` as
+    ``_``, docs/cli.md), typed: a flag is a bool, a number an int, a
+    repeatable option a text or a list of texts; a value of the wrong type is
+    a :class:`UsageError` naming the keyword and the value. The GIL is
+    released while the evaluation runs.
 
     ``experiments="query"`` adds the query measures (validity, execution,
     invented IRIs, BLEU, SP-F1, algebra equivalence); ``profile="t2s-metrics"``
@@ -111,11 +149,37 @@ def evaluate(
     no string rule matched, the key read from the environment variable
     ``llm_key_env``, every verdict cached in ``llm_cache`` (docs/scoring.md,
     The LLM judge). Nothing is sent to a model without ``llm_judge``."""
-    if "format" in options or "per_question" in options:
+    if "format" in unknown or "per_question" in unknown:
         raise UsageError(
             "evaluate() returns a Report; format it with to_dict(), to_latex(), "
             "to_markdown() or to_table(per_question=True) instead of format= or per_question="
         )
+    if unknown:
+        known = [n for n in inspect.signature(evaluate).parameters if n != "unknown"]
+        raise UsageError(
+            f"evaluate() has no option {sorted(unknown)[0]!r}; its options are: " + ", ".join(known)
+        )
+    given = {k: v for k, v in locals().items() if k not in ("runs", "name", "unknown")}
+    if isinstance(explain, bool):
+        given["explain"] = "all" if explain else None
+    options = {k: v for k, v in given.items() if v is not None}
+    paths, names, read = _runs(runs, name)
+    native = _native.evaluate(options, paths, names, read)
+    report = Report(native, baseline)
+    # diagnostics of warning severity reach Python's warnings too
+    for d in report.diagnostics:
+        if "warning: " in d:
+            warnings.warn(d, QajudgeWarning, stacklevel=2)
+    return report
+
+
+def _runs(
+    runs: Union[Sequence[Union[RunLike, Tuple[str, RunLike]]], Mapping[str, RunLike]],
+    given_names: Optional[Sequence[str]],
+) -> Tuple[List[str], List[str], List[Tuple[int, str, bytes]]]:
+    """The run files (a placeholder ``NAME.json`` for a run given as an
+    object), their names (empty: the command's default names) and the runs
+    given as objects, as ``(position, name, JSON bytes)``."""
     items: List[Tuple[Optional[str], Any]] = []
     if isinstance(runs, Mapping):
         items = [(str(k), v) for k, v in runs.items()]
@@ -127,14 +191,13 @@ def evaluate(
                 items.append((r[0], r[1]))
             else:
                 items.append((None, r))
-    run_args: List[str] = []
+    paths: List[str] = []
     names: List[str] = []
     read: List[Tuple[int, str, bytes]] = []
-    for i, (name, run) in enumerate(items):
+    for i, (label, run) in enumerate(items):
         if _is_path(run):
-            path = os.fspath(run)
-            names.append(name or "")
-            run_args.append(f"--run={path}")
+            paths.append(os.fspath(run))
+            names.append(label or "")
             continue
         # the object's JSON is read as a file of that content is: its format
         # detected from it (a list of JSON Lines records as those lines)
@@ -147,52 +210,26 @@ def evaluate(
                 f"runs[{i}] is a {type(run).__name__}: give a path, a run as read from "
                 "its file (a list or dict, e.g. json.load's), or a (name, run) pair"
             )
-        label = name or f"run{i + 1}"
+        label = label or f"run{i + 1}"
         names.append(label)
         # the run's placeholder path names it: its stem is the run's name
-        run_args.append(f"--run={label}.json")
+        paths.append(f"{label}.json")
         read.append((i, label, json.dumps(document, ensure_ascii=False).encode("utf-8")))
-    given = dict(options)
-    if any(name for name, _ in items if name is not None) and "name" not in given:
-        # names for every run, the command line's default where none was given
-        paths = [a[len("--run="):] for a in run_args]
-        for i, (name, run) in enumerate(items):
-            if names[i]:
-                continue
-            stem = _stem(paths[i])
-            shared = sum(1 for p in paths if _stem(p) == stem) > 1
-            parent = Path(paths[i]).parent.name
-            names[i] = f"{parent}/{stem}" if shared and parent else stem
-        given["name"] = names
-    args = _argv(
-        "evaluate",
-        {
-            "gold": gold,
-            "profile": profile,
-            "index": index,
-            "kg": kg,
-            "endpoint": endpoint,
-            "experiments": [experiments] if isinstance(experiments, str) else experiments,
-            "lang": lang,
-            "by": [by] if isinstance(by, str) else by,
-            "confidence": confidence,
-            "baseline": baseline,
-            "abstain_marker": abstain_marker,
-            "llm_judge": llm_judge,
-            "llm_model": llm_model,
-            "llm_key_env": llm_key_env,
-            "llm_cache": llm_cache,
-            **given,
-        },
-        taken=("run", "format", "per_question"),
-    )
-    native = _native.evaluate(run_args + args, read)
-    report = Report(native, baseline)
-    # diagnostics of warning severity reach Python's warnings too
-    for d in report.diagnostics:
-        if "warning: " in d:
-            warnings.warn(d, QajudgeWarning, stacklevel=2)
-    return report
+    if given_names is not None:
+        if isinstance(given_names, str):
+            given_names = [given_names]
+        return paths, [str(n) for n in given_names], read
+    if not any(label for label, _ in items):
+        return paths, [], read
+    # names for every run, the command line's default where none was given
+    for i in range(len(items)):
+        if names[i]:
+            continue
+        stem = _stem(paths[i])
+        shared = sum(1 for p in paths if _stem(p) == stem) > 1
+        parent = Path(paths[i]).parent.name
+        names[i] = f"{parent}/{stem}" if shared and parent else stem
+    return paths, names, read
 
 
 def _flatten(prefix: str, value: Any, out: Dict[str, Any]) -> None:

@@ -213,18 +213,88 @@ impl NativeReport {
 /// How often a running evaluation looks at Python's signals (Ctrl-C).
 const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// Evaluates as `qajudge evaluate ARGS…` does and returns the report. `read`
+/// The value of option `name` given from Python, of the option's kind
+/// ([`embed::kind`]); a value of another kind is a `UsageError` naming the
+/// keyword and the value (`confidence='yes': expected a bool`).
+fn typed_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<embed::Value> {
+    use embed::{Kind, Value};
+    let py = value.py();
+    let wrong = |what: &str| -> PyErr {
+        let shown = value
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "?".into());
+        let e = anyhow::Error::new(UsageError {
+            message: format!("{name}={shown}: expected {what}"),
+        });
+        py_error(py, &e)
+    };
+    let kind = embed::kind(name).map_err(|e| py_error(py, &anyhow::Error::new(e)))?;
+    // a path given as os.PathLike is its text
+    let text = |v: &Bound<'_, PyAny>| -> Option<String> {
+        if let Ok(t) = v.extract::<String>() {
+            return Some(t);
+        }
+        let fspath = py.import("os").ok()?.getattr("fspath").ok()?;
+        fspath.call1((v,)).ok()?.extract::<String>().ok()
+    };
+    let is_bool = value.is_instance_of::<pyo3::types::PyBool>();
+    Ok(match kind {
+        Kind::Flag if is_bool => Value::Flag(value.extract()?),
+        Kind::Flag => return Err(wrong("a bool (True or False)")),
+        Kind::Number if !is_bool => match value.extract::<u64>() {
+            Ok(n) => Value::Number(n),
+            Err(_) => return Err(wrong("a whole number, 0 or more")),
+        },
+        Kind::Number => return Err(wrong("a whole number, 0 or more")),
+        Kind::Share if !is_bool => match value.extract::<f64>() {
+            Ok(f) => Value::Share(f),
+            Err(_) => return Err(wrong("a number from 0 to 1")),
+        },
+        Kind::Share => return Err(wrong("a number from 0 to 1")),
+        Kind::Text => match text(value) {
+            Some(t) => Value::Text(t),
+            None => return Err(wrong("a text or a path")),
+        },
+        Kind::Texts => match text(value) {
+            Some(t) => Value::Texts(vec![t]),
+            None => {
+                let items: Vec<Bound<'_, PyAny>> = match value.try_iter() {
+                    Ok(iter) => iter.collect::<PyResult<_>>()?,
+                    Err(_) => return Err(wrong("a text or a list of texts")),
+                };
+                let mut all = Vec::with_capacity(items.len());
+                for item in &items {
+                    all.push(text(item).ok_or_else(|| wrong("a text or a list of texts"))?);
+                }
+                Value::Texts(all)
+            }
+        },
+    })
+}
+
+/// Evaluates as `qajudge evaluate` does and returns the report: the run
+/// files `runs` named `names` (empty: the command's names), every other
+/// option typed, by keyword, in `options` (None values left out by the
+/// caller), set on the command's arguments without a command line. `read`
 /// gives runs as objects (any format qajudge reads, detected from their JSON
-/// text): `(position among the --run files, source, bytes)`, read in place of
-/// that file. The evaluation runs on a thread of its own while this one looks
-/// at Python's signals every 100 ms: a Ctrl-C stops the scoring at its next
+/// text): `(position among the runs, source, bytes)`, read in place of that
+/// file. The evaluation runs on a thread of its own while this one looks at
+/// Python's signals every 100 ms: a Ctrl-C stops the scoring at its next
 /// question and raises `KeyboardInterrupt` at once.
 #[pyfunction]
 fn evaluate(
     py: Python<'_>,
-    args: Vec<OsString>,
+    options: &Bound<'_, PyDict>,
+    runs: Vec<PathBuf>,
+    names: Vec<String>,
     read: Vec<(usize, String, Vec<u8>)>,
 ) -> PyResult<NativeReport> {
+    let mut typed = Vec::with_capacity(options.len());
+    for (key, value) in options.iter() {
+        let name: String = key.extract()?;
+        typed.push((name.clone(), typed_value(&name, &value)?));
+    }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let deadline = qajudge::eval::Deadline::on(std::sync::Arc::clone(&stop));
     let (tx, rx) = std::sync::mpsc::channel();
@@ -232,6 +302,7 @@ fn evaluate(
         .name("qajudge-evaluate".into())
         .spawn(move || {
             let report = guarded(move || {
+                let runs_paths = runs;
                 let mut runs: Vec<Option<ReadRun>> = Vec::new();
                 for (position, source, bytes) in read {
                     let dataset = embed::read(&bytes, &source)?;
@@ -240,7 +311,7 @@ fn evaluate(
                     }
                     runs[position] = Some(ReadRun { source, dataset });
                 }
-                embed::evaluate_until(&args, runs, deadline)
+                embed::evaluate_typed(runs_paths, names, typed, runs, deadline)
             });
             let _ = tx.send(report);
         })

@@ -4,8 +4,10 @@
 //! exactly as the command line parses them, with their results returned
 //! instead of printed, so that Python's options are the command's by name.
 
+mod typed;
+
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
@@ -17,6 +19,7 @@ use super::{Cli, Command};
 use crate::eval::Report;
 use crate::model::Dataset;
 use crate::sample::QuestionFeatures;
+pub use typed::{kind, Kind, Value, OPTIONS};
 
 /// Options a host gave that the command line refuses: clap's message (an
 /// unknown option, a missing or malformed value).
@@ -112,6 +115,23 @@ pub fn evaluate_until(
         (Command::Evaluate(a), _limit) => super::evaluate::report(&a, read, deadline),
         _ => unreachable!("parsed as the evaluate subcommand"),
     }
+}
+
+/// The report of `evaluate` with the run files `runs` named `names` (empty:
+/// the command's default names) and the host's typed `options` (by keyword,
+/// see [`OPTIONS`]), set on the command's arguments field by field — never a
+/// command line parsed again. `read` and `deadline` are [`evaluate_until`]'s.
+pub fn evaluate_typed(
+    runs: Vec<PathBuf>,
+    names: Vec<String>,
+    options: Vec<(String, Value)>,
+    read: Vec<Option<ReadRun>>,
+    deadline: crate::eval::Deadline,
+) -> anyhow::Result<Report> {
+    let (args, max_input_mb) = typed::arguments(runs, names, options)?;
+    // the call's limit when given, else the process's
+    let _limit = max_input_mb.map(super::input::CallLimit::set);
+    super::evaluate::report(&args, read, deadline)
 }
 
 /// Reads a benchmark or run given as an object (its JSON text in `bytes`),
