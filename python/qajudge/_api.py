@@ -283,17 +283,32 @@ class Report:
         """Problems of the gold and runs that did not stop the evaluation."""
         return list(self._data()["diagnostics"])
 
+    def _headline(self) -> List[Tuple[str, List[Tuple[str, Optional[float]]]]]:
+        return [(run, [(k, v) for k, v in figures]) for run, figures in json.loads(self._native.headline_json())]
+
+    def headline(self) -> Any:
+        """The figures the profile reads first, one row per run: ``set_F``,
+        ``nDCG`` and ``set_F+nDCG`` under ``text2sparql``, the official
+        script's figures under a benchmark's profile, ``Macro F1 QALD``,
+        ``macro F1`` and ``micro F1`` under the QALD profiles. A pandas
+        DataFrame when pandas is installed, else a list of dicts."""
+        return _frame([{"run": run, **dict(figures)} for run, figures in self._headline()])
+
     def aggregates(self, experiment: Optional[str] = None) -> Any:
         """One row per run and sub-experiment (only ``experiment``'s when
-        given): ``run``, ``experiment``, then the aggregate's figures, nested
+        given): ``run``, ``experiment``, the profile's headline figures (QA
+        rows; see :meth:`headline`), then the aggregate's figures, nested
         ones joined by ``_`` (``micro_f1``, ``macro_qald_f1``, …). A pandas
         DataFrame when pandas is installed, else a list of dicts."""
+        headline = dict(self._headline())
         rows: List[Dict[str, Any]] = []
         for run in self._data()["runs"]:
             for name, x in run["experiments"].items():
                 if x is None or (experiment is not None and name != experiment):
                     continue
                 row: Dict[str, Any] = {"run": run["name"], "experiment": name}
+                if name == "qa":
+                    row.update(headline.get(run["name"], []))
                 _flatten("", x["aggregate"], row)
                 rows.append(row)
         return _frame(rows)
@@ -329,12 +344,17 @@ class Report:
             raise UsageError(f"baseline={chosen!r} names no run; the runs are {self.runs}")
         return chosen
 
-    def to_latex(self, baseline: Optional[str] = None) -> str:
+    def to_latex(
+        self, baseline: Optional[str] = None, caption: Optional[str] = None, label: Optional[str] = None
+    ) -> str:
         """The tables of ``--format latex`` (booktabs), one per sub-experiment
         the report holds, marked against ``baseline`` (by default the one
         :func:`evaluate` was given; one that names no run is a
-        :class:`UsageError`)."""
-        return str(self._native.to_latex(self._baseline_of(baseline)))
+        :class:`UsageError`). ``caption`` is a lone table's caption, or the
+        start of each table's (``Caption (QA)``); ``label`` its ``\\label``
+        (``label:qa`` for each of several). By default the caption names the
+        sub-experiment and the gold's file name."""
+        return str(self._native.to_latex(self._baseline_of(baseline), caption, label))
 
     def to_markdown(self, baseline: Optional[str] = None) -> str:
         """The tables of ``--format markdown``."""
@@ -387,9 +407,25 @@ class Report:
                 else:
                     cells.append("" if v is None else html.escape(str(v)))
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        caption = html.escape(f"{d['gold']['path']} ({d['gold']['questions']} questions), profile {d['profile']}")
+        gold = Path(d["gold"]["path"]).name or d["gold"]["path"]
+        caption = html.escape(f"{gold} ({d['gold']['questions']} questions), profile {d['profile']}")
+        lead = ""
+        headline = self._headline()
+        names = [k for k, _ in headline[0][1]] if headline else []
+        if names:
+            cells = "".join(f"<th>{html.escape(n)}</th>" for n in ["run"] + names)
+            lines = "".join(
+                "<tr><td>" + html.escape(run) + "</td>"
+                + "".join(f"<td>{'' if v is None else f'{v:.4f}'}</td>" for _, v in figures)
+                + "</tr>"
+                for run, figures in headline
+            )
+            lead = (
+                f"<table class=\"qajudge-headline\"><caption>{html.escape(d['profile'])}: headline figures</caption>"
+                f"<thead><tr>{cells}</tr></thead><tbody>{lines}</tbody></table>"
+            )
         return (
-            f"<table class=\"qajudge-report\"><caption>{caption}</caption>"
+            f"{lead}<table class=\"qajudge-report\"><caption>{caption}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         )
 

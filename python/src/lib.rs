@@ -188,11 +188,42 @@ impl NativeReport {
         detached(py, || Ok(serde_json::to_string_pretty(report)?))
     }
 
-    /// The tables of `--format latex`, marked against `baseline`.
-    #[pyo3(signature = (baseline=None))]
-    fn to_latex(&self, py: Python<'_>, baseline: Option<String>) -> PyResult<String> {
+    /// The tables of `--format latex`, marked against `baseline`, with the
+    /// caller's `caption` and `label` when given.
+    #[pyo3(signature = (baseline=None, caption=None, label=None))]
+    fn to_latex(
+        &self,
+        py: Python<'_>,
+        baseline: Option<String>,
+        caption: Option<String>,
+        label: Option<String>,
+    ) -> PyResult<String> {
         let report = &self.report;
-        detached(py, || Ok(embed::latex(report, baseline.as_deref())))
+        detached(py, || {
+            Ok(embed::latex_titled(
+                report,
+                baseline.as_deref(),
+                caption.as_deref(),
+                label.as_deref(),
+            ))
+        })
+    }
+
+    /// The profile's headline figures of each run, as JSON: `[[run,
+    /// [[name, value or null], …]], …]`, in the order the profile reads
+    /// them (`Profile::headline`).
+    fn headline_json(&self) -> PyResult<String> {
+        let profile = qajudge::eval::Profile::parse(&self.report.profile).unwrap_or_default();
+        let rows: Vec<(&str, Vec<(String, Option<f64>)>)> = self
+            .report
+            .runs
+            .iter()
+            .filter_map(|r| {
+                let qa = r.experiments.qa.as_ref()?;
+                Some((r.name.as_str(), profile.headline(&qa.aggregate)))
+            })
+            .collect();
+        serde_json::to_string(&rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// The tables of `--format markdown`, marked against `baseline`.

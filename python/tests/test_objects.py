@@ -98,3 +98,24 @@ def test_a_run_that_meets_fewer_than_half_the_gold_warns() -> None:
     # an empty run answered nothing: scored, no error
     empty = qajudge.evaluate(gold, [("empty", [])]).to_dict()
     assert empty["runs"][0]["experiments"]["qa"]["aggregate"]["missing"] == 13
+
+
+def test_tables_lead_with_the_profiles_headline_and_take_a_caption(shared: Path) -> None:
+    gold = shared / T2S / "benchmark" / "questions_ck25.yml"
+    run = shared / T2S / "systems" / "INFAI" / "ck25_answers.json"
+    report = qajudge.evaluate(gold, [("INFAI", run)], profile="text2sparql", kg=[shared / k for k in KG])
+    # the figures the challenge prints, first, as text2sparql evaluate prints them
+    headline = report.headline()
+    assert list(headline.columns) == ["run", "set_F", "nDCG", "set_F+nDCG"]
+    assert round(float(headline["set_F"][0]), 4) == 0.4755
+    aggregates = report.aggregates("qa")
+    assert list(aggregates.columns)[:5] == ["run", "experiment", "set_F", "nDCG", "set_F+nDCG"]
+    assert "qajudge-headline" in report._repr_html_() and "questions_ck25.yml (50 questions)" in report._repr_html_()
+    assert str(shared) not in report._repr_html_()
+    # the CLI's table leads with them too
+    table = report.to_table()
+    assert table.splitlines()[2] == "HEADLINE (text2sparql)", table
+    # a caption and a label of the caller's; by default the gold's file name
+    latex = report.to_latex(caption="CK25, every team", label="tab:ck25")
+    assert "\\caption{CK25, every team}" in latex and "\\label{tab:ck25}" in latex
+    assert "\\caption{QA on questions\\_ck25.yml}" in report.to_latex(), report.to_latex()

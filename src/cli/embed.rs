@@ -181,6 +181,17 @@ pub fn latex(report: &Report, baseline: Option<&str>) -> String {
     super::paper::latex(report, baseline)
 }
 
+/// [`latex`] with the caller's caption and label (`caption`: the caption of
+/// a lone table, or the start of each table's; `label`: its `\label`).
+pub fn latex_titled(
+    report: &Report,
+    baseline: Option<&str>,
+    caption: Option<&str>,
+    label: Option<&str>,
+) -> String {
+    super::paper::latex_titled(report, baseline, &super::paper::Titles { caption, label })
+}
+
 /// The report as `--format markdown` prints it.
 pub fn markdown(report: &Report, baseline: Option<&str>) -> String {
     super::paper::markdown(report, baseline)

@@ -81,24 +81,81 @@ fn measures() -> Vec<Measure> {
 
 /// The report's tables in LaTeX (booktabs).
 pub fn latex(report: &Report, baseline: Option<&str>) -> String {
-    tables(report, baseline, Style::Latex)
+    tables(report, baseline, &Titles::default(), Style::Latex)
 }
 
 /// The report's tables in Markdown.
 pub fn markdown(report: &Report, baseline: Option<&str>) -> String {
-    tables(report, baseline, Style::Markdown)
+    tables(report, baseline, &Titles::default(), Style::Markdown)
 }
 
-fn tables(report: &Report, baseline: Option<&str>, style: Style) -> String {
+/// The report's tables in LaTeX with the caller's caption and label (a
+/// notebook's `to_latex(caption=, label=)`): with one table, the caption and
+/// `\label` are the given ones; with several, each adds its sub-experiment
+/// (`Caption (QA)`, `label:qa`) and its feature for a breakdown.
+pub fn latex_titled(report: &Report, baseline: Option<&str>, titles: &Titles<'_>) -> String {
+    tables(report, baseline, titles, Style::Latex)
+}
+
+/// A caller's caption and label for the tables; `None`: the default caption
+/// (the sub-experiment on the gold's file name) and no label.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Titles<'a> {
+    /// The caption.
+    pub caption: Option<&'a str>,
+    /// The LaTeX label.
+    pub label: Option<&'a str>,
+}
+
+/// One table's caption and label.
+struct Title {
+    caption: String,
+    label: Option<String>,
+}
+
+fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: Style) -> String {
     let mut out = String::new();
     if style == Style::Latex {
         out.push_str("% qajudge tables; \\usepackage{booktabs} in the preamble\n");
     }
-    for (name, experiment) in experiments(report) {
-        runs_table(report, name, &experiment, baseline, style, &mut out);
-        by_tables(name, &experiment, style, &mut out);
+    let experiments = experiments(report);
+    let one = experiments.len() == 1
+        && experiments[0]
+            .1
+            .iter()
+            .all(|(_, e)| e.breakdown.as_ref().is_none_or(|b| b.is_empty()));
+    for (name, experiment) in &experiments {
+        let title = |default: String, part: Option<&str>| -> Title {
+            let suffix = |sep: &str| {
+                std::iter::once(name.to_string())
+                    .chain(part.map(str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(sep)
+            };
+            Title {
+                caption: match titles.caption {
+                    Some(c) if one => c.to_string(),
+                    Some(c) => format!("{c} ({})", suffix(", by ").to_uppercase()),
+                    None => default,
+                },
+                label: titles.label.map(|l| {
+                    if one {
+                        l.to_string()
+                    } else {
+                        format!("{l}:{}", suffix("-by-"))
+                    }
+                }),
+            }
+        };
+        runs_table(report, name, experiment, baseline, style, &title, &mut out);
+        by_tables(name, experiment, style, &title, &mut out);
     }
     out
+}
+
+/// The gold's file name, without its folders, for a default caption.
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
 /// The sub-experiments that have a score, with each run's report of it.
@@ -128,6 +185,7 @@ fn runs_table(
     runs: &[(&str, &ExperimentReport)],
     baseline: Option<&str>,
     style: Style,
+    title: &dyn Fn(String, Option<&str>) -> Title,
     out: &mut String,
 ) {
     let columns: Vec<Measure> = measures()
@@ -189,8 +247,15 @@ fn runs_table(
         rows.push(row);
     }
     let note = note(report, name, runs, baseline, &comparisons);
-    let caption = format!("{} on {}", name.to_uppercase(), report.gold.path);
-    write_table(&caption, &header, &rows, &note, style, out);
+    let title = title(
+        format!(
+            "{} on {}",
+            name.to_uppercase(),
+            file_name(&report.gold.path)
+        ),
+        None,
+    );
+    write_table(&title, &header, &rows, &note, style, out);
 }
 
 /// The table's note: what bold, the interval and the marks mean.
@@ -233,7 +298,13 @@ fn note(
 }
 
 /// Per `--by` feature: Macro F1 QALD by value (rows) and run (columns).
-fn by_tables(name: &str, runs: &[(&str, &ExperimentReport)], style: Style, out: &mut String) {
+fn by_tables(
+    name: &str,
+    runs: &[(&str, &ExperimentReport)],
+    style: Style,
+    title: &dyn Fn(String, Option<&str>) -> Title,
+    out: &mut String,
+) {
     let features: std::collections::BTreeSet<&String> = runs
         .iter()
         .filter_map(|(_, e)| e.breakdown.as_ref())
@@ -272,16 +343,19 @@ fn by_tables(name: &str, runs: &[(&str, &ExperimentReport)], style: Style, out: 
             }
             rows.push(row);
         }
-        let caption = format!("{} Macro F1 QALD by {feature}", name.to_uppercase());
+        let title = title(
+            format!("{} Macro F1 QALD by {feature}", name.to_uppercase()),
+            Some(feature),
+        );
         let note = format!(
             "In brackets: the questions evaluated with that {feature}. Best value per row in bold."
         );
-        write_table(&caption, &header, &rows, &note, style, out);
+        write_table(&title, &header, &rows, &note, style, out);
     }
 }
 
 fn write_table(
-    caption: &str,
+    title: &Title,
     header: &[String],
     rows: &[Vec<String>],
     note: &str,
@@ -291,7 +365,15 @@ fn write_table(
     match style {
         Style::Latex => {
             let _ = writeln!(out, "\\begin{{table}}[ht]\n\\centering");
-            let _ = writeln!(out, "\\caption{{{}}}", latex_escape(caption));
+            let _ = writeln!(out, "\\caption{{{}}}", latex_escape(&title.caption));
+            if let Some(label) = &title.label {
+                // a label keeps the characters LaTeX reads in one
+                let label: String = label
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.'))
+                    .collect();
+                let _ = writeln!(out, "\\label{{{label}}}");
+            }
             let _ = writeln!(
                 out,
                 "\\begin{{tabular}}{{l{}}}",
@@ -309,7 +391,7 @@ fn write_table(
             );
         }
         Style::Markdown => {
-            let _ = writeln!(out, "**{}**\n", cell(caption, style));
+            let _ = writeln!(out, "**{}**\n", cell(&title.caption, style));
             let _ = writeln!(out, "| {} |", header.join(" | "));
             let align: Vec<&str> = (0..header.len())
                 .map(|i| if i == 0 { ":---" } else { "---:" })

@@ -71,8 +71,51 @@ pub(super) fn experiments(report: &Report) -> ByExperiment<'_> {
         .collect()
 }
 
-/// The text table: per experiment, one row per run; with `per_question`, a row per
-/// question after it.
+/// The profile's headline figures of each run (QA), first, when the profile
+/// reproduces a tool whose figures are not the QA table's own columns (every
+/// profile but the QALD ones): `text2sparql`'s set_F, nDCG and set_F+nDCG,
+/// an official script's figures.
+fn headline(report: &Report) -> String {
+    let mut out = String::new();
+    let Some(profile) = crate::eval::Profile::parse(&report.profile) else {
+        return out;
+    };
+    if matches!(
+        profile,
+        crate::eval::Profile::Judge | crate::eval::Profile::Gerbil | crate::eval::Profile::Mqald
+    ) {
+        return out;
+    }
+    let rows: Vec<(&str, Vec<(String, Option<f64>)>)> = report
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let qa = r.experiments.qa.as_ref()?;
+            Some((r.name.as_str(), profile.headline(&qa.aggregate)))
+        })
+        .filter(|(_, figures)| !figures.is_empty())
+        .collect();
+    if rows.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "\nHEADLINE ({})", report.profile);
+    for (run, figures) in rows {
+        let shown: Vec<String> = figures
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{k} {}",
+                    v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "{run}: {}", shown.join("  "));
+    }
+    out
+}
+
+/// The text table: the profile's headline figures, then per experiment, one
+/// row per run; with `per_question`, a row per question after it.
 pub fn table(report: &Report, per_question: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -80,6 +123,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
         "gold: {} ({}, {} questions)  profile: {}",
         report.gold.path, report.gold.format, report.gold.questions, report.profile
     );
+    out.push_str(&headline(report));
     for (name, runs) in experiments(report) {
         if runs.iter().all(|(_, e)| e.is_none()) {
             continue;

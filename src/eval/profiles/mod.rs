@@ -181,6 +181,36 @@ impl Profile {
         }
     }
 
+    /// The figures a user of this profile reads first, from a run's QA
+    /// aggregate, in order, under the names the profile's tool prints: the
+    /// challenge's `set_F`, `nDCG` and `set_F+nDCG` under `text2sparql`, the
+    /// official script's figures under a benchmark's profile, and Macro F1
+    /// QALD, macro F1 and micro F1 under the QALD profiles (`None`: not
+    /// computed for this run).
+    pub fn headline(self, a: &crate::eval::report::AggregateReport) -> Vec<(String, Option<f64>)> {
+        match self {
+            Profile::Judge | Profile::Gerbil | Profile::Mqald => vec![
+                ("Macro F1 QALD".to_string(), Some(a.macro_qald.f1)),
+                ("macro F1".to_string(), Some(a.macro_.f1)),
+                ("micro F1".to_string(), a.micro.map(|m| m.f1)),
+            ],
+            Profile::Text2sparql => {
+                let c = a.challenge.as_ref();
+                vec![
+                    ("set_F".to_string(), c.map(|c| c.set_f)),
+                    ("nDCG".to_string(), c.and_then(|c| c.ndcg)),
+                    ("set_F+nDCG".to_string(), c.and_then(|c| c.set_f_ndcg)),
+                ]
+            }
+            _ => a
+                .official
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), Some(*v)))
+                .collect(),
+        }
+    }
+
     /// Parses a profile name.
     pub fn parse(name: &str) -> Option<Profile> {
         Profile::ALL
