@@ -165,10 +165,8 @@ impl KgArgs {
 /// (in `eval::profiles`).
 pub fn profile_parser() -> impl clap::builder::TypedValueParser<Value = Profile> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(
-        Profile::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())),
-    )
-    .map(|name| Profile::parse(&name).unwrap_or_default())
+    PossibleValuesParser::new(Profile::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())))
+        .map(|name| Profile::parse(&name).unwrap_or_default())
 }
 
 /// Parses a sub-experiment name for clap.

@@ -23,8 +23,8 @@ use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 use crate::wordnet::{WordNet, WordNetError};
-use gold::{own_gold, question_ids};
 pub(super) use gold::{load_ontology, load_train};
+use gold::{own_gold, question_ids};
 pub use llm_args::LlmArgs;
 
 /// Output formats.

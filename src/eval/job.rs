@@ -262,7 +262,8 @@ pub fn run_job(
     } = request;
     for run in &runs {
         if let RunSource::File { name, dataset, .. } = run {
-            if let Some((run, wants)) = paired_gold(dataset.format).filter(|(_, g)| *g != gold.format)
+            if let Some((run, wants)) =
+                paired_gold(dataset.format).filter(|(_, g)| *g != gold.format)
             {
                 return Err(JobError::Unpaired {
                     name: name.clone(),

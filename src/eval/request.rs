@@ -145,7 +145,12 @@ impl Request {
         {
             return Err(RequestError::SameName((*dup).to_string()));
         }
-        if let Some(b) = self.options.baseline.as_deref().filter(|b| !names.contains(b)) {
+        if let Some(b) = self
+            .options
+            .baseline
+            .as_deref()
+            .filter(|b| !names.contains(b))
+        {
             return Err(RequestError::NoBaseline {
                 baseline: b.to_string(),
                 runs: names
@@ -181,8 +186,12 @@ impl Request {
             return Err(RequestError::TrainElsewhere);
         }
         if let Some(keep) = &self.questions {
-            let ids: std::collections::HashSet<&str> =
-                self.gold.questions.iter().map(|q| q.id.0.as_str()).collect();
+            let ids: std::collections::HashSet<&str> = self
+                .gold
+                .questions
+                .iter()
+                .map(|q| q.id.0.as_str())
+                .collect();
             if let Some(id) = keep.iter().find(|id| !ids.contains(id.as_str())) {
                 return Err(RequestError::UnknownQuestion {
                     id: id.clone(),

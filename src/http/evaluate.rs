@@ -341,7 +341,13 @@ pub async fn evaluate(
     };
     let benchmark = from_benchmark.then(|| gold_name.clone());
     let questions = questions(&gold, &gold_name, body.questions.as_deref())?;
-    let options = options(&body, &state, benchmark.as_deref(), by, remaining(started, timeout_ms))?;
+    let options = options(
+        &body,
+        &state,
+        benchmark.as_deref(),
+        by,
+        remaining(started, timeout_ms),
+    )?;
     let request = Request {
         gold_name,
         gold,
@@ -441,10 +447,9 @@ pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
     let code = match &e {
         R::PlanWithoutGraph | R::QueriesWithoutGraph(_) => ErrorCode::NoKnowledgeGraph,
         R::SameName(_) | R::NoBaseline { .. } => ErrorCode::BadField,
-        R::NoOntology
-        | R::TrainElsewhere
-        | R::OntologyElsewhere
-        | R::UnknownQuestion { .. } => ErrorCode::BadParameter,
+        R::NoOntology | R::TrainElsewhere | R::OntologyElsewhere | R::UnknownQuestion { .. } => {
+            ErrorCode::BadParameter
+        }
     };
     ApiError::new(code, e.to_string())
 }

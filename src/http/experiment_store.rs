@@ -488,7 +488,11 @@ impl ExperimentStore {
 
     /// Stores a new experiment as queued and hands it to the worker (the job's
     /// id is the record's new id); returns its record.
-    pub fn submit(&self, mut record: Record, mut job: Submitted) -> Result<Record, ExperimentError> {
+    pub fn submit(
+        &self,
+        mut record: Record,
+        mut job: Submitted,
+    ) -> Result<Record, ExperimentError> {
         {
             let _guard = self.writes.lock().map_err(|_| ExperimentError::Poisoned)?;
             record.id = self.next_id()?;
