@@ -4,9 +4,10 @@
 # once per build directory) in the dev profile, so that it reuses the debug
 # artifacts `cargo test` builds in the same build directory (RocksDB is not
 # compiled again), then installs it into a fresh venv,
-# ${CARGO_TARGET_DIR:-target}/venv-python, with pandas, pytest and
-# openapi-spec-validator. The integration tests python_module.rs and
-# python_client.rs run pytest in that venv. Never into the system Python.
+# ${CARGO_TARGET_DIR:-target}/venv-python, with pandas, pytest,
+# openapi-spec-validator, nbconvert and ipykernel (the worked notebook). The
+# integration tests python_module.rs and python_client.rs run pytest in that
+# venv. Never into the system Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -14,7 +15,7 @@ maturin_version="1.16.0"
 tools="$target/venv-maturin"
 venv="$target/venv-python"
 wheels="$target/wheels-dev"
-test_tools=("pandas==3.1.1" "pytest==9.2.0" "openapi-spec-validator==0.9.0")
+test_tools=("pandas==3.1.1" "pytest==9.2.0" "openapi-spec-validator==0.9.0" "nbconvert==7.17.2" "ipykernel==7.4.0")
 if ! python3 -m venv --help >/dev/null 2>&1; then
   bash scripts/install-deps.sh --python
 fi

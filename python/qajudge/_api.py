@@ -124,6 +124,7 @@ def evaluate(
     llm_max_calls: Optional[int] = None,
     llm_deadline: Optional[int] = None,
     max_input_mb: Optional[int] = None,
+    progress: Optional[Any] = None,
     **unknown: Any,
 ) -> "Report":
     """Scores runs against a gold benchmark: ``qajudge evaluate`` in process.
@@ -148,7 +149,12 @@ def evaluate(
     base URL) with ``llm_model`` asks a language model about free-text answers
     no string rule matched, the key read from the environment variable
     ``llm_key_env``, every verdict cached in ``llm_cache`` (docs/scoring.md,
-    The LLM judge). Nothing is sent to a model without ``llm_judge``."""
+    The LLM judge). Nothing is sent to a model without ``llm_judge``.
+
+    ``progress`` follows a long evaluation: a callable given ``(done,
+    total)`` as live systems are asked and queries executed, or a tqdm bar
+    (its ``total`` set and ``update`` called). Its exception stops the
+    evaluation and is raised."""
     if "format" in unknown or "per_question" in unknown:
         raise UsageError(
             "evaluate() returns a Report; format it with to_dict(), to_latex(), "
@@ -159,18 +165,42 @@ def evaluate(
         raise UsageError(
             f"evaluate() has no option {sorted(unknown)[0]!r}; its options are: " + ", ".join(known)
         )
-    given = {k: v for k, v in locals().items() if k not in ("runs", "name", "unknown")}
+    given = {k: v for k, v in locals().items() if k not in ("runs", "name", "unknown", "progress")}
     if isinstance(explain, bool):
         given["explain"] = "all" if explain else None
     options = {k: v for k, v in given.items() if v is not None}
     paths, names, read = _runs(runs, name)
-    native = _native.evaluate(options, paths, names, read)
+    native = _native.evaluate(options, paths, names, read, _progress_callable(progress))
     report = Report(native, baseline)
     # diagnostics of warning severity reach Python's warnings too
     for d in report.diagnostics:
         if "warning: " in d:
             warnings.warn(d, QajudgeWarning, stacklevel=2)
     return report
+
+
+def _progress_callable(progress: Any) -> Optional[Any]:
+    """``progress`` as a callable of ``(done, total)``: a tqdm bar is updated
+    by the difference since the last call."""
+    if progress is None:
+        return None
+    if hasattr(progress, "update") and hasattr(progress, "total"):
+        bar = progress
+        seen = [0]
+
+        def tell(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+                if hasattr(bar, "refresh"):
+                    bar.refresh()
+            if done >= seen[0]:
+                bar.update(done - seen[0])
+            seen[0] = done
+
+        return tell
+    if callable(progress):
+        return progress
+    raise UsageError(f"progress={progress!r}: expected a callable of (done, total) or a tqdm bar")
 
 
 def _runs(
@@ -232,21 +262,52 @@ def _runs(
     return paths, names, read
 
 
-def _flatten(prefix: str, value: Any, out: Dict[str, Any]) -> None:
+def _flatten(prefix: str, value: Any, out: Dict[str, Any], sep: str = "_") -> None:
     if isinstance(value, dict):
         for k, v in value.items():
-            _flatten(f"{prefix}_{k}" if prefix else k, v, out)
+            _flatten(f"{prefix}{sep}{k}" if prefix else k, v, out, sep)
     else:
         out[prefix] = value
 
 
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _frame(rows: List[Dict[str, Any]]) -> Any:
-    """A pandas DataFrame of the rows when pandas is installed, else the rows."""
+    """A pandas DataFrame of the rows when pandas is installed, else the rows.
+    A column of counts (every value given an int) stays integers, a row that
+    lacks it counting 0 (the report leaves out a count it has nothing for),
+    never NaN."""
+    counts = {k for r in rows for k, v in r.items() if _is_count(v)}
+    counts -= {k for r in rows for k, v in r.items() if v is not None and not _is_count(v)}
+    for r in rows:
+        for k in counts:
+            if r.get(k) is None:
+                r[k] = 0
     try:
         import pandas
     except ImportError:
         return rows
-    return pandas.DataFrame(rows)
+    frame = pandas.DataFrame(rows)
+    for k in counts:
+        frame[k] = frame[k].astype("int64")
+    return frame
+
+
+def _cell(v: Any) -> str:
+    """A table cell: an integer as an integer, a number to 4 decimals
+    (a cost as ``0.0034``, never ``0.0034000000000000002``), NaN and None
+    blank."""
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    if _is_count(v):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    if hasattr(v, "item"):  # a numpy scalar from a DataFrame
+        return _cell(v.item())
+    return html.escape(str(v))
 
 
 class Report:
@@ -317,8 +378,10 @@ class Report:
         """One row per question of ``experiment``, for the run named ``run``
         (every run when ``None``): ``run``, ``id``, ``question`` (the text),
         ``status``, ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``,
-        … as the report has them. A pandas DataFrame when pandas is installed,
-        else a list of dicts."""
+        … as the report has them, nested figures flattened into columns
+        joined by ``.`` (``official.bleu``, ``usage.latency_ms``,
+        ``gold_execution.status``). A pandas DataFrame when pandas is
+        installed, else a list of dicts."""
         runs = self._data()["runs"]
         if run is not None and run not in [r["name"] for r in runs]:
             raise KeyError(f"no run {run!r}; the report has {[r['name'] for r in runs]}")
@@ -333,8 +396,45 @@ class Report:
                 row: Dict[str, Any] = {"run": r["name"], "id": q["id"], "question": q.get("question")}
                 for k, v in q.items():
                     if k not in row:
-                        row[k] = v
+                        _flatten(k, v, row, ".")
                 rows.append(row)
+        return _frame(rows)
+
+    def breakdown(self, experiment: str = "qa") -> Any:
+        """The aggregates split by question feature (``evaluate(by=...)``):
+        one row per run, feature and value, then the aggregate's figures
+        (joined by ``_``, as :meth:`aggregates`). Empty without ``by=``."""
+        rows: List[Dict[str, Any]] = []
+        for r in self._data()["runs"]:
+            x = r["experiments"].get(experiment)
+            for feature, values in ((x or {}).get("breakdown") or {}).items():
+                for value, aggregate in values.items():
+                    row: Dict[str, Any] = {"run": r["name"], "feature": feature, "value": value}
+                    _flatten("", aggregate, row)
+                    rows.append(row)
+        return _frame(rows)
+
+    def comparisons(self) -> Any:
+        """The paired significance tests between runs (docs/scoring.md,
+        Comparing runs): one row per experiment and pair of runs."""
+        rows: List[Dict[str, Any]] = []
+        for c in self._data().get("comparisons") or []:
+            row: Dict[str, Any] = {}
+            _flatten("", c, row)
+            rows.append(row)
+        return _frame(rows)
+
+    def judge(self) -> Any:
+        """The LLM judge's table (``llm_judge=``): one row per run with its
+        verdicts, the answers matched, the questions changed and the
+        agreement with exact match. Empty without the judge."""
+        rows: List[Dict[str, Any]] = []
+        for r in self._data()["runs"]:
+            if r.get("llm_judge") is None:
+                continue
+            row: Dict[str, Any] = {"run": r["name"]}
+            _flatten("", r["llm_judge"], row)
+            rows.append(row)
         return _frame(rows)
 
     def _baseline_of(self, baseline: Optional[str]) -> Optional[str]:
@@ -374,6 +474,9 @@ class Report:
             f"({d['gold']['questions']} questions) runs={self.runs}>"
         )
 
+    #: The columns of the HTML table, per sub-experiment: QA's (and the
+    #: markings experiments'), then the query experiment's; each shown only
+    #: when some run has it. The LLM-era figures follow QA's.
     _COLUMNS: Tuple[Tuple[str, str], ...] = (
         ("evaluated", "eval"),
         ("answered", "answered"),
@@ -388,46 +491,76 @@ class Report:
         ("macro_recall", "macro R"),
         ("macro_f1", "macro F1"),
         ("macro_qald_f1", "Macro F1 QALD"),
+        ("abstained", "abstained"),
+        ("truthfulness", "truth"),
+        ("usage_latency_ms_mean", "latency ms"),
+        ("usage_cost_total", "cost"),
+    )
+    _QUERY_COLUMNS: Tuple[Tuple[str, str], ...] = (
+        ("questions", "questions"),
+        ("answered", "answered"),
+        ("run_queries", "queries"),
+        ("parses", "parses"),
+        ("parse_rate", "parse rate"),
+        ("executed", "executed"),
+        ("unknown_iri_rate", "unknown IRIs"),
+        ("bleu", "BLEU"),
+        ("sp_f1", "SP-F1"),
+        ("bleu_answered", "BLEU (answered)"),
+        ("sp_f1_answered", "SP-F1 (answered)"),
+        ("equivalent_rate", "equivalent"),
     )
 
     def _repr_html_(self) -> str:
-        """The aggregate table, for Jupyter."""
+        """For Jupyter: the profile's headline figures, then a table per
+        sub-experiment with its own columns, then the LLM judge's verdicts."""
         d = self._data()
-        rows = self.aggregates()
-        if not isinstance(rows, list):
-            rows = rows.to_dict("records")
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in ["run", "experiment"] + [c[1] for c in self._COLUMNS])
-        body = []
-        for row in rows:
-            cells = [html.escape(str(row["run"])), html.escape(str(row["experiment"]))]
-            for key, _ in self._COLUMNS:
-                v = row.get(key)
-                if isinstance(v, float):
-                    cells.append(f"{v:.4f}" if v == v else "")
-                else:
-                    cells.append("" if v is None else html.escape(str(v)))
-            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        parts = [self._headline_html(d)]
+        experiments: List[str] = []
+        for run in d["runs"]:
+            for name, x in run["experiments"].items():
+                if x is not None and name not in experiments:
+                    experiments.append(name)
         gold = Path(d["gold"]["path"]).name or d["gold"]["path"]
-        caption = html.escape(f"{gold} ({d['gold']['questions']} questions), profile {d['profile']}")
-        lead = ""
+        for name in experiments:
+            rows = self.aggregates(name)
+            if not isinstance(rows, list):
+                rows = rows.to_dict("records")
+            spec = self._QUERY_COLUMNS if name == "query" else self._COLUMNS
+            columns = [(k, h) for k, h in spec if any(_cell(r.get(k)) != "" for r in rows)]
+            caption = f"{name.upper()} on {gold} ({d['gold']['questions']} questions), profile {d['profile']}"
+            parts.append(_html_table("qajudge-report", caption, ["run"] + [h for _, h in columns],
+                                     [[r["run"]] + [r.get(k) for k, _ in columns] for r in rows]))
+        judged = [r for r in d["runs"] if r.get("llm_judge")]
+        if judged:
+            verdicts = sorted({k for r in judged for k in (r["llm_judge"].get("answers") or {})})
+            parts.append(_html_table(
+                "qajudge-judge", f"the LLM judge ({judged[0]['llm_judge'].get('model', '')})",
+                ["run"] + verdicts + ["matched", "questions changed"],
+                [[r["name"]] + [(r["llm_judge"].get("answers") or {}).get(v) for v in verdicts]
+                 + [r["llm_judge"].get("matched"), r["llm_judge"].get("questions_changed")] for r in judged],
+            ))
+        return "".join(parts)
+
+    def _headline_html(self, d: Dict[str, Any]) -> str:
         headline = self._headline()
         names = [k for k, _ in headline[0][1]] if headline else []
-        if names:
-            cells = "".join(f"<th>{html.escape(n)}</th>" for n in ["run"] + names)
-            lines = "".join(
-                "<tr><td>" + html.escape(run) + "</td>"
-                + "".join(f"<td>{'' if v is None else f'{v:.4f}'}</td>" for _, v in figures)
-                + "</tr>"
-                for run, figures in headline
-            )
-            lead = (
-                f"<table class=\"qajudge-headline\"><caption>{html.escape(d['profile'])}: headline figures</caption>"
-                f"<thead><tr>{cells}</tr></thead><tbody>{lines}</tbody></table>"
-            )
-        return (
-            f"{lead}<table class=\"qajudge-report\"><caption>{caption}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        )
+        if not names:
+            return ""
+        return _html_table("qajudge-headline", f"{d['profile']}: headline figures", ["run"] + names,
+                           [[run] + [v for _, v in figures] for run, figures in headline])
+
+
+def _html_table(css: str, caption: str, head: List[str], rows: List[List[Any]]) -> str:
+    """An HTML table, every text escaped, every number as :func:`_cell` writes it."""
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows
+    )
+    return (
+        f"<table class=\"{css}\"><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def check(path: PathLike) -> Dict[str, Any]:

@@ -1,7 +1,7 @@
 """Type stubs of the extension module ``qajudge._native`` (python/src/lib.rs)."""
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 _Path = Union[str, "os.PathLike[str]"]
 
@@ -14,6 +14,7 @@ def evaluate(
     runs: Sequence[str],
     names: Sequence[str],
     read: Sequence[Tuple[int, str, bytes]],
+    progress: Optional[Callable[[int, int], Any]] = None,
 ) -> NativeReport: ...
 def check(path: _Path) -> str: ...
 def features(args: Sequence[str]) -> str: ...

@@ -214,7 +214,7 @@ impl NativeReport {
     /// them (`Profile::headline`).
     fn headline_json(&self) -> PyResult<String> {
         let profile = qajudge::eval::Profile::parse(&self.report.profile).unwrap_or_default();
-        let rows: Vec<(&str, Vec<(String, Option<f64>)>)> = self
+        let rows: Vec<(&str, Headline)> = self
             .report
             .runs
             .iter()
@@ -240,6 +240,9 @@ impl NativeReport {
         detached(py, || Ok(embed::table(report, per_question)))
     }
 }
+
+/// A run's headline figures, by name (`None`: not computed).
+type Headline = Vec<(String, Option<f64>)>;
 
 /// How often a running evaluation looks at Python's signals (Ctrl-C).
 const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
@@ -314,12 +317,14 @@ fn typed_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<embed::Value> {
 /// Python's signals every 100 ms: a Ctrl-C stops the scoring at its next
 /// question and raises `KeyboardInterrupt` at once.
 #[pyfunction]
+#[pyo3(signature = (options, runs, names, read, progress=None))]
 fn evaluate(
     py: Python<'_>,
     options: &Bound<'_, PyDict>,
     runs: Vec<PathBuf>,
     names: Vec<String>,
     read: Vec<(usize, String, Vec<u8>)>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<NativeReport> {
     let mut typed = Vec::with_capacity(options.len());
     for (key, value) in options.iter() {
@@ -328,6 +333,9 @@ fn evaluate(
     }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let deadline = qajudge::eval::Deadline::on(std::sync::Arc::clone(&stop));
+    let counter = std::sync::Arc::new(embed::Counter::default());
+    let counting = std::sync::Arc::clone(&counter);
+    let mut told = (0, 0);
     let (tx, rx) = std::sync::mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("qajudge-evaluate".into())
@@ -342,7 +350,7 @@ fn evaluate(
                     }
                     runs[position] = Some(ReadRun { source, dataset });
                 }
-                embed::evaluate_typed(runs_paths, names, typed, runs, deadline)
+                embed::evaluate_typed(runs_paths, names, typed, runs, deadline, &counting)
             });
             let _ = tx.send(report);
         })
@@ -358,11 +366,26 @@ fn evaluate(
         match received {
             Ok(report) => {
                 let _ = worker.join();
+                // the last counts, which the polls may not have seen
+                let now = counter.get();
+                if let (Some(callable), true) = (&progress, now != told) {
+                    callable.call1(now)?;
+                }
                 return report
                     .map(|report| NativeReport { report })
                     .map_err(|e| py_error(py, &e));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                // the progress callable is called here, with the GIL, when
+                // the counts moved; its error stops the evaluation as Ctrl-C does
+                let now = counter.get();
+                if let (Some(callable), true) = (&progress, now != told) {
+                    told = now;
+                    if let Err(e) = callable.call1(now) {
+                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
                 if let Err(interrupt) = py.check_signals() {
                     // the worker stops at its next question and ends alone
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);

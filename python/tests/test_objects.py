@@ -119,3 +119,25 @@ def test_tables_lead_with_the_profiles_headline_and_take_a_caption(shared: Path)
     latex = report.to_latex(caption="CK25, every team", label="tab:ck25")
     assert "\\caption{CK25, every team}" in latex and "\\label{tab:ck25}" in latex
     assert "\\caption{QA on questions\\_ck25.yml}" in report.to_latex(), report.to_latex()
+
+
+def test_progress_is_told_as_queries_are_executed(shared: Path) -> None:
+    gold = shared / T2S / "benchmark" / "questions_ck25.yml"
+    run = shared / T2S / "systems" / "FRANZ" / "ck25_answers.json"
+    seen: List[tuple] = []
+    qajudge.evaluate(gold, [run], profile="text2sparql", kg=[shared / k for k in KG], progress=lambda d, t: seen.append((d, t)))
+    assert seen and all(0 <= d <= t for d, t in seen), seen
+    assert seen[-1][0] == seen[-1][1] > 0, seen
+
+    class Bar:  # what the evaluation uses of a tqdm bar
+        total = None
+        n = 0
+
+        def update(self, k: int) -> None:
+            self.n += k
+
+    bar = Bar()
+    qajudge.evaluate(gold, [run], profile="text2sparql", kg=[shared / k for k in KG], progress=bar)
+    assert bar.total and bar.n == bar.total, (bar.total, bar.n)
+    with pytest.raises(qajudge.UsageError):
+        qajudge.evaluate(gold, [run], progress=3)

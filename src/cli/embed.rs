@@ -127,11 +127,45 @@ pub fn evaluate_typed(
     options: Vec<(String, Value)>,
     read: Vec<Option<ReadRun>>,
     deadline: crate::eval::Deadline,
+    progress: &Counter,
 ) -> anyhow::Result<Report> {
     let (args, max_input_mb) = typed::arguments(runs, names, options)?;
     // the call's limit when given, else the process's
     let _limit = max_input_mb.map(super::input::CallLimit::set);
-    super::evaluate::report(&args, read, deadline)
+    super::evaluate::report_with(&args, read, deadline, progress)
+}
+
+/// The progress of an evaluation as two numbers another thread reads (a
+/// host's progress bar polls them): the questions asked of live systems and
+/// the queries executed so far (`done`) of all there are (`total`).
+#[derive(Debug, Default)]
+pub struct Counter {
+    done: std::sync::atomic::AtomicUsize,
+    total: std::sync::atomic::AtomicUsize,
+}
+
+impl Counter {
+    /// (done, total) now.
+    pub fn get(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.done.load(Relaxed), self.total.load(Relaxed))
+    }
+
+    fn set(&self, done: usize, total: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.total.store(total, Relaxed);
+        self.done.store(done, Relaxed);
+    }
+}
+
+impl crate::eval::job::Progress for Counter {
+    fn asked(&self, done: usize, total: usize) {
+        self.set(done, total);
+    }
+
+    fn executed(&self, done: usize, total: usize) {
+        self.set(done, total);
+    }
 }
 
 /// Reads a benchmark or run given as an object (its JSON text in `bytes`),

@@ -315,6 +315,17 @@ pub fn report(
     read: Vec<Option<ReadRun>>,
     deadline: crate::eval::Deadline,
 ) -> anyhow::Result<crate::eval::Report> {
+    report_with(args, read, deadline, &Bars::default())
+}
+
+/// [`report`], telling `progress` of the live systems asked and the queries
+/// executed (a host's progress bar) instead of drawing the terminal's bars.
+pub fn report_with(
+    args: &EvaluateArgs,
+    read: Vec<Option<ReadRun>>,
+    deadline: crate::eval::Deadline,
+    progress: &dyn crate::eval::job::Progress,
+) -> anyhow::Result<crate::eval::Report> {
     if args.names.len() > args.runs.len() + args.systems.len() {
         bail!(
             "{} --name given for {} --run and --system-url: give at most one name per run",
@@ -393,7 +404,7 @@ pub fn report(
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: None,
     };
-    Ok(run_job(request, &env, &Bars::default())?)
+    Ok(run_job(request, &env, progress)?)
 }
 
 /// The runs of `--run`, each taken from `read` at its position when it is

@@ -120,10 +120,11 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
     }
     let experiments = experiments(report);
     let one = experiments.len() == 1
-        && experiments[0]
-            .1
-            .iter()
-            .all(|(_, e)| e.breakdown.as_ref().is_none_or(|b| b.is_empty()));
+        && experiments[0].1.iter().all(|(_, e)| {
+            e.breakdown
+                .as_ref()
+                .is_none_or(std::collections::BTreeMap::is_empty)
+        });
     for (name, experiment) in &experiments {
         let title = |default: String, part: Option<&str>| -> Title {
             let suffix = |sep: &str| {

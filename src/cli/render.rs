@@ -71,13 +71,16 @@ pub(super) fn experiments(report: &Report) -> ByExperiment<'_> {
         .collect()
 }
 
+/// A run's headline figures, by name (`None`: not computed).
+type Headline = Vec<(String, Option<f64>)>;
+
 /// The profile's headline figures of each run (QA), first, when the profile
 /// reproduces a tool whose figures are not the QA table's own columns (every
 /// profile but the QALD ones): `text2sparql`'s set_F, nDCG and set_F+nDCG,
 /// an official script's figures.
 fn headline(report: &Report) -> String {
     let mut out = String::new();
-    let Some(profile) = crate::eval::Profile::parse(&report.profile) else {
+    let Some(profile) = crate::eval::Profile::parse(report.profile) else {
         return out;
     };
     if matches!(
@@ -86,7 +89,7 @@ fn headline(report: &Report) -> String {
     ) {
         return out;
     }
-    let rows: Vec<(&str, Vec<(String, Option<f64>)>)> = report
+    let rows: Vec<(&str, Headline)> = report
         .runs
         .iter()
         .filter_map(|r| {

@@ -29,7 +29,9 @@ pub(super) fn era_columns(runs: &[(&str, Option<&ExperimentReport>)], rows: &mut
                 .map(|s| format!("{:.1}", s.mean))
         }),
         ("cost", |a| {
-            a.usage.and_then(|u| u.cost).map(|s| format!("{}", s.total))
+            a.usage
+                .and_then(|u| u.cost)
+                .map(|s| format!("{:.4}", s.total))
         }),
     ];
     for (header, cell) in columns {
@@ -96,7 +98,7 @@ pub(super) fn era_question_columns(e: &ExperimentReport) -> Vec<(&'static str, Q
         ("cost", |q| {
             q.usage
                 .and_then(|u| u.cost)
-                .map(|c| c.to_string())
+                .map(|c| format!("{c:.6}"))
                 .unwrap_or_default()
         }),
     ];
