@@ -4,7 +4,8 @@
 //! stores or runs; `note`), the evidence and what to do. The checks without a
 //! store read the gold alone ([`statics`]); with stores given, each gold query
 //! is executed `repeat` times on each ([`dynamic`]) through the [`Store`]
-//! trait, which the I/O edge implements (the command line over `sparql`), so
+//! trait, which the I/O edge implements (`sparql::AuditStore`, for the
+//! command line and the server's `GET /api/v1/benchmarks/{name}/audit`), so
 //! that this module does no I/O of its own.
 
 mod dynamic;
@@ -15,7 +16,7 @@ use serde::Serialize;
 use crate::model::{Dataset, Query};
 
 /// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; no figure is wrong for it.
@@ -38,7 +39,7 @@ impl Severity {
 }
 
 /// One finding on one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Finding {
     /// The question's id.
     pub question: String,
@@ -91,8 +92,8 @@ impl Executed {
     }
 }
 
-/// A knowledge graph the gold queries are executed on (implemented by the
-/// command line over `sparql`).
+/// A knowledge graph the gold queries are executed on (implemented by
+/// `sparql::AuditStore`).
 pub trait Store: Sync {
     /// What the report calls it (the embedded store, an endpoint's URL).
     fn name(&self) -> String;
@@ -122,7 +123,7 @@ impl Default for AuditOptions {
 }
 
 /// The audit of a benchmark.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AuditReport {
     /// Questions audited.
     pub questions: usize,
@@ -140,7 +141,7 @@ pub struct AuditReport {
 }
 
 /// Findings per severity.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, utoipa::ToSchema)]
 pub struct Counts {
     /// Errors.
     pub error: usize,

@@ -2,7 +2,8 @@
 //! scored on it, without a store or with the stores given (`--kg` files in
 //! the embedded store, `--endpoint` URLs, both at once to compare them), each
 //! query executed `--repeat` times. Prints the findings as a table, JSON or
-//! CSV; exit 1 when one is an error.
+//! CSV; exit 1 when one is an error. The stores are `sparql::AuditStore`s,
+//! the server's too.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,8 +11,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::outln;
-use crate::audit::{audit, AuditOptions, AuditReport, Executed, Store};
-use crate::sparql::{ExecOptions, KnowledgeGraph};
+use crate::audit::{audit, AuditOptions, AuditReport, Store};
+use crate::sparql::{AuditStore, ExecOptions, KnowledgeGraph};
 
 /// Arguments of `qajudge audit`.
 #[derive(Debug, Args)]
@@ -58,75 +59,6 @@ pub enum AuditFormat {
     Csv,
 }
 
-/// A knowledge graph as the audit asks it.
-struct Graph {
-    kg: KnowledgeGraph,
-    name: String,
-    options: ExecOptions,
-}
-
-impl Store for Graph {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn execute(&self, query: &str) -> Executed {
-        // the embedded store runs standard SPARQL: the query as the endpoints
-        // read it; an endpoint decides what it accepts
-        let outcome = if self.kg.is_embedded() {
-            match crate::query::executable(query) {
-                Ok(p) => self.kg.execute(&p.text, self.options),
-                Err(e) => {
-                    return Executed {
-                        status: "syntax_error".into(),
-                        message: Some(e.to_string()),
-                        vars: Vec::new(),
-                        rows: Vec::new(),
-                    }
-                }
-            }
-        } else {
-            self.kg.execute(query, self.options)
-        };
-        let vars = outcome.answers.vars.clone();
-        let rows = outcome
-            .answers
-            .answers
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let mut row = vec![None; vars.len().max(1)];
-                for (k, t) in a.terms.iter().enumerate() {
-                    let column = outcome
-                        .columns
-                        .get(i)
-                        .and_then(|c| c.get(k))
-                        .copied()
-                        .unwrap_or(k);
-                    if let Some(cell) = row.get_mut(column) {
-                        *cell = Some(match t {
-                            crate::model::Term::Iri(i) => i.clone(),
-                            crate::model::Term::Literal { lexical, .. } => lexical.clone(),
-                            crate::model::Term::Boolean(b) => b.to_string(),
-                        });
-                    }
-                }
-                row
-            })
-            .collect();
-        Executed {
-            status: outcome.status.name().to_string(),
-            message: outcome.message,
-            vars,
-            rows,
-        }
-    }
-
-    fn holds(&self, iri: &str) -> bool {
-        self.kg.occurs(iri, self.options)
-    }
-}
-
 /// Runs `qajudge audit`.
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     let mut gold = super::load(&args.gold)?;
@@ -140,22 +72,14 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
         max_rows: args.max_rows,
         ..ExecOptions::default()
     };
-    let mut graphs = Vec::new();
+    let mut kgs = Vec::new();
     if !args.kg.is_empty() {
-        let kg = KnowledgeGraph::load(&args.kg, options, &|_, _| {})?;
-        graphs.push(Graph {
-            kg,
-            name: "the embedded store".into(),
-            options,
-        });
+        kgs.push(KnowledgeGraph::load(&args.kg, options, &|_, _| {})?);
     }
     for url in &args.endpoints {
-        graphs.push(Graph {
-            kg: KnowledgeGraph::endpoint(url, options),
-            name: url.clone(),
-            options,
-        });
+        kgs.push(KnowledgeGraph::endpoint(url, options));
     }
+    let graphs: Vec<AuditStore<'_>> = kgs.iter().map(|kg| AuditStore::new(kg, options)).collect();
     let stores: Vec<&dyn Store> = graphs.iter().map(|g| g as &dyn Store).collect();
     let report = audit(
         &gold,

@@ -277,28 +277,7 @@ pub async fn evaluate(
     // when the answer is sent: past timeout_ms the work stops at its next
     // question, and the place is free then)
     let slot = Arc::new(place(state.max_evaluations)?);
-    if body.runs.is_empty() {
-        return Err(ApiError::new(
-            ErrorCode::MissingField,
-            "give at least one run in runs: [{\"name\": …, \"document\": …}]",
-        ));
-    }
-    if body.runs.len() > MAX_RUNS {
-        return Err(ApiError::new(
-            ErrorCode::TooManyRuns,
-            format!(
-                "{} runs in one call; send at most {MAX_RUNS}, or submit a stored experiment",
-                body.runs.len()
-            ),
-        ));
-    }
-    let timeout_ms = body.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-    if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ApiError::new(
-            ErrorCode::BadParameter,
-            format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
-        ));
-    }
+    let timeout_ms = limits(&body)?;
     let by = features(&body.by)?;
     // inline documents are parsed on the blocking pool, within the call's
     // time limit: a large or awkward document never stalls the server's workers
@@ -374,19 +353,9 @@ pub async fn evaluate(
     });
     match actix_web::rt::time::timeout(remaining(started, timeout_ms), work).await {
         Ok(done) => {
-            let report = done.map_err(internal)?.map_err(|e| match e {
-                // a live system that cannot be asked, or that failed every
-                // call, is a failed upstream
-                JobError::System { .. } | JobError::RunFailed { .. } => {
-                    ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
-                }
-                JobError::Unpaired { .. } | JobError::Disjoint { .. } => {
-                    ApiError::new(ErrorCode::BadRun, e.to_string())
-                }
-                JobError::Request(e) => request_error(e),
-                JobError::Index(_) => ApiError::internal(e.to_string()),
-                JobError::Deadline => too_slow(timeout_ms),
-            })?;
+            let report = done
+                .map_err(internal)?
+                .map_err(|e| job_error(e, timeout_ms))?;
             Ok(HttpResponse::Ok().json(report))
         }
         Err(_) => Err(too_slow(timeout_ms)),
@@ -441,6 +410,23 @@ fn options(
     super::common::with_resources(options, benchmark.map(AsRef::as_ref))
 }
 
+/// The answer to an evaluation that gave no report.
+fn job_error(e: JobError, timeout_ms: u64) -> ApiError {
+    match e {
+        // a live system that cannot be asked, or that failed every call, is
+        // a failed upstream
+        JobError::System { .. } | JobError::RunFailed { .. } => {
+            ApiError::new(ErrorCode::SystemUnavailable, e.to_string())
+        }
+        JobError::Unpaired { .. } | JobError::Disjoint { .. } => {
+            ApiError::new(ErrorCode::BadRun, e.to_string())
+        }
+        JobError::Request(e) => request_error(e),
+        JobError::Index(_) => ApiError::internal(e.to_string()),
+        JobError::Deadline => too_slow(timeout_ms),
+    }
+}
+
 /// The answer to a request that breaks a rule between its options.
 pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
     use crate::eval::job::RequestError as R;
@@ -452,6 +438,34 @@ pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
         }
     };
     ApiError::new(code, e.to_string())
+}
+
+/// The call's time limit, once its runs are counted: at least one, at most
+/// [`MAX_RUNS`]; `timeout_ms` from 1 to [`MAX_TIMEOUT_MS`].
+fn limits(body: &EvaluateBody) -> Result<u64, ApiError> {
+    if body.runs.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
+            "give at least one run in runs: [{\"name\": …, \"document\": …}]",
+        ));
+    }
+    if body.runs.len() > MAX_RUNS {
+        return Err(ApiError::new(
+            ErrorCode::TooManyRuns,
+            format!(
+                "{} runs in one call; send at most {MAX_RUNS}, or submit a stored experiment",
+                body.runs.len()
+            ),
+        ));
+    }
+    let timeout_ms = body.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
+        ));
+    }
+    Ok(timeout_ms)
 }
 
 /// Evaluations running now (parsing or scoring).

@@ -21,7 +21,8 @@ use super::job::Submitted;
 use super::{access, ApiError, AppState};
 use crate::eval::job::{Plan, Request, RunSource};
 use crate::eval::{Experiment, Options, DEFAULT_MAX_CLASS_SIZE};
-use crate::live::{check_url, Protocol};
+use crate::live::{check_url, LiveOptions, Protocol};
+use crate::model::Dataset;
 
 /// The paths of this module in the OpenAPI document.
 #[derive(OpenApi)]
@@ -391,47 +392,40 @@ pub async fn experiments_post(
 ) -> ApiResult {
     access::Credentials::of(&state, &req)?.require_api_token(&state)?;
     let form = read_form(payload, state.max_body_bytes).await?;
-    let (gold_name, gold, gold_sha256) = match (&form.gold, &form.benchmark) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::new(
-                ErrorCode::BadField,
-                "give either a gold file or a registered benchmark, not both",
-            ))
-        }
-        (Some((name, bytes)), None) => {
-            let dataset = crate::qald::parse(bytes, name).map_err(|e| {
-                ApiError::new(
-                    ErrorCode::BadGold,
-                    format!("the gold file is not a benchmark: {e}"),
-                )
-            })?;
-            if dataset.questions.is_empty() {
-                return Err(ApiError::new(
-                    ErrorCode::BadGold,
-                    format!("the gold file {name} holds no question"),
-                ));
-            }
-            (
-                name.clone(),
-                Arc::new(dataset),
-                crate::digest::sha256_hex(bytes),
-            )
-        }
-        (None, Some(name)) => match state.benchmarks.get(name) {
-            Some(b) => (name.clone(), Arc::clone(&b.dataset), b.sha256.clone()),
-            None => {
-                return Err(ApiError::not_found(format!(
-                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
-                )))
-            }
-        },
-        (None, None) => {
-            return Err(ApiError::new(
-                ErrorCode::MissingField,
-                "give a gold file (field gold) or a registered benchmark (field benchmark)",
-            ))
-        }
-    };
+    let token = super::access::new_token()?;
+    let token_sha256 = crate::digest::sha256_hex(token.as_bytes());
+    let shared = state.clone();
+    // the form's documents are parsed and checked, and the experiment stored,
+    // on the blocking pool, which finishes even when the client goes away
+    let record = web::block(move || {
+        let (record, job) = submission(&shared, &form, token_sha256)?;
+        let record = shared.store.submit(record, job).map_err(store_error)?;
+        shared.gate.admit(&record);
+        Ok::<_, ApiError>(record)
+    })
+    .await
+    .map_err(internal)??;
+    Ok(HttpResponse::Accepted()
+        .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
+        .json(Created {
+            url: format!("/experiments/{}#token={token}", record.id),
+            api: format!("/api/v1/experiments/{}", record.id),
+            id: record.id,
+            status: record.status,
+            token,
+            published: record.published,
+        }))
+}
+
+/// The stored record and the queued request of a submitted form: its gold,
+/// runs, live-call options and scoring options, checked as every door
+/// checks a request ([`Request::check`]).
+fn submission(
+    state: &AppState,
+    form: &Form,
+    token_sha256: String,
+) -> Result<(Record, Submitted), ApiError> {
+    let (gold_name, gold, gold_sha256) = gold_of(state, form)?;
     if form.runs.is_empty() && form.systems.is_empty() {
         return Err(ApiError::new(
             ErrorCode::MissingField,
@@ -448,72 +442,25 @@ pub async fn experiments_post(
             ),
         ));
     }
-    let by = features(&form.by)?;
     let questions = questions(
         &gold,
         &gold_name,
         (!form.questions.is_empty()).then_some(form.questions.as_slice()),
     )?;
-    let profile = profile(form.profile.as_deref())?;
-    let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
-        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
-    let mut live = state.live.clone();
-    if let Some(lang) = &form.lang {
-        live.lang = lang.clone();
-    }
-    match &form.protocol {
-        Some(name) => {
-            live.protocol = Protocol::from_name(name).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::BadParameter,
-                    format!("unknown protocol {name:?}; use gerbil or text2sparql"),
-                )
-            })?;
-        }
-        // without one, a TEXT2SPARQL benchmark or profile asks in its protocol
-        None if live.protocol == Protocol::Gerbil => {
-            live.protocol = crate::live::protocol_for(&gold, profile);
-        }
-        None => {}
-    }
-    if form.dataset.is_some() {
-        live.dataset.clone_from(&form.dataset);
-    }
-    let token = super::access::new_token()?;
-    let mut runs = Vec::new();
-    let mut names = Vec::new();
-    // the name given for the i-th run (files, then systems), if any
-    let named = |i: usize| form.names.get(i).filter(|n| !n.is_empty()).cloned();
-    for (i, (name, bytes)) in form.runs.iter().enumerate() {
-        let dataset = crate::qald::parse(bytes, name).map_err(|e| {
-            ApiError::new(
-                ErrorCode::BadRun,
-                format!("the run file is not readable: {e}"),
-            )
-        })?;
-        names.push(name.clone());
-        runs.push(RunSource::File {
-            name: named(i).unwrap_or_else(|| stem(name)),
-            source: name.clone(),
-            dataset: Box::new(dataset),
-        });
-    }
-    for (i, url) in form.systems.iter().enumerate() {
-        check_url(url, &live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
-        names.push(url.clone());
-        runs.push(RunSource::System {
-            name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
-            url: url.clone(),
-            answers_with_query: live.protocol == Protocol::Text2sparql,
-        });
-    }
+    let options = options_of(state, form)?;
+    let live = live_of(state, form, &gold, options.profile)?;
+    let (runs, names) = runs_of(form, &live)?;
     let record = Record {
         id: String::new(),
         status: ExperimentStatus::default(),
         created: String::new(),
         finished: None,
-        profile: profile.name().to_string(),
-        experiments: experiments.iter().map(|e| e.name().to_string()).collect(),
+        profile: options.profile.name().to_string(),
+        experiments: options
+            .experiments
+            .iter()
+            .map(|e| e.name().to_string())
+            .collect(),
         lang: live.lang.clone(),
         protocol: live.protocol.name().to_string(),
         gold: gold_name.clone(),
@@ -522,30 +469,9 @@ pub async fn experiments_post(
         error: None,
         report: None,
         gold_sha256: Some(gold_sha256),
-        token_sha256: Some(crate::digest::sha256_hex(token.as_bytes())),
+        token_sha256: Some(token_sha256),
         published: form.publish,
     };
-    let options = Options {
-        profile,
-        experiments,
-        bootstrap: if form.confidence {
-            CONFIDENCE_RESAMPLES
-        } else {
-            0
-        },
-        by,
-        explain: true,
-        max_class_size: DEFAULT_MAX_CLASS_SIZE,
-        abstain_marker: super::common::abstain_marker(form.abstain_marker.as_deref())?,
-        wordnet: state.wordnet(profile),
-        ..Options::default()
-    };
-    let benchmark = form
-        .benchmark
-        .as_deref()
-        .and_then(|b| state.benchmarks.get(b));
-    let options = super::common::with_resources(options, benchmark.map(AsRef::as_ref))?;
-    let store = Arc::clone(&state.store);
     let request = Request {
         benchmark: form.benchmark.clone(),
         gold_name,
@@ -571,24 +497,141 @@ pub async fn experiments_post(
         request,
         live,
     };
-    let shared = state.clone();
-    let record = web::block(move || {
-        let record = store.submit(record, job)?;
-        // on the blocking thread, which finishes even when the client goes away
-        shared.gate.admit(&record);
-        Ok::<_, ExperimentError>(record)
-    })
-    .await
-    .map_err(internal)?
-    .map_err(store_error)?;
-    Ok(HttpResponse::Accepted()
-        .insert_header(("Location", format!("/api/v1/experiments/{}", record.id)))
-        .json(Created {
-            url: format!("/experiments/{}#token={token}", record.id),
-            api: format!("/api/v1/experiments/{}", record.id),
-            id: record.id,
-            status: record.status,
-            token,
-            published: record.published,
-        }))
+    Ok((record, job))
+}
+
+/// The form's gold: its uploaded file (parsed) or a registered benchmark,
+/// with its name and the SHA-256 of its bytes.
+fn gold_of(state: &AppState, form: &Form) -> Result<(String, Arc<Dataset>, String), ApiError> {
+    match (&form.gold, &form.benchmark) {
+        (Some(_), Some(_)) => Err(ApiError::new(
+            ErrorCode::BadField,
+            "give either a gold file or a registered benchmark, not both",
+        )),
+        (Some((name, bytes)), None) => {
+            let dataset = crate::qald::parse(bytes, name).map_err(|e| {
+                ApiError::new(
+                    ErrorCode::BadGold,
+                    format!("the gold file is not a benchmark: {e}"),
+                )
+            })?;
+            if dataset.questions.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::BadGold,
+                    format!("the gold file {name} holds no question"),
+                ));
+            }
+            Ok((
+                name.clone(),
+                Arc::new(dataset),
+                crate::digest::sha256_hex(bytes),
+            ))
+        }
+        (None, Some(name)) => match state.benchmarks.get(name) {
+            Some(b) => Ok((name.clone(), Arc::clone(&b.dataset), b.sha256.clone())),
+            None => Err(ApiError::not_found(format!(
+                "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones"
+            ))),
+        },
+        (None, None) => Err(ApiError::new(
+            ErrorCode::MissingField,
+            "give a gold file (field gold) or a registered benchmark (field benchmark)",
+        )),
+    }
+}
+
+/// The form's scoring options: its profile, experiments, features and
+/// flags, the server's WordNet and the registered benchmark's resources.
+fn options_of(state: &AppState, form: &Form) -> Result<Options, ApiError> {
+    let profile = profile(form.profile.as_deref())?;
+    let experiments = Experiment::list_from_names(form.experiments.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::new(ErrorCode::BadParameter, e.to_string()))?;
+    let options = Options {
+        profile,
+        experiments,
+        bootstrap: if form.confidence {
+            CONFIDENCE_RESAMPLES
+        } else {
+            0
+        },
+        by: features(&form.by)?,
+        explain: true,
+        max_class_size: DEFAULT_MAX_CLASS_SIZE,
+        abstain_marker: super::common::abstain_marker(form.abstain_marker.as_deref())?,
+        wordnet: state.wordnet(profile),
+        ..Options::default()
+    };
+    let benchmark = form
+        .benchmark
+        .as_deref()
+        .and_then(|b| state.benchmarks.get(b));
+    super::common::with_resources(options, benchmark.map(AsRef::as_ref))
+}
+
+/// How the form's live systems are called: the server's options with the
+/// form's language, protocol (by default the benchmark's or the profile's)
+/// and dataset id.
+fn live_of(
+    state: &AppState,
+    form: &Form,
+    gold: &Dataset,
+    profile: crate::eval::Profile,
+) -> Result<LiveOptions, ApiError> {
+    let mut live = state.live.clone();
+    if let Some(lang) = &form.lang {
+        live.lang = lang.clone();
+    }
+    match &form.protocol {
+        Some(name) => {
+            live.protocol = Protocol::from_name(name).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::BadParameter,
+                    format!("unknown protocol {name:?}; use gerbil or text2sparql"),
+                )
+            })?;
+        }
+        // without one, a TEXT2SPARQL benchmark or profile asks in its protocol
+        None if live.protocol == Protocol::Gerbil => {
+            live.protocol = crate::live::protocol_for(gold, profile);
+        }
+        None => {}
+    }
+    if form.dataset.is_some() {
+        live.dataset.clone_from(&form.dataset);
+    }
+    Ok(live)
+}
+
+/// The form's runs (its files parsed, then its system URLs checked), each
+/// named by its `name` field or its file's stem (a system by its URL), and
+/// the record's names of them (the files' names and the URLs).
+fn runs_of(form: &Form, live: &LiveOptions) -> Result<(Vec<RunSource>, Vec<String>), ApiError> {
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    // the name given for the i-th run (files, then systems), if any
+    let named = |i: usize| form.names.get(i).filter(|n| !n.is_empty()).cloned();
+    for (i, (name, bytes)) in form.runs.iter().enumerate() {
+        let dataset = crate::qald::parse(bytes, name).map_err(|e| {
+            ApiError::new(
+                ErrorCode::BadRun,
+                format!("the run file is not readable: {e}"),
+            )
+        })?;
+        names.push(name.clone());
+        runs.push(RunSource::File {
+            name: named(i).unwrap_or_else(|| stem(name)),
+            source: name.clone(),
+            dataset: Box::new(dataset),
+        });
+    }
+    for (i, url) in form.systems.iter().enumerate() {
+        check_url(url, live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
+        names.push(url.clone());
+        runs.push(RunSource::System {
+            name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
+            url: url.clone(),
+            answers_with_query: live.protocol == Protocol::Text2sparql,
+        });
+    }
+    Ok((runs, names))
 }

@@ -11,7 +11,7 @@
 //! Layout: [`routes`] is the one route table; each resource module owns its
 //! handlers and declares their OpenAPI paths ([`service`], [`lookups`],
 //! [`matching`], [`evaluate`], [`experiments`], [`leaderboard`],
-//! [`published`]), and
+//! [`audit`], [`published`]), and
 //! [`openapi`] merges those declarations into the document. Handlers share
 //! [`common`] and [`error`] (codes, bodies, error mappings) and never import
 //! one another, the table or the document: only this module does. Behind the
@@ -20,6 +20,7 @@
 //! [`store`] (RocksDB) and [`linked`] (Data Cube RDF).
 
 mod access;
+mod audit;
 mod common;
 mod error;
 mod evaluate;
@@ -195,6 +196,8 @@ pub struct AppState {
     /// The verdicts the LLM judge's cache may still take in this process
     /// (`evaluate::LLM_CACHE_WRITES`), shared by every request.
     llm_cache_writes: Arc<std::sync::atomic::AtomicU64>,
+    /// The audits of registered benchmarks computed so far.
+    audits: audit::Audits,
 }
 
 impl AppState {
@@ -343,6 +346,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             evaluate::LLM_CACHE_WRITES,
         )),
         document: openapi::document(),
+        audits: audit::Audits::default(),
     });
     let workers = config.workers.max(1);
     let body_timeout = config.body_timeout;

@@ -9,7 +9,9 @@ use serde_json::Value;
 use utoipa::OpenApi;
 
 use super::error::ErrorBody;
-use super::{evaluate, experiments, leaderboard, lookups, matching, micro, published, service};
+use super::{
+    audit, evaluate, experiments, leaderboard, lookups, matching, micro, published, service,
+};
 
 /// What the document has besides the paths: its info, its tags (in this
 /// order) and the error body every route may answer.
@@ -45,6 +47,7 @@ pub fn document() -> Value {
         experiments::Api::openapi(),
         leaderboard::Api::openapi(),
         micro::Api::openapi(),
+        audit::Api::openapi(),
         published::Api::openapi(),
     ] {
         api.merge(part);
@@ -79,6 +82,9 @@ mod tests {
             "BenchmarkFeatures",
             "SampleBody",
             "SampleSummary",
+            "AuditReport",
+            "Finding",
+            "Counts",
         ] {
             assert!(
                 schemas[name]["properties"].is_object()

@@ -9,7 +9,8 @@ use actix_web::{web, HttpRequest, Route};
 
 use super::common::ApiResult;
 use super::{
-    evaluate, experiments, leaderboard, lookups, matching, micro, published, service, ApiError,
+    audit, evaluate, experiments, leaderboard, lookups, matching, micro, published, service,
+    ApiError,
 };
 
 /// The prefix of the JSON API's scope.
@@ -145,6 +146,11 @@ pub const TABLE: &[Endpoint] = &[
         method: Method::Get,
         path: "/api/v1/benchmarks/{name}/features",
         handler: |r| r.to(micro::features),
+    },
+    Endpoint {
+        method: Method::Get,
+        path: "/api/v1/benchmarks/{name}/audit",
+        handler: |r| r.to(audit::benchmark_audit),
     },
     Endpoint {
         method: Method::Post,

@@ -81,6 +81,7 @@ fn state(test: &str, limit: usize) -> web::Data<AppState> {
         document: Value::Null,
         wordnet: crate::wordnet::Shared::default(),
         llm_cache_writes: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        audits: Default::default(),
     })
 }
 

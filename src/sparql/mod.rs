@@ -10,8 +10,9 @@
 //! many run at once. Results become [`AnswerSet`]s in the order the store
 //! returned them, with the same term conversion for both backends, so that
 //! `--kg` and `--endpoint` give the same report. `run` fills benchmark and run questions from their
-//! queries.
+//! queries; `audit_store` is the audit's store (`audit::Store`) over a graph.
 
+mod audit_store;
 mod graph;
 mod guard;
 mod limits;
@@ -32,6 +33,7 @@ use oxigraph::model::{NamedNodeRef, Term as OxTerm};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
+pub use audit_store::AuditStore;
 pub use graph::{negotiate_syntax, serialize, GraphError, PublishedGraph, Statement, Syntax};
 pub use limits::{Held, QueryGate, Stop, DEFAULT_MAX_BYTES};
 pub use query_error::QueryError;

@@ -860,3 +860,75 @@ fn the_web_page_shows_the_rules_of_a_failure_explanation() {
         }
     }
 }
+
+#[test]
+fn the_web_page_audits_a_registered_benchmark_and_shows_its_texts_as_text() {
+    let Some(d) = Driver::start() else { return };
+    // the demo gold with a question id that would be markup if it were read
+    // as HTML: the page shows it as text, and nothing runs
+    let dir = tmp("browser-audit");
+    let hostile = "<img src=x onerror=\"document.title='pwned'\">13";
+    let mut gold: Value = serde_json::from_slice(
+        &std::fs::read(root().join(crate::serve::GOLD)).expect("the demo gold"),
+    )
+    .expect("JSON");
+    for q in gold["questions"].as_array_mut().expect("questions") {
+        if q["id"] == "13" {
+            q["id"] = json!(hostile);
+        }
+    }
+    let file = dir.join("hostile.json");
+    std::fs::write(&file, gold.to_string()).expect("the gold written");
+    let s = Server::start_bare(
+        &dir.join("store"),
+        &["--benchmark", &format!("hostile={}", file.display())],
+    );
+    d.go(&s.url("/"));
+    d.click(&d.wait_for("#audit summary"));
+    d.click(&d.wait_for("#audit-benchmark option[value='hostile']"));
+    d.click(&d.wait_for("#audit-run"));
+    d.wait_for("#audit-counts");
+    let facts = d.script(
+        "return [...document.querySelectorAll('#audit-counts tr')].map(r => [...r.cells].map(c => c.textContent));",
+    );
+    let fact = |name: &str| -> String {
+        facts
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| r[0] == name)
+            .and_then(|r| r[1].as_str())
+            .unwrap_or_else(|| panic!("{name}: {facts}"))
+            .to_string()
+    };
+    assert_eq!(fact("benchmark"), "hostile");
+    assert_eq!(fact("questions"), "13 (13 with a query)");
+    assert!(
+        fact("executed on").contains("no knowledge graph"),
+        "{facts}"
+    );
+    assert_eq!(
+        [fact("errors"), fact("warnings"), fact("notes")],
+        ["0", "1", "0"]
+    );
+    let rows = d.find_all("#audit-findings tbody tr");
+    assert_eq!(rows.len(), 1);
+    let row = d.text(&rows[0]);
+    assert!(
+        row.contains(hostile) && row.contains("empty_gold") && row.contains("warning"),
+        "{row}"
+    );
+    assert_eq!(
+        d.script("return document.querySelectorAll('#audit-summary img').length;"),
+        0
+    );
+    assert_eq!(d.script("return document.title;"), "qajudge");
+    // the same findings as the API's
+    let (status, api) = crate::serve::get(&s, "/api/v1/benchmarks/hostile/audit");
+    assert_eq!(status, 200, "{api}");
+    assert_eq!(api["findings"][0]["question"], hostile);
+    screenshot_to(&d, "qajudge-web-page-audit.png");
+    // a severity filter without a match empties the table
+    d.click(&d.wait_for("#audit-summary .severity-filter option[value='error']"));
+    assert!(d.find_all("#audit-findings tbody tr").is_empty());
+}

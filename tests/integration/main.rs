@@ -6,6 +6,7 @@ mod amplification;
 mod annotate;
 mod api;
 mod audit;
+mod audit_server;
 mod browser;
 mod cli;
 mod components;
