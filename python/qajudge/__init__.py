@@ -2,12 +2,13 @@
 
 ``evaluate`` scores runs as ``qajudge evaluate`` does, in this process, and
 returns a :class:`Report`; :class:`Index` answers an index's lookups;
-``check``, ``features`` and ``sample`` are the commands of those names;
+``check``, ``features``, ``sample``, ``audit``, ``refresh``, ``index_build``
+and ``index_fetch`` are the commands of those names;
 :class:`Client` talks to a ``qajudge serve`` server. The whole API:
 docs/python.md.
 """
 
-from ._api import Report, check, evaluate, features, sample
+from ._api import Report, audit, check, evaluate, features, index_build, index_fetch, refresh, sample
 from ._errors import (
     FetchError,
     IndexFileError,
@@ -34,6 +35,10 @@ __all__ = [
     "check",
     "features",
     "sample",
+    "audit",
+    "refresh",
+    "index_build",
+    "index_fetch",
     "Client",
     *_errors.__all__,
     "ServiceError",

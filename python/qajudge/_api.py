@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _native
 from ._errors import QajudgeWarning, UsageError
 
-__all__ = ["Report", "evaluate", "check", "features", "sample"]
+__all__ = ["Report", "evaluate", "check", "features", "sample", "audit", "refresh", "index_build", "index_fetch"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: A run: a file, or the run itself as read from a file of any format qajudge
@@ -592,3 +592,76 @@ def sample(
     args = _argv("sample", {"out": out, "size": size, **options}, taken=("format",))
     args += ["--"] + [_text(i) for i in inputs]
     return dict(json.loads(_native.sample(args)))
+
+
+def audit(
+    gold: PathLike,
+    kg: Optional[Union[PathLike, Sequence[PathLike]]] = None,
+    endpoint: Optional[Union[str, Sequence[str]]] = None,
+    repeat: Optional[int] = None,
+    profile: Optional[str] = None,
+    *,
+    gold_answers: Optional[PathLike] = None,
+    query_timeout_ms: Optional[int] = None,
+    max_rows: Optional[int] = None,
+    max_input_mb: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Audits a gold benchmark as ``qajudge audit`` does (docs/audit.md): the
+    checks on the gold alone, and with ``kg=`` files or ``endpoint=`` URLs
+    each query executed ``repeat`` times on each. Returns what ``--format
+    json`` prints: ``questions``, ``stores``, ``counts`` and ``findings``
+    (each with its question, code, severity, evidence and action)."""
+    args = _argv(
+        "audit",
+        {
+            "gold": gold, "kg": [kg] if isinstance(kg, (str, os.PathLike)) else kg, "endpoint": endpoint,
+            "repeat": repeat, "profile": profile, "gold_answers": gold_answers,
+            "query_timeout_ms": query_timeout_ms, "max_rows": max_rows, "max_input_mb": max_input_mb,
+        },
+    )
+    return dict(json.loads(_native.audit(args)))
+
+
+def refresh(
+    gold: PathLike,
+    out: PathLike,
+    kg: Optional[Union[PathLike, Sequence[PathLike]]] = None,
+    endpoint: Optional[str] = None,
+    *,
+    query_timeout_ms: Optional[int] = None,
+    max_rows: Optional[int] = None,
+    max_query_memory_mb: Optional[int] = None,
+    max_input_mb: Optional[int] = None,
+) -> Path:
+    """Executes every gold query on ``kg=`` files or an ``endpoint=`` and
+    writes the benchmark with the results as its answers to ``out``
+    (QALD-JSON), as ``qajudge refresh`` does; returns ``out``."""
+    args = _argv(
+        "refresh",
+        {
+            "gold": gold, "out": out, "kg": [kg] if isinstance(kg, (str, os.PathLike)) else kg,
+            "endpoint": endpoint, "query_timeout_ms": query_timeout_ms, "max_rows": max_rows,
+            "max_query_memory_mb": max_query_memory_mb, "max_input_mb": max_input_mb,
+        },
+    )
+    _native.command("refresh", args)
+    return Path(out)
+
+
+def index_build(*inputs: PathLike, out: PathLike, **options: Any) -> "Any":
+    """Builds an index from RDF dumps as ``qajudge index build INPUT… --out
+    DIR`` does and opens it (:class:`Index`). Options are the command's
+    (``equivalence=[...]``, ``label=[...]``, ``lenient=True``, …)."""
+    args = _argv("index build", {"out": out, **options})
+    _native.command("index build", args + ["--"] + [_text(i) for i in inputs])
+    return _native.Index(out)
+
+
+def index_fetch(out: PathLike, **options: Any) -> "Any":
+    """Fetches the index a gold needs from SPARQL endpoints as ``qajudge
+    index fetch --out DIR`` does (``gold=[...]`` or ``iris=``,
+    ``endpoint=["wikidata"]``, ``hops=``, ``lang=``, …) and opens it
+    (:class:`Index`)."""
+    args = _argv("index fetch", {"out": out, **options})
+    _native.command("index fetch", args)
+    return _native.Index(out)

@@ -416,6 +416,22 @@ fn features(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
     })
 }
 
+/// The audit `qajudge audit ARGS… --format json` prints, as JSON.
+#[pyfunction]
+fn audit(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
+    detached(py, move || {
+        Ok(serde_json::to_string(&embed::audit(&args)?)?)
+    })
+}
+
+/// Runs `qajudge SUBCOMMAND ARGS…` in process (`refresh`, `index build`,
+/// `index fetch`), its output on stdout; its exit code, or its error as the
+/// Python exception.
+#[pyfunction]
+fn command(py: Python<'_>, subcommand: String, args: Vec<OsString>) -> PyResult<u8> {
+    detached(py, move || embed::command(&subcommand, &args))
+}
+
 /// Draws a sample as `qajudge sample ARGS… --format json` does; its summary as JSON.
 #[pyfunction]
 fn sample(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
@@ -546,6 +562,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(sample, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(command, m)?)?;
     m.add_class::<NativeReport>()?;
     m.add_class::<PyIndex>()?;
     Ok(())

@@ -273,3 +273,22 @@ def test_the_package_is_typed() -> None:
     assert public, "the extension module exports nothing"
     for name in public:
         assert f"def {name}(" in stub or f"class {name}" in stub, f"{name} is not in _native.pyi"
+
+
+def test_every_command_has_its_python_function(tmp_path: Path) -> None:
+    # the audit, as `qajudge audit --format json` prints it
+    ours = qajudge.audit(GOLD, kg=DEMO / "kg.ttl", repeat=2)
+    theirs = json.loads(run_cli("audit", "--gold", GOLD, "--kg", DEMO / "kg.ttl", "--repeat", "2", "--format", "json", check=False).stdout)
+    assert ours == theirs and ours["repeat"] == 2 and ours["stores"]
+    # refresh writes the gold with the executed answers
+    out = qajudge.refresh(GOLD, tmp_path / "refreshed.json", kg=DEMO / "kg.ttl")
+    assert out.is_file() and json.loads(out.read_text(encoding="utf-8"))["questions"]
+    with pytest.raises(qajudge.QajudgeError):
+        qajudge.refresh(GOLD, tmp_path, kg=DEMO / "kg.ttl")  # a directory is never replaced
+    # an index built from the demo's graph answers its lookups
+    index = qajudge.index_build(DEMO / "kg.ttl", out=tmp_path / "index")
+    assert index.path
+    with pytest.raises(TypeError):
+        qajudge.audit(GOLD, no_such=1)  # type: ignore[call-arg]
+    with pytest.raises(qajudge.UsageError):
+        qajudge.audit(GOLD, profile="no-such-profile")

@@ -35,8 +35,8 @@ pub struct AuditArgs {
     pub repeat: usize,
     /// The profile whose zero-for-every-system questions are named
     /// (`text2sparql`: an empty gold, a false ASK).
-    #[arg(long, default_value = "judge")]
-    pub profile: String,
+    #[arg(long, default_value = "judge", value_parser = super::args::profile_parser())]
+    pub profile: crate::eval::Profile,
     /// The time one query may take, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub query_timeout_ms: u64,
@@ -61,12 +61,28 @@ pub enum AuditFormat {
 
 /// Runs `qajudge audit`.
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
+    let report = report(&args)?;
+    match args.format {
+        AuditFormat::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
+        AuditFormat::Csv => print_csv(&report)?,
+        AuditFormat::Table => print_table(&args.gold.display().to_string(), &report)?,
+    }
+    Ok(if report.counts.error > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The audit `qajudge audit` prints, computed from its arguments (the Python
+/// binding's `audit()` returns it).
+pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
     let mut gold = super::load(&args.gold)?;
     if let Some(path) = &args.gold_answers {
         let answers = super::load(path)?;
         crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
     }
-    let profile = crate::eval::Profile::from_name(&args.profile)?;
+    let profile = args.profile;
     let options = ExecOptions {
         timeout: std::time::Duration::from_millis(args.query_timeout_ms),
         max_rows: args.max_rows,
@@ -81,24 +97,14 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     }
     let graphs: Vec<AuditStore<'_>> = kgs.iter().map(|kg| AuditStore::new(kg, options)).collect();
     let stores: Vec<&dyn Store> = graphs.iter().map(|g| g as &dyn Store).collect();
-    let report = audit(
+    Ok(audit(
         &gold,
         &stores,
         AuditOptions {
             repeat: args.repeat,
             text2sparql: profile == crate::eval::Profile::Text2sparql,
         },
-    );
-    match args.format {
-        AuditFormat::Json => outln!("{}", serde_json::to_string_pretty(&report)?)?,
-        AuditFormat::Csv => print_csv(&report)?,
-        AuditFormat::Table => print_table(&args.gold.display().to_string(), &report)?,
-    }
-    Ok(if report.counts.error > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    ))
 }
 
 fn print_table(gold: &str, r: &AuditReport) -> anyhow::Result<()> {

@@ -74,14 +74,20 @@ fn parse(
     Ok((cli.command, limit))
 }
 
-/// The options of a subcommand (`evaluate`, `features`, `sample`), with the
-/// global `max_input_mb`; empty for an unknown subcommand.
+/// The options of a subcommand (`evaluate`, `features`, `sample`, `index
+/// build`: nested ones by their words), with the global `max_input_mb`;
+/// empty for an unknown subcommand.
 pub fn options(subcommand: &str) -> Vec<OptionInfo> {
     let mut command = Cli::command();
     command.build();
-    let Some(sub) = command.find_subcommand(subcommand) else {
-        return Vec::new();
-    };
+    // a nested subcommand by its words: `index build`
+    let mut sub = &command;
+    for word in subcommand.split_whitespace() {
+        match sub.find_subcommand(word) {
+            Some(s) => sub = s,
+            None => return Vec::new(),
+        }
+    }
     sub.get_arguments()
         .filter_map(|a| {
             let long = a.get_long()?;
@@ -198,6 +204,35 @@ pub fn features(args: &[OsString]) -> anyhow::Result<Vec<QuestionFeatures>> {
         index.as_ref(),
         crate::eval::DEFAULT_MAX_CLASS_SIZE,
     )?)
+}
+
+/// The audit `qajudge audit ARGS… --format json` prints, returned.
+pub fn audit(args: &[OsString]) -> anyhow::Result<crate::audit::AuditReport> {
+    let (Command::Audit(a), _limit) = parse("audit", args)? else {
+        unreachable!("parsed as the audit subcommand")
+    };
+    super::audit::report(&a)
+}
+
+/// Runs `qajudge SUBCOMMAND ARGS…` (`refresh`, `index build`, `index
+/// fetch`, …) in process with its output on this process's stdout, parsed
+/// as the command line parses it; its exit code.
+pub fn command(subcommand: &str, args: &[OsString]) -> anyhow::Result<u8> {
+    // a nested subcommand's words come first: `index build` is `index` with
+    // `build` before its options
+    let mut words = subcommand.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let args: Vec<OsString> = words
+        .map(OsString::from)
+        .chain(args.iter().cloned())
+        .collect();
+    let (command, _limit) = parse(first, &args)?;
+    let code = super::dispatch(command)?;
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    Ok((0..=u8::MAX)
+        .find(|&n| ExitCode::from(n) == code)
+        .unwrap_or(1))
 }
 
 /// Draws the sample `qajudge sample ARGS…` draws, writing its files into
