@@ -28,9 +28,20 @@ use clap::{Parser, Subcommand};
 
 use crate::model::Dataset;
 
+/// What `--version` prints after the name: the crate's version (the
+/// workspace's, Cargo.toml) and the index format this build writes
+/// ([`crate::index::format::FORMAT_VERSION`]).
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (index format {})",
+        env!("CARGO_PKG_VERSION"),
+        crate::index::format::FORMAT_VERSION
+    )
+});
+
 /// Judge question-answering systems over knowledge graphs.
 #[derive(Debug, Parser)]
-#[command(name = "qajudge", version, about, long_about = None)]
+#[command(name = "qajudge", version = VERSION.as_str(), about, long_about = None)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
@@ -120,7 +131,19 @@ where
         }
     };
     input::set_max_input_mb(cli.max_input_mb);
-    let result = match cli.command {
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs a parsed subcommand; its exit code, or its error.
+fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
@@ -134,14 +157,6 @@ where
         Command::Serve(args) => serve::run_serve(args),
         Command::Refresh(args) => refresh::run(args),
         Command::Audit(args) => audit::run(args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
-        }
     }
 }
 
