@@ -54,6 +54,9 @@ fn pad_table(rows: &[Vec<String>], out: &mut String) {
 }
 
 /// Per experiment (in report order), each run's name and result.
+/// The runs of one experiment: each run's name and its report of it.
+type Runs<'a> = [(&'a str, Option<&'a ExperimentReport>)];
+
 type ByExperiment<'a> = Vec<(&'static str, Vec<(&'a str, Option<&'a ExperimentReport>)>)>;
 
 pub(super) fn experiments(report: &Report) -> ByExperiment<'_> {
@@ -132,172 +135,11 @@ pub fn table(report: &Report, per_question: bool) -> String {
             continue;
         }
         let _ = writeln!(out, "\n{}", name.to_uppercase());
-        // failed calls of live systems get a column wherever a run has one
-        let errors = runs
-            .iter()
-            .any(|(_, e)| e.is_some_and(|e| e.aggregate.errors > 0));
-        let mut rows = vec![[
-            "run",
-            "eval",
-            "answered",
-            "empty",
-            "missing",
-            "extra",
-            "errors",
-            "micro P",
-            "micro R",
-            "micro F1",
-            "macro P",
-            "macro R",
-            "macro F1",
-            "QALD P",
-            "QALD R",
-            "Macro F1 QALD",
-        ]
-        .map(String::from)
-        .to_vec()];
-        for (run, e) in &runs {
-            let Some(e) = e else {
-                rows.push(vec![run.to_string(), "-".into()]);
-                continue;
-            };
-            let a = &e.aggregate;
-            // no question evaluated (the t2s-metrics profile's text measures
-            // without a graph): no P/R/F1 to show, not zeros
-            let some = |v: f64| (a.evaluated > 0).then_some(v);
-            rows.push(vec![
-                run.to_string(),
-                a.evaluated.to_string(),
-                a.answered.to_string(),
-                a.empty.to_string(),
-                a.missing.to_string(),
-                a.extra.to_string(),
-                a.errors.to_string(),
-                fo(a.micro.and_then(|m| some(m.precision))),
-                fo(a.micro.and_then(|m| some(m.recall))),
-                fo(a.micro.and_then(|m| some(m.f1))),
-                fo(some(a.macro_.precision)),
-                fo(some(a.macro_.recall)),
-                fo(some(a.macro_.f1)),
-                fo(some(a.macro_qald.precision)),
-                fo(some(a.macro_qald.recall)),
-                fo(some(a.macro_qald.f1)),
-            ]);
-        }
-        if !errors {
-            for row in &mut rows {
-                if row.len() > 6 {
-                    row.remove(6);
-                }
-            }
-        }
+        let mut rows = run_rows(&runs);
         era_columns(&runs, &mut rows);
         pad_table(&rows, &mut out);
         era_lines(&runs, &mut out);
-        for (run, e) in &runs {
-            let Some(a) = e.map(|e| &e.aggregate).filter(|a| a.evaluated > 0) else {
-                continue;
-            };
-            let _ = writeln!(
-                out,
-                "{run}: QALD-1/2 right {}, partial {}; answered only P {} R {} F1 {}",
-                a.right,
-                a.partial,
-                f(a.answered_only.precision),
-                f(a.answered_only.recall),
-                f(a.answered_only.f1)
-            );
-        }
-        for (run, e) in &runs {
-            // ranked answers and tables (docs/scoring.md, Ranked answers and tables)
-            let Some(a) = e.map(|e| &e.aggregate) else {
-                continue;
-            };
-            if let Some(r) = &a.ranking {
-                let g = |k: &str| f(r.get(k).copied().unwrap_or(0.0));
-                let _ = writeln!(
-                    out,
-                    "{run}: ranking MRR {}, Hits@1/first {}, Hits@1/any {}, Hits@3 {}, Hits@10 {}",
-                    g("mrr"),
-                    g("hits@1/first"),
-                    g("hits@1/any"),
-                    g("hits@3"),
-                    g("hits@10")
-                );
-            }
-            if let Some(t) = &a.tables {
-                let _ = writeln!(
-                    out,
-                    "{run}: {} question(s) with table answers, row-wise F1 {}",
-                    t.get("questions").copied().unwrap_or(0.0),
-                    f(t.get("row_f1").copied().unwrap_or(0.0))
-                );
-            }
-        }
-        for (run, e) in &runs {
-            // the TEXT2SPARQL challenge's headline figures (its profile)
-            if let Some(c) = e.and_then(|e| e.aggregate.challenge.as_ref()) {
-                let ordered = match (c.ndcg, c.set_f_ndcg) {
-                    (Some(n), Some(both)) => format!(
-                        "; nDCG {} over {} ordered question(s); set_F_ndcg {}",
-                        f(n),
-                        c.ordered_questions,
-                        f(both)
-                    ),
-                    _ => "; no question flagged RESULT_ORDER_MATTERS".to_string(),
-                };
-                let _ = writeln!(
-                    out,
-                    "{run}: TEXT2SPARQL set_P {} set_recall {} set_F {}{ordered}",
-                    f(c.set_p),
-                    f(c.set_recall),
-                    f(c.set_f)
-                );
-                for (lang, l) in &c.by_language {
-                    let _ = writeln!(
-                        out,
-                        "{run}: TEXT2SPARQL [{lang}] {} question(s): set_P {} set_recall {} set_F {}",
-                        l.questions,
-                        f(l.set_p),
-                        f(l.set_recall),
-                        f(l.set_f)
-                    );
-                }
-            }
-        }
-        for (run, e) in &runs {
-            // an official script's own figures, under its own names
-            if let Some(n) = e.and_then(|e| e.aggregate.free_text) {
-                let how = if report.index.is_some() {
-                    "each one answer matched through the label index"
-                } else {
-                    "each one answer; without an index (--index) none is matched through labels"
-                };
-                let _ = writeln!(
-                    out,
-                    "{run}: {n} free-text answer(s) where the gold holds resources, {how}"
-                );
-            }
-            if let Some(o) = e.and_then(|e| e.aggregate.official.as_ref()) {
-                let figures: Vec<String> =
-                    o.iter().map(|(k, v)| format!("{k} {}", f(*v))).collect();
-                let _ = writeln!(out, "{run}: official {}", figures.join(", "));
-            }
-        }
-        for (run, e) in &runs {
-            if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
-                let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
-                let _ = writeln!(
-                    out,
-                    "{run}: {:.0}% bootstrap intervals ({} resamples): micro F1 {}, macro F1 {}, Macro F1 QALD {}",
-                    c.level * 100.0,
-                    c.resamples,
-                    iv(&c.micro.f1),
-                    iv(&c.macro_.f1),
-                    iv(&c.macro_qald.f1)
-                );
-            }
-        }
+        run_lines(report, &runs, &mut out);
         let features: Vec<&String> = runs
             .iter()
             .filter_map(|(_, e)| e.and_then(|e| e.breakdown.as_ref()))
@@ -310,94 +152,289 @@ pub fn table(report: &Report, per_question: bool) -> String {
         }
         if per_question {
             for (run, e) in &runs {
-                let Some(e) = e else { continue };
-                let _ = writeln!(out, "\n{} per question: {run}", name.to_uppercase());
-                // executed queries add their status (and invented IRIs) and the order score
-                let executed = e.questions.iter().any(|q| q.execution.is_some());
-                let ordered = e.questions.iter().any(|q| q.ndcg.is_some());
-                let mut header: Vec<String> =
-                    ["id", "question", "status", "tp", "fp", "fn", "P", "R", "F1"]
-                        .map(String::from)
-                        .to_vec();
-                if executed {
-                    header.push("query".to_string());
+                if let Some(e) = e {
+                    question_rows(name, run, e, &mut out);
                 }
-                if ordered {
-                    header.push("nDCG".to_string());
-                }
-                let era = era_question_columns(e);
-                header.extend(era.iter().map(|(h, _)| (*h).to_string()));
-                header.push("note".into());
-                let mut rows = vec![header];
-                for q in &e.questions {
-                    let mut row = vec![
-                        q.id.clone(),
-                        short(q.question.as_deref().unwrap_or_default(), QUESTION_WIDTH),
-                        q.status.name().to_string(),
-                        q.score.tp.to_string(),
-                        q.score.fp.to_string(),
-                        q.score.fn_.to_string(),
-                        f(q.score.precision),
-                        f(q.score.recall),
-                        f(q.score.f1),
-                    ];
-                    if executed {
-                        row.push(q.execution.as_ref().map_or_else(String::new, |x| {
-                            match x.unknown_iris.len() {
-                                0 => x.status.to_string(),
-                                1 => format!("{} (1 unknown IRI)", x.status),
-                                n => format!("{} ({n} unknown IRIs)", x.status),
-                            }
-                        }));
-                    }
-                    if ordered {
-                        row.push(q.ndcg.map(f).unwrap_or_default());
-                    }
-                    row.extend(era.iter().map(|(_, cell)| cell(q)));
-                    row.push(q.diagnostics.first().cloned().unwrap_or_default());
-                    rows.push(row);
-                }
-                pad_table(&rows, &mut out);
             }
         }
-        for (run, e) in &runs {
-            let Some(e) = e else { continue };
-            if e.questions.iter().all(|q| q.explanation.is_none()) {
-                continue;
-            }
-            let _ = writeln!(out, "\n{} explained: {run}", name.to_uppercase());
-            for q in &e.questions {
-                let Some(x) = &q.explanation else { continue };
-                let confidence = q
-                    .confidence
-                    .map(|c| format!(", confidence {c}"))
-                    .unwrap_or_default();
-                let text = q
-                    .question
-                    .as_deref()
-                    .map(|t| format!(" {t}"))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "{}{text} ({}, F1 {}{confidence})",
-                    q.id,
-                    q.status.name(),
-                    f(q.score.f1)
-                );
-                for p in &x.pairs {
-                    let size = p.class_size.map(|n| format!(" of {n}")).unwrap_or_default();
-                    let _ = writeln!(out, "  = {}  ~  {}  [{}{size}]", p.gold, p.run, p.rule);
-                }
-                for g in &x.unmatched_gold {
-                    let _ = writeln!(out, "  - missed {g}");
-                }
-                for r in &x.unmatched_run {
-                    let _ = writeln!(out, "  + wrong  {r}");
-                }
+        explained(name, &runs, &mut out);
+    }
+    query_block(report, per_question, &mut out);
+    comparisons(report, &mut out);
+    out
+}
+
+/// The runs of one experiment as the table's rows: a header, then per run
+/// its counts and P/R/F1 (the `errors` column only when some run has failed
+/// calls of a live system).
+fn run_rows(runs: &Runs<'_>) -> Vec<Vec<String>> {
+    // failed calls of live systems get a column wherever a run has one
+    let errors = runs
+        .iter()
+        .any(|(_, e)| e.is_some_and(|e| e.aggregate.errors > 0));
+    let mut rows = vec![[
+        "run",
+        "eval",
+        "answered",
+        "empty",
+        "missing",
+        "extra",
+        "errors",
+        "micro P",
+        "micro R",
+        "micro F1",
+        "macro P",
+        "macro R",
+        "macro F1",
+        "QALD P",
+        "QALD R",
+        "Macro F1 QALD",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for (run, e) in runs {
+        let Some(e) = e else {
+            rows.push(vec![run.to_string(), "-".into()]);
+            continue;
+        };
+        let a = &e.aggregate;
+        // no question evaluated (the t2s-metrics profile's text measures
+        // without a graph): no P/R/F1 to show, not zeros
+        let some = |v: f64| (a.evaluated > 0).then_some(v);
+        rows.push(vec![
+            run.to_string(),
+            a.evaluated.to_string(),
+            a.answered.to_string(),
+            a.empty.to_string(),
+            a.missing.to_string(),
+            a.extra.to_string(),
+            a.errors.to_string(),
+            fo(a.micro.and_then(|m| some(m.precision))),
+            fo(a.micro.and_then(|m| some(m.recall))),
+            fo(a.micro.and_then(|m| some(m.f1))),
+            fo(some(a.macro_.precision)),
+            fo(some(a.macro_.recall)),
+            fo(some(a.macro_.f1)),
+            fo(some(a.macro_qald.precision)),
+            fo(some(a.macro_qald.recall)),
+            fo(some(a.macro_qald.f1)),
+        ]);
+    }
+    if !errors {
+        for row in &mut rows {
+            if row.len() > 6 {
+                row.remove(6);
             }
         }
     }
-    query_block(report, per_question, &mut out);
+    rows
+}
+
+/// The lines under an experiment's table, per run: QALD-1/2's counts, the
+/// ranking and table measures, the challenge's figures, the official
+/// script's, the free-text answers and the bootstrap intervals.
+fn run_lines(report: &Report, runs: &Runs<'_>, out: &mut String) {
+    for (run, e) in runs {
+        let Some(a) = e.map(|e| &e.aggregate).filter(|a| a.evaluated > 0) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "{run}: QALD-1/2 right {}, partial {}; answered only P {} R {} F1 {}",
+            a.right,
+            a.partial,
+            f(a.answered_only.precision),
+            f(a.answered_only.recall),
+            f(a.answered_only.f1)
+        );
+    }
+    for (run, e) in runs {
+        // ranked answers and tables (docs/scoring.md, Ranked answers and tables)
+        let Some(a) = e.map(|e| &e.aggregate) else {
+            continue;
+        };
+        if let Some(r) = &a.ranking {
+            let g = |k: &str| f(r.get(k).copied().unwrap_or(0.0));
+            let _ = writeln!(
+                out,
+                "{run}: ranking MRR {}, Hits@1/first {}, Hits@1/any {}, Hits@3 {}, Hits@10 {}",
+                g("mrr"),
+                g("hits@1/first"),
+                g("hits@1/any"),
+                g("hits@3"),
+                g("hits@10")
+            );
+        }
+        if let Some(t) = &a.tables {
+            let _ = writeln!(
+                out,
+                "{run}: {} question(s) with table answers, row-wise F1 {}",
+                t.get("questions").copied().unwrap_or(0.0),
+                f(t.get("row_f1").copied().unwrap_or(0.0))
+            );
+        }
+    }
+    for (run, e) in runs {
+        // the TEXT2SPARQL challenge's headline figures (its profile)
+        if let Some(c) = e.and_then(|e| e.aggregate.challenge.as_ref()) {
+            let ordered = match (c.ndcg, c.set_f_ndcg) {
+                (Some(n), Some(both)) => format!(
+                    "; nDCG {} over {} ordered question(s); set_F_ndcg {}",
+                    f(n),
+                    c.ordered_questions,
+                    f(both)
+                ),
+                _ => "; no question flagged RESULT_ORDER_MATTERS".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "{run}: TEXT2SPARQL set_P {} set_recall {} set_F {}{ordered}",
+                f(c.set_p),
+                f(c.set_recall),
+                f(c.set_f)
+            );
+            for (lang, l) in &c.by_language {
+                let _ = writeln!(
+                    out,
+                    "{run}: TEXT2SPARQL [{lang}] {} question(s): set_P {} set_recall {} set_F {}",
+                    l.questions,
+                    f(l.set_p),
+                    f(l.set_recall),
+                    f(l.set_f)
+                );
+            }
+        }
+    }
+    for (run, e) in runs {
+        // an official script's own figures, under its own names
+        if let Some(n) = e.and_then(|e| e.aggregate.free_text) {
+            let how = if report.index.is_some() {
+                "each one answer matched through the label index"
+            } else {
+                "each one answer; without an index (--index) none is matched through labels"
+            };
+            let _ = writeln!(
+                out,
+                "{run}: {n} free-text answer(s) where the gold holds resources, {how}"
+            );
+        }
+        if let Some(o) = e.and_then(|e| e.aggregate.official.as_ref()) {
+            let figures: Vec<String> = o.iter().map(|(k, v)| format!("{k} {}", f(*v))).collect();
+            let _ = writeln!(out, "{run}: official {}", figures.join(", "));
+        }
+    }
+    for (run, e) in runs {
+        if let Some(c) = e.and_then(|e| e.aggregate.confidence.as_ref()) {
+            let iv = |i: &crate::metrics::Interval| format!("[{}, {}]", f(i.low), f(i.high));
+            let _ = writeln!(
+                out,
+                "{run}: {:.0}% bootstrap intervals ({} resamples): micro F1 {}, macro F1 {}, Macro F1 QALD {}",
+                c.level * 100.0,
+                c.resamples,
+                iv(&c.micro.f1),
+                iv(&c.macro_.f1),
+                iv(&c.macro_qald.f1)
+            );
+        }
+    }
+}
+
+/// One run's row per question of an experiment (`--per-question`): counts,
+/// P/R/F1, the query's execution, the order score, the LLM-era measures and
+/// the first note.
+fn question_rows(name: &str, run: &str, e: &ExperimentReport, out: &mut String) {
+    let _ = writeln!(out, "\n{} per question: {run}", name.to_uppercase());
+    // executed queries add their status (and invented IRIs) and the order score
+    let executed = e.questions.iter().any(|q| q.execution.is_some());
+    let ordered = e.questions.iter().any(|q| q.ndcg.is_some());
+    let mut header: Vec<String> = ["id", "question", "status", "tp", "fp", "fn", "P", "R", "F1"]
+        .map(String::from)
+        .to_vec();
+    if executed {
+        header.push("query".to_string());
+    }
+    if ordered {
+        header.push("nDCG".to_string());
+    }
+    let era = era_question_columns(e);
+    header.extend(era.iter().map(|(h, _)| (*h).to_string()));
+    header.push("note".into());
+    let mut rows = vec![header];
+    for q in &e.questions {
+        let mut row = vec![
+            q.id.clone(),
+            short(q.question.as_deref().unwrap_or_default(), QUESTION_WIDTH),
+            q.status.name().to_string(),
+            q.score.tp.to_string(),
+            q.score.fp.to_string(),
+            q.score.fn_.to_string(),
+            f(q.score.precision),
+            f(q.score.recall),
+            f(q.score.f1),
+        ];
+        if executed {
+            row.push(q.execution.as_ref().map_or_else(
+                String::new,
+                |x| match x.unknown_iris.len() {
+                    0 => x.status.to_string(),
+                    1 => format!("{} (1 unknown IRI)", x.status),
+                    n => format!("{} ({n} unknown IRIs)", x.status),
+                },
+            ));
+        }
+        if ordered {
+            row.push(q.ndcg.map(f).unwrap_or_default());
+        }
+        row.extend(era.iter().map(|(_, cell)| cell(q)));
+        row.push(q.diagnostics.first().cloned().unwrap_or_default());
+        rows.push(row);
+    }
+    pad_table(&rows, out);
+}
+
+/// The matched pairs and unmatched answers of every explained question
+/// (`--explain`), per run.
+fn explained(name: &str, runs: &Runs<'_>, out: &mut String) {
+    for (run, e) in runs {
+        let Some(e) = e else { continue };
+        if e.questions.iter().all(|q| q.explanation.is_none()) {
+            continue;
+        }
+        let _ = writeln!(out, "\n{} explained: {run}", name.to_uppercase());
+        for q in &e.questions {
+            let Some(x) = &q.explanation else { continue };
+            let confidence = q
+                .confidence
+                .map(|c| format!(", confidence {c}"))
+                .unwrap_or_default();
+            let text = q
+                .question
+                .as_deref()
+                .map(|t| format!(" {t}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{}{text} ({}, F1 {}{confidence})",
+                q.id,
+                q.status.name(),
+                f(q.score.f1)
+            );
+            for p in &x.pairs {
+                let size = p.class_size.map(|n| format!(" of {n}")).unwrap_or_default();
+                let _ = writeln!(out, "  = {}  ~  {}  [{}{size}]", p.gold, p.run, p.rule);
+            }
+            for g in &x.unmatched_gold {
+                let _ = writeln!(out, "  - missed {g}");
+            }
+            for r in &x.unmatched_run {
+                let _ = writeln!(out, "  + wrong  {r}");
+            }
+        }
+    }
+}
+
+/// The paired significance tests between runs, when there are any.
+fn comparisons(report: &Report, out: &mut String) {
     if !report.comparisons.is_empty() {
         let shuffles = report.comparisons[0].significance.shuffles;
         let _ = writeln!(
@@ -437,9 +474,8 @@ pub fn table(report: &Report, per_question: bool) -> String {
                 p(c.p_macro_f1_qald_adjusted),
             ]);
         }
-        pad_table(&rows, &mut out);
+        pad_table(&rows, out);
     }
-    out
 }
 
 /// A p-value of a test with `shuffles` rounds, (k+1)/(N+1) for k of N
