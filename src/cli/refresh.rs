@@ -30,8 +30,10 @@ pub struct RefreshArgs {
     /// The knowledge graph.
     #[command(flatten)]
     pub kg: KgArgs,
-    /// Where to write the refreshed benchmark (QALD-JSON): a new file, or a
-    /// regular file it replaces (a directory, link or special file is refused).
+    /// Where to write the refreshed benchmark (QALD-JSON): a new file, or one
+    /// an earlier refresh wrote (its dataset's `written_by`), which it
+    /// replaces; any other file, a directory, a link or a special file is
+    /// refused.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
@@ -60,7 +62,8 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
         },
     );
     bar.finish_and_clear();
-    let doc = crate::qald::to_qald_json(&gold, &summary.columns);
+    let mut doc = crate::qald::to_qald_json(&gold, &summary.columns);
+    mark_ours(&mut doc, "qajudge refresh");
     let text = serde_json::to_string_pretty(&doc)? + "\n";
     write_replacing(&args.out, text.as_bytes())?;
     let without = gold.questions.len() - summary.executed;
@@ -105,7 +108,10 @@ fn check_out(out: &Path) -> anyhow::Result<()> {
         }
     };
     let what = if file_type.is_file() {
-        return Ok(());
+        if is_ours(out)? {
+            return Ok(());
+        }
+        "a file qajudge did not write (its dataset has no `written_by` of qajudge's), which it never replaces"
     } else if file_type.is_dir() {
         "a directory"
     } else if file_type.is_symlink() {
@@ -114,9 +120,43 @@ fn check_out(out: &Path) -> anyhow::Result<()> {
         "a special file (a FIFO, device or socket)"
     };
     bail!(
-        "{}: cannot write the refreshed benchmark there: it is {what}; give --out a new file name or a regular file to replace",
+        "{}: cannot write the refreshed benchmark there: it is {what}; give --out a new file name, or a file an earlier refresh wrote",
         out.display()
     )
+}
+
+/// The mark of a benchmark file qajudge wrote: its dataset's `written_by`,
+/// which the readers keep as a known key and [`is_ours`] looks for.
+pub(super) fn mark_ours(doc: &mut serde_json::Value, writer: &str) {
+    if let Some(top) = doc.as_object_mut() {
+        let dataset = top
+            .entry("dataset")
+            .or_insert_with(|| serde_json::json!({}));
+        if let Some(d) = dataset.as_object_mut() {
+            d.insert(
+                "written_by".into(),
+                serde_json::Value::String(writer.into()),
+            );
+        }
+    }
+}
+
+/// True when the regular file `path` is a benchmark qajudge wrote: its first
+/// 4 KiB (where the dataset object comes, before the questions) hold the
+/// `written_by` mark of [`mark_ours`].
+pub(super) fn is_ours(path: &Path) -> anyhow::Result<bool> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .with_context(|| {
+            format!(
+                "{}: cannot read it to see whether qajudge wrote it",
+                path.display()
+            )
+        })?;
+    let text = String::from_utf8_lossy(&head);
+    Ok(text.contains("\"written_by\": \"qajudge "))
 }
 
 /// Writes `bytes` to `out` through a temporary file beside it, synced, then

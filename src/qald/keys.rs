@@ -208,7 +208,7 @@ pub const METADATA: &[&str] = &[
     "answeritemtype",
 ];
 /// Keys of the top-level `dataset` object.
-pub const DATASET: &[&str] = &["id", "metadata"];
+pub const DATASET: &[&str] = &["id", "metadata", "written_by"];
 /// Keys of a QALD-JSON file's top-level object.
 pub const TOP: &[&str] = &["dataset", "questions"];
 

@@ -188,7 +188,7 @@ fn index_build_fills_an_empty_directory_and_replaces_its_own_index() {
 }
 
 #[test]
-fn refresh_refuses_a_directory_and_replaces_a_file_whole() {
+fn refresh_refuses_a_directory_and_a_file_it_did_not_write() {
     let dir = tmp("outputs-refresh");
     let sub = dir.join("results");
     std::fs::create_dir_all(&sub).expect("dir");
@@ -240,13 +240,23 @@ fn refresh_refuses_a_directory_and_replaces_a_file_whole() {
     std::fs::remove_file(&link).expect("link removed");
     std::fs::remove_file(&target).expect("target removed");
 
+    // a file qajudge did not write is never replaced, whatever its name
     let file = dir.join("refreshed.json");
     std::fs::write(&file, b"previous").expect("file");
+    let o = refresh(&file);
+    assert_refused(&o, &file);
+    assert!(stderr(&o).contains("did not write"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&file).expect("kept"), b"previous");
+    // one an earlier refresh wrote is replaced whole
+    std::fs::remove_file(&file).expect("removed");
+    let o = refresh(&file);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = refresh(&file);
     assert!(o.status.success(), "{}", stderr(&o));
     let written: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).expect("written")).expect("QALD-JSON");
     assert!(written["questions"].is_array(), "{written}");
+    assert_eq!(written["dataset"]["written_by"], "qajudge refresh");
     assert_eq!(names(&dir), ["refreshed.json", "results"]);
 }
 
