@@ -16,6 +16,7 @@ bash scripts/install-deps.sh --browser --python --virtuoso --recipes --java --la
 bash scripts/install-servers.sh
 # the licence policy of the binary (deny.toml): a copyleft crate fails here, named
 bash scripts/licences.sh
+bash scripts/actionlint.sh
 # the house checks itself: no circle between the files of a directory of src/,
 # and every module uses only what its row of ARCHITECTURE.md's layers table
 # lists (no stale rows), external crates only where it places them
