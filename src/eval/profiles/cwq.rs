@@ -29,7 +29,7 @@
 //! output.
 
 use super::qa_only::QaOnly;
-use super::written::{term_text, written};
+use super::written::{first_written, term_text, written};
 use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::Question;
@@ -151,10 +151,7 @@ fn prediction(run: &Question) -> Option<String> {
     {
         Some(serde_json::Value::String(s)) => Some(s),
         Some(other) => Some(other.to_string()),
-        None => run
-            .answers
-            .as_ref()
-            .and_then(|a| written(a).into_iter().next()),
+        None => first_written(run),
     }
 }
 

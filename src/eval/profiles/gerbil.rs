@@ -10,10 +10,15 @@ use super::Rules;
 use crate::annotate::MarkingStyle;
 use crate::eval::Experiment;
 use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
 use crate::model::{looks_like_iri, Answer, AnswerSet, Term};
 
-/// The rules of the `gerbil` profile.
+/// The rules of the `gerbil` profile. A rule not written here is the default
+/// of [`Rules`] (`judge`'s), which is GERBIL's too: the run IRI's class and the
+/// labels come from the index; every answer set is scored by the ordinary
+/// rules, a missing question as an empty answer, by the counts' P/R/F1 with
+/// Macro F1 QALD, micro and macro measures reported. The order score of
+/// docs/scoring.md (Executing SPARQL) is qajudge's, added beside GERBIL's
+/// figures.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Gerbil;
 
@@ -32,11 +37,6 @@ impl Rules for Gerbil {
             literal: LiteralRule::Exact,
             label: LabelRule::EachCandidate,
         }
-    }
-
-    /// The run IRI's class and the labels come from the index.
-    fn uses_index(&self) -> bool {
-        true
     }
 
     /// GERBIL reads every bound value as its own answer (rows flattened) and
@@ -62,22 +62,6 @@ impl Rules for Gerbil {
                 })
                 .collect(),
         )
-    }
-
-    /// None: GERBIL scores every answer set by the ordinary rules.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run does not have scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    /// Precision, recall and F1 of the counts (docs/scoring.md, Counting), as GERBIL reports
-    /// them, with Macro F1 QALD.
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
     }
 
     /// GERBIL has neither AIT2KB nor the split of C2KB into entities and classes.
@@ -111,27 +95,6 @@ impl Rules for Gerbil {
     /// scores every run whether or not it gave markings.
     fn empty_markings_score(&self) -> bool {
         true
-    }
-
-    /// The order score of docs/scoring.md (Executing SPARQL) is qajudge's, added beside GERBIL's
-    /// figures: ORDER BY in the gold query, or the flag, scores the order.
-    fn orders_by_query(&self) -> bool {
-        true
-    }
-
-    /// QA answers are matched term by term with `match_options` above.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
-    /// GERBIL reports micro and macro P/R/F1 and Macro F1 QALD.
-    fn reports_micro(&self) -> bool {
-        true
-    }
-
-    /// None: no official script's own figures.
-    fn official(&self) -> Option<&'static dyn super::Official> {
-        None
     }
 }
 

@@ -34,12 +34,13 @@
 //! function on every case.
 
 use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
+use super::python;
 use super::qa_only::QaOnly;
 use super::subgraph;
-use super::written::{flag_string, term_text, written};
+use super::written::{first_written, flag_string, names};
 use super::{Official, Resources};
 use crate::eval::report::Figures;
-use crate::model::{Question, Term};
+use crate::model::Question;
 
 /// The rules of the `gtsqa` profile.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,9 +57,7 @@ pub static RULES: QaOnly = QaOnly {
 
 /// `s.strip().replace(" ", "").lower()`.
 fn clean(s: &str) -> String {
-    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-        .replace(' ', "")
-        .to_lowercase()
+    python::strip(s).replace(' ', "").to_lowercase()
 }
 
 /// The last match of `\{(.*?)\}` (no `re.DOTALL`: the text up to the first
@@ -106,25 +105,7 @@ fn matches_cleaned(response: &str, answers: &[String]) -> bool {
 /// The gold names: each answer's labels (literals after its first term),
 /// else its written value.
 fn gold_names(gold: &Question) -> Vec<String> {
-    let Some(set) = gold.answers.as_ref() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (a, value) in set.answers.iter().zip(written(set)) {
-        let labels: Vec<String> = a
-            .terms
-            .iter()
-            .skip(1)
-            .filter(|t| matches!(t, Term::Literal { .. }))
-            .map(term_text)
-            .collect();
-        if labels.is_empty() {
-            out.push(value);
-        } else {
-            out.extend(labels);
-        }
-    }
-    out
+    gold.answers.as_ref().map(names).unwrap_or_default()
 }
 
 /// The model's response: `results`, else `prediction`, else the first answer
@@ -132,11 +113,7 @@ fn gold_names(gold: &Question) -> Vec<String> {
 fn response(run: &Question) -> String {
     flag_string(run, "results")
         .or_else(|| flag_string(run, "prediction"))
-        .or_else(|| {
-            run.answers
-                .as_ref()
-                .and_then(|a| written(a).into_iter().next())
-        })
+        .or_else(|| first_written(run))
         .unwrap_or_default()
 }
 
@@ -189,15 +166,12 @@ impl Official for Gtsqa {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::strings;
     use super::*;
-
-    fn names(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| (*s).to_string()).collect()
-    }
 
     #[test]
     fn the_last_braces_unless_yes_or_no_and_containment_either_way() {
-        let g = names(&["Barack Obama"]);
+        let g = strings(&["Barack Obama"]);
         assert!(new_exact_match("It is {Barack Obama}.", &g));
         assert!(new_exact_match("{Michelle} no, {barackobama}", &g));
         assert!(new_exact_match("{Obama}", &g));
@@ -209,7 +183,7 @@ mod tests {
         // `.` stops at a line feed: the braces do not close on this line
         assert!(new_exact_match(
             "{Barack\nObama}",
-            &names(&["barack\nobama"])
+            &strings(&["barack\nobama"])
         ));
         assert_eq!(last_braced("{a{b}c}"), Some("a{b"));
     }

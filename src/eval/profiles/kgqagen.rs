@@ -40,12 +40,12 @@
 
 use serde_json::Value;
 
-use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
+use super::official::{count_flagged, count_too_large, percent_means, MAX_TEXT_STEPS, TOO_LARGE};
 use super::python;
 use super::qa_only::QaOnly;
 use super::rog::gold_names;
 use super::subgraph;
-use super::written::{flag_string, written};
+use super::written::{first_written, flag_string};
 use super::{Official, Resources};
 use crate::eval::report::Figures;
 use crate::model::Question;
@@ -65,11 +65,6 @@ pub static RULES: QaOnly = QaOnly {
 
 /// The figure counting questions on which the script fails.
 const SCRIPT_FAILS: &str = "script_fails";
-
-/// `str.strip()`: Python's whitespace at both ends.
-fn strip(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-}
 
 /// `extract_pred`: the last `{…}` holding at least one character and no
 /// brace, stripped; `""` when there is none.
@@ -91,7 +86,7 @@ pub fn extract_pred(text: &str) -> &str {
         }
         i += 1;
     }
-    last.map_or("", strip)
+    last.map_or("", python::strip)
 }
 
 /// `normalize`: lower case, ASCII punctuation deleted, whitespace collapsed.
@@ -126,11 +121,7 @@ fn prediction(run: &Question) -> String {
         return extract_pred(&flag_string(run, "results").unwrap_or_default()).to_string();
     }
     flag_string(run, "prediction")
-        .or_else(|| {
-            run.answers
-                .as_ref()
-                .and_then(|a| written(a).into_iter().next())
-        })
+        .or_else(|| first_written(run))
         .unwrap_or_default()
 }
 
@@ -194,29 +185,18 @@ impl Official for Kgqagen {
         _gold_questions: usize,
         _with: &Resources<'_>,
     ) -> Figures {
-        let n = scored.len() as f64;
-        let mean = |k: &str| {
-            if n > 0.0 {
-                100.0 * scored.iter().map(|(_, f)| f[k]).sum::<f64>() / n
-            } else {
-                0.0
-            }
-        };
-        let mut out = Figures::from([
-            ("Accuracy".to_string(), mean("acc")),
-            ("Hit@1".to_string(), mean("hit")),
-            ("F1".to_string(), mean("f1")),
-            ("P".to_string(), mean("precision")),
-            ("R".to_string(), mean("recall")),
-            ("questions".to_string(), n),
-        ]);
-        let fails = scored
-            .iter()
-            .filter(|(_, f)| f.contains_key(SCRIPT_FAILS))
-            .count();
-        if fails > 0 {
-            out.insert(SCRIPT_FAILS.to_string(), fails as f64);
-        }
+        let mut out = percent_means(
+            scored,
+            &[
+                ("Accuracy", "acc"),
+                ("Hit@1", "hit"),
+                ("F1", "f1"),
+                ("P", "precision"),
+                ("R", "recall"),
+            ],
+        );
+        out.insert("questions".to_string(), scored.len() as f64);
+        count_flagged(scored, SCRIPT_FAILS, &mut out);
         count_too_large(scored, &mut out);
         subgraph::aggregate(scored, &mut out);
         out

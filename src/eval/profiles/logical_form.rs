@@ -247,19 +247,7 @@ fn graph(e: &Expr, o: &Ontology) -> Option<Graph> {
             }
             Some(g)
         }
-        "AND" => {
-            let g1 = graph(arg(1)?, o)?;
-            let mut g2 = graph(arg(2)?, o)?;
-            let (size1, size2) = (g1.size(), g2.size());
-            let q1 = g1.nodes.get(&size1)?.clone();
-            let q2 = g2.node(size2)?;
-            if q1.kind == "class" && q2.kind == "class" {
-                q2.id = q1.id;
-            }
-            let g1 = g1.relabel(|n| n + size2 - 1);
-            let g2 = g2.relabel(|n| if n == size2 { size1 + size2 - 1 } else { n });
-            Some(Graph::compose(g1, g2))
-        }
+        "AND" => join(graph(arg(1)?, o)?, graph(arg(2)?, o)?),
         "COUNT" => {
             let mut g = graph(arg(1)?, o)?;
             let size = g.size();
@@ -269,19 +257,11 @@ fn graph(e: &Expr, o: &Ontology) -> Option<Graph> {
         op if op.contains("ARG") => {
             let g1 = graph(arg(1)?, o)?;
             let mut g2 = graph(arg(2)?, o)?;
-            let (size1, size2) = (g1.size(), g2.size());
             let value = g2.node(1)?;
             value.id = Id::Zero;
             value.kind = "literal";
             value.function = Some(op.to_lowercase());
-            let q1 = g1.nodes.get(&size1)?.clone();
-            let q2 = g2.node(size2)?;
-            if q1.kind == "class" && q2.kind == "class" {
-                q2.id = q1.id;
-            }
-            let g1 = g1.relabel(|n| n + size2 - 1);
-            let g2 = g2.relabel(|n| if n == size2 { size1 + size2 - 1 } else { n });
-            Some(Graph::compose(g1, g2))
+            join(g1, g2)
         }
         "TC" => {
             let mut g = graph(arg(1)?, o)?;
@@ -291,6 +271,21 @@ fn graph(e: &Expr, o: &Ontology) -> Option<Graph> {
         }
         _ => None,
     }
+}
+
+/// The conjunction of two graphs, as the script's `AND` and `ARGMAX` /
+/// `ARGMIN` build it: their question nodes become one (of `g1`'s id when
+/// both are classes), `g2`'s other nodes numbered before `g1`'s.
+fn join(g1: Graph, mut g2: Graph) -> Option<Graph> {
+    let (size1, size2) = (g1.size(), g2.size());
+    let q1 = g1.nodes.get(&size1)?.clone();
+    let q2 = g2.node(size2)?;
+    if q1.kind == "class" && q2.kind == "class" {
+        q2.id = q1.id;
+    }
+    let g1 = g1.relabel(|n| n + size2 - 1);
+    let g2 = g2.relabel(|n| if n == size2 { size1 + size2 - 1 } else { n });
+    Some(Graph::compose(g1, g2))
 }
 
 /// The graph of one symbol, typed as `get_symbol_type` types it.

@@ -11,7 +11,7 @@
 use regex::Regex;
 
 use super::lsap::numpy_sum;
-use super::official::{count_too_large, TOO_LARGE};
+use super::official::{count_too_large, flagged, TOO_LARGE};
 use super::python::{self, within_steps, Py, TooLarge};
 use super::qa_only::QaOnly;
 use super::{Official, Resources};
@@ -252,13 +252,7 @@ impl Official for Mintaka {
             ("f1".to_string(), mean("f1")),
             ("hits@1/any".to_string(), mean("hits@1/any")),
             ("hits@1/first".to_string(), mean("hits@1/first")),
-            (
-                "missing".to_string(),
-                scored
-                    .iter()
-                    .filter(|(_, f)| f.contains_key("missing"))
-                    .count() as f64,
-            ),
+            ("missing".to_string(), flagged(scored, "missing") as f64),
         ]);
         count_too_large(scored, &mut out);
         out

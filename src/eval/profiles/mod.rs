@@ -1,14 +1,15 @@
 //! Scoring profiles (docs/scoring.md, Profiles): the [`Profile`] enum the CLI, the HTTP API and
 //! reports name, and the vocabulary of rules in which profiles differ, the
-//! [`Rules`] trait. Each profile's file (`judge.rs`, `gerbil.rs`, `mqald.rs`,
-//! `text2sparql.rs`, `webqsp.rs`) implements every rule, so reading one file
-//! tells every rule of that profile; the other profiles named after an
-//! official script (`spinach.rs`, `mintaka.rs`, `kqapro.rs`, `rog.rs`,
-//! `cwq.rs`, `tog.rs`, `grailqa.rs`, `kgqagen.rs`, `gtsqa.rs`) share the
-//! QA-only rules of `qa_only.rs`
-//! and declare in their file the two in which they differ (term rules, micro
-//! measures) and their script. The evaluator asks the profile and never tests
-//! its name. The
+//! [`Rules`] trait, whose default methods are the `judge` profile's rules
+//! (docs/scoring.md as written). Each other profile's file (`gerbil.rs`,
+//! `mqald.rs`, `text2sparql.rs`, `webqsp.rs`) overrides only the rules in
+//! which it departs from `judge`, so reading one file tells how that profile
+//! differs; the other profiles named after an official script (`spinach.rs`,
+//! `mintaka.rs`, `kqapro.rs`, `rog.rs`, `cwq.rs`, `tog.rs`, `grailqa.rs`,
+//! `kgqagen.rs`, `gtsqa.rs`, `t2s_metrics.rs`) share the QA-only rules of
+//! `qa_only.rs` and declare in their file the two in which they differ (term
+//! rules, micro measures) and their script. The evaluator asks the profile and
+//! never tests its name. The
 //! rows of the profiles table of docs/scoring.md map to these methods:
 //!
 //! | rule | method |
@@ -51,8 +52,8 @@ mod written;
 use std::borrow::Cow;
 
 use crate::annotate::MarkingStyle;
-use crate::matching::MatchOptions;
-use crate::metrics::QuestionScore;
+use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::metrics::{score_question, QuestionScore};
 use crate::model::{Answer, AnswerSet};
 
 use super::Experiment;
@@ -250,72 +251,171 @@ impl Profile {
     }
 }
 
-/// Every rule in which profiles differ (docs/scoring.md, Profiles). Each profile implements all
-/// of them in its own file; there are no defaults, so a new profile decides
-/// every rule.
+/// Every rule in which profiles differ (docs/scoring.md, Profiles). Each
+/// method's default is the rule of the `judge` profile, docs/scoring.md as
+/// written ([`Judge`] takes every default); a profile's file overrides only
+/// the rules in which it departs from `judge`, each saying why, so reading one
+/// file tells how that profile differs.
 pub trait Rules {
     /// The term rules (IRI equivalence, literals, string answers against IRI
     /// gold), given the user's `--strict-literals` and `--lenient-dates`.
-    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions;
+    ///
+    /// Default: IRIs by canonical form and the index's sameAs closure on both
+    /// sides (docs/scoring.md, Sameness), literals by the typed rules of
+    /// docs/scoring.md (Sameness) with the user's `--strict-literals` and
+    /// `--lenient-dates` (only `judge`'s term rules honour them), a string
+    /// answer against IRI gold one answer matched through the label index.
+    fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
+        MatchOptions {
+            strict_literals,
+            lenient_dates,
+            iri: IriRule::Equivalent,
+            literal: LiteralRule::Typed,
+            label: LabelRule::OneAnswer,
+        }
+    }
 
     /// True when the term rules use an index (sameAs closure, labels), so that
     /// evaluating without one is worth a report diagnostic ("no index").
-    fn uses_index(&self) -> bool;
+    ///
+    /// Default: true, the closure and the labels come from the index; without
+    /// one, IRIs are compared by canonical form only and strings never meet
+    /// IRIs.
+    fn uses_index(&self) -> bool {
+        true
+    }
 
     /// The answers of a set as this profile scores them (answer set typing,
     /// rows and variables).
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]>;
+    ///
+    /// Default: as read, one answer per binding row, its terms alternatives,
+    /// each term typed on its own.
+    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
+        Cow::Borrowed(&set.answers)
+    }
 
     /// The score of a QA question decided before the ordinary (and the empty)
     /// rules from the shape of the two answer sets, or `None` when the ordinary
     /// rules apply.
-    fn structural_zero(&self, gold: &AnswerSet, run: &AnswerSet) -> Option<QuestionScore>;
+    ///
+    /// Default: `None`, the shape of the answers decides nothing, the ordinary
+    /// rules do.
+    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
+        None
+    }
 
     /// The score of a question the run does not have (`gold` distinct answers).
-    fn missing(&self, gold: usize) -> QuestionScore;
+    ///
+    /// Default: scored as an empty answer, by [`Rules::score`].
+    fn missing(&self, gold: usize) -> QuestionScore {
+        self.score(gold, 0, 0)
+    }
 
     /// The score of a question from its counts: `gold` and `run` distinct
     /// answers, `tp` of them matched.
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore;
+    ///
+    /// Default: docs/scoring.md (Counting), precision, recall and F1 of the
+    /// counts, and the QALD variants.
+    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
+        score_question(gold, run, tp)
+    }
 
     /// True when this profile scores the sub-experiment `e` (docs/scoring.md, Sub-experiments).
-    fn experiments(&self, e: Experiment) -> bool;
+    ///
+    /// Default: every sub-experiment of docs/scoring.md (Sub-experiments).
+    fn experiments(&self, _e: Experiment) -> bool {
+        true
+    }
 
     /// How sub-experiment markings are derived from a query.
-    fn marking_style(&self) -> MarkingStyle;
+    ///
+    /// Default: docs/scoring.md (Sub-experiments), the whole query is walked
+    /// (also where markings are not scored: the walk still gives the
+    /// features).
+    fn marking_style(&self) -> MarkingStyle {
+        MarkingStyle::Judge
+    }
 
     /// The share of failed calls after which a live system is no longer asked
     /// (the questions not asked count as failed), unless the user gives one;
     /// `None`: every question is asked.
-    fn live_error_threshold(&self) -> Option<f64>;
+    ///
+    /// Default: `None`, every question is asked of a live system, however many
+    /// calls fail (docs/scoring.md, Live systems that fail): a run whose every
+    /// call failed is a failed run, not a score.
+    fn live_error_threshold(&self) -> Option<f64> {
+        None
+    }
 
     /// True when markings keep their duplicates.
-    fn keep_duplicate_markings(&self) -> bool;
+    ///
+    /// Default: false, markings are sets: duplicates count once.
+    fn keep_duplicate_markings(&self) -> bool {
+        false
+    }
 
     /// True when a sub-experiment is scored where nobody gave markings: a
     /// question without markings on both sides scores 1.0, an empty gold set
     /// is scored, and a run with no source of markings gets a score. False:
     /// no score for data nobody gave (an empty gold set is not evaluable, such
     /// a run's sub-experiment is `null`).
-    fn empty_markings_score(&self) -> bool;
+    ///
+    /// Default: false, no score for data nobody gave (docs/scoring.md,
+    /// Sub-experiments): a question whose gold has no usable source, or an
+    /// empty marking set, is not evaluable for that sub-experiment, and a run
+    /// with no source of markings for it (no query, no annotation of that
+    /// kind) is not scored.
+    fn empty_markings_score(&self) -> bool {
+        false
+    }
 
     /// True when a gold query with ORDER BY makes a question's order scored
     /// (docs/scoring.md, Executing SPARQL); the `RESULT_ORDER_MATTERS` flag always does.
-    fn orders_by_query(&self) -> bool;
+    ///
+    /// Default: true, docs/scoring.md (Executing SPARQL): ORDER BY in the gold
+    /// query, or the flag, scores the order.
+    fn orders_by_query(&self) -> bool {
+        true
+    }
 
     /// True when QA is scored on sets of value strings with `trec_eval`'s
     /// measures ([`challenge_score`]) and the run gets the challenge's figures
     /// (`challenge_aggregate`) instead of the matching rules.
-    fn scores_value_sets(&self) -> bool;
+    ///
+    /// Default: false, QA answers are matched term by term with
+    /// [`Rules::match_options`].
+    fn scores_value_sets(&self) -> bool {
+        false
+    }
 
     /// False when micro measures are not part of this profile's report (the
     /// aggregate's `micro` is `null`).
-    fn reports_micro(&self) -> bool;
+    ///
+    /// Default: true, everything of docs/scoring.md (Aggregates) is reported,
+    /// micro measures included.
+    fn reports_micro(&self) -> bool {
+        true
+    }
 
     /// The official script whose own figures this profile reproduces beside
     /// P/R/F1 (QA's `official`), or `None`.
-    fn official(&self) -> Option<&'static dyn Official>;
+    ///
+    /// Default: `None`, no official script's own figures.
+    fn official(&self) -> Option<&'static dyn Official> {
+        None
+    }
 }
+
+/// The term rules of the profiles that compare values as written, whatever
+/// the user's switches: IRIs and literals by their exact string (an IRI equals
+/// a literal with the same text), no labels, so no index.
+const EXACT_TERMS: MatchOptions = MatchOptions {
+    strict_literals: true,
+    lenient_dates: false,
+    iri: IriRule::Exact,
+    literal: LiteralRule::Exact,
+    label: LabelRule::Off,
+};
 
 /// A profile's rules are those of its file ([`Profile::rules`]).
 impl Rules for Profile {
@@ -385,6 +485,16 @@ mod tests {
     }
     pub(super) fn iri(s: &str) -> Term {
         Term::Iri(s.into())
+    }
+    pub(super) fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| (*x).to_string()).collect()
+    }
+    /// A question with one flag, `key`, holding `value` as JSON text.
+    pub(super) fn with_flag(key: &str, value: serde_json::Value) -> crate::model::Question {
+        crate::model::Question {
+            flags: [(key.to_string(), value.to_string())].into(),
+            ..crate::model::Question::default()
+        }
     }
 
     #[test]

@@ -6,14 +6,17 @@
 
 use std::borrow::Cow;
 
-use super::Rules;
-use crate::annotate::MarkingStyle;
+use super::{Rules, EXACT_TERMS};
 use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::matching::MatchOptions;
 use crate::metrics::{score_question, QuestionScore};
 use crate::model::{Answer, AnswerSet, FirstObject, Term};
 
-/// The rules of the `mqald` profile.
+/// The rules of the `mqald` profile. A rule not written here is the default
+/// of [`Rules`] (`judge`'s): Eval scores files, not live systems, so every
+/// question is asked; markings are not scored (qajudge's walk still gives the
+/// features); the order score of docs/scoring.md (Executing SPARQL) is
+/// qajudge's, added beside Eval's figures; no official script's own figures.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Mqald;
 
@@ -22,13 +25,7 @@ impl Rules for Mqald {
     /// (an IRI equals a literal with the same text), no labels, whatever the
     /// user's switches.
     fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals: true,
-            lenient_dates: false,
-            iri: IriRule::Exact,
-            literal: LiteralRule::Exact,
-            label: LabelRule::Off,
-        }
+        EXACT_TERMS
     }
 
     /// Exact strings need no index.
@@ -105,46 +102,10 @@ impl Rules for Mqald {
         e == Experiment::Qa
     }
 
-    /// Markings are not scored; qajudge's walk still gives the features.
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// As `judge`: MQALD's Eval scores files, not live systems.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
-    /// The order score of docs/scoring.md (Executing SPARQL) is qajudge's, added beside Eval's figures:
-    /// ORDER BY in the gold query, or the flag, scores the order.
-    fn orders_by_query(&self) -> bool {
-        true
-    }
-
-    /// QA answers are matched term by term with `match_options` above.
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
     /// Eval reports macro P, macro R, the mean per-question F and F-QALD; the
     /// aggregate's `micro` is `null`.
     fn reports_micro(&self) -> bool {
         false
-    }
-
-    /// None: no official script's own figures.
-    fn official(&self) -> Option<&'static dyn super::Official> {
-        None
     }
 }
 

@@ -46,12 +46,42 @@ pub const TOO_LARGE: &str = "too_large";
 /// [`MAX_TEXT_STEPS`] (their figures hold [`TOO_LARGE`]), only when some
 /// were, so that the figures of every other run are the script's alone.
 pub fn count_too_large(scored: &[(&Question, &Figures)], aggregate: &mut Figures) {
-    let n = scored
-        .iter()
-        .filter(|(_, f)| f.contains_key(TOO_LARGE))
-        .count();
+    count_flagged(scored, TOO_LARGE, aggregate);
+}
+
+/// Adds to a run's `aggregate` how many scored questions carry the figure
+/// `flag` (a question the script fails on, one past the work cap), under that
+/// name, only when some do.
+pub fn count_flagged(scored: &[(&Question, &Figures)], flag: &str, aggregate: &mut Figures) {
+    let n = flagged(scored, flag);
     if n > 0 {
-        aggregate.insert(TOO_LARGE.to_string(), n as f64);
+        aggregate.insert(flag.to_string(), n as f64);
+    }
+}
+
+/// How many scored questions carry the figure `flag`.
+pub fn flagged(scored: &[(&Question, &Figures)], flag: &str) -> usize {
+    scored.iter().filter(|(_, f)| f.contains_key(flag)).count()
+}
+
+/// [`percent_mean`] of figures of the scored questions, each as (the name
+/// the script prints it under, the key of the questions' figure).
+pub fn percent_means(scored: &[(&Question, &Figures)], names: &[(&str, &str)]) -> Figures {
+    names
+        .iter()
+        .map(|(name, key)| (name.to_string(), percent_mean(scored, key)))
+        .collect()
+}
+
+/// The mean ×100 of the figure `key` over the scored questions, as the
+/// scripts that print percentages compute it: 100 × the sum over the
+/// questions in order / their number (0 without questions).
+fn percent_mean(scored: &[(&Question, &Figures)], key: &str) -> f64 {
+    let n = scored.len() as f64;
+    if n > 0.0 {
+        100.0 * scored.iter().map(|(_, f)| f[key]).sum::<f64>() / n
+    } else {
+        0.0
     }
 }
 

@@ -208,12 +208,20 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
-/// `str.split()`: runs of Python whitespace (Unicode White_Space and the
-/// four information separators U+001C–U+001F).
+/// Python's whitespace (`str.isspace`): Unicode White_Space and the four
+/// information separators U+001C–U+001F.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `str.split()`: runs of Python whitespace.
 pub fn split(s: &str) -> Vec<&str> {
-    s.split(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-        .filter(|t| !t.is_empty())
-        .collect()
+    s.split(is_space).filter(|t| !t.is_empty()).collect()
+}
+
+/// `str.strip()`: Python's whitespace at both ends.
+pub fn strip(s: &str) -> &str {
+    s.trim_matches(is_space)
 }
 
 #[cfg(test)]

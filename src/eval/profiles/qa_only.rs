@@ -6,16 +6,15 @@
 //! in whether micro measures are reported; each profile's file declares its
 //! [`QaOnly`] with the reason for each.
 
-use std::borrow::Cow;
-
-use super::{Judge, Official, Rules};
-use crate::annotate::MarkingStyle;
+use super::{Judge, Official, Rules, EXACT_TERMS};
 use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
-use crate::model::{Answer, AnswerSet};
+use crate::matching::MatchOptions;
 
-/// A QA-only profile that reproduces an official script.
+/// A QA-only profile that reproduces an official script. The rules not
+/// written here are the defaults of [`Rules`] (`judge`'s): answers as read,
+/// nothing decided from their shape, a missing question an empty answer, the
+/// counts' P/R/F1, every live question asked; the markings' rules do not
+/// matter, markings are not scored.
 pub struct QaOnly {
     /// True: the judge's term rules (canonical IRIs and the index's closure,
     /// typed literals, labels); false: exact values, no index.
@@ -27,72 +26,37 @@ pub struct QaOnly {
 }
 
 impl Rules for QaOnly {
+    /// The judge's term rules, or exact values whatever the user's switches
+    /// (`judge_terms`).
     fn match_options(&self, strict_literals: bool, lenient_dates: bool) -> MatchOptions {
         if self.judge_terms {
             Judge.match_options(strict_literals, lenient_dates)
         } else {
-            MatchOptions {
-                strict_literals: true,
-                lenient_dates: false,
-                iri: IriRule::Exact,
-                literal: LiteralRule::Exact,
-                label: LabelRule::Off,
-            }
+            EXACT_TERMS
         }
     }
 
+    /// Only the judge's term rules use the index.
     fn uses_index(&self) -> bool {
         self.judge_terms
     }
 
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
-    }
-
+    /// The scripts score answers only.
     fn experiments(&self, e: Experiment) -> bool {
         e == Experiment::Qa
     }
 
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
+    /// The scripts do not score the order of answers.
     fn orders_by_query(&self) -> bool {
         false
     }
 
-    fn scores_value_sets(&self) -> bool {
-        false
-    }
-
+    /// As the profile's file declares (`reports_micro`).
     fn reports_micro(&self) -> bool {
         self.reports_micro
     }
 
+    /// The profile's script.
     fn official(&self) -> Option<&'static dyn Official> {
         Some(self.official)
     }

@@ -43,7 +43,7 @@
 //! an equivalence). `tests/integration/official.rs` checks the figures against
 //! the script's output.
 
-use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
+use super::official::{count_too_large, percent_means, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
 use super::written::{term_text, written};
 use super::{Official, Resources};
@@ -142,11 +142,7 @@ pub fn gold_alternatives(gold: &Question) -> Vec<Vec<String>> {
             other => out.push(other.to_string()),
         }
     }
-    if let Some(serde_json::Value::Array(items)) = gold
-        .flags
-        .get("ground_truth")
-        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
-    {
+    if let Some(serde_json::Value::Array(items)) = ground_truth(gold) {
         return items
             .iter()
             .map(|v| {
@@ -159,25 +155,24 @@ pub fn gold_alternatives(gold: &Question) -> Vec<Vec<String>> {
     gold_names(gold).into_iter().map(|n| vec![n]).collect()
 }
 
+/// The file's `ground_truth` as read, `None` when there is none (or it is
+/// not JSON).
+fn ground_truth(gold: &Question) -> Option<serde_json::Value> {
+    serde_json::from_str(gold.flags.get("ground_truth")?).ok()
+}
+
 /// The gold names: the file's `ground_truth` as written, else each answer's
 /// first label (a literal after its first term), else its written value.
 pub fn gold_names(gold: &Question) -> Vec<String> {
-    if let Some(serde_json::Value::Array(items)) = gold
-        .flags
-        .get("ground_truth")
-        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
-    {
-        return items
-            .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-            .collect();
-    }
-    if let Some(serde_json::Value::String(s)) = gold
-        .flags
-        .get("ground_truth")
-        .and_then(|g| serde_json::from_str::<serde_json::Value>(g).ok())
-    {
-        return vec![s];
+    match ground_truth(gold) {
+        Some(serde_json::Value::Array(items)) => {
+            return items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect();
+        }
+        Some(serde_json::Value::String(s)) => return vec![s],
+        _ => {}
     }
     let Some(set) = gold.answers.as_ref() else {
         return Vec::new();
@@ -277,23 +272,19 @@ impl Official for Rog {
         _gold_questions: usize,
         _with: &Resources<'_>,
     ) -> Figures {
-        let n = scored.len() as f64;
-        let mean = |k: &str| {
-            if n > 0.0 {
-                scored.iter().map(|(_, f)| f[k]).sum::<f64>() * 100.0 / n
-            } else {
-                0.0
-            }
-        };
-        let mut out = Figures::from([
-            ("Accuracy".to_string(), mean("acc")),
-            ("Hit".to_string(), mean("hit")),
-            ("F1".to_string(), mean("f1")),
-            ("Precision".to_string(), mean("precision")),
-            ("Recall".to_string(), mean("recall")),
-            ("hits@1/first".to_string(), mean("hits@1/first")),
-            ("hits@1/any".to_string(), mean("hits@1/any")),
-        ]);
+        // the script's `sum * 100 / n`: the same product as 100 × sum
+        let mut out = percent_means(
+            scored,
+            &[
+                ("Accuracy", "acc"),
+                ("Hit", "hit"),
+                ("F1", "f1"),
+                ("Precision", "precision"),
+                ("Recall", "recall"),
+                ("hits@1/first", "hits@1/first"),
+                ("hits@1/any", "hits@1/any"),
+            ],
+        );
         count_too_large(scored, &mut out);
         out
     }
@@ -301,28 +292,20 @@ impl Official for Rog {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::with_flag;
     use super::*;
 
     #[test]
     fn a_question_past_the_text_steps_is_too_large() {
         let question = |answers: usize, prediction: usize| {
-            let gold = Question {
-                flags: [(
-                    "ground_truth".to_string(),
-                    serde_json::json!((0..answers).map(|i| format!("a{i}")).collect::<Vec<_>>())
-                        .to_string(),
-                )]
-                .into(),
-                ..Question::default()
-            };
-            let run = Question {
-                flags: [(
-                    "prediction".to_string(),
-                    serde_json::json!(format!("a1 {}", "x".repeat(prediction))).to_string(),
-                )]
-                .into(),
-                ..Question::default()
-            };
+            let gold = with_flag(
+                "ground_truth",
+                serde_json::json!((0..answers).map(|i| format!("a{i}")).collect::<Vec<_>>()),
+            );
+            let run = with_flag(
+                "prediction",
+                serde_json::json!(format!("a1 {}", "x".repeat(prediction))),
+            );
             Rog.question(&gold, &[&run], &Resources::default())
                 .expect("figures")
         };

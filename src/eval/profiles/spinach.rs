@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::lsap::{linear_sum_assignment, numpy_sum};
+use super::official::flagged;
 use super::qa_only::QaOnly;
 use super::{Official, Resources};
 use crate::eval::report::Figures;
@@ -94,7 +95,7 @@ impl Official for Spinach {
             none += usize::from(f["none"] == 1.0);
         }
         let percent = |x: f64| if count > 0.0 { x * 100.0 / count } else { 0.0 };
-        let count_of = |k: &str| scored.iter().filter(|(_, f)| f.contains_key(k)).count() as f64;
+        let count_of = |k: &str| flagged(scored, k) as f64;
         Figures::from([
             ("too_large".to_string(), count_of("too_large")),
             ("script_fails".to_string(), count_of("script_fails")),

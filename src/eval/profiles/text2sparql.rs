@@ -5,17 +5,22 @@
 //! figures ([`challenge_aggregate`]). `tests/integration/text2sparql.rs` checks
 //! the published figures and lists the questions where they cannot be reproduced.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::Rules;
-use crate::annotate::MarkingStyle;
+use super::{Rules, EXACT_TERMS};
 use crate::eval::{ChallengeAggregate, Experiment, LanguageAggregate, Status};
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
-use crate::metrics::{score_question, QuestionScore};
-use crate::model::{Answer, AnswerSet, Question, Term};
+use crate::matching::MatchOptions;
+use crate::metrics::QuestionScore;
+use crate::model::{AnswerSet, Question, Term};
 
-/// The rules of the `text2sparql` profile.
+/// The rules of the `text2sparql` profile. A rule not written here is the
+/// default of [`Rules`] (`judge`'s): answers as read (the value documents are
+/// taken from the sets themselves by [`challenge_score`]); the challenge
+/// decides nothing from their shape; a missing question scores as an empty
+/// answer, by the counts' P, R and F1 (docs/scoring.md, Counting) beside the
+/// challenge's figures; every question is asked (the TEXT2SPARQL client asks
+/// every question of the benchmark); markings are not scored (qajudge's walk
+/// still gives the features); no official script's own figures.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Text2sparql;
 
@@ -24,13 +29,7 @@ impl Rules for Text2sparql {
     /// user's switches. QA does not use them ([`challenge_score`]); explanations
     /// (`match_lists`) do.
     fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals: true,
-            lenient_dates: false,
-            iri: IriRule::Exact,
-            literal: LiteralRule::Exact,
-            label: LabelRule::Off,
-        }
+        EXACT_TERMS
     }
 
     /// Exact strings need no index.
@@ -38,52 +37,9 @@ impl Rules for Text2sparql {
         false
     }
 
-    /// As read (the value documents are taken from the sets themselves by
-    /// [`challenge_score`]).
-    fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
-        Cow::Borrowed(&set.answers)
-    }
-
-    /// None: the challenge decides nothing from the shape of the answers.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
-    }
-
-    /// A question the run does not have scores as an empty answer.
-    fn missing(&self, gold: usize) -> QuestionScore {
-        self.score(gold, 0, 0)
-    }
-
-    /// The counts' P, R and F1 (docs/scoring.md, Counting); QA itself is scored by
-    /// [`challenge_score`].
-    fn score(&self, gold: usize, run: usize, tp: usize) -> QuestionScore {
-        score_question(gold, run, tp)
-    }
-
     /// The challenge scores answer sets only.
     fn experiments(&self, e: Experiment) -> bool {
         e == Experiment::Qa
-    }
-
-    /// Markings are not scored; qajudge's walk still gives the features.
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// As `judge`: every question is asked (the TEXT2SPARQL client asks every
-    /// question of the benchmark).
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn empty_markings_score(&self) -> bool {
-        false
     }
 
     /// Only the `RESULT_ORDER_MATTERS` flag makes a question ordered, as in the
@@ -102,11 +58,6 @@ impl Rules for Text2sparql {
     /// is `null`.
     fn reports_micro(&self) -> bool {
         false
-    }
-
-    /// None: no official script's own figures.
-    fn official(&self) -> Option<&'static dyn super::Official> {
-        None
     }
 }
 

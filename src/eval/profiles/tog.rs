@@ -33,10 +33,10 @@
 
 use super::official::{count_too_large, MAX_TEXT_STEPS, TOO_LARGE};
 use super::qa_only::QaOnly;
-use super::written::{term_text, written};
+use super::written::{first_written, flag_string, names};
 use super::{Official, Resources};
 use crate::eval::report::Figures;
-use crate::model::{AnswerSet, Question, Term};
+use crate::model::Question;
 use crate::qald::braced;
 
 /// The rules of the `tog` profile.
@@ -49,28 +49,6 @@ pub static RULES: QaOnly = QaOnly {
     reports_micro: false,
     official: &Tog,
 };
-
-/// The names of a set's answers: each answer's labels (the literals after
-/// its first form) when it has some, else its written value.
-fn names(set: &AnswerSet) -> Vec<String> {
-    let values = written(set);
-    let mut out = Vec::new();
-    for (a, value) in set.answers.iter().zip(values) {
-        let labels: Vec<String> = a
-            .terms
-            .iter()
-            .skip(1)
-            .filter(|t| matches!(t, Term::Literal { .. }))
-            .map(term_text)
-            .collect();
-        if labels.is_empty() {
-            out.push(value);
-        } else {
-            out.extend(labels);
-        }
-    }
-    out
-}
 
 /// The gold strings of `align`, over every parse when there are several.
 fn gold_strings(gold: &Question) -> Vec<String> {
@@ -87,21 +65,11 @@ fn gold_strings(gold: &Question) -> Vec<String> {
 /// The response of one output: `results` (braced part, else all), else a
 /// `prediction` string, else the first answer as written.
 fn response(run: &Question) -> String {
-    let flag = |k: &str| {
-        run.flags
-            .get(k)
-            .and_then(|v| serde_json::from_str::<serde_json::Value>(v).ok())
-            .and_then(|v| v.as_str().map(str::to_string))
-    };
-    if let Some(results) = flag("results") {
+    if let Some(results) = flag_string(run, "results") {
         return braced(&results).map_or_else(|| results.clone(), str::to_string);
     }
-    flag("prediction")
-        .or_else(|| {
-            run.answers
-                .as_ref()
-                .and_then(|a| written(a).into_iter().next())
-        })
+    flag_string(run, "prediction")
+        .or_else(|| first_written(run))
         .unwrap_or_default()
 }
 
@@ -191,7 +159,9 @@ impl Official for Tog {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{strings, with_flag};
     use super::*;
+    use crate::model::{AnswerSet, Term};
 
     #[test]
     fn a_question_past_the_text_steps_is_too_large() {
@@ -205,14 +175,10 @@ mod tests {
                 }),
                 ..Question::default()
             };
-            let run = Question {
-                flags: [(
-                    "prediction".to_string(),
-                    serde_json::json!(format!("a1{}", "x".repeat(response))).to_string(),
-                )]
-                .into(),
-                ..Question::default()
-            };
+            let run = with_flag(
+                "prediction",
+                serde_json::json!(format!("a1{}", "x".repeat(response))),
+            );
             Tog.question(&gold, &[&run], &Resources::default())
                 .expect("figures")
         };
@@ -234,7 +200,7 @@ mod tests {
 
     #[test]
     fn containment_either_way_without_spaces() {
-        let g = vec!["Barack Obama".to_string(), "Obama".to_string()];
+        let g = strings(&["Barack Obama", "Obama"]);
         assert!(exact_match("BarackObama", &g));
         assert!(exact_match("I think it is Michelle Obama", &g));
         assert!(exact_match("", &g));

@@ -42,15 +42,18 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::written::{written, written_answers};
-use super::{Official, Resources, Rules};
-use crate::annotate::MarkingStyle;
+use super::{Official, Resources, Rules, EXACT_TERMS};
 use crate::eval::report::Figures;
 use crate::eval::Experiment;
-use crate::matching::{IriRule, LabelRule, LiteralRule, MatchOptions};
+use crate::matching::MatchOptions;
 use crate::metrics::{score_question, QuestionScore};
 use crate::model::{Answer, AnswerSet, Question};
 
-/// The rules of the `webqsp` profile.
+/// The rules of the `webqsp` profile. A rule not written here is the default
+/// of [`Rules`] (`judge`'s): the script decides nothing from the shape of the
+/// answers; it scores files, not live systems, so every question is asked;
+/// markings are not scored (qajudge's walk still gives the features); QA
+/// answers are matched term by term.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Webqsp;
 
@@ -60,13 +63,7 @@ const NULL_ANSWERS: &str = "Answers";
 impl Rules for Webqsp {
     /// Exact strings, no labels, whatever the user's switches.
     fn match_options(&self, _strict_literals: bool, _lenient_dates: bool) -> MatchOptions {
-        MatchOptions {
-            strict_literals: true,
-            lenient_dates: false,
-            iri: IriRule::Exact,
-            literal: LiteralRule::Exact,
-            label: LabelRule::Off,
-        }
+        EXACT_TERMS
     }
 
     /// Exact strings need no index.
@@ -77,11 +74,6 @@ impl Rules for Webqsp {
     /// Each answer's first form as written (`AnswerArgument`, not its name).
     fn answers<'a>(&self, set: &'a AnswerSet) -> Cow<'a, [Answer]> {
         Cow::Owned(written_answers(set))
-    }
-
-    /// None: the script decides nothing from the shape of the answers.
-    fn structural_zero(&self, _gold: &AnswerSet, _run: &AnswerSet) -> Option<QuestionScore> {
-        None
     }
 
     /// A missing prediction scores P = R = F1 = 0.
@@ -115,33 +107,8 @@ impl Rules for Webqsp {
         e == Experiment::Qa
     }
 
-    /// Markings are not scored; qajudge's walk still gives the features.
-    fn marking_style(&self) -> MarkingStyle {
-        MarkingStyle::Judge
-    }
-
-    /// The script scores files, not live systems: every question is asked.
-    fn live_error_threshold(&self) -> Option<f64> {
-        None
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn keep_duplicate_markings(&self) -> bool {
-        false
-    }
-
-    /// Markings are not scored; as `judge`.
-    fn empty_markings_score(&self) -> bool {
-        false
-    }
-
     /// The script does not score the order of answers.
     fn orders_by_query(&self) -> bool {
-        false
-    }
-
-    /// QA answers are matched term by term with `match_options` above.
-    fn scores_value_sets(&self) -> bool {
         false
     }
 
@@ -301,11 +268,8 @@ impl Official for Webqsp {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::strings as s;
     use super::*;
-
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| (*x).to_string()).collect()
-    }
 
     #[test]
     fn lists_count_duplicates_as_the_script_does() {

@@ -49,6 +49,35 @@ pub fn flag_string(q: &crate::model::Question, key: &str) -> Option<String> {
     }
 }
 
+/// The first answer of a question as written (the fallback of the scripts
+/// that read one prediction string), `None` without answers.
+pub fn first_written(q: &crate::model::Question) -> Option<String> {
+    q.answers
+        .as_ref()
+        .and_then(|a| written(a).into_iter().next())
+}
+
+/// The names of a set's answers: each answer's labels (the literals after its
+/// first form) when it has some, else its written value.
+pub fn names(set: &AnswerSet) -> Vec<String> {
+    let mut out = Vec::new();
+    for (a, value) in set.answers.iter().zip(written(set)) {
+        let labels: Vec<String> = a
+            .terms
+            .iter()
+            .skip(1)
+            .filter(|t| matches!(t, Term::Literal { .. }))
+            .map(term_text)
+            .collect();
+        if labels.is_empty() {
+            out.push(value);
+        } else {
+            out.extend(labels);
+        }
+    }
+    out
+}
+
 /// [`written`] as answers of one plain literal each, for matching by exact
 /// string.
 pub fn written_answers(set: &AnswerSet) -> Vec<Answer> {
