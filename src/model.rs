@@ -214,6 +214,11 @@ pub struct Question {
     /// True when the run declares that it abstained (`"abstained": true`;
     /// docs/scoring.md, Abstention and truthfulness).
     pub abstained: bool,
+    /// Why the gold marks this question unstable (`"unstable"`: its result
+    /// differed between executions or stores; `qajudge audit --write-gold`):
+    /// such a question is scored and reported apart, never with the others
+    /// (docs/audit.md).
+    pub unstable: Option<String>,
 }
 
 /// What answering one question cost (docs/scoring.md, Cost and latency): each

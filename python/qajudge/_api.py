@@ -104,6 +104,7 @@ def evaluate(
     fetch_index: Optional[Union[str, Sequence[str]]] = None,
     explain: Optional[Union[bool, str]] = None,
     explain_failures: Optional[bool] = None,
+    audit: Optional[bool] = None,
     max_class_size: Optional[int] = None,
     query_timeout_ms: Optional[int] = None,
     max_rows: Optional[int] = None,

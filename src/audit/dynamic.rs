@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use super::{finding, Executed, Finding, Severity, Store};
-use crate::model::{Question, Term};
+use crate::model::{AnswerSet, Question, Term};
 
 /// The most rows a difference lists on each side.
 const SHOWN: usize = 3;
@@ -27,52 +27,7 @@ pub(super) fn question(
     let mut firsts: Vec<(String, Executed)> = Vec::new();
     let ordered = crate::query::orders(text);
     for store in stores {
-        let name = store.name();
-        let runs: Vec<Executed> = (0..repeat).map(|_| store.execute(text)).collect();
-        let first = runs[0].clone();
-        if let Some(failed) = runs.iter().find(|r| !r.ran()) {
-            let severity = Severity::Error;
-            out.push(finding(
-                id,
-                if failed.status == "timeout" { "timeout" } else { "execution_failed" },
-                severity,
-                format!(
-                    "on {name}: {} ({})",
-                    failed.status,
-                    failed.message.as_deref().unwrap_or("no message")
-                ),
-                "fix the query, or give the store more time (--query-timeout-ms): the gold has no answers there",
-            ));
-            continue;
-        }
-        if runs.iter().any(|r| r.status == "truncated") {
-            out.push(finding(
-                id,
-                "row_cap",
-                Severity::Warning,
-                format!("on {name}: the result was cut at {} rows", first.rows.len()),
-                "raise --max-rows, or check that the question really asks for so many answers",
-            ));
-        }
-        let key = |r: &Executed| comparable(r, ordered);
-        if let Some(other) = runs[1..].iter().find(|r| key(r) != key(&first)) {
-            out.push(finding(
-                id,
-                "unstable",
-                Severity::Warning,
-                format!(
-                    "on {name}, two of {repeat} executions differ: {}",
-                    difference(&first, other, ordered)
-                ),
-                "make the result deterministic (ORDER BY on total keys, no sampling); score the question apart",
-            ));
-        }
-        if let Some(f) = unknown_iris(id, text, *store) {
-            out.push(f);
-        }
-        out.extend(window_ties(id, text, &name, *store, &first));
-        out.extend(distinct_count(id, text, &name, *store));
-        firsts.push((name, first));
+        firsts.extend(on_store(id, text, *store, repeat, ordered, &mut out));
     }
     for pair in firsts.windows(2) {
         let ((a_name, a), (b_name, b)) = (&pair[0], &pair[1]);
@@ -96,30 +51,98 @@ pub(super) fn question(
         }
     }
     if let (Some(given), Some((name, first))) = (&q.answers, firsts.first()) {
-        let gold: BTreeSet<String> = given
-            .answers
-            .iter()
-            .flat_map(|a| &a.terms)
-            .map(term_text)
-            .collect();
-        let executed: BTreeSet<String> = first.rows.iter().flatten().flatten().cloned().collect();
-        let ask = first.vars.is_empty() && first.rows.len() <= 1;
-        if !ask && !gold.is_empty() && gold != executed {
-            let shared = gold.intersection(&executed).count();
-            out.push(finding(
-                id,
-                "stale_gold",
-                Severity::Warning,
-                format!(
-                    "the given answers are not the query's result on {name}: {} given, {} executed, {shared} shared",
-                    gold.len(),
-                    executed.len()
-                ),
-                "refresh the gold from the store the benchmark names (qajudge refresh), or fix the query",
-            ));
-        }
+        out.extend(stale_gold(id, given, name, first));
     }
     out
+}
+
+/// The findings of a query executed `repeat` times on one store (failed or
+/// timed out, cut at the row cap, unstable between repeats, IRIs the graph
+/// lacks, ties at a window's edge, a `DISTINCT` over a `COUNT`) added to
+/// `out`; the store's name and its first result, unless an execution failed.
+fn on_store(
+    id: &str,
+    text: &str,
+    store: &dyn Store,
+    repeat: usize,
+    ordered: bool,
+    out: &mut Vec<Finding>,
+) -> Option<(String, Executed)> {
+    let name = store.name();
+    let runs: Vec<Executed> = (0..repeat).map(|_| store.execute(text)).collect();
+    let first = runs[0].clone();
+    if let Some(failed) = runs.iter().find(|r| !r.ran()) {
+        let severity = Severity::Error;
+        out.push(finding(
+            id,
+            if failed.status == "timeout" { "timeout" } else { "execution_failed" },
+            severity,
+            format!(
+                "on {name}: {} ({})",
+                failed.status,
+                failed.message.as_deref().unwrap_or("no message")
+            ),
+            "fix the query, or give the store more time (--query-timeout-ms): the gold has no answers there",
+        ));
+        return None;
+    }
+    if runs.iter().any(|r| r.status == "truncated") {
+        out.push(finding(
+            id,
+            "row_cap",
+            Severity::Warning,
+            format!("on {name}: the result was cut at {} rows", first.rows.len()),
+            "raise --max-rows, or check that the question really asks for so many answers",
+        ));
+    }
+    let key = |r: &Executed| comparable(r, ordered);
+    if let Some(other) = runs[1..].iter().find(|r| key(r) != key(&first)) {
+        out.push(finding(
+            id,
+            "unstable",
+            Severity::Warning,
+            format!(
+                "on {name}, two of {repeat} executions differ: {}",
+                difference(&first, other, ordered)
+            ),
+            "make the result deterministic (ORDER BY on total keys, no sampling); score the question apart",
+        ));
+    }
+    if let Some(f) = unknown_iris(id, text, store) {
+        out.push(f);
+    }
+    out.extend(window_ties(id, text, &name, store, &first));
+    out.extend(distinct_count(id, text, &name, store));
+    Some((name, first))
+}
+
+/// A warning when the given answers are not the query's result (`first`, on
+/// the store `name`): the gold is stale. An ASK result, or no answers given,
+/// is not compared.
+fn stale_gold(id: &str, given: &AnswerSet, name: &str, first: &Executed) -> Option<Finding> {
+    let gold: BTreeSet<String> = given
+        .answers
+        .iter()
+        .flat_map(|a| &a.terms)
+        .map(term_text)
+        .collect();
+    let executed: BTreeSet<String> = first.rows.iter().flatten().flatten().cloned().collect();
+    let ask = first.vars.is_empty() && first.rows.len() <= 1;
+    if ask || gold.is_empty() || gold == executed {
+        return None;
+    }
+    let shared = gold.intersection(&executed).count();
+    Some(finding(
+        id,
+        "stale_gold",
+        Severity::Warning,
+        format!(
+            "the given answers are not the query's result on {name}: {} given, {} executed, {shared} shared",
+            gold.len(),
+            executed.len()
+        ),
+        "refresh the gold from the store the benchmark names (qajudge refresh), or fix the query",
+    ))
 }
 
 /// A result as compared: its rows in order when the query orders them, else

@@ -123,7 +123,7 @@ impl Default for AuditOptions {
 }
 
 /// The audit of a benchmark.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditReport {
     /// Questions audited.
     pub questions: usize,
@@ -141,7 +141,7 @@ pub struct AuditReport {
 }
 
 /// Findings per severity.
-#[derive(Debug, Clone, Copy, Default, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Counts {
     /// Errors.
     pub error: usize,
@@ -194,6 +194,41 @@ pub fn audit(gold: &Dataset, stores: &[&dyn Store], options: AuditOptions) -> Au
         counts,
         findings,
     }
+}
+
+/// The codes whose finding means a question's result is not one fixed
+/// answer: it differed between executions (`unstable`) or stores
+/// (`store_dependent`, a warning: other rows, not only another order), ties
+/// at its `LIMIT`/`OFFSET` edge, was cut at the row cap, or could not be
+/// executed at all.
+pub const UNSTABLE_CODES: &[&str] = &[
+    "unstable",
+    "store_dependent",
+    "ties_at_edge",
+    "row_cap",
+    "timeout",
+    "execution_failed",
+];
+
+/// The questions of an audit whose answers cannot be frozen, by id, with
+/// why (their findings of [`UNSTABLE_CODES`] at warning or error severity,
+/// `code: evidence` joined by `; `), in the report's order.
+pub fn unstable_questions(report: &AuditReport) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in &report.findings {
+        if f.severity == Severity::Note || !UNSTABLE_CODES.contains(&f.code) {
+            continue;
+        }
+        let why = format!("{}: {}", f.code, f.evidence);
+        match out.last_mut() {
+            Some((id, reasons)) if *id == f.question => {
+                reasons.push_str("; ");
+                reasons.push_str(&why);
+            }
+            _ => out.push((f.question.clone(), why)),
+        }
+    }
+    out
 }
 
 /// A finding.

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use super::{finding, AuditOptions, Finding, Severity};
 use crate::model::{Dataset, Query, Question, Term};
-use crate::query::{Form, Node};
+use crate::query::{Form, Node, Walked};
 
 /// The findings of one question that need no store; `stores` says whether
 /// its query will also be executed (which settles what the text leaves open).
@@ -70,47 +70,7 @@ fn query(id: &str, text: &str, stores: bool, out: &mut Vec<Finding>) -> Option<F
     let windowed = m.contains("LIMIT") || m.contains("OFFSET");
     let one_row = walked.counts && !m.contains("GROUP BY");
     if let Some(counted) = distinct_count(text).filter(|_| !m.contains("GROUP BY")) {
-        let others: BTreeSet<&str> = walked
-            .triples
-            .iter()
-            .flat_map(|(s, p, o)| [s, p, o])
-            .filter_map(|n| match n {
-                Node::Var(v) if v.as_str() != counted => Some(v.as_str()),
-                Node::Path(_) => Some("(a path)"),
-                _ => None,
-            })
-            .collect();
-        let branching = m.contains("OPTIONAL") || m.contains("UNION");
-        let repeats = counted == "*" || !others.is_empty() || branching;
-        let evidence = format!(
-            "SELECT DISTINCT over COUNT(?{counted}): DISTINCT applies to the one row the aggregate gives, not inside the COUNT"
-        );
-        if repeats {
-            out.push(finding(
-                id,
-                "distinct_count",
-                Severity::Warning,
-                format!(
-                    "{evidence}; ?{counted} can repeat (the pattern binds {} besides it), so the count counts duplicates",
-                    if branching { "OPTIONAL or UNION branches".to_string() } else { others.into_iter().map(|v| if v.starts_with('(') { v.to_string() } else { format!("?{v}") }).collect::<Vec<_>>().join(", ") }
-                ),
-                if stores {
-                    "the stores' counts with and without DISTINCT inside the COUNT decide (below)"
-                } else {
-                    "write COUNT(DISTINCT ?x) if the question counts distinct things; give --kg or --endpoint to see whether the figure changes"
-                },
-            ));
-        } else {
-            out.push(finding(
-                id,
-                "distinct_count",
-                Severity::Note,
-                format!(
-                    "{evidence}; ?{counted} is the pattern's only variable, so it cannot repeat"
-                ),
-                "nothing changes the figure; COUNT(DISTINCT ?x) says what is meant",
-            ));
-        }
+        out.push(distinct_count_finding(id, &counted, &walked, stores));
     }
     if windowed && !walked.ordered && !one_row && walked.form != Some(Form::Ask) {
         out.push(finding(
@@ -131,6 +91,52 @@ fn query(id: &str, text: &str, stores: bool, out: &mut Vec<Finding>) -> Option<F
         ));
     }
     walked.form
+}
+
+/// The finding of a `SELECT DISTINCT` over `COUNT(?counted)`: a warning when
+/// the counted variable can repeat (the pattern binds others, or branches),
+/// so that the count counts duplicates; a note when it cannot.
+fn distinct_count_finding(id: &str, counted: &str, walked: &Walked, stores: bool) -> Finding {
+    let m = &walked.modifiers;
+    let others: BTreeSet<&str> = walked
+        .triples
+        .iter()
+        .flat_map(|(s, p, o)| [s, p, o])
+        .filter_map(|n| match n {
+            Node::Var(v) if v.as_str() != counted => Some(v.as_str()),
+            Node::Path(_) => Some("(a path)"),
+            _ => None,
+        })
+        .collect();
+    let branching = m.contains("OPTIONAL") || m.contains("UNION");
+    let repeats = counted == "*" || !others.is_empty() || branching;
+    let evidence = format!(
+        "SELECT DISTINCT over COUNT(?{counted}): DISTINCT applies to the one row the aggregate gives, not inside the COUNT"
+    );
+    if repeats {
+        finding(
+            id,
+            "distinct_count",
+            Severity::Warning,
+            format!(
+                "{evidence}; ?{counted} can repeat (the pattern binds {} besides it), so the count counts duplicates",
+                if branching { "OPTIONAL or UNION branches".to_string() } else { others.into_iter().map(|v| if v.starts_with('(') { v.to_string() } else { format!("?{v}") }).collect::<Vec<_>>().join(", ") }
+            ),
+            if stores {
+                "the stores' counts with and without DISTINCT inside the COUNT decide (below)"
+            } else {
+                "write COUNT(DISTINCT ?x) if the question counts distinct things; give --kg or --endpoint to see whether the figure changes"
+            },
+        )
+    } else {
+        finding(
+            id,
+            "distinct_count",
+            Severity::Note,
+            format!("{evidence}; ?{counted} is the pattern's only variable, so it cannot repeat"),
+            "nothing changes the figure; COUNT(DISTINCT ?x) says what is meant",
+        )
+    }
 }
 
 /// The counted variable (`*` for `COUNT(*)`) of a query whose outermost

@@ -12,7 +12,8 @@ use clap::Args;
 
 use super::outln;
 use crate::audit::{audit, AuditOptions, AuditReport, Store};
-use crate::sparql::{AuditStore, ExecOptions, KnowledgeGraph};
+use crate::sparql::{execute_dataset, AuditStore, ExecOptions, KnowledgeGraph, Mode};
+use anyhow::bail;
 
 /// Arguments of `qajudge audit`.
 #[derive(Debug, Args)]
@@ -46,6 +47,14 @@ pub struct AuditArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
     pub format: AuditFormat,
+    /// Write the gold to FILE (QALD-JSON) with answers frozen from the first
+    /// store's execution of every stable question, and each unstable one
+    /// (results that differ between repeats or stores, ties at a LIMIT edge,
+    /// cut at the row cap, failed) marked `"unstable"` with why, its given
+    /// answers kept: `evaluate` scores such questions apart
+    /// (docs/audit.md). FILE must be absent or a file qajudge wrote.
+    #[arg(long, value_name = "FILE")]
+    pub write_gold: Option<PathBuf>,
 }
 
 /// Output formats of `audit`.
@@ -95,16 +104,61 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
     for url in &args.endpoints {
         kgs.push(KnowledgeGraph::endpoint(url, options));
     }
+    if let Some(out) = &args.write_gold {
+        if kgs.is_empty() {
+            bail!("--write-gold freezes answers from executions: give the knowledge graph with --kg FILE... or --endpoint URL");
+        }
+        super::refresh::check_out(out)?;
+    }
     let graphs: Vec<AuditStore<'_>> = kgs.iter().map(|kg| AuditStore::new(kg, options)).collect();
     let stores: Vec<&dyn Store> = graphs.iter().map(|g| g as &dyn Store).collect();
-    Ok(audit(
+    let report = audit(
         &gold,
         &stores,
         AuditOptions {
             repeat: args.repeat,
             text2sparql: profile == crate::eval::Profile::Text2sparql,
         },
-    ))
+    );
+    if let (Some(out), Some(kg)) = (&args.write_gold, kgs.first()) {
+        write_gold(out, gold, kg, options, &report)?;
+    }
+    Ok(report)
+}
+
+/// Writes the gold with the answers of `kg`'s execution for every question
+/// the audit found stable, and every unstable one marked with why (its given
+/// answers kept), to `out` through a temporary file.
+fn write_gold(
+    out: &std::path::Path,
+    gold: crate::model::Dataset,
+    kg: &KnowledgeGraph,
+    options: ExecOptions,
+    report: &AuditReport,
+) -> anyhow::Result<()> {
+    let unstable: std::collections::HashMap<String, String> =
+        crate::audit::unstable_questions(report)
+            .into_iter()
+            .collect();
+    let mut frozen = gold.clone();
+    let summary = execute_dataset(kg, &mut frozen, Mode::All, false, options, &|_, _| {});
+    for (q, given) in frozen.questions.iter_mut().zip(gold.questions) {
+        if let Some(why) = unstable.get(&q.id.0) {
+            q.answers = given.answers;
+            q.unstable = Some(why.clone());
+        }
+    }
+    let mut doc = crate::qald::to_qald_json(&frozen, &summary.columns);
+    super::refresh::mark_ours(&mut doc, "qajudge audit --write-gold");
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    super::refresh::write_replacing(out, text.as_bytes())?;
+    eprintln!(
+        "wrote {}: {} question(s) frozen, {} marked unstable",
+        out.display(),
+        frozen.questions.len() - unstable.len(),
+        unstable.len()
+    );
+    Ok(())
 }
 
 fn print_table(gold: &str, r: &AuditReport) -> anyhow::Result<()> {

@@ -73,29 +73,7 @@ pub struct Summary {
 
 /// The summary of a file: what it holds and what is wrong with it.
 pub fn summary(path: &Path) -> Summary {
-    let mut out = Summary {
-        path: path.display().to_string(),
-        usable: false,
-        problem: None,
-        line: None,
-        column: None,
-        format: None,
-        compression: None,
-        dataset_id: None,
-        questions: 0,
-        with_answers: 0,
-        empty: 0,
-        answers: 0,
-        sparql: 0,
-        pseudo: 0,
-        languages: Vec::new(),
-        metadata: None,
-        annotated: 0,
-        annotations: [0; 4],
-        unknown_keys: Vec::new(),
-        problems: Vec::new(),
-        answers_lost: 0,
-    };
+    let mut out = Summary::unread(path);
     let loaded = super::input::read_compressed(path).and_then(|(bytes, compression)| {
         out.compression = compression;
         Ok(crate::qald::parse(&bytes, &path.display().to_string())?)
@@ -113,50 +91,10 @@ pub fn summary(path: &Path) -> Summary {
             return out;
         }
     };
-    let qs = &dataset.questions;
     out.format = Some(dataset.format.name());
     out.dataset_id.clone_from(&dataset.id);
-    out.questions = qs.len();
-    out.with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
-    out.empty = qs
-        .iter()
-        .filter(|q| {
-            q.answers
-                .as_ref()
-                .is_some_and(super::super::model::AnswerSet::is_empty)
-        })
-        .count();
-    out.answers = qs
-        .iter()
-        .filter_map(|q| q.answers.as_ref())
-        .map(|a| a.answers.len())
-        .sum();
-    out.sparql = qs
-        .iter()
-        .filter(|q| matches!(q.query, Query::Sparql(_)))
-        .count();
-    out.pseudo = qs
-        .iter()
-        .filter(|q| matches!(q.query, Query::Pseudo(_)))
-        .count();
-    let mut langs: Vec<&str> = qs
-        .iter()
-        .flat_map(|q| q.texts.iter().map(|(l, _)| l.as_str()))
-        .collect();
-    langs.sort_unstable();
-    langs.dedup();
-    out.languages = langs.into_iter().map(str::to_string).collect();
+    out.count(&dataset);
     out.metadata.clone_from(&dataset.metadata);
-    out.annotated = qs
-        .iter()
-        .filter(|q| !q.entities.is_empty() || !q.classes.is_empty() || !q.properties.is_empty())
-        .count();
-    out.annotations = [
-        qs.iter().map(|q| q.entities.len()).sum(),
-        qs.iter().map(|q| q.classes.len()).sum(),
-        qs.iter().map(|q| q.properties.len()).sum(),
-        qs.iter().map(|q| q.triples.len()).sum(),
-    ];
     out.unknown_keys = dataset
         .unknown_keys
         .iter()
@@ -167,7 +105,7 @@ pub fn summary(path: &Path) -> Summary {
         .diagnostics
         .iter()
         .cloned()
-        .chain(qs.iter().flat_map(|q| {
+        .chain(dataset.questions.iter().flat_map(|q| {
             q.diagnostics.iter().map(move |d| {
                 if d.contains(q.id.0.as_str()) {
                     d.clone()
@@ -180,6 +118,81 @@ pub fn summary(path: &Path) -> Summary {
     out.answers_lost = dataset.lost.len();
     out.usable = out.answers_lost == 0;
     out
+}
+
+impl Summary {
+    /// The summary of a file not read (yet): nothing counted, not usable.
+    fn unread(path: &Path) -> Summary {
+        Summary {
+            path: path.display().to_string(),
+            usable: false,
+            problem: None,
+            line: None,
+            column: None,
+            format: None,
+            compression: None,
+            dataset_id: None,
+            questions: 0,
+            with_answers: 0,
+            empty: 0,
+            answers: 0,
+            sparql: 0,
+            pseudo: 0,
+            languages: Vec::new(),
+            metadata: None,
+            annotated: 0,
+            annotations: [0; 4],
+            unknown_keys: Vec::new(),
+            problems: Vec::new(),
+            answers_lost: 0,
+        }
+    }
+
+    /// Counts what the dataset's questions hold: answers, queries, the
+    /// languages of their texts and their annotations.
+    fn count(&mut self, dataset: &Dataset) {
+        let qs = &dataset.questions;
+        self.questions = qs.len();
+        self.with_answers = qs.iter().filter(|q| q.answers.is_some()).count();
+        self.empty = qs
+            .iter()
+            .filter(|q| {
+                q.answers
+                    .as_ref()
+                    .is_some_and(super::super::model::AnswerSet::is_empty)
+            })
+            .count();
+        self.answers = qs
+            .iter()
+            .filter_map(|q| q.answers.as_ref())
+            .map(|a| a.answers.len())
+            .sum();
+        self.sparql = qs
+            .iter()
+            .filter(|q| matches!(q.query, Query::Sparql(_)))
+            .count();
+        self.pseudo = qs
+            .iter()
+            .filter(|q| matches!(q.query, Query::Pseudo(_)))
+            .count();
+        let mut langs: Vec<&str> = qs
+            .iter()
+            .flat_map(|q| q.texts.iter().map(|(l, _)| l.as_str()))
+            .collect();
+        langs.sort_unstable();
+        langs.dedup();
+        self.languages = langs.into_iter().map(str::to_string).collect();
+        self.annotated = qs
+            .iter()
+            .filter(|q| !q.entities.is_empty() || !q.classes.is_empty() || !q.properties.is_empty())
+            .count();
+        self.annotations = [
+            qs.iter().map(|q| q.entities.len()).sum(),
+            qs.iter().map(|q| q.classes.len()).sum(),
+            qs.iter().map(|q| q.properties.len()).sum(),
+            qs.iter().map(|q| q.triples.len()).sum(),
+        ];
+    }
 }
 
 /// Runs `qajudge check`.

@@ -243,43 +243,14 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let mut header = String::new();
-    if per_question {
-        header.push_str(
-            "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald",
-        );
-    } else {
-        header.push_str("run,experiment,");
-        for f in &features {
-            let _ = write!(header, "{},", field(&format!("by_{f}")));
-        }
-        header.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
-        if with_confidence {
-            header.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
-        }
-    }
+    let header = header(per_question, &features, with_confidence);
     let mut rows: Vec<(String, Extras)> = Vec::new();
     for (name, runs) in experiments(report) {
         for (run, e) in runs {
             let Some(e) = e else { continue };
             if per_question {
                 for q in &e.questions {
-                    let row = format!(
-                        "{},{name},{},{},{},{},{},{},{},{},{},{},{}",
-                        field(run),
-                        field(&q.id),
-                        field(q.question.as_deref().unwrap_or_default()),
-                        q.status.name(),
-                        q.score.tp,
-                        q.score.fp,
-                        q.score.fn_,
-                        q.score.precision,
-                        q.score.recall,
-                        q.score.f1,
-                        q.score.precision_qald,
-                        q.score.recall_qald
-                    );
-                    rows.push((row, question_extras(q)));
+                    rows.push((question_row(run, name, q), question_extras(q)));
                 }
             } else {
                 let by = vec![""; features.len()];
@@ -300,6 +271,53 @@ pub fn csv(report: &Report, per_question: bool) -> String {
             }
         }
     }
+    with_extras(header, &rows)
+}
+
+/// The header of the fixed columns: a question's, or a run's with a column
+/// per `--by` feature and, `with_confidence`, the bounds of the F1s.
+fn header(per_question: bool, features: &[&String], with_confidence: bool) -> String {
+    let mut header = String::new();
+    if per_question {
+        header.push_str(
+            "run,experiment,id,question,status,tp,fp,fn,precision,recall,f1,precision_qald,recall_qald",
+        );
+    } else {
+        header.push_str("run,experiment,");
+        for f in features {
+            let _ = write!(header, "{},", field(&format!("by_{f}")));
+        }
+        header.push_str("questions,evaluated,not_evaluable,answered,empty,missing,extra,errors,micro_precision,micro_recall,micro_f1,macro_precision,macro_recall,macro_f1,macro_qald_precision,macro_qald_recall,macro_qald_f1,right,partial,answered_only_precision,answered_only_recall,answered_only_f1");
+        if with_confidence {
+            header.push_str(",micro_f1_low,micro_f1_high,macro_f1_low,macro_f1_high,macro_qald_f1_low,macro_qald_f1_high");
+        }
+    }
+    header
+}
+
+/// The fixed columns of one question's row.
+fn question_row(run: &str, name: &str, q: &QuestionReport) -> String {
+    format!(
+        "{},{name},{},{},{},{},{},{},{},{},{},{},{}",
+        field(run),
+        field(&q.id),
+        field(q.question.as_deref().unwrap_or_default()),
+        q.status.name(),
+        q.score.tp,
+        q.score.fp,
+        q.score.fn_,
+        q.score.precision,
+        q.score.recall,
+        q.score.f1,
+        q.score.precision_qald,
+        q.score.recall_qald
+    )
+}
+
+/// The CSV of the rows under `header`: a column for each further figure
+/// some row has ([`ERA_COLUMNS`] in their order, then the `official_`
+/// ones), empty where a row has not.
+fn with_extras(header: String, rows: &[(String, Extras)]) -> String {
     let seen: std::collections::BTreeSet<&str> = rows
         .iter()
         .flat_map(|(_, x)| x.keys().map(String::as_str))
@@ -316,7 +334,7 @@ pub fn csv(report: &Report, per_question: bool) -> String {
         out.push_str(&field(c));
     }
     out.push('\n');
-    for (row, extras) in &rows {
+    for (row, extras) in rows {
         out.push_str(row);
         for c in &columns {
             out.push(',');

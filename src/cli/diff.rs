@@ -126,6 +126,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         runs,
         questions: None,
         explain_failures: false,
+        audit: None,
         options: Options {
             profile: args.profile,
             experiments: vec![Experiment::Qa],

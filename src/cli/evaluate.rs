@@ -23,8 +23,8 @@ use crate::index::Index;
 use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 use crate::wordnet::{WordNet, WordNetError};
+use gold::{audited, own_gold, question_ids};
 pub(super) use gold::{load_ontology, load_train};
-use gold::{own_gold, question_ids};
 pub use llm_args::LlmArgs;
 
 /// Output formats.
@@ -200,6 +200,12 @@ pub struct EvaluateArgs {
     /// missed and wrong answers, on the questions that have some.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", value_name = "WHAT")]
     pub explain: Option<ExplainArg>,
+    /// Audit the gold first (docs/audit.md): its checks, and with --kg or
+    /// --endpoint each query executed 3 times; the report carries the audit
+    /// (`audit`), and the questions found unstable are scored apart
+    /// (`unstable`), so that a table can say how many were set apart.
+    #[arg(long)]
+    pub audit: bool,
     /// Explain why each run fails: the feature conditions that separate its
     /// failed questions (QA F1 below 0.5) from its solved ones, after the
     /// table and in the JSON report (docs/features.md, "Why a system fails").
@@ -381,6 +387,9 @@ pub fn report_with(
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
+    let audit = args
+        .audit
+        .then(|| audited(&mut gold, kg.as_ref(), args.kg.options(), args.profile));
     let request = Request {
         gold_name,
         gold: Arc::new(gold),
@@ -393,6 +402,7 @@ pub fn report_with(
             execute_run: args.execute_run,
         },
         explain_failures: args.explain_failures,
+        audit,
     };
     let executing = kg.as_ref().map(|kg| Executing {
         kg,

@@ -273,6 +273,13 @@ fn note(
         report.gold.questions,
         report.profile
     );
+    if let Some(u) = &report.unstable {
+        let _ = write!(
+            note,
+            " {} question(s) excluded as unstable (their results differ between executions or stores; scored apart).",
+            u.questions.len()
+        );
+    }
     if runs.iter().any(|(_, e)| e.aggregate.errors > 0) {
         note.push_str(" Errors: calls to a live system that failed, scored as empty answers.");
     }

@@ -99,7 +99,7 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
 /// rename of a complete temporary file replaces). A directory, a symbolic link
 /// (not followed, whatever it points to), a FIFO, a device or a socket is an
 /// error naming the path.
-fn check_out(out: &Path) -> anyhow::Result<()> {
+pub(super) fn check_out(out: &Path) -> anyhow::Result<()> {
     let file_type = match std::fs::symlink_metadata(out) {
         Ok(meta) => meta.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -120,7 +120,7 @@ fn check_out(out: &Path) -> anyhow::Result<()> {
         "a special file (a FIFO, device or socket)"
     };
     bail!(
-        "{}: cannot write the refreshed benchmark there: it is {what}; give --out a new file name, or a file an earlier refresh wrote",
+        "{}: cannot write the benchmark there: it is {what}; give a new file name, or a file qajudge wrote before",
         out.display()
     )
 }
@@ -163,7 +163,7 @@ pub(super) fn is_ours(path: &Path) -> anyhow::Result<bool> {
 /// renamed into place (after checking `out` again with [`check_out`]); the
 /// temporary file is removed when anything fails, and a file already at its
 /// name is never touched.
-fn write_replacing(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(super) fn write_replacing(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let Some(name) = out.file_name() else {
         bail!("{}: --out names no file; give a file name", out.display());
     };
@@ -239,11 +239,15 @@ mod tests {
         let dir = scratch("replace");
         let out = dir.join("out.json");
         check_out(&out).expect("absent is fine");
-        write_replacing(&out, b"first").expect("written");
-        assert_eq!(std::fs::read(&out).expect("out"), b"first");
-        check_out(&out).expect("a regular file is fine");
+        let first = b"{\"dataset\": {\"written_by\": \"qajudge refresh\"}, \"questions\": []}";
+        write_replacing(&out, first).expect("written");
+        assert_eq!(std::fs::read(&out).expect("out"), first);
+        check_out(&out).expect("a file qajudge wrote is fine");
         write_replacing(&out, b"second").expect("replaced");
         assert_eq!(std::fs::read(&out).expect("out"), b"second");
+        // a file qajudge did not write is refused, and kept
+        let e = format!("{:#}", check_out(&out).expect_err("not ours"));
+        assert!(e.contains("did not write"), "{e}");
         assert_eq!(names(&dir), ["out.json"]);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -130,6 +130,7 @@ pub fn table(report: &Report, per_question: bool) -> String {
         report.gold.path, report.gold.format, report.gold.questions, report.profile
     );
     out.push_str(&headline(report));
+    unstable(report, &mut out);
     for (name, runs) in experiments(report) {
         if runs.iter().all(|(_, e)| e.is_none()) {
             continue;
@@ -162,6 +163,50 @@ pub fn table(report: &Report, per_question: bool) -> String {
     query_block(report, per_question, &mut out);
     comparisons(report, &mut out);
     out
+}
+
+/// The gold's audit (`--audit`) in one line, and the questions it marks
+/// unstable with each run's QA figures over them alone (scored apart).
+fn unstable(report: &Report, out: &mut String) {
+    if let Some(a) = &report.audit {
+        let _ = writeln!(
+            out,
+            "\naudit: {} error(s), {} warning(s), {} note(s) on {} question(s){} (--format json, or qajudge audit, lists them)",
+            a.counts.error,
+            a.counts.warning,
+            a.counts.note,
+            a.questions,
+            if a.stores.is_empty() {
+                String::new()
+            } else {
+                format!(", each query executed {} times on {}", a.repeat, a.stores.join(" and "))
+            }
+        );
+    }
+    let Some(u) = &report.unstable else {
+        return;
+    };
+    let ids: Vec<&str> = u.questions.iter().map(|q| q.id.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "\nUNSTABLE ({} question(s) scored apart, not in the tables below: {})",
+        ids.len(),
+        ids.join(", ")
+    );
+    for r in &u.runs {
+        let figures = r.qa.as_ref().map_or_else(
+            || "nothing to score".to_string(),
+            |a| {
+                format!(
+                    "evaluated {}, macro F1 {}, Macro F1 QALD {}",
+                    a.evaluated,
+                    f(a.macro_.f1),
+                    f(a.macro_qald.f1)
+                )
+            },
+        );
+        let _ = writeln!(out, "{}: {figures}", r.name);
+    }
 }
 
 /// The runs of one experiment as the table's rows: a header, then per run

@@ -176,11 +176,14 @@ fn resources(
     Ok(out)
 }
 
-/// Runs `qajudge serve`.
-pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    // request logs on stderr; RUST_LOG picks the level (default: every request)
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
-        .try_init();
+/// The graph files of each benchmark named by `--benchmark-kg`, by name.
+type GraphFiles = std::collections::BTreeMap<String, Vec<PathBuf>>;
+
+/// The benchmarks `--benchmark` registers (name, file) and the graph files
+/// `--benchmark-kg` gives each by name, every file checked (a regular file
+/// within --max-input-mb) before anything is loaded; a graph of a benchmark
+/// not registered is an error.
+fn registered(args: &ServeArgs) -> anyhow::Result<(Vec<(String, PathBuf)>, GraphFiles)> {
     let mut benchmarks = Vec::new();
     for b in &args.benchmarks {
         let (name, file) = parse_benchmark(b)?;
@@ -189,7 +192,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--benchmark {name}"))?;
         benchmarks.push((name, file));
     }
-    let mut graph_files: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
+    let mut graph_files = GraphFiles::default();
     for g in &args.benchmark_kgs {
         let (name, file) = parse_benchmark(g).map_err(|e| {
             anyhow::anyhow!(
@@ -204,7 +207,12 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--benchmark-kg {name}"))?;
         graph_files.entry(name).or_default().push(file);
     }
-    let benchmark_resources = resources(&args, &benchmarks)?;
+    Ok((benchmarks, graph_files))
+}
+
+/// Checks how the server is reached: each `--cors-origin`, an `--api-token`
+/// long enough, a `--public-url` that is an http(s) URL.
+fn check_access(args: &ServeArgs) -> anyhow::Result<()> {
     for origin in &args.cors_origins {
         check_origin(origin)?;
     }
@@ -222,6 +230,17 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    Ok(())
+}
+
+/// Runs `qajudge serve`.
+pub fn run_serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // request logs on stderr; RUST_LOG picks the level (default: every request)
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
+        .try_init();
+    let (benchmarks, graph_files) = registered(&args)?;
+    let benchmark_resources = resources(&args, &benchmarks)?;
+    check_access(&args)?;
     // before the knowledge graph and the index are loaded, which can take long
     ExperimentStore::check_dir(&args.data)?;
     // no live system unless the operator names its hosts

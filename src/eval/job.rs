@@ -259,6 +259,7 @@ pub fn run_job(
         options,
         plan,
         explain_failures,
+        audit,
     } = request;
     for run in &runs {
         if let RunSource::File { name, dataset, .. } = run {
@@ -303,6 +304,7 @@ pub fn run_job(
     if let Some(features) = &features {
         super::failures::attach(&mut report, features);
     }
+    report.audit = audit;
     Ok(report)
 }
 
@@ -414,6 +416,9 @@ fn score_job(
             },
         },
     };
+    if gold.questions.iter().any(|q| q.unstable.is_some()) {
+        return score_apart(job, &gold, &loaded, env, execution);
+    }
     let runs = Run::all(&loaded);
     // a registered benchmark the knowledge graph left as it was is prepared once
     let unchanged = Arc::ptr_eq(&gold, &job.gold);
@@ -436,6 +441,109 @@ fn score_job(
     if deadline.passed() {
         return Err(JobError::Deadline);
     }
+    Ok(report)
+}
+
+/// Scores a gold some of whose questions are marked unstable (`audit
+/// --write-gold`, `evaluate --audit`): the report is the others'; the
+/// unstable ones are scored on their own (QA) into `report.unstable`, with
+/// why each is unstable, and a diagnostic says how many were set apart —
+/// never dropped without a word (docs/audit.md).
+fn score_apart(
+    job: Job,
+    gold: &Dataset,
+    loaded: &[LoadedRun],
+    env: &Env<'_>,
+    execution: Execution,
+) -> Result<Report, JobError> {
+    let apart: Vec<super::report::UnstableQuestion> = gold
+        .questions
+        .iter()
+        .filter_map(|q| {
+            q.unstable
+                .as_ref()
+                .map(|why| super::report::UnstableQuestion {
+                    id: q.id.0.clone(),
+                    why: why.clone(),
+                })
+        })
+        .collect();
+    let ids: std::collections::HashSet<&str> = apart.iter().map(|u| u.id.as_str()).collect();
+    // each side: the gold's questions and the runs' answers to them (a run's
+    // answers to questions the gold lacks stay with the stable side, as extra)
+    let side = |unstable: bool| -> (Dataset, Vec<LoadedRun>) {
+        let mut g = gold.clone();
+        g.questions
+            .retain(|q| ids.contains(q.id.0.as_str()) == unstable);
+        let runs = loaded
+            .iter()
+            .map(|r| {
+                let mut dataset = r.dataset.clone();
+                dataset.questions.retain(|q| {
+                    let marked = ids.contains(q.id.0.as_str());
+                    if unstable {
+                        marked
+                    } else {
+                        !marked
+                    }
+                });
+                LoadedRun {
+                    name: r.name.clone(),
+                    source: r.source.clone(),
+                    dataset,
+                }
+            })
+            .collect();
+        (g, runs)
+    };
+    let equivalence = env.index.map(|i| i.equivalence);
+    let deadline = job.options.deadline.clone();
+    let (unstable_gold, unstable_runs) = side(true);
+    let options = Options {
+        experiments: vec![super::Experiment::Qa],
+        bootstrap: 0,
+        by: Vec::new(),
+        baseline: None,
+        ..job.options.clone()
+    };
+    let apart_report = evaluate_executed(
+        &unstable_gold,
+        &prepare_gold(&unstable_gold, &options, equivalence),
+        &job.gold_name,
+        &Run::all(&unstable_runs),
+        options,
+        env.index,
+        Execution::default(),
+    );
+    let (stable_gold, stable_runs) = side(false);
+    let mut report = evaluate_executed(
+        &stable_gold,
+        &prepare_gold(&stable_gold, &job.options, equivalence),
+        &job.gold_name,
+        &Run::all(&stable_runs),
+        job.options,
+        env.index,
+        execution,
+    );
+    if deadline.passed() {
+        return Err(JobError::Deadline);
+    }
+    report.diagnostics.push(format!(
+        "gold: {} question(s) marked unstable are scored apart (the report's `unstable`), not in the figures above: {}",
+        apart.len(),
+        quoted(&apart.iter().take(IDS_SHOWN).map(|u| u.id.clone()).collect::<Vec<_>>())
+    ));
+    report.unstable = Some(super::report::UnstableReport {
+        questions: apart,
+        runs: apart_report
+            .runs
+            .into_iter()
+            .map(|r| super::report::UnstableRun {
+                name: r.name,
+                qa: r.experiments.qa.map(|e| e.aggregate),
+            })
+            .collect(),
+    });
     Ok(report)
 }
 
@@ -624,6 +732,7 @@ mod tests {
             options: Options::default(),
             plan: Plan::default(),
             explain_failures: false,
+            audit: None,
         }
     }
 

@@ -47,8 +47,9 @@ pub use report::{
     AggregateReport, ChallengeAggregate, Comparison, ExecutionCounts, ExecutionReport,
     ExperimentReport, Experiments, Explanation, GoldInfo, IndexInfo, IndexInput, KgFile,
     KnowledgeGraphInfo, LanguageAggregate, MatchedPair, QuestionReport, Report, RunReport, Status,
+    UnstableQuestion, UnstableReport, UnstableRun,
 };
-use score::evaluate_run;
+use score::{evaluate_run, RunNotes};
 
 /// One run to evaluate.
 #[derive(Debug, Clone, Copy)]
@@ -323,6 +324,80 @@ pub fn evaluate_executed(
     let match_options = profile.match_options(options.strict_literals, options.lenient_dates);
     let resolver = Resolver::new(match_options, equivalence);
     let (ctx, left_out) = context(&options, &resolver, prepared.prefixes.clone());
+    let mut diagnostics = evaluation_notes(gold, &options, index.is_some(), left_out);
+    let entries: Vec<GoldEntry<'_>> = prepared
+        .entries
+        .iter()
+        .map(|e| e.view(&gold.questions[e.question]))
+        .collect();
+    let at = ctx.wanted[Experiment::At];
+    let inferred = entries
+        .iter()
+        .filter(|e| e.notes.iter().any(|n| n == crate::annotate::INFERRED_TYPE))
+        .count();
+    if at && inferred > 0 {
+        diagnostics.push(format!(
+            "gold: {}, for {inferred} of {} question(s) (AT compares it)",
+            crate::annotate::INFERRED_TYPE,
+            entries.len()
+        ));
+    }
+    let mut reports = Vec::with_capacity(runs.len());
+    for run in runs {
+        diagnostics.extend(run_input_notes(gold, run));
+        let (mut report, notes) = evaluate_run(&entries, run, &ctx, &options);
+        if ctx.wanted[Experiment::Query] {
+            report.experiments.query = Some(query::evaluate_queries(
+                gold,
+                run.dataset,
+                options.lang.as_deref(),
+                equivalence,
+                options.deadline.clone(),
+            ));
+            judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
+        }
+        diagnostics.extend(run_result_notes(run, &report, &notes, at));
+        reports.push(report);
+    }
+    let comparisons = compare_runs(&reports, options.baseline.as_deref());
+    diagnostics.extend(
+        resolver
+            .take_errors()
+            .into_iter()
+            .map(|e| format!("index: {e}")),
+    );
+    diagnostics.extend(execution.diagnostics);
+    Report {
+        version: env!("CARGO_PKG_VERSION"),
+        profile: profile.name(),
+        gold: GoldInfo {
+            path: gold_path.to_string(),
+            format: gold.format.name(),
+            questions: entries.len(),
+            id: gold.id.clone(),
+            metadata: gold.metadata.clone(),
+        },
+        index: index.map(index_info),
+        knowledge_graph: execution.knowledge_graph,
+        runs: reports,
+        comparisons,
+        diagnostics,
+        unstable: None,
+        audit: None,
+    }
+}
+
+/// The report's first diagnostics, of the evaluation as a whole: the gold's
+/// own and its unknown keys, the sub-experiments `left_out`, unknown `--by`
+/// features, and what the profile lacks or reproduces (no index, no WordNet
+/// for meteor, the official script whose figures it adds).
+fn evaluation_notes(
+    gold: &Dataset,
+    options: &Options,
+    has_index: bool,
+    left_out: Vec<String>,
+) -> Vec<String> {
+    let profile = options.profile;
     let mut diagnostics: Vec<String> = gold
         .diagnostics
         .iter()
@@ -338,7 +413,7 @@ pub fn evaluate_executed(
             ));
         }
     }
-    if index.is_none() && profile.uses_index() {
+    if !has_index && profile.uses_index() {
         diagnostics.push(
             "no index (--index): IRIs are compared by canonical form only, and string answers are not compared with IRIs through labels"
                 .to_string(),
@@ -364,119 +439,83 @@ pub fn evaluate_executed(
             official.script()
         ));
     }
-    let entries: Vec<GoldEntry<'_>> = prepared
-        .entries
+    diagnostics
+}
+
+/// The diagnostics of a run as it was read, before it is scored: its own,
+/// its unknown keys, why its live system was stopped, and its failed calls.
+fn run_input_notes(gold: &Dataset, run: &Run<'_>) -> Vec<String> {
+    let mut diagnostics: Vec<String> = run
+        .dataset
+        .diagnostics
         .iter()
-        .map(|e| e.view(&gold.questions[e.question]))
+        .map(|d| format!("run '{}': {d}", run.name))
         .collect();
-    let at = ctx.wanted[Experiment::At];
-    let inferred = entries
-        .iter()
-        .filter(|e| e.notes.iter().any(|n| n == crate::annotate::INFERRED_TYPE))
-        .count();
-    if at && inferred > 0 {
+    diagnostics.extend(unknown_keys_note(run.dataset).map(|n| format!("run '{}': {n}", run.name)));
+    if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
+        diagnostics.push(format!("run '{}': the live system {why}", run.name));
+    }
+    if let Some(note) = failed_calls(gold, run) {
+        diagnostics.push(note);
+    }
+    diagnostics
+}
+
+/// The diagnostics of a scored run: its inferred answer types (when AT is
+/// wanted, `at`), the sub-experiments it gave no markings for, and its
+/// questions the gold lacks.
+fn run_result_notes(run: &Run<'_>, report: &RunReport, notes: &RunNotes, at: bool) -> Vec<String> {
+    let mut diagnostics = Vec::new();
+    if at && notes.inferred_types > 0 {
         diagnostics.push(format!(
-            "gold: {}, for {inferred} of {} question(s) (AT compares it)",
+            "run '{}': {}, for {} question(s) (AT compares it)",
+            run.name,
             crate::annotate::INFERRED_TYPE,
-            entries.len()
+            notes.inferred_types
         ));
     }
-    let mut reports = Vec::with_capacity(runs.len());
-    for run in runs {
-        diagnostics.extend(
-            run.dataset
-                .diagnostics
-                .iter()
-                .map(|d| format!("run '{}': {d}", run.name)),
-        );
-        diagnostics
-            .extend(unknown_keys_note(run.dataset).map(|n| format!("run '{}': {n}", run.name)));
-        if let Some(why) = run.dataset.calls.as_ref().and_then(|c| c.stopped.as_ref()) {
-            diagnostics.push(format!("run '{}': the live system {why}", run.name));
-        }
-        if let Some(note) = failed_calls(gold, run) {
-            diagnostics.push(note);
-        }
-        let (mut report, notes) = evaluate_run(&entries, run, &ctx, &options);
-        if ctx.wanted[Experiment::Query] {
-            report.experiments.query = Some(query::evaluate_queries(
-                gold,
-                run.dataset,
-                options.lang.as_deref(),
-                equivalence,
-                options.deadline.clone(),
-            ));
-            judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
-        }
-        if at && notes.inferred_types > 0 {
-            diagnostics.push(format!(
-                "run '{}': {}, for {} question(s) (AT compares it)",
-                run.name,
-                crate::annotate::INFERRED_TYPE,
-                notes.inferred_types
-            ));
-        }
-        if !notes.unsourced.is_empty() {
-            let names: Vec<&str> = notes.unsourced.iter().map(|e| e.name()).collect();
-            diagnostics.push(format!(
-                "run '{}': the run has no queries or annotations for {}: not scored (docs/scoring.md, Sub-experiments)",
-                run.name,
-                names.join(", ")
-            ));
-        }
-        if !report.extra_ids.is_empty() {
-            diagnostics.push(format!(
-                "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
-                run.name,
-                report.extra_ids.len(),
-                report.extra_ids.join(", ")
-            ));
-        }
-        reports.push(report);
+    if !notes.unsourced.is_empty() {
+        let names: Vec<&str> = notes.unsourced.iter().map(|e| e.name()).collect();
+        diagnostics.push(format!(
+            "run '{}': the run has no queries or annotations for {}: not scored (docs/scoring.md, Sub-experiments)",
+            run.name,
+            names.join(", ")
+        ));
     }
-    let comparisons = compare_runs(&reports, options.baseline.as_deref());
-    diagnostics.extend(
-        resolver
-            .take_errors()
-            .into_iter()
-            .map(|e| format!("index: {e}")),
-    );
-    diagnostics.extend(execution.diagnostics);
-    Report {
-        version: env!("CARGO_PKG_VERSION"),
-        profile: profile.name(),
-        gold: GoldInfo {
-            path: gold_path.to_string(),
-            format: gold.format.name(),
-            questions: entries.len(),
-            id: gold.id.clone(),
-            metadata: gold.metadata.clone(),
-        },
-        index: index.map(|i| IndexInfo {
-            path: i.path.to_string(),
-            format_version: i.format_version,
-            built_by: i.built.map(|(m, _)| m.built_by.clone()),
-            built_at: i.built.map(|(m, _)| m.built_at),
-            meta_sha256: i.built.map(|(_, sha)| sha.to_string()),
-            inputs: i
-                .built
-                .map(|(m, _)| {
-                    m.inputs
-                        .iter()
-                        .map(|f| IndexInput {
-                            path: f.path.clone(),
-                            bytes: f.bytes,
-                            xxh3_64: f.xxh3_64.clone(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            provenance: i.built.and_then(|(m, _)| m.provenance.clone()),
-        }),
-        knowledge_graph: execution.knowledge_graph,
-        runs: reports,
-        comparisons,
-        diagnostics,
+    if !report.extra_ids.is_empty() {
+        diagnostics.push(format!(
+            "run '{}': {} question(s) not in the gold benchmark were ignored: {}",
+            run.name,
+            report.extra_ids.len(),
+            report.extra_ids.join(", ")
+        ));
+    }
+    diagnostics
+}
+
+/// The report's account of the index: its path, format and, for a built
+/// index, who built it when from which inputs, and its provenance.
+fn index_info(i: IndexRef<'_>) -> IndexInfo {
+    IndexInfo {
+        path: i.path.to_string(),
+        format_version: i.format_version,
+        built_by: i.built.map(|(m, _)| m.built_by.clone()),
+        built_at: i.built.map(|(m, _)| m.built_at),
+        meta_sha256: i.built.map(|(_, sha)| sha.to_string()),
+        inputs: i
+            .built
+            .map(|(m, _)| {
+                m.inputs
+                    .iter()
+                    .map(|f| IndexInput {
+                        path: f.path.clone(),
+                        bytes: f.bytes,
+                        xxh3_64: f.xxh3_64.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        provenance: i.built.and_then(|(m, _)| m.provenance.clone()),
     }
 }
 

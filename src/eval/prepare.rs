@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::{Experiment, PerExperiment, Profile, Rules};
 use crate::annotate::markings::join_triple;
-use crate::annotate::{Annotation, Features};
+use crate::annotate::{Annotation, Features, Markings};
 use crate::matching::{prepare_markings, MatchOptions, Prepared, Resolver, Side};
 use crate::model::{Answer, Question, Term};
 use crate::terms::prefixes::Namespaces;
@@ -104,43 +104,7 @@ impl Ctx<'_, '_> {
             out[Experiment::Ait2kb] = iris(Experiment::Ait2kb, types);
         }
         if self.wanted[Experiment::Re2kb] {
-            if let Some(nodes) = &m.triple_nodes {
-                texts[Experiment::Re2kb] = nodes
-                    .iter()
-                    .map(|n| {
-                        n.iter()
-                            .map(|x| self.node_text(x))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .collect();
-            }
-            out[Experiment::Re2kb] = match (&m.triple_nodes, r.has_index()) {
-                // IRIs inside triples compare through the index's classes too
-                (Some(nodes), true) => {
-                    let triples: Vec<String> = nodes
-                        .iter()
-                        .map(|n| {
-                            let n = n.clone().map(|node| {
-                                match node
-                                    .strip_prefix('<')
-                                    .and_then(|x| x.strip_suffix('>'))
-                                    .and_then(|iri| r.class(iri))
-                                {
-                                    Some(c) => format!("<sameas:{}>", c.id),
-                                    None => node,
-                                }
-                            });
-                            join_triple(&n)
-                        })
-                        .collect();
-                    Some(prepare_markings(&triples, keep_duplicates))
-                }
-                _ => m
-                    .triples
-                    .as_ref()
-                    .map(|t| prepare_markings(t, keep_duplicates)),
-            };
+            out[Experiment::Re2kb] = self.triple_set(m, keep_duplicates, &mut texts);
         }
         if self.wanted[Experiment::At] {
             out[Experiment::At] = m.answer_type.map(|t| {
@@ -149,6 +113,55 @@ impl Ctx<'_, '_> {
             });
         }
         (out, texts)
+    }
+
+    /// RE2KB's set of a question's marked triples (their texts into
+    /// `texts`): with an index, each IRI inside a triple replaced by its
+    /// sameAs class, so that triples compare through the classes too.
+    fn triple_set(
+        &self,
+        m: &Markings,
+        keep_duplicates: bool,
+        texts: &mut Texts,
+    ) -> Option<Vec<Prepared>> {
+        let r = self.resolver;
+        if let Some(nodes) = &m.triple_nodes {
+            texts[Experiment::Re2kb] = nodes
+                .iter()
+                .map(|n| {
+                    n.iter()
+                        .map(|x| self.node_text(x))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+        }
+        match (&m.triple_nodes, r.has_index()) {
+            // IRIs inside triples compare through the index's classes too
+            (Some(nodes), true) => {
+                let triples: Vec<String> = nodes
+                    .iter()
+                    .map(|n| {
+                        let n = n.clone().map(|node| {
+                            match node
+                                .strip_prefix('<')
+                                .and_then(|x| x.strip_suffix('>'))
+                                .and_then(|iri| r.class(iri))
+                            {
+                                Some(c) => format!("<sameas:{}>", c.id),
+                                None => node,
+                            }
+                        });
+                        join_triple(&n)
+                    })
+                    .collect();
+                Some(prepare_markings(&triples, keep_duplicates))
+            }
+            _ => m
+                .triples
+                .as_ref()
+                .map(|t| prepare_markings(t, keep_duplicates)),
+        }
     }
 
     /// AIT2KB's last source: the types the index gives every answer resource.

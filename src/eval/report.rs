@@ -26,6 +26,41 @@ pub struct Report {
     pub comparisons: Vec<Comparison>,
     /// Problems of the gold file and of the runs that did not stop the evaluation.
     pub diagnostics: Vec<String>,
+    /// The questions the gold marks unstable, scored apart from the figures
+    /// above (docs/audit.md); absent when none is marked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unstable: Option<UnstableReport>,
+    /// The gold's audit (`evaluate --audit`; docs/audit.md); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::AuditReport>,
+}
+
+/// The questions a gold marks unstable, and each run's QA figures over them
+/// alone (docs/audit.md).
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct UnstableReport {
+    /// Each unstable question and why, in the gold's order.
+    pub questions: Vec<UnstableQuestion>,
+    /// Each run's QA aggregate over the unstable questions.
+    pub runs: Vec<UnstableRun>,
+}
+
+/// One question the gold marks unstable.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct UnstableQuestion {
+    /// Its id.
+    pub id: String,
+    /// Why (the audit's findings).
+    pub why: String,
+}
+
+/// A run's figures over the unstable questions.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct UnstableRun {
+    /// The run's name.
+    pub name: String,
+    /// Its QA aggregate over them (`None` when none could be scored).
+    pub qa: Option<AggregateReport>,
 }
 
 /// A paired significance test between two runs on one sub-experiment.

@@ -89,6 +89,10 @@ pub struct Request {
     /// Explain each run's failures (`runs[].failures`): the feature
     /// conditions that separate its failed questions from its solved ones.
     pub explain_failures: bool,
+    /// The gold's audit, when asked (`evaluate --audit`): the report carries
+    /// it, and the questions it found unstable are already marked in `gold`
+    /// (scored apart).
+    pub audit: Option<crate::audit::AuditReport>,
 }
 
 /// Why a request cannot be evaluated as asked: a rule between its options,
@@ -116,10 +120,10 @@ pub enum RequestError {
     #[error("the grailqa profile compares logical forms with GrailQA's schema: give the ontology (--ontology DIR, the folder of fb_roles, fb_types and reverse_properties)")]
     NoOntology,
     /// KQA Pro's training answers under another profile.
-    #[error("KQA Pro's training answers (--train) are read only by the kqapro profile: give that profile, or leave them out")]
+    #[error("KQA Pro's training answers (--train, train=) are read only by the kqapro profile: give --profile kqapro, or leave them out")]
     TrainElsewhere,
     /// GrailQA's schema under another profile.
-    #[error("GrailQA's schema (--ontology) is read only by the grailqa profile: give that profile, or leave it out")]
+    #[error("GrailQA's schema (--ontology, ontology=) is read only by the grailqa profile: give --profile grailqa, or leave it out")]
     OntologyElsewhere,
     /// A question of the subset that the gold does not have.
     #[error("question {id:?} of the questions to score is not in the gold (it has {gold} questions): check the ids against the gold")]

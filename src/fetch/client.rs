@@ -16,7 +16,7 @@ use super::queries::Endpoint;
 use super::results::{parse_rows, Row};
 use super::FetchError;
 use crate::digest::sha256_hex;
-use crate::live::{sparql_request_with, CallError, RequestSettings};
+use crate::live::{sparql_request_with, CallError, EndpointReply, RequestSettings};
 
 /// How requests are made.
 #[derive(Debug, Clone)]
@@ -125,6 +125,14 @@ pub struct Done {
     pub cached: bool,
 }
 
+/// What one request of a query came to.
+enum Step {
+    /// The query's outcome: its rows, or why it failed.
+    Done(Result<Answer, FetchError>),
+    /// A wait before it is asked again.
+    Retry(Duration),
+}
+
 impl Client {
     /// A client; the cache directory is made if it is missing.
     pub fn new(opts: ClientOptions) -> Result<Client, FetchError> {
@@ -229,90 +237,105 @@ impl Client {
         let mut attempt = 0u32;
         loop {
             self.counters.requests.fetch_add(1, Ordering::Relaxed);
-            let wait = match sparql_request_with(&endpoint.url, query, &settings) {
-                Ok(reply) if reply.status == 200 => {
-                    if reply.truncated {
-                        return (
-                            Err(fail(format!(
-                                "the answer is longer than {} MiB; lower --batch",
-                                self.opts.max_body >> 20
-                            ))),
-                            false,
-                        );
-                    }
-                    return match parse_rows(&reply.body, &reply.content_type) {
-                        Ok(rows) => {
-                            if reply.partial {
-                                return (Ok(Answer { rows, cut: true }), false);
-                            }
-                            if let Some(path) = &cached {
-                                if let Err(e) = self.write_cached(path, &reply.body) {
-                                    return (Err(e), false);
-                                }
-                            }
-                            (Ok(Answer { rows, cut: false }), false)
-                        }
-                        Err(e) => (
-                            Err(fail(format!(
-                                "{e}; check that the URL is the endpoint's SPARQL URL"
-                            ))),
-                            false,
-                        ),
-                    };
-                }
-                Ok(reply) if reply.status == 429 || reply.status == 503 => {
-                    let said = reply.retry_after.as_deref().and_then(retry_after_secs);
-                    let wait = said.map_or_else(|| self.backoff(attempt), Duration::from_secs);
-                    if attempt >= self.opts.retries {
-                        return (Err(fail(format!("http status {} (too many requests or busy) after {} tries; try again later or lower --parallel", reply.status, attempt + 1))), false);
-                    }
-                    wait.min(self.opts.max_wait)
-                }
-                Ok(reply) if reply.status >= 500 => {
-                    if attempt >= self.opts.retries {
-                        return (
-                            Err(fail(format!(
-                                "http status {} after {} tries: {}; the endpoint is failing, try again later (with --cache what was answered is kept)",
-                                reply.status,
-                                attempt + 1,
-                                body_excerpt(&reply.body)
-                            ))),
-                            false,
-                        );
-                    }
-                    self.backoff(attempt)
-                }
-                Ok(reply) => {
-                    return (
-                        Err(fail(format!(
-                        "http status {}: {}; check the URL and that the endpoint accepts the query",
-                        reply.status,
-                        body_excerpt(&reply.body)
-                    ))),
-                        false,
-                    )
-                }
-                Err(e) => {
-                    if attempt >= self.opts.retries {
-                        let hint = if matches!(e, CallError::Timeout(_)) {
-                            format!(
-                                "no answer within {} s; lower --batch or raise --timeout",
-                                self.opts.timeout.as_secs()
-                            )
-                        } else {
-                            "check the URL and the network".to_string()
-                        };
-                        return (
-                            Err(fail(format!("{e} after {} tries; {hint}", attempt + 1))),
-                            false,
-                        );
-                    }
-                    self.backoff(attempt)
-                }
+            let reply = sparql_request_with(&endpoint.url, query, &settings);
+            let wait = match self.step(reply, attempt, cached.as_deref(), &fail) {
+                Step::Done(outcome) => return (outcome, false),
+                Step::Retry(wait) => wait,
             };
             attempt += 1;
             self.counters.retries.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(wait);
+        }
+    }
+
+    /// What the reply to request `attempt` (from 0) of a query comes to: its
+    /// rows (cached at `cached` when whole), a wait before it is asked again
+    /// (too many requests, busy, a 5xx status or a failed call, while retries
+    /// are left), or the error `fail` makes of why it failed.
+    fn step(
+        &self,
+        reply: Result<EndpointReply, CallError>,
+        attempt: u32,
+        cached: Option<&Path>,
+        fail: &dyn Fn(String) -> FetchError,
+    ) -> Step {
+        let wait = match reply {
+            Ok(reply) if reply.status == 200 => return Step::Done(self.rows(&reply, cached, fail)),
+            Ok(reply) if reply.status == 429 || reply.status == 503 => {
+                let said = reply.retry_after.as_deref().and_then(retry_after_secs);
+                let wait = said.map_or_else(|| self.backoff(attempt), Duration::from_secs);
+                if attempt >= self.opts.retries {
+                    return Step::Done(Err(fail(format!("http status {} (too many requests or busy) after {} tries; try again later or lower --parallel", reply.status, attempt + 1))));
+                }
+                wait.min(self.opts.max_wait)
+            }
+            Ok(reply) if reply.status >= 500 => {
+                if attempt >= self.opts.retries {
+                    return Step::Done(Err(fail(format!(
+                        "http status {} after {} tries: {}; the endpoint is failing, try again later (with --cache what was answered is kept)",
+                        reply.status,
+                        attempt + 1,
+                        body_excerpt(&reply.body)
+                    ))));
+                }
+                self.backoff(attempt)
+            }
+            Ok(reply) => {
+                return Step::Done(Err(fail(format!(
+                    "http status {}: {}; check the URL and that the endpoint accepts the query",
+                    reply.status,
+                    body_excerpt(&reply.body)
+                ))))
+            }
+            Err(e) => {
+                if attempt >= self.opts.retries {
+                    let hint = if matches!(e, CallError::Timeout(_)) {
+                        format!(
+                            "no answer within {} s; lower --batch or raise --timeout",
+                            self.opts.timeout.as_secs()
+                        )
+                    } else {
+                        "check the URL and the network".to_string()
+                    };
+                    return Step::Done(Err(fail(format!(
+                        "{e} after {} tries; {hint}",
+                        attempt + 1
+                    ))));
+                }
+                self.backoff(attempt)
+            }
+        };
+        Step::Retry(wait)
+    }
+
+    /// The rows of a 200 reply, written to the cache at `cached` unless the
+    /// endpoint cut them; a body past the bound, or one that does not read
+    /// as results, is the error `fail` makes.
+    fn rows(
+        &self,
+        reply: &EndpointReply,
+        cached: Option<&Path>,
+        fail: &dyn Fn(String) -> FetchError,
+    ) -> Result<Answer, FetchError> {
+        if reply.truncated {
+            return Err(fail(format!(
+                "the answer is longer than {} MiB; lower --batch",
+                self.opts.max_body >> 20
+            )));
+        }
+        match parse_rows(&reply.body, &reply.content_type) {
+            Ok(rows) => {
+                if reply.partial {
+                    return Ok(Answer { rows, cut: true });
+                }
+                if let Some(path) = cached {
+                    self.write_cached(path, &reply.body)?;
+                }
+                Ok(Answer { rows, cut: false })
+            }
+            Err(e) => Err(fail(format!(
+                "{e}; check that the URL is the endpoint's SPARQL URL"
+            ))),
         }
     }
 

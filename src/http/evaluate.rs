@@ -339,6 +339,7 @@ pub async fn evaluate(
             execute_run: body.execute_run,
         },
         explain_failures: body.explain_failures,
+        audit: None,
     };
     let has_graph = state
         .worker

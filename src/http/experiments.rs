@@ -484,6 +484,7 @@ fn submission(
             execute_run: form.execute_run,
         },
         explain_failures: form.explain_failures,
+        audit: None,
     };
     let has_graph = state
         .worker

@@ -274,28 +274,7 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         .map(condition::parse)
         .transpose()
         .map_err(|e| bad(e.to_string().replacen("--where", "where", 1)))?;
-    let source = match (body.benchmark, body.gold) {
-        (Some(name), None) => match state.benchmarks.get(&name) {
-            Some(b) => Source::Registered(name, std::sync::Arc::clone(&b.dataset)),
-            None => {
-                return Err(ApiError::not_found(format!(
-                    "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or upload it as gold"
-                )))
-            }
-        },
-        (None, Some(gold)) => Source::Uploaded(body.gold_name, gold),
-        (Some(_), Some(_)) => {
-            return Err(bad(
-                "both benchmark and gold are given; give either a registered benchmark's name (benchmark) or an uploaded benchmark (gold), not both".into(),
-            ))
-        }
-        (None, None) => {
-            return Err(ApiError::new(
-                ErrorCode::MissingField,
-                "give a registered benchmark's name (benchmark) or an uploaded benchmark's text (gold, with gold_name)",
-            ))
-        }
-    };
+    let source = source(&state, body.benchmark, body.gold, body.gold_name)?;
     let filter = condition
         .as_ref()
         .map(|c| (c.sparql.clone(), c.features.clone()));
@@ -305,83 +284,9 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
     );
     let slot = place()?;
     let index = state.index.clone();
-    let drawn = web::block(move || -> Result<(draw::Summary, Vec<Option<String>>), ApiError> {
+    let drawn = web::block(move || {
         let _slot = slot;
-        let (origin, dataset) = match source {
-            Source::Registered(name, dataset) => (name, dataset),
-            Source::Uploaded(name, gold) => super::evaluate::parse_gold_raw(name, &gold)?,
-        };
-        let dataset = &*dataset;
-        if dataset.questions.len() > MAX_SAMPLE_QUESTIONS {
-            return Err(ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!(
-                    "the benchmark has {} questions; this server samples at most {MAX_SAMPLE_QUESTIONS}: narrow it, or draw it with `qajudge sample`",
-                    dataset.questions.len()
-                ),
-            ));
-        }
-        let all = named_features(dataset, index.as_deref())?;
-        let graph = ScratchGraph::new().map_err(internal)?;
-        // only the statements the selection reads, a block of questions at a time
-        let read = crate::query::read_predicates(&query);
-        let pairs: Vec<(&crate::model::Question, &QuestionFeatures)> =
-            dataset.questions.iter().zip(&all).collect();
-        for block in pairs.chunks(QUESTIONS_AT_ONCE) {
-            let statements: Vec<Statement> = block
-                .iter()
-                .flat_map(|(q, f)| {
-                    let text = match &q.query {
-                        crate::model::Query::Sparql(s) => Some(s.as_str()),
-                        _ => None,
-                    };
-                    vocab::facts(f, &origin, text)
-                })
-                .filter(|f| read.as_ref().is_none_or(|r| r.contains(&f.predicate)))
-                .map(|f| Statement {
-                    subject: f.subject,
-                    predicate: f.predicate,
-                    object: f.object,
-                })
-                .collect();
-            graph.insert(&statements).map_err(internal)?;
-        }
-        let options = ExecOptions {
-            timeout: SELECTION_TIMEOUT,
-            ..ExecOptions::default()
-        };
-        let out = graph.execute(&query, options);
-        if !out.status.answered() || out.message.is_some() {
-            return Err(bad(format!(
-                "the selection failed: {}",
-                out.message.unwrap_or_else(|| format!("{:?}", out.status))
-            )));
-        }
-        let c = draw::candidates(&out.answers, &out.columns).map_err(|e| bad(e.to_string()))?;
-        let work = work(&params, c.iris.len(), c.features.len());
-        if work > MAX_WORK {
-            return Err(ApiError::new(ErrorCode::PayloadTooLarge, format!(
-                "method {} on {} candidates with {} features, size {}, {} trials of {} iterations is about {work:.1e} steps, more than this server draws ({MAX_WORK:.0e}); narrow the selection, or lower size, trials or max_iterations, or draw it with `qajudge sample`",
-                params.method.name(),
-                c.iris.len(),
-                c.features.len(),
-                params.size,
-                params.trials,
-                params.max_iterations
-            )));
-        }
-        drop(graph);
-        let drawn = draw::draw(&c, &params).map_err(|e| bad(e.to_string()))?;
-        let text: std::collections::HashMap<&str, &str> = all
-            .iter()
-            .filter_map(|f| Some((f.id.as_str(), f.text.as_deref()?)))
-            .collect();
-        let texts = drawn
-            .questions
-            .iter()
-            .map(|id| text.get(id.as_str()).map(|t| (*t).to_string()))
-            .collect();
-        Ok((drawn, texts))
+        draw_from(source, &query, &params, index.as_deref())
     })
     .await
     .map_err(internal)??;
@@ -398,6 +303,132 @@ pub async fn sample(state: web::Data<AppState>, body: web::Json<SampleBody>) -> 
         questions: drawn.questions,
         texts,
     }))
+}
+
+/// The benchmark a draw is of: the registered one named `benchmark`, or the
+/// one uploaded as `gold`; a 404 for an unknown name, a 400 for both or
+/// neither.
+fn source(
+    state: &AppState,
+    benchmark: Option<String>,
+    gold: Option<Box<RawValue>>,
+    gold_name: Option<String>,
+) -> Result<Source, ApiError> {
+    match (benchmark, gold) {
+        (Some(name), None) => match state.benchmarks.get(&name) {
+            Some(b) => Ok(Source::Registered(name, std::sync::Arc::clone(&b.dataset))),
+            None => Err(ApiError::not_found(format!(
+                "no benchmark {name:?}; GET /api/v1/benchmarks lists the registered ones, or upload it as gold"
+            ))),
+        },
+        (None, Some(gold)) => Ok(Source::Uploaded(gold_name, gold)),
+        (Some(_), Some(_)) => Err(bad(
+            "both benchmark and gold are given; give either a registered benchmark's name (benchmark) or an uploaded benchmark (gold), not both".into(),
+        )),
+        (None, None) => Err(ApiError::new(
+            ErrorCode::MissingField,
+            "give a registered benchmark's name (benchmark) or an uploaded benchmark's text (gold, with gold_name)",
+        )),
+    }
+}
+
+/// Draws the sample on the blocking pool: reads an uploaded benchmark, bounds
+/// its questions, selects the candidates by `query` over their features, and
+/// bounds the draw's work before it draws; the sample and the text of each
+/// question drawn.
+fn draw_from(
+    source: Source,
+    query: &str,
+    params: &Params,
+    index: Option<&crate::index::Index>,
+) -> Result<(draw::Summary, Vec<Option<String>>), ApiError> {
+    let (origin, dataset) = match source {
+        Source::Registered(name, dataset) => (name, dataset),
+        Source::Uploaded(name, gold) => super::evaluate::parse_gold_raw(name, &gold)?,
+    };
+    let dataset = &*dataset;
+    if dataset.questions.len() > MAX_SAMPLE_QUESTIONS {
+        return Err(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "the benchmark has {} questions; this server samples at most {MAX_SAMPLE_QUESTIONS}: narrow it, or draw it with `qajudge sample`",
+                dataset.questions.len()
+            ),
+        ));
+    }
+    let all = named_features(dataset, index)?;
+    let c = select(dataset, &all, &origin, query)?;
+    let work = work(params, c.iris.len(), c.features.len());
+    if work > MAX_WORK {
+        return Err(ApiError::new(ErrorCode::PayloadTooLarge, format!(
+            "method {} on {} candidates with {} features, size {}, {} trials of {} iterations is about {work:.1e} steps, more than this server draws ({MAX_WORK:.0e}); narrow the selection, or lower size, trials or max_iterations, or draw it with `qajudge sample`",
+            params.method.name(),
+            c.iris.len(),
+            c.features.len(),
+            params.size,
+            params.trials,
+            params.max_iterations
+        )));
+    }
+    let drawn = draw::draw(&c, params).map_err(|e| bad(e.to_string()))?;
+    let text: std::collections::HashMap<&str, &str> = all
+        .iter()
+        .filter_map(|f| Some((f.id.as_str(), f.text.as_deref()?)))
+        .collect();
+    let texts = drawn
+        .questions
+        .iter()
+        .map(|id| text.get(id.as_str()).map(|t| (*t).to_string()))
+        .collect();
+    Ok((drawn, texts))
+}
+
+/// The candidates of a draw: the questions' features (`all`, of the benchmark
+/// named `origin`) put into a scratch store as statements (only those the
+/// selection reads, a block of questions at a time), and `query` run there
+/// within [`SELECTION_TIMEOUT`].
+fn select(
+    dataset: &crate::model::Dataset,
+    all: &[QuestionFeatures],
+    origin: &str,
+    query: &str,
+) -> Result<draw::Candidates, ApiError> {
+    let graph = ScratchGraph::new().map_err(internal)?;
+    // only the statements the selection reads, a block of questions at a time
+    let read = crate::query::read_predicates(query);
+    let pairs: Vec<(&crate::model::Question, &QuestionFeatures)> =
+        dataset.questions.iter().zip(all).collect();
+    for block in pairs.chunks(QUESTIONS_AT_ONCE) {
+        let statements: Vec<Statement> = block
+            .iter()
+            .flat_map(|(q, f)| {
+                let text = match &q.query {
+                    crate::model::Query::Sparql(s) => Some(s.as_str()),
+                    _ => None,
+                };
+                vocab::facts(f, origin, text)
+            })
+            .filter(|f| read.as_ref().is_none_or(|r| r.contains(&f.predicate)))
+            .map(|f| Statement {
+                subject: f.subject,
+                predicate: f.predicate,
+                object: f.object,
+            })
+            .collect();
+        graph.insert(&statements).map_err(internal)?;
+    }
+    let options = ExecOptions {
+        timeout: SELECTION_TIMEOUT,
+        ..ExecOptions::default()
+    };
+    let out = graph.execute(query, options);
+    if !out.status.answered() || out.message.is_some() {
+        return Err(bad(format!(
+            "the selection failed: {}",
+            out.message.unwrap_or_else(|| format!("{:?}", out.status))
+        )));
+    }
+    draw::candidates(&out.answers, &out.columns).map_err(|e| bad(e.to_string()))
 }
 
 #[cfg(test)]

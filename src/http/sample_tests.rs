@@ -335,6 +335,7 @@ async fn an_evaluation_explains_failures_as_the_command_line_does() {
         benchmark: None,
         questions: None,
         explain_failures: true,
+        audit: None,
         runs: vec![crate::eval::job::RunSource::File {
             name: "example-system".into(),
             source: "example-system.json".into(),

@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
@@ -202,7 +203,6 @@ fn read_block<S: Sink>(
     sink: &S,
     batch: S::Batch,
 ) -> Done<S::Batch> {
-    let quads = format == RdfFormat::NQuads;
     let LineRules {
         lenient,
         max_line_bytes,
@@ -222,7 +222,12 @@ fn read_block<S: Sink>(
         done.long_line(block.first_line + 1, length, max_line_bytes, lenient);
         return done;
     }
-    let mut reader = LineReader::default();
+    let mut pieces = Pieces {
+        reader: LineReader::default(),
+        format,
+        lenient,
+        sink,
+    };
     let mut line_no = block.first_line;
     let text = &block.text[..block.len];
     // a block is cut at line breaks, so when it is UTF-8 as a whole each line is:
@@ -230,43 +235,6 @@ fn read_block<S: Sink>(
     // block holds none)
     let whole = std::str::from_utf8(text).ok();
     let any_cr = line_breaks::any_cr(text);
-    // one piece of a line (all of it, or a part between bare CRs), with its text
-    // when it is known to be UTF-8; false stops the block
-    let mut piece =
-        |piece: &[u8], checked: Option<&str>, line_no: u64, done: &mut Done<S::Batch>| {
-            if let Some(text) = checked.or_else(|| std::str::from_utf8(piece).ok()) {
-                if let Ok(stmt) = parse_line(text, quads, &mut reader) {
-                    if let Some(stmt) = stmt {
-                        done.statements += 1;
-                        sink.statement(stmt, &mut done.batch);
-                    }
-                    return true;
-                }
-            }
-            // the reference parser decides, and gives the error
-            done.slow_lines += 1;
-            for quad in RdfParser::from_format(format).for_slice(piece) {
-                match quad {
-                    Ok(q) => {
-                        done.statements += 1;
-                        sink.statement(convert(&q), &mut done.batch);
-                    }
-                    Err(e) => {
-                        let (line, column) = e
-                            .location()
-                            .map_or((0, 0), |l| (l.start.line, l.start.column + 1));
-                        let located = (line_no + 1 + line, column, e.to_string());
-                        // one malformed line is one statement skipped, however
-                        // many errors the parser finds in it
-                        if !done.malformed(located, lenient) {
-                            return false;
-                        }
-                        break;
-                    }
-                }
-            }
-            true
-        };
     let mut from = 0;
     while from <= text.len() {
         let to = line_breaks::next(&text[from..]).map_or(text.len(), |p| from + p);
@@ -294,7 +262,7 @@ fn read_block<S: Sink>(
                     return done;
                 }
                 for part in line.split(|&b| b == b'\r') {
-                    if !piece(part, None, line_no, &mut done) {
+                    if !pieces.read(part, None, line_no, &mut done) {
                         return done;
                     }
                 }
@@ -303,12 +271,68 @@ fn read_block<S: Sink>(
             }
         }
         let checked = whole.map(|w| &w[start..end]);
-        if !piece(&text[start..end], checked, line_no, &mut done) {
+        if !pieces.read(&text[start..end], checked, line_no, &mut done) {
             return done;
         }
         line_no += 1;
     }
     done
+}
+
+/// What reads the lines of a block into its batch: the fast line reader,
+/// the reference parser (oxrdfio) for what that is unsure of, and the sink.
+struct Pieces<'s, S> {
+    reader: LineReader,
+    format: RdfFormat,
+    lenient: bool,
+    sink: &'s S,
+}
+
+impl<S: Sink> Pieces<'_, S> {
+    /// Reads one piece of a line (all of it, or a part between bare CRs),
+    /// `checked` its text when it is known to be UTF-8, at 0-based `line_no`;
+    /// false stops the block.
+    fn read(
+        &mut self,
+        piece: &[u8],
+        checked: Option<&str>,
+        line_no: u64,
+        done: &mut Done<S::Batch>,
+    ) -> bool {
+        let quads = self.format == RdfFormat::NQuads;
+        if let Some(text) = checked.or_else(|| std::str::from_utf8(piece).ok()) {
+            if let Ok(stmt) = parse_line(text, quads, &mut self.reader) {
+                if let Some(stmt) = stmt {
+                    done.statements += 1;
+                    self.sink.statement(stmt, &mut done.batch);
+                }
+                return true;
+            }
+        }
+        // the reference parser decides, and gives the error
+        done.slow_lines += 1;
+        for quad in RdfParser::from_format(self.format).for_slice(piece) {
+            match quad {
+                Ok(q) => {
+                    done.statements += 1;
+                    self.sink.statement(convert(&q), &mut done.batch);
+                }
+                Err(e) => {
+                    let (line, column) = e
+                        .location()
+                        .map_or((0, 0), |l| (l.start.line, l.start.column + 1));
+                    let located = (line_no + 1 + line, column, e.to_string());
+                    // one malformed line is one statement skipped, however
+                    // many errors the parser finds in it
+                    if !done.malformed(located, self.lenient) {
+                        return false;
+                    }
+                    break;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// Cuts decompressed text into blocks of whole lines and sends them on; a line
@@ -434,14 +458,11 @@ pub(super) fn read_lines<S: Sink>(
     on_batch: &mut OnBatch<'_, S::Batch>,
 ) -> Result<FileStats, IndexerError> {
     let path = input.path;
-    let lenient = rules.lenient;
     let io = |e: std::io::Error| IndexerError::Input {
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let mut stats = FileStats::default();
-    let mut bare_cr: Option<(u64, u64)> = None;
-    let (mut long_lines, mut first_long_line) = (0u64, None);
+    let mut totals = Totals::default();
     let (block_tx, block_rx) = sync_channel::<Block>(threads * 2);
     let free_blocks = Pool::<Vec<u8>>::new();
     let free_batches = Pool::<S::Batch>::new();
@@ -479,22 +500,12 @@ pub(super) fn read_lines<S: Sink>(
                 pending.insert(done.seq, done);
                 while let Some(done) = pending.remove(&next) {
                     next += 1;
-                    stats.statements += done.statements;
-                    stats.skipped += done.skipped;
-                    stats.slow_lines += done.slow_lines;
-                    if bare_cr.is_none() {
-                        bare_cr = done.bare_cr;
-                    }
-                    long_lines += done.long_lines;
-                    first_long_line = first_long_line.or(done.first_long_line);
-                    if let Some(located) = done.first_error {
-                        stats.malformed(path, lenient, located)?;
-                    }
-                    let mut batch = done.batch;
+                    let statements = done.statements;
+                    let mut batch = totals.add(done, path, rules.lenient)?;
                     on_batch(
                         &mut batch,
                         input.tally.bytes.load(Ordering::Relaxed),
-                        done.statements,
+                        statements,
                     )?;
                     S::clear(&mut batch);
                     free_batches.give(batch);
@@ -514,19 +525,59 @@ pub(super) fn read_lines<S: Sink>(
         }
     });
     outcome?;
-    if let Some((line, column)) = bare_cr {
-        stats.warnings.push(format!(
-            "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
-        ));
-    }
-    if let Some(line) = first_long_line {
-        stats.warnings.push(format!(
-            "{long_lines} line(s) longer than the limit of {} skipped (the first at line {line}); raise the limit with --max-line-kb to read them",
-            limit_text(rules.max_line_bytes)
-        ));
-    }
+    let mut stats = totals.warned(rules.max_line_bytes);
     (stats.bytes, stats.xxh3_64) = input.tally.value();
     Ok(stats)
+}
+
+/// What a file's blocks add up to, taken in file order.
+#[derive(Default)]
+struct Totals {
+    stats: FileStats,
+    /// The first bare carriage return: (line, column).
+    bare_cr: Option<(u64, u64)>,
+    /// Lines past the limit skipped, and the 1-based number of the first.
+    long_lines: u64,
+    first_long_line: Option<u64>,
+}
+
+impl Totals {
+    /// Counts the next block read, in file order: an error of it stops the
+    /// file unless `lenient`; its batch, to hand on.
+    fn add<B>(&mut self, done: Done<B>, path: &Path, lenient: bool) -> Result<B, IndexerError> {
+        let stats = &mut self.stats;
+        stats.statements += done.statements;
+        stats.skipped += done.skipped;
+        stats.slow_lines += done.slow_lines;
+        if self.bare_cr.is_none() {
+            self.bare_cr = done.bare_cr;
+        }
+        self.long_lines += done.long_lines;
+        self.first_long_line = self.first_long_line.or(done.first_long_line);
+        if let Some(located) = done.first_error {
+            stats.malformed(path, lenient, located)?;
+        }
+        Ok(done.batch)
+    }
+
+    /// The file's statistics with warnings of its bare carriage returns and
+    /// of the lines past `max_line_bytes` it skipped.
+    fn warned(self, max_line_bytes: usize) -> FileStats {
+        let mut stats = self.stats;
+        if let Some((line, column)) = self.bare_cr {
+            stats.warnings.push(format!(
+                "bare carriage-return line breaks (first at {line}:{column}): read as line breaks, but the file looks damaged"
+            ));
+        }
+        if let Some(line) = self.first_long_line {
+            stats.warnings.push(format!(
+                "{} line(s) longer than the limit of {} skipped (the first at line {line}); raise the limit with --max-line-kb to read them",
+                self.long_lines,
+                limit_text(max_line_bytes)
+            ));
+        }
+        stats
+    }
 }
 
 #[cfg(test)]

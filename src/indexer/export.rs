@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::closure::Endpoint;
 use super::exchange::{read_table, Column, TableError, TableWriter};
-use super::facts::Batch;
+use super::facts::{Batch, Collector};
 use super::stage::Stage;
 use super::{
     collector, equivalence_predicates, finish_index, out_err, rdf_files, read_all, BuildOptions,
@@ -251,13 +251,122 @@ pub fn build_from_components(
     let stage = Stage::begin(out, BuildOutput::Index)?;
     let tmp = stage.dir().to_path_buf();
     let mut c = collector(opts, &tmp);
-    // the first IRI read of each component, which its other IRIs are linked to
-    let mut first: rustc_hash::FxHashMap<i64, (u64, u32, bool, String)> = Default::default();
-    let mut pending: Vec<(i64, String)> = Vec::with_capacity(super::facts::LINK_GROUP);
-    let flush = |pending: &mut Vec<(i64, String)>,
-                 first: &mut rustc_hash::FxHashMap<i64, (u64, u32, bool, String)>,
-                 c: &mut super::facts::Collector|
-     -> std::io::Result<()> {
+    read_components(&components, &tmp, &mut c, progress)?;
+    read_labels_and_types(dir, &mut c)?;
+    let given = Provenance {
+        inputs: manifest.inputs,
+        equivalence: manifest.equivalence_predicates,
+        labels: manifest.label_predicates,
+        exclude_hosts: manifest.excluded_hosts,
+        provenance: manifest.provenance,
+    };
+    finish_index(stage, c, manifest.counts, given, progress)
+}
+
+/// Reads the components table (IRI as written → component id) and links the
+/// IRIs of each component as a star in `c`'s closure; `tmp` is the stage,
+/// named by a failure to spill.
+fn read_components(
+    components: &Path,
+    tmp: &Path,
+    c: &mut Collector,
+    progress: &mut dyn Progress,
+) -> Result<(), IndexerError> {
+    let mut stars = Stars::new();
+    progress.file(components, 0);
+    let mut read = 0u64;
+    read_table(components, &["iri", "component"], &mut |row| {
+        let (Some(iri), Some(component)) = (row[0].text(), row[1].int()) else {
+            return Err(TableError {
+                path: components.display().to_string(),
+                message: "a row whose iri is not UTF-8 text or whose component is not an integer"
+                    .into(),
+            });
+        };
+        stars
+            .push(component, iri.to_string(), c)
+            .map_err(|e| TableError {
+                path: tmp.display().to_string(),
+                message: e.to_string(),
+            })?;
+        read += 1;
+        if read.is_multiple_of(1 << 16) {
+            progress.advance(0, 1 << 16);
+        }
+        Ok(())
+    })
+    .map_err(input)?;
+    stars.flush(c).map_err(|e| out_err(tmp, e))
+}
+
+/// Reads the labels and types tables of the export directory `dir` into `c`.
+fn read_labels_and_types(dir: &Path, c: &mut Collector) -> Result<(), IndexerError> {
+    read_table(
+        &dir.join(LABELS),
+        &["iri", "value", "lang", "rank"],
+        &mut |row| {
+            let (Some(iri), Some(value), Some(lang), Some(rank)) = (
+                row[0].text(),
+                row[1].text(),
+                row[2].text(),
+                row[3].text().and_then(|r| r.parse::<u16>().ok()),
+            ) else {
+                return Err(not_text(dir, LABELS));
+            };
+            c.labels.push(
+                &normalize_label(value),
+                &lang.to_ascii_lowercase(),
+                iri,
+                value,
+                rank,
+            );
+            Ok(())
+        },
+    )
+    .map_err(input)?;
+    read_table(&dir.join(TYPES), &["iri", "class"], &mut |row| {
+        let (Some(iri), Some(class)) = (row[0].text(), row[1].text()) else {
+            return Err(not_text(dir, TYPES));
+        };
+        c.add_type(iri_key_and_check(iri).0, class.to_string());
+        Ok(())
+    })
+    .map_err(input)?;
+    Ok(())
+}
+
+/// The components' IRIs gathered a group at a time and handed to the closure
+/// as stars: each IRI linked to the first IRI read of its component.
+struct Stars {
+    /// The first IRI read of each component: (key, check, written
+    /// canonically, as written).
+    first: rustc_hash::FxHashMap<i64, (u64, u32, bool, String)>,
+    /// The (component, IRI as written) read since the last group was linked.
+    pending: Vec<(i64, String)>,
+}
+
+impl Stars {
+    /// No IRI read yet; a group of [`super::facts::LINK_GROUP`].
+    fn new() -> Stars {
+        Stars {
+            first: Default::default(),
+            pending: Vec::with_capacity(super::facts::LINK_GROUP),
+        }
+    }
+
+    /// Adds an IRI of `component`, linking the group once it is full.
+    fn push(&mut self, component: i64, iri: String, c: &mut Collector) -> std::io::Result<()> {
+        self.pending.push((component, iri));
+        if self.pending.len() == self.pending.capacity() {
+            self.flush(c)?;
+        }
+        Ok(())
+    }
+
+    /// Links the pending IRIs in `c`'s closure, each to the first IRI of its
+    /// component (itself when it is the first).
+    fn flush(&mut self, c: &mut Collector) -> std::io::Result<()> {
+        let (first, pending) = (&mut self.first, &self.pending);
         let mut group = Vec::with_capacity(pending.len());
         let ends: Vec<(u64, u32, bool)> = pending
             .iter()
@@ -290,74 +399,9 @@ pub fn build_from_components(
             ));
         }
         c.closure.link_all(&group)?;
-        pending.clear();
+        self.pending.clear();
         Ok(())
-    };
-    progress.file(&components, 0);
-    let mut read = 0u64;
-    read_table(&components, &["iri", "component"], &mut |row| {
-        let (Some(iri), Some(component)) = (row[0].text(), row[1].int()) else {
-            return Err(TableError {
-                path: components.display().to_string(),
-                message: "a row whose iri is not UTF-8 text or whose component is not an integer"
-                    .into(),
-            });
-        };
-        pending.push((component, iri.to_string()));
-        if pending.len() == pending.capacity() {
-            flush(&mut pending, &mut first, &mut c).map_err(|e| TableError {
-                path: tmp.display().to_string(),
-                message: e.to_string(),
-            })?;
-        }
-        read += 1;
-        if read.is_multiple_of(1 << 16) {
-            progress.advance(0, 1 << 16);
-        }
-        Ok(())
-    })
-    .map_err(input)?;
-    flush(&mut pending, &mut first, &mut c).map_err(|e| out_err(&tmp, e))?;
-    drop(first);
-    read_table(
-        &dir.join(LABELS),
-        &["iri", "value", "lang", "rank"],
-        &mut |row| {
-            let (Some(iri), Some(value), Some(lang), Some(rank)) = (
-                row[0].text(),
-                row[1].text(),
-                row[2].text(),
-                row[3].text().and_then(|r| r.parse::<u16>().ok()),
-            ) else {
-                return Err(not_text(dir, LABELS));
-            };
-            c.labels.push(
-                &normalize_label(value),
-                &lang.to_ascii_lowercase(),
-                iri,
-                value,
-                rank,
-            );
-            Ok(())
-        },
-    )
-    .map_err(input)?;
-    read_table(&dir.join(TYPES), &["iri", "class"], &mut |row| {
-        let (Some(iri), Some(class)) = (row[0].text(), row[1].text()) else {
-            return Err(not_text(dir, TYPES));
-        };
-        c.add_type(iri_key_and_check(iri).0, class.to_string());
-        Ok(())
-    })
-    .map_err(input)?;
-    let given = Provenance {
-        inputs: manifest.inputs,
-        equivalence: manifest.equivalence_predicates,
-        labels: manifest.label_predicates,
-        exclude_hosts: manifest.excluded_hosts,
-        provenance: manifest.provenance,
-    };
-    finish_index(stage, c, manifest.counts, given, progress)
+    }
 }
 
 fn not_text(dir: &Path, table: &str) -> TableError {

@@ -460,83 +460,26 @@ fn finish_index(
     let tmp = stage.dir().to_path_buf();
     progress.phase(Phase::Closure);
     let store = StoreWriter::create(&tmp.join(KV_DIR)).map_err(|e| out_err(&tmp, e))?;
-    let mut histogram: BTreeMap<u64, u64> = BTreeMap::new();
-    // the ten largest classes: (size, id, first members)
-    let mut largest: Vec<(u64, u32, Vec<String>)> = Vec::new();
+    let mut sizes = ClassSizes::default();
     // the sameAs files are written as the closure hands out its classes and
     // keys; the types and labels, which do not depend on it, by another thread
     // once the closure itself is done
-    let (types, type_names) = (
-        std::mem::take(&mut c.types),
-        std::mem::take(&mut c.type_names),
-    );
-    let postings = std::mem::take(&mut c.labels);
+    let side_input = SideInput {
+        types: std::mem::take(&mut c.types),
+        type_names: std::mem::take(&mut c.type_names),
+        postings: std::mem::take(&mut c.labels),
+    };
     let mut sameas = SameAsWriter::create(&tmp).map_err(|e| out_err(&tmp, e))?;
-    let (found, side) = std::thread::scope(|scope| {
-        let store = &store;
-        let tmp = tmp.as_path();
-        let mut side_input = Some((types, type_names, postings));
-        let mut side = None;
-        let mut joined = String::new();
-        let sameas = std::cell::RefCell::new(&mut sameas);
-        let mut on_class = |class: closure::FinishedClass<'_>| {
-            joined.clear();
-            encode_list(class.written.iter().copied(), &mut joined);
-            let size = class.written.len() as u64;
-            *histogram.entry(size).or_default() += 1;
-            if largest.len() < 10 || size > largest[largest.len() - 1].0 {
-                let sample = class
-                    .written
-                    .iter()
-                    .take(5)
-                    .map(std::string::ToString::to_string)
-                    .collect();
-                largest.push((size, class.id, sample));
-                largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                largest.truncate(10);
-            }
-            sameas
-                .borrow_mut()
-                .class(class.id, &joined, class.written.len())
-                .map_err(|e| out_err(tmp, e))
-        };
-        let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
-            sameas
-                .borrow_mut()
-                .key(half, key, id, size)
-                .map_err(|e| out_err(tmp, e))
-        };
-        let closure = std::mem::take(&mut c.closure);
-        let found = closure.finish(
-            &mut on_class,
-            &mut on_key,
-            &|e| out_err(tmp, e),
-            &mut |phase| {
-                progress.phase(phase);
-                // types and labels do not depend on the closure: they are written
-                // beside it once the closure itself is done
-                if phase == Phase::Grouping {
-                    if let Some((types, names, postings)) = side_input.take() {
-                        side = Some(scope.spawn(move || {
-                            write_types_and_labels(store, tmp, types, &names, postings)
-                        }));
-                    }
-                }
-            },
-        );
-        let found = found?;
-        progress.phase(Phase::WritingTypesAndLabels);
-        let side = match (side, side_input) {
-            (Some(thread), _) => thread.join().unwrap_or_else(|_| {
-                Err(out_err(tmp, "the thread writing types and labels failed"))
-            })?,
-            (None, Some((types, names, postings))) => {
-                write_types_and_labels(store, tmp, types, &names, postings)?
-            }
-            (None, None) => return Err(out_err(tmp, "types and labels were not written")),
-        };
-        Ok::<_, IndexerError>((found, side))
-    })?;
+    let closure = std::mem::take(&mut c.closure);
+    let (found, side) = write_closure(
+        closure,
+        side_input,
+        &store,
+        &tmp,
+        &mut sameas,
+        &mut sizes,
+        progress,
+    )?;
     sameas.finish().map_err(|e| out_err(&tmp, e))?;
     let TypesAndLabels {
         files,
@@ -555,14 +498,6 @@ fn finish_index(
     store.finish(files).map_err(|e| out_err(&tmp, e))?;
     std::fs::remove_dir_all(tmp.join("spill")).ok();
 
-    let mut buckets: Vec<(String, u64)> = Vec::new();
-    for (size, n) in histogram {
-        let b = size_bucket(size);
-        match buckets.last_mut() {
-            Some((last, total)) if *last == b => *total += n,
-            _ => buckets.push((b, n)),
-        }
-    }
     let meta = IndexMeta {
         format_version: FORMAT_VERSION,
         built_by: format!("qajudge {}", env!("CARGO_PKG_VERSION")),
@@ -574,11 +509,8 @@ fn finish_index(
         label_predicates: given.labels,
         excluded_hosts: given.exclude_hosts,
         counts,
-        class_size_histogram: buckets,
-        largest_classes: largest
-            .into_iter()
-            .map(|(size, id, sample)| LargeClass { id, size, sample })
-            .collect(),
+        class_size_histogram: sizes.buckets(),
+        largest_classes: sizes.largest(),
         provenance: given.provenance,
         checksums: checksums(&tmp).map_err(|e| out_err(&tmp, e))?,
     };
@@ -588,6 +520,138 @@ fn finish_index(
     progress.phase(Phase::Renaming);
     stage.commit()?;
     Ok(meta)
+}
+
+/// What is written beside the closure, not depending on it: the types and
+/// labels collected.
+struct SideInput {
+    /// (key of the subject, id of the class in `type_names`)
+    types: Vec<(u64, u32)>,
+    type_names: Vec<String>,
+    postings: Postings,
+}
+
+/// Finishes the closure, handing its classes (counted into `sizes`) and keys
+/// into the sameAs files, while another thread writes the types and labels
+/// into the store and `tmp` once the closure itself is done (this one, if
+/// the closure never got that far); what the closure found, and the types
+/// and labels written.
+fn write_closure(
+    closure: Closure,
+    side_input: SideInput,
+    store: &StoreWriter,
+    tmp: &Path,
+    sameas: &mut SameAsWriter,
+    sizes: &mut ClassSizes,
+    progress: &mut dyn Progress,
+) -> Result<(closure::Finished, TypesAndLabels), IndexerError> {
+    std::thread::scope(|scope| {
+        let mut side_input = Some(side_input);
+        let mut side = None;
+        let mut joined = String::new();
+        let sameas = std::cell::RefCell::new(sameas);
+        let mut on_class = |class: closure::FinishedClass<'_>| {
+            joined.clear();
+            encode_list(class.written.iter().copied(), &mut joined);
+            sizes.add(&class);
+            sameas
+                .borrow_mut()
+                .class(class.id, &joined, class.written.len())
+                .map_err(|e| out_err(tmp, e))
+        };
+        let mut on_key = |half: usize, key: u64, id: u32, size: u32| {
+            sameas
+                .borrow_mut()
+                .key(half, key, id, size)
+                .map_err(|e| out_err(tmp, e))
+        };
+        let found = closure.finish(
+            &mut on_class,
+            &mut on_key,
+            &|e| out_err(tmp, e),
+            &mut |phase| {
+                progress.phase(phase);
+                // types and labels do not depend on the closure: they are written
+                // beside it once the closure itself is done
+                if phase == Phase::Grouping {
+                    if let Some(input) = side_input.take() {
+                        side = Some(scope.spawn(move || {
+                            let SideInput {
+                                types,
+                                type_names,
+                                postings,
+                            } = input;
+                            write_types_and_labels(store, tmp, types, &type_names, postings)
+                        }));
+                    }
+                }
+            },
+        );
+        let found = found?;
+        progress.phase(Phase::WritingTypesAndLabels);
+        let side = match (side, side_input) {
+            (Some(thread), _) => thread.join().unwrap_or_else(|_| {
+                Err(out_err(tmp, "the thread writing types and labels failed"))
+            })?,
+            (None, Some(input)) => {
+                write_types_and_labels(store, tmp, input.types, &input.type_names, input.postings)?
+            }
+            (None, None) => return Err(out_err(tmp, "types and labels were not written")),
+        };
+        Ok::<_, IndexerError>((found, side))
+    })
+}
+
+/// The sizes of the sameAs classes, as the index's metadata reports them.
+#[derive(Default)]
+struct ClassSizes {
+    /// Class size → how many classes have it.
+    histogram: BTreeMap<u64, u64>,
+    /// The ten largest classes: (size, id, first members).
+    largest: Vec<(u64, u32, Vec<String>)>,
+}
+
+impl ClassSizes {
+    /// Counts a class, keeping it (with its first five members) while it is
+    /// among the ten largest, the larger first, then the lower id.
+    fn add(&mut self, class: &closure::FinishedClass<'_>) {
+        let size = class.written.len() as u64;
+        *self.histogram.entry(size).or_default() += 1;
+        let largest = &mut self.largest;
+        if largest.len() < 10 || size > largest[largest.len() - 1].0 {
+            let sample = class
+                .written
+                .iter()
+                .take(5)
+                .map(std::string::ToString::to_string)
+                .collect();
+            largest.push((size, class.id, sample));
+            largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            largest.truncate(10);
+        }
+    }
+
+    /// The histogram with its sizes in buckets ([`size_bucket`]): how many
+    /// classes in each, smallest sizes first.
+    fn buckets(&self) -> Vec<(String, u64)> {
+        let mut buckets: Vec<(String, u64)> = Vec::new();
+        for (&size, &n) in &self.histogram {
+            let b = size_bucket(size);
+            match buckets.last_mut() {
+                Some((last, total)) if *last == b => *total += n,
+                _ => buckets.push((b, n)),
+            }
+        }
+        buckets
+    }
+
+    /// The largest classes, as the metadata lists them.
+    fn largest(self) -> Vec<LargeClass> {
+        self.largest
+            .into_iter()
+            .map(|(size, id, sample)| LargeClass { id, size, sample })
+            .collect()
+    }
 }
 
 /// File name → SHA-256 (hex), as `meta.json` records them.

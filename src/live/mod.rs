@@ -413,6 +413,31 @@ pub fn ask_all(
         .map_err(|e| LiveError::Cache(e.to_string()))?;
     let agent = target.agent(opts.timeout);
     let total = gold.questions.len();
+    let (results, stopped) = call_all(
+        &agent,
+        &target,
+        opts,
+        cache.as_ref(),
+        &asks,
+        total,
+        progress,
+    );
+    Ok(live_run(gold, results, stopped, cache.as_ref()))
+}
+
+/// Makes the calls of `asks` on `opts.concurrency` threads, each taking the
+/// next ask, until all are made or the error rate passes the maximum (after
+/// `min_calls`); the outcomes by the asks' places, in order, and why the
+/// calls stopped early if they did. `progress` is called as [`ask_all`]'s.
+fn call_all(
+    agent: &ureq::Agent,
+    target: &Target,
+    opts: &LiveOptions,
+    cache: Option<&AnswerCache>,
+    asks: &[Ask],
+    total: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> (Vec<(usize, Outcome)>, Option<String>) {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
@@ -429,7 +454,7 @@ pub fn ask_all(
                 let Some(ask) = asks.get(i) else {
                     return;
                 };
-                let outcome = ask_one(&agent, &target, opts, cache.as_ref(), ask);
+                let outcome = ask_one(agent, target, opts, cache, ask);
                 if outcome.0.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }
@@ -456,7 +481,21 @@ pub fn ask_all(
     });
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(i, _)| *i);
-    let stopped = stopped.into_inner().unwrap_or_default();
+    (results, stopped.into_inner().unwrap_or_default())
+}
+
+/// The run of the calls' outcomes (by the gold questions' places): each
+/// answer as a question of the gold's id and texts with its measured
+/// latency, each failure (and each question not asked when the calls
+/// `stopped`) an empty question with its error, and the notes of the cache
+/// and the retries.
+fn live_run(
+    gold: &Dataset,
+    results: Vec<(usize, Outcome)>,
+    stopped: Option<String>,
+    cache: Option<&AnswerCache>,
+) -> LiveRun {
+    let total = gold.questions.len();
     let mut dataset = Dataset::new(Format::QaldJson);
     dataset.questions.reserve(total);
     let mut errors = BTreeMap::new();
@@ -507,26 +546,9 @@ pub fn ask_all(
             }
         }
     }
-    if let Some(cache) = &cache {
-        if cached > 0 {
-            dataset.diagnostics.push(format!(
-                "{cached} answer(s) came from the cache {} instead of a call (leave out --cache to ask again)",
-                cache.path().display()
-            ));
-        }
-        if cache.skipped > 0 {
-            dataset.diagnostics.push(format!(
-                "{} unreadable line(s) of the cache {} were skipped (a run killed while writing)",
-                cache.skipped,
-                cache.path().display()
-            ));
-        }
-    }
-    if retried > 0 {
-        dataset.diagnostics.push(format!(
-            "{retried} call(s) were retried after a transient failure (connection refused or an HTTP 5xx status)"
-        ));
-    }
+    dataset
+        .diagnostics
+        .extend(call_notes(cache, cached, retried));
     let mut run = LiveRun {
         dataset,
         errors,
@@ -540,7 +562,34 @@ pub fn ask_all(
         runtime_ms_mean: run.mean_runtime_ms(),
         stopped: run.stopped.clone(),
     });
-    Ok(run)
+    run
+}
+
+/// The run's notes on how its answers were had: how many came from the cache
+/// and how many of its lines were unreadable, and how many calls were retried.
+fn call_notes(cache: Option<&AnswerCache>, cached: usize, retried: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(cache) = cache {
+        if cached > 0 {
+            notes.push(format!(
+                "{cached} answer(s) came from the cache {} instead of a call (leave out --cache to ask again)",
+                cache.path().display()
+            ));
+        }
+        if cache.skipped > 0 {
+            notes.push(format!(
+                "{} unreadable line(s) of the cache {} were skipped (a run killed while writing)",
+                cache.skipped,
+                cache.path().display()
+            ));
+        }
+    }
+    if retried > 0 {
+        notes.push(format!(
+            "{retried} call(s) were retried after a transient failure (connection refused or an HTTP 5xx status)"
+        ));
+    }
+    notes
 }
 
 /// A transport error (a timeout says so).

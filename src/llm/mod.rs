@@ -321,6 +321,39 @@ impl Judge {
                 to_call.push(i);
             }
         }
+        for (i, d) in self.call_all(&sent, &keys, &to_call) {
+            out[i] = Some(d);
+        }
+        for (i, j) in repeats {
+            // a repeat of a refused ask was not answered either
+            out[i] = out[j].clone().map(|d| Decision {
+                source: if d.source == Source::Refused {
+                    Source::Refused
+                } else {
+                    Source::Cached
+                },
+                ..d
+            });
+        }
+        out.into_iter()
+            .map(|d| {
+                d.unwrap_or(Decision {
+                    verdict: Verdict::Unsure,
+                    source: Source::Refused,
+                    failed: true,
+                    unreadable: false,
+                    diagnostic: Some("the judge was not asked (a worker stopped)".into()),
+                })
+            })
+            .collect()
+    }
+
+    /// The decisions of the asks `sent[i]` for each `i` of `to_call`, by
+    /// calls on at most `concurrency` threads, those past the calls left
+    /// refused; each verdict read from a reply is kept in the cache under its
+    /// key (`keys[i]`) while the cache's write budget lasts. In no order.
+    fn call_all(&self, sent: &[Ask], keys: &[String], to_call: &[usize]) -> Vec<(usize, Decision)> {
+        let identity = self.identity();
         let called: Mutex<Vec<(usize, Decision)>> = Mutex::new(Vec::new());
         let next = AtomicUsize::new(0);
         let workers = self.settings.concurrency.clamp(1, 64).min(to_call.len());
@@ -365,34 +398,9 @@ impl Judge {
                 });
             }
         });
-        for (i, d) in called
+        called
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
-            out[i] = Some(d);
-        }
-        for (i, j) in repeats {
-            // a repeat of a refused ask was not answered either
-            out[i] = out[j].clone().map(|d| Decision {
-                source: if d.source == Source::Refused {
-                    Source::Refused
-                } else {
-                    Source::Cached
-                },
-                ..d
-            });
-        }
-        out.into_iter()
-            .map(|d| {
-                d.unwrap_or(Decision {
-                    verdict: Verdict::Unsure,
-                    source: Source::Refused,
-                    failed: true,
-                    unreadable: false,
-                    diagnostic: Some("the judge was not asked (a worker stopped)".into()),
-                })
-            })
-            .collect()
     }
 
     /// Takes one verdict from the cache's write budget, if it has one: false

@@ -88,71 +88,14 @@ pub fn match_answers_within(
             run: run_count,
         });
     }
-    // key -> first gold link; further links of the same key are chained
-    let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
-    first.reserve(gold.len() * 2);
-    // (gold answer, reached through a label, next link or usize::MAX)
-    let mut chain: Vec<(usize, bool, usize)> = Vec::new();
-    for (g, prepared) in gold.iter().enumerate() {
-        for (list, label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
-            for k in list {
-                let link = chain.len();
-                let next = first.insert(k, link).unwrap_or(usize::MAX);
-                chain.push((g, label, next));
-            }
-        }
-    }
-    // adjacency: run answer -> (gold answer, reason); `slot[g]` is the
-    // position of g's edge in the current run answer's list, valid when
-    // `owner[g]` is that run answer (+1), so a repeated link costs O(1)
-    let mut adj: Vec<Vec<(usize, Reason)>> = Vec::with_capacity(run.len());
-    let mut owner = vec![0usize; gold.len()];
-    let mut slot = vec![0usize; gold.len()];
-    let mut links = 0usize;
-    for (r, prepared) in run.iter().enumerate() {
-        let mut edges: Vec<(usize, Reason)> = Vec::new();
-        for (list, run_label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
-            for k in list {
-                k.each_lookup(|look| {
-                    let mut link = first.get(look).copied().unwrap_or(usize::MAX);
-                    while link != usize::MAX && links <= max_links {
-                        let (g, gold_label, next) = chain[link];
-                        link = next;
-                        // every link followed counts, a skipped one too
-                        links += 1;
-                        if run_label && gold_label {
-                            continue;
-                        }
-                        let reason = if run_label || gold_label {
-                            Reason::Label
-                        } else {
-                            k.reason()
-                        };
-                        if owner[g] == r + 1 {
-                            let edge = &mut edges[slot[g]];
-                            if edge.1 == Reason::Label && reason != Reason::Label {
-                                edge.1 = reason;
-                            }
-                        } else {
-                            owner[g] = r + 1;
-                            slot[g] = edges.len();
-                            edges.push((g, reason));
-                        }
-                    }
-                    links > max_links
-                });
-                if links > max_links {
-                    return Err(TooManyLinks {
-                        gold: gold.len(),
-                        run: run.len(),
-                        limit: max_links,
-                    });
-                }
-            }
-        }
-        edges.sort_unstable_by_key(|(g, _)| *g);
-        adj.push(edges);
-    }
+    let links = GoldLinks::of(gold);
+    let Some(adj) = links.adjacency(run, gold.len(), max_links) else {
+        return Err(TooManyLinks {
+            gold: gold.len(),
+            run: run.len(),
+            limit: max_links,
+        });
+    };
     let mut gold_to_run: Vec<Option<usize>> = vec![None; gold.len()];
     let mut run_to_gold: Vec<Option<usize>> = vec![None; run.len()];
     // greedy pass
@@ -184,6 +127,98 @@ pub fn match_answers_within(
         gold: gold.len(),
         run: run_count,
     })
+}
+
+/// The gold answers by key: every key of a gold answer (its own, and those
+/// reached through a label) leads to a chain of links, one per gold answer
+/// holding it.
+struct GoldLinks<'g> {
+    /// Key -> first gold link; further links of the same key are chained.
+    first: FxHashMap<&'g Key, usize>,
+    /// (gold answer, reached through a label, next link or usize::MAX)
+    chain: Vec<(usize, bool, usize)>,
+}
+
+impl<'g> GoldLinks<'g> {
+    /// The links of the gold answers' keys.
+    fn of(gold: &'g [Prepared]) -> GoldLinks<'g> {
+        // key -> first gold link; further links of the same key are chained
+        let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
+        first.reserve(gold.len() * 2);
+        // (gold answer, reached through a label, next link or usize::MAX)
+        let mut chain: Vec<(usize, bool, usize)> = Vec::new();
+        for (g, prepared) in gold.iter().enumerate() {
+            for (list, label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
+                for k in list {
+                    let link = chain.len();
+                    let next = first.insert(k, link).unwrap_or(usize::MAX);
+                    chain.push((g, label, next));
+                }
+            }
+        }
+        GoldLinks { first, chain }
+    }
+
+    /// The edges of each run answer to the `gold_len` gold answers sharing a
+    /// key with it, sorted by gold answer, each with the best reason (a
+    /// label only when nothing better links the two; never label to label);
+    /// `None` past `max_links` links followed.
+    fn adjacency(
+        &self,
+        run: &[Prepared],
+        gold_len: usize,
+        max_links: usize,
+    ) -> Option<Vec<Vec<(usize, Reason)>>> {
+        let (first, chain) = (&self.first, &self.chain);
+        // adjacency: run answer -> (gold answer, reason); `slot[g]` is the
+        // position of g's edge in the current run answer's list, valid when
+        // `owner[g]` is that run answer (+1), so a repeated link costs O(1)
+        let mut adj: Vec<Vec<(usize, Reason)>> = Vec::with_capacity(run.len());
+        let mut owner = vec![0usize; gold_len];
+        let mut slot = vec![0usize; gold_len];
+        let mut links = 0usize;
+        for (r, prepared) in run.iter().enumerate() {
+            let mut edges: Vec<(usize, Reason)> = Vec::new();
+            for (list, run_label) in [(&prepared.keys, false), (&prepared.via_label, true)] {
+                for k in list {
+                    k.each_lookup(|look| {
+                        let mut link = first.get(look).copied().unwrap_or(usize::MAX);
+                        while link != usize::MAX && links <= max_links {
+                            let (g, gold_label, next) = chain[link];
+                            link = next;
+                            // every link followed counts, a skipped one too
+                            links += 1;
+                            if run_label && gold_label {
+                                continue;
+                            }
+                            let reason = if run_label || gold_label {
+                                Reason::Label
+                            } else {
+                                k.reason()
+                            };
+                            if owner[g] == r + 1 {
+                                let edge = &mut edges[slot[g]];
+                                if edge.1 == Reason::Label && reason != Reason::Label {
+                                    edge.1 = reason;
+                                }
+                            } else {
+                                owner[g] = r + 1;
+                                slot[g] = edges.len();
+                                edges.push((g, reason));
+                            }
+                        }
+                        links > max_links
+                    });
+                    if links > max_links {
+                        return None;
+                    }
+                }
+            }
+            edges.sort_unstable_by_key(|(g, _)| *g);
+            adj.push(edges);
+        }
+        Some(adj)
+    }
 }
 
 /// Infinite distance: a run answer not (or no longer) in the layered graph.

@@ -403,19 +403,7 @@ fn question(
     position: usize,
 ) -> Question {
     let mut q = Question::default();
-    q.id = match id_of(map.get("id")) {
-        Some(id) => id,
-        None => {
-            q.diagnostics.push(format!(
-                "question #{} has no usable id ({}); it is named #{} and cannot be joined",
-                position + 1,
-                map.get("id")
-                    .map_or("missing".into(), std::string::ToString::to_string),
-                position + 1
-            ));
-            QuestionId(format!("#{}", position + 1))
-        }
-    };
+    q.id = question_id(map.get("id"), position, &mut q.diagnostics);
     // eQALD's question `metadata` object holds what QALD-JSON has at the top
     match map.remove("metadata") {
         Some(Value::Object(m)) => {
@@ -445,6 +433,41 @@ fn question(
     if let Some(l) = map.get("language") {
         system_language(l, &mut q);
     }
+    described(&map, &mut q);
+    if let Some(c) = map.get("confidence") {
+        confidence_of(c, &mut q);
+    }
+    super::usage::read(&map, &mut q);
+    q.answers = answers_of(fast, map.remove("answers"), &mut q);
+    for d in &mut q.diagnostics {
+        if !d.starts_with("question ") {
+            *d = format!("question {}: {d}", q.id);
+        }
+    }
+    q
+}
+
+/// The question's id; one that is missing or unusable is named by the
+/// question's position (`#n`, counted from 1), noted in `diagnostics`.
+fn question_id(id: Option<&Value>, position: usize, diagnostics: &mut Vec<String>) -> QuestionId {
+    match id_of(id) {
+        Some(id) => id,
+        None => {
+            diagnostics.push(format!(
+                "question #{} has no usable id ({}); it is named #{} and cannot be joined",
+                position + 1,
+                id.map_or("missing".into(), std::string::ToString::to_string),
+                position + 1
+            ));
+            QuestionId(format!("#{}", position + 1))
+        }
+    }
+}
+
+/// What the question says of itself besides its text, query and answers: its
+/// answer type, flags and status, the system's message, its modifiers (as
+/// tags), its annotations and its answer item types.
+fn described(map: &Map<String, Value>, q: &mut Question) {
     q.answertype = map
         .get("answertype")
         .and_then(scalar_string)
@@ -457,6 +480,13 @@ fn question(
     if let Some(v) = map.get("status").and_then(scalar_string) {
         q.flags.insert("status".into(), v);
     }
+    // a question the audit found unstable (`audit --write-gold`): its reason,
+    // or `true`
+    q.unstable = match map.get("unstable") {
+        Some(Value::String(why)) if !why.trim().is_empty() => Some(why.clone()),
+        Some(Value::Bool(true)) => Some("marked unstable".into()),
+        _ => None,
+    };
     if let Some(m) = map.get("message").and_then(scalar_string) {
         q.diagnostics.push(format!("the system's message: {m}"));
     }
@@ -464,7 +494,7 @@ fn question(
         q.tags = mods.iter().filter_map(scalar_string).collect();
     }
     if let Some(a) = map.get("annotations") {
-        annotations_of(a, &mut q);
+        annotations_of(a, q);
     }
     match map.get("answeritemtype") {
         Some(Value::Array(items)) => {
@@ -473,11 +503,17 @@ fn question(
         Some(Value::String(s)) if !s.trim().is_empty() => q.item_types = vec![s.trim().into()],
         _ => {}
     }
-    if let Some(c) = map.get("confidence") {
-        confidence_of(c, &mut q);
-    }
-    super::usage::read(&map, &mut q);
-    q.answers = match (fast, map.remove("answers")) {
+}
+
+/// The question's answers: the answer objects the fast reader read, else its
+/// `answers` value (one object or an array of them; `null`: none), each
+/// object's rows added to one set; `None` when it has none.
+fn answers_of(
+    fast: Option<Vec<FastAnswer<'_>>>,
+    answers: Option<Value>,
+    q: &mut Question,
+) -> Option<AnswerSet> {
+    match (fast, answers) {
         (Some(objects), _) => {
             let mut set = AnswerSet::default();
             for o in &objects {
@@ -496,27 +532,7 @@ fn question(
             };
             for object in objects {
                 match object {
-                    Value::Object(o) => {
-                        let before = (set.answers.len(), q.diagnostics.len());
-                        read_answer_object(
-                            &o,
-                            q.answertype.as_deref(),
-                            &mut set,
-                            &mut q.diagnostics,
-                        );
-                        if let Some(c) = o.get("confidence") {
-                            confidence_of(c, &mut q);
-                        }
-                        if (set.answers.len(), q.diagnostics.len()) == before
-                            && holds_data(&Value::Object(o.clone()))
-                        {
-                            let keys: Vec<&str> = o.keys().map(String::as_str).collect();
-                            q.diagnostics.push(format!(
-                                "the answer object with keys {} {LOST}: write its rows as `results.bindings` (or `bindings`) of SPARQL JSON results",
-                                keys.join(", ")
-                            ));
-                        }
-                    }
+                    Value::Object(o) => answer_object(&o, &mut set, q),
                     other => q.diagnostics.push(format!(
                         "answer object {other} is not a json object; ignored"
                     )),
@@ -525,13 +541,24 @@ fn question(
             }
             Some(set)
         }
-    };
-    for d in &mut q.diagnostics {
-        if !d.starts_with("question ") {
-            *d = format!("question {}: {d}", q.id);
-        }
     }
-    q
+}
+
+/// Adds the rows of one answer object to `set`, and reads its confidence;
+/// an object of which nothing reads though it holds data is noted as lost.
+fn answer_object(o: &Map<String, Value>, set: &mut AnswerSet, q: &mut Question) {
+    let before = (set.answers.len(), q.diagnostics.len());
+    read_answer_object(o, q.answertype.as_deref(), set, &mut q.diagnostics);
+    if let Some(c) = o.get("confidence") {
+        confidence_of(c, q);
+    }
+    if (set.answers.len(), q.diagnostics.len()) == before && holds_data(&Value::Object(o.clone())) {
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        q.diagnostics.push(format!(
+            "the answer object with keys {} {LOST}: write its rows as `results.bindings` (or `bindings`) of SPARQL JSON results",
+            keys.join(", ")
+        ));
+    }
 }
 
 /// Records the extent of the first answer object, once.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::keys::KeyScan;
 use super::values::{id_of, scalar_string};
 use super::QaldError;
-use crate::model::{looks_like_iri, Dataset, Format, Question};
+use crate::model::{looks_like_iri, Dataset, Format, Question, QuestionId};
 use crate::terms::prefixes;
 
 /// Keys of one line.
@@ -57,7 +57,49 @@ pub fn one_object_per_line(body: &[u8]) -> bool {
 
 /// Parses a JSON Lines component run.
 pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
-    let mut lines: Vec<(usize, Map<String, Value>)> = Vec::new();
+    let lines = objects(body, source)?;
+    let mut declared: Vec<(String, String)> = Vec::new();
+    for (_, o) in &lines {
+        if let Some(Value::Object(p)) = o.get("prefixes") {
+            for (prefix, ns) in p {
+                if let Some(ns) = ns.as_str() {
+                    declared.push((prefix.clone(), ns.to_string()));
+                }
+            }
+        }
+    }
+    let mut dataset = Dataset::new(Format::ComponentJsonl);
+    let mut scan = KeyScan::default();
+    for (n, o) in lines {
+        if o.len() == 1 && o.contains_key("prefixes") {
+            continue;
+        }
+        let Some(id) = id_of(o.get("id")) else {
+            dataset
+                .diagnostics
+                .push(format!("line {n} has no usable `id`; skipped"));
+            continue;
+        };
+        dataset
+            .questions
+            .push(question(n, id, &o, &declared, &mut scan));
+    }
+    dataset.unknown_keys = scan.finish();
+    if dataset.questions.is_empty() {
+        dataset
+            .diagnostics
+            .push("the file holds no question".into());
+    }
+    Ok(dataset)
+}
+
+/// A file's objects, each with its line number.
+type Lines = Vec<(usize, Map<String, Value>)>;
+
+/// The file's objects with their line numbers (from 1), blank lines skipped;
+/// a line that is not one JSON object is an error at that line.
+fn objects(body: &[u8], source: &str) -> Result<Lines, QaldError> {
+    let mut lines: Lines = Vec::new();
     for (n, line) in body.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -88,90 +130,86 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
             }
         }
     }
-    let mut declared: Vec<(String, String)> = Vec::new();
-    for (_, o) in &lines {
-        if let Some(Value::Object(p)) = o.get("prefixes") {
-            for (prefix, ns) in p {
-                if let Some(ns) = ns.as_str() {
-                    declared.push((prefix.clone(), ns.to_string()));
-                }
-            }
-        }
+    Ok(lines)
+}
+
+/// The question of line `n` (object `o`, of id `id`): its components with
+/// names resolved by the `declared` prefixes, its text and usage, and its
+/// problems as diagnostics naming the line; its keys noted in `scan`.
+fn question(
+    n: usize,
+    id: QuestionId,
+    o: &Map<String, Value>,
+    declared: &[(String, String)],
+    scan: &mut KeyScan,
+) -> Question {
+    let mut q = Question {
+        id,
+        ..Question::default()
+    };
+    scan.object_of(o, "line", &[KEYS, super::usage::KEYS], &q.id.0);
+    super::usage::scan(o, "line", &q.id.0, scan);
+    let mut problems = components(o, declared, &mut q);
+    if let Some(text) = o.get("question").and_then(scalar_string) {
+        let lang = o
+            .get("language")
+            .and_then(scalar_string)
+            .unwrap_or_else(|| "en".to_string());
+        q.texts.push((lang, text.trim().to_string()));
     }
-    let mut dataset = Dataset::new(Format::ComponentJsonl);
-    let mut scan = KeyScan::default();
-    for (n, o) in lines {
-        if o.len() == 1 && o.contains_key("prefixes") {
-            continue;
-        }
-        let mut q = Question::default();
-        let Some(id) = id_of(o.get("id")) else {
-            dataset
-                .diagnostics
-                .push(format!("line {n} has no usable `id`; skipped"));
-            continue;
-        };
-        q.id = id;
-        scan.object_of(&o, "line", &[KEYS, super::usage::KEYS], &q.id.0);
-        super::usage::scan(&o, "line", &q.id.0, &mut scan);
-        let mut problems = Vec::new();
-        let mut names = |key: &str| -> Vec<String> {
-            let mut out = Vec::new();
-            match o.get(key) {
-                None | Some(Value::Null) => {}
-                Some(Value::Array(items)) => {
-                    for item in items {
-                        match item.as_str().and_then(|t| iri(t, &declared)) {
-                            Some(i) => out.push(i),
-                            None => problems.push(format!(
-                                "{key}: {item} is neither an IRI nor a prefixed name with a declared prefix; ignored (declare it on a line {{\"prefixes\": {{…}}}})"
-                            )),
-                        }
-                    }
-                }
-                Some(other) => problems.push(format!("`{key}` {other} is not a list; ignored")),
-            }
-            out
-        };
-        q.entities = names("entities");
-        q.classes = names("classes");
-        q.properties = names("properties");
-        match o.get("triples") {
+    super::usage::read(o, &mut q);
+    problems.append(&mut q.diagnostics);
+    q.diagnostics = problems
+        .into_iter()
+        .map(|p| format!("question {} (line {n}): {p}", q.id))
+        .collect();
+    q
+}
+
+/// Reads a line's entities, classes, properties and triples into `q`, names
+/// resolved by the `declared` prefixes; what could not be read, each said.
+fn components(
+    o: &Map<String, Value>,
+    declared: &[(String, String)],
+    q: &mut Question,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut names = |key: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        match o.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::Array(items)) => {
-                for t in items {
-                    match triple(t, &declared) {
-                        Some(t) => q.triples.push(t),
+                for item in items {
+                    match item.as_str().and_then(|t| iri(t, declared)) {
+                        Some(i) => out.push(i),
                         None => problems.push(format!(
-                            "triple {t} is not a list of three strings [s, p, o]; ignored"
+                            "{key}: {item} is neither an IRI nor a prefixed name with a declared prefix; ignored (declare it on a line {{\"prefixes\": {{…}}}})"
                         )),
                     }
                 }
             }
-            Some(other) => problems.push(format!("`triples` {other} is not a list; ignored")),
+            Some(other) => problems.push(format!("`{key}` {other} is not a list; ignored")),
         }
-        if let Some(text) = o.get("question").and_then(scalar_string) {
-            let lang = o
-                .get("language")
-                .and_then(scalar_string)
-                .unwrap_or_else(|| "en".to_string());
-            q.texts.push((lang, text.trim().to_string()));
+        out
+    };
+    q.entities = names("entities");
+    q.classes = names("classes");
+    q.properties = names("properties");
+    match o.get("triples") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for t in items {
+                match triple(t, declared) {
+                    Some(t) => q.triples.push(t),
+                    None => problems.push(format!(
+                        "triple {t} is not a list of three strings [s, p, o]; ignored"
+                    )),
+                }
+            }
         }
-        super::usage::read(&o, &mut q);
-        problems.append(&mut q.diagnostics);
-        q.diagnostics = problems
-            .into_iter()
-            .map(|p| format!("question {} (line {n}): {p}", q.id))
-            .collect();
-        dataset.questions.push(q);
+        Some(other) => problems.push(format!("`triples` {other} is not a list; ignored")),
     }
-    dataset.unknown_keys = scan.finish();
-    if dataset.questions.is_empty() {
-        dataset
-            .diagnostics
-            .push("the file holds no question".into());
-    }
-    Ok(dataset)
+    problems
 }
 
 fn kind(v: &Value) -> &'static str {

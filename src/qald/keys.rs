@@ -145,6 +145,7 @@ pub const TEXT2SPARQL_ANSWER: &[&str] =
 /// Keys of a QALD-JSON question that are read.
 pub const QUESTION: &[&str] = &[
     "id",
+    "unstable",
     "question",
     "body",
     "query",

@@ -119,85 +119,9 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
         });
         scan.object_of(&o, "line", &[KEYS, super::usage::KEYS], &id.0);
         super::usage::scan(&o, "line", &id.0, &mut scan);
-        let mut q = Question {
-            id,
-            ..Question::default()
-        };
-        super::usage::read(&o, &mut q);
-        for d in &mut q.diagnostics {
-            *d = format!("question {} ({place}): {d}", q.id);
-        }
-        let text = QUESTION_KEYS
-            .iter()
-            .find_map(|k| o.get(*k).and_then(Value::as_str));
-        if let Some(t) = text {
-            q.texts.push(("en".into(), t.trim().to_string()));
-        }
-        for key in [PREDICTION, RESULTS, "reasoning_chains"] {
-            if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
-                q.flags.insert(key.into(), v.to_string());
-            }
-        }
-        if let Some(text) = o.get(INPUT).and_then(flag_text) {
-            q.flags.insert(INPUT.into(), text);
-        }
-        let mut set = AnswerSet::default();
-        match o.get("prediction").or_else(|| o.get(RESULTS)) {
-            Some(Value::String(s)) if o.contains_key("prediction") => {
-                for name in s.split('\n').filter(|l| !l.trim().is_empty()) {
-                    push_answer(&mut set, name, &[]);
-                }
-            }
-            Some(Value::String(s)) => {
-                // ToG: the text between braces, else the whole answer text
-                let answer = braced(s).unwrap_or(s);
-                if !answer.trim().is_empty() {
-                    push_answer(&mut set, answer, &[]);
-                }
-            }
-            Some(list @ Value::Array(_)) => {
-                for name in strings(Some(list)) {
-                    push_answer(&mut set, &name, &[]);
-                }
-            }
-            None | Some(Value::Null) => {}
-            Some(other) => q.diagnostics.push(format!(
-                "question {} ({place}): the prediction {other} is neither a string nor a list; read as no answer",
-                q.id
-            )),
-        }
-        q.answers = Some(set);
-        if let Some(key) = RETRIEVED.iter().find(|k| o.contains_key(**k)) {
-            q.subgraph = triples(o.get(*key), key, &q.id, &mut q.diagnostics);
-        }
-        let mut g = Question {
-            id: q.id.clone(),
-            texts: q.texts.clone(),
-            ..Question::default()
-        };
-        if let Some(truth) = o.get("ground_truth").filter(|v| !v.is_null()) {
-            with_gold += 1;
-            g.flags.insert("ground_truth".into(), truth.to_string());
-            let mut set = AnswerSet::default();
-            match truth {
-                // an item that is a list of names is one answer with its aliases
-                Value::Array(items) => {
-                    for item in items {
-                        let names = strings(Some(item));
-                        if let Some((first, aliases)) = names.split_first() {
-                            let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
-                            push_answer(&mut set, first, &aliases);
-                        }
-                    }
-                }
-                other => {
-                    for name in strings(Some(other)) {
-                        push_answer(&mut set, &name, &[]);
-                    }
-                }
-            }
-            g.answers = Some(set);
-        }
+        let q = run_question(id, &place, &o);
+        let g = gold_question(&q, &o);
+        with_gold += usize::from(g.answers.is_some());
         gold.questions.push(g);
         run.questions.push(q);
     }
@@ -218,6 +142,105 @@ fn read(records: Vec<(String, Map<String, Value>)>) -> Dataset {
         run.own_gold = Some(Box::new(gold));
     }
     run
+}
+
+/// The run question of record `o` (at `place`): its usage, text, the flags
+/// that keep what the model wrote as written, its predicted answers and the
+/// triples it retrieved.
+fn run_question(id: QuestionId, place: &str, o: &Map<String, Value>) -> Question {
+    let mut q = Question {
+        id,
+        ..Question::default()
+    };
+    super::usage::read(o, &mut q);
+    for d in &mut q.diagnostics {
+        *d = format!("question {} ({place}): {d}", q.id);
+    }
+    let text = QUESTION_KEYS
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str));
+    if let Some(t) = text {
+        q.texts.push(("en".into(), t.trim().to_string()));
+    }
+    for key in [PREDICTION, RESULTS, "reasoning_chains"] {
+        if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
+            q.flags.insert(key.into(), v.to_string());
+        }
+    }
+    if let Some(text) = o.get(INPUT).and_then(flag_text) {
+        q.flags.insert(INPUT.into(), text);
+    }
+    q.answers = Some(predicted(o, place, &mut q));
+    if let Some(key) = RETRIEVED.iter().find(|k| o.contains_key(**k)) {
+        q.subgraph = triples(o.get(*key), key, &q.id, &mut q.diagnostics);
+    }
+    q
+}
+
+/// The answers of a record: its `prediction` (a string, one answer a line,
+/// or a list), else ToG's `results` (the text between braces, else all of
+/// it); one of another kind is no answer, said in `q`'s diagnostics.
+fn predicted(o: &Map<String, Value>, place: &str, q: &mut Question) -> AnswerSet {
+    let mut set = AnswerSet::default();
+    match o.get("prediction").or_else(|| o.get(RESULTS)) {
+        Some(Value::String(s)) if o.contains_key("prediction") => {
+            for name in s.split('\n').filter(|l| !l.trim().is_empty()) {
+                push_answer(&mut set, name, &[]);
+            }
+        }
+        Some(Value::String(s)) => {
+            // ToG: the text between braces, else the whole answer text
+            let answer = braced(s).unwrap_or(s);
+            if !answer.trim().is_empty() {
+                push_answer(&mut set, answer, &[]);
+            }
+        }
+        Some(list @ Value::Array(_)) => {
+            for name in strings(Some(list)) {
+                push_answer(&mut set, &name, &[]);
+            }
+        }
+        None | Some(Value::Null) => {}
+        Some(other) => q.diagnostics.push(format!(
+            "question {} ({place}): the prediction {other} is neither a string nor a list; read as no answer",
+            q.id
+        )),
+    }
+    set
+}
+
+/// The gold question a record carries for run question `q`: its id and
+/// texts, and the names of its `ground_truth` as answers (an item that is a
+/// list of names: one answer and its aliases); no answers without one.
+fn gold_question(q: &Question, o: &Map<String, Value>) -> Question {
+    let mut g = Question {
+        id: q.id.clone(),
+        texts: q.texts.clone(),
+        ..Question::default()
+    };
+    if let Some(truth) = o.get("ground_truth").filter(|v| !v.is_null()) {
+        g.flags.insert("ground_truth".into(), truth.to_string());
+        let mut set = AnswerSet::default();
+        match truth {
+            // an item that is a list of names is one answer with its aliases
+            Value::Array(items) => {
+                for item in items {
+                    let names = strings(Some(item));
+                    if let Some((first, aliases)) = names.split_first() {
+                        let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+                        push_answer(&mut set, first, &aliases);
+                    }
+                }
+            }
+            other => {
+                for name in strings(Some(other)) {
+                    push_answer(&mut set, &name, &[]);
+                }
+            }
+        }
+        g.answers = Some(set);
+    }
+    g
 }
 
 /// ToG's `clean_results`: the text after the first `{` up to the first `}`

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::items::parse_items;
-use super::keys;
+use super::keys::{self, KeyScan};
 use super::values::scalar_string;
 use crate::model::{Answer, AnswerSet, Dataset, Format, Question, QuestionId, Term};
 
@@ -135,71 +135,86 @@ pub fn parse_dataset(items: Vec<Value>) -> Dataset {
             q.diagnostics.push("no `answer` object".into());
             return;
         };
-        scan.object(answer, "[].answer", keys::MINTAKA_ANSWER, &q.id.0);
-        let kind = answer
-            .get("answerType")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        q.answertype = Some(kind.to_string());
-        let mention = answer.get("mention").and_then(scalar_string);
-        if let Some(m) = &mention {
-            q.flags.insert("mention".into(), m.clone());
-        }
-        let mut set = AnswerSet::default();
-        match (kind, answer.get("answer")) {
-            ("entity", Some(Value::Array(entities))) => {
-                for ent in entities {
-                    scan.objects(Some(ent), "[].answer.answer[]", &["name", "label"], &q.id.0);
-                    let Some(name) = ent.get("name").and_then(Value::as_str) else {
-                        q.diagnostics
-                            .push(format!("answer entity {ent} has no name"));
-                        continue;
-                    };
-                    let mut terms = vec![Term::Iri(format!("{WD}{name}"))];
-                    if let Some(Value::Object(labels)) = ent.get("label") {
-                        for (l, t) in labels {
-                            if let Some(t) = t.as_str().filter(|t| !t.is_empty()) {
-                                terms.push(Term::Literal {
-                                    lexical: t.to_string(),
-                                    datatype: None,
-                                    lang: Some(l.clone()),
-                                });
-                            }
-                        }
-                    }
-                    set.answers.push(Answer { terms });
-                }
-            }
-            ("entity", _) => {
-                // no entity linked: the annotators' text is the answer
-                q.flags.insert(UNLINKED.into(), "true".into());
-                if let Some(m) = mention {
-                    set.answers.push(Answer::single(Term::plain(m)));
-                }
-            }
-            (_, Some(Value::Array(values))) => {
-                for v in values {
-                    match scalar_term(v) {
-                        Some(t) => set.answers.push(Answer::single(t)),
-                        None => q
-                            .diagnostics
-                            .push(format!("answer value {v} is not a value")),
-                    }
-                }
-            }
-            (_, None | Some(Value::Null)) => {
-                // `null` is the script's None, not an empty list
-                q.flags.insert(UNLINKED.into(), "true".into());
-                q.diagnostics
-                    .push("the answer is null: no gold answer".into());
-                return;
-            }
-            (_, Some(other)) => q
-                .diagnostics
-                .push(format!("answer {other} is not a list of values")),
-        }
-        q.answers = Some(set);
+        read_answer(answer, q, scan);
     })
+}
+
+/// Reads a question's `answer` object: its type, its mention, and its
+/// answers (entities as IRIs with their labels, else values; an entity
+/// answer linked to none is its mention, a `null` answer no gold answer).
+fn read_answer(answer: &Map<String, Value>, q: &mut Question, scan: &mut KeyScan) {
+    scan.object(answer, "[].answer", keys::MINTAKA_ANSWER, &q.id.0);
+    let kind = answer
+        .get("answerType")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    q.answertype = Some(kind.to_string());
+    let mention = answer.get("mention").and_then(scalar_string);
+    if let Some(m) = &mention {
+        q.flags.insert("mention".into(), m.clone());
+    }
+    let mut set = AnswerSet::default();
+    match (kind, answer.get("answer")) {
+        ("entity", Some(Value::Array(entities))) => {
+            for ent in entities {
+                scan.objects(Some(ent), "[].answer.answer[]", &["name", "label"], &q.id.0);
+                if let Some(a) = entity_answer(ent, q) {
+                    set.answers.push(a);
+                }
+            }
+        }
+        ("entity", _) => {
+            // no entity linked: the annotators' text is the answer
+            q.flags.insert(UNLINKED.into(), "true".into());
+            if let Some(m) = mention {
+                set.answers.push(Answer::single(Term::plain(m)));
+            }
+        }
+        (_, Some(Value::Array(values))) => {
+            for v in values {
+                match scalar_term(v) {
+                    Some(t) => set.answers.push(Answer::single(t)),
+                    None => q
+                        .diagnostics
+                        .push(format!("answer value {v} is not a value")),
+                }
+            }
+        }
+        (_, None | Some(Value::Null)) => {
+            // `null` is the script's None, not an empty list
+            q.flags.insert(UNLINKED.into(), "true".into());
+            q.diagnostics
+                .push("the answer is null: no gold answer".into());
+            return;
+        }
+        (_, Some(other)) => q
+            .diagnostics
+            .push(format!("answer {other} is not a list of values")),
+    }
+    q.answers = Some(set);
+}
+
+/// An answer entity: its Wikidata IRI with its labels (by language) as
+/// literals; `None`, said in `q`'s diagnostics, when it has no name.
+fn entity_answer(ent: &Value, q: &mut Question) -> Option<Answer> {
+    let Some(name) = ent.get("name").and_then(Value::as_str) else {
+        q.diagnostics
+            .push(format!("answer entity {ent} has no name"));
+        return None;
+    };
+    let mut terms = vec![Term::Iri(format!("{WD}{name}"))];
+    if let Some(Value::Object(labels)) = ent.get("label") {
+        for (l, t) in labels {
+            if let Some(t) = t.as_str().filter(|t| !t.is_empty()) {
+                terms.push(Term::Literal {
+                    lexical: t.to_string(),
+                    datatype: None,
+                    lang: Some(l.clone()),
+                });
+            }
+        }
+    }
+    Some(Answer { terms })
 }
 
 #[cfg(test)]

@@ -147,36 +147,7 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
         }
     };
     let mut dataset = Dataset::new(Format::Text2SparqlResultSet);
-    let order_required = top
-        .iter()
-        .find(|(k, _)| k == ORDER_REQUIRED)
-        .map(|(_, v)| match v {
-            InOrder::Other(v) => v.clone(),
-            InOrder::Object(_) => Value::Null,
-        });
-    let ordered: Vec<String> = match &order_required {
-        None => Vec::new(),
-        Some(Value::Array(ids)) => ids
-            .iter()
-            .map(|i| match i {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(at_key(
-                    body,
-                    source,
-                    ORDER_REQUIRED,
-                    format!("`{ORDER_REQUIRED}` holds {other}, not a question id; fix the file"),
-                )),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(at_key(
-                body,
-                source,
-                ORDER_REQUIRED,
-                format!("`{ORDER_REQUIRED}` is not a list of question ids; fix the file"),
-            ))
-        }
-    };
+    let ordered = order_required(&top, body, source)?;
     dataset.questions.reserve(top.len());
     let mut not_relevant = 0usize;
     for (id, value) in top {
@@ -201,35 +172,12 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
         if ordered.contains(&id) {
             q.tags.push(RESULT_ORDER_MATTERS.to_string());
         }
-        let mut set = AnswerSet {
-            vars: vec![VAR.to_string()],
-            ..AnswerSet::default()
+        let place = Place {
+            body,
+            source,
+            id: &id,
         };
-        let ask = answers.len() == 1 && answers[0].0 == "true";
-        for (key, relevance) in answers {
-            let relevance = relevance.plain();
-            let Some(r) = relevance.as_f64() else {
-                return Err(at_key(
-                    body,
-                    source,
-                    &id,
-                    format!(
-                        "question {id:?}: the relevance of {key:?} is {relevance}, not a number; a result set gives each answer a number (1 relevant, 0 not)"
-                    ),
-                ));
-            };
-            let term = if ask {
-                Term::Boolean(r >= 1.0)
-            } else if r < 1.0 {
-                not_relevant += 1;
-                continue;
-            } else {
-                term_of(&key)
-            };
-            set.answers.push(Answer::single(term));
-            set.columns.push(vec![0]);
-        }
-        q.answers = Some(set);
+        q.answers = Some(answer_set(answers, &place, &mut not_relevant)?);
         dataset.questions.push(q);
     }
     if not_relevant > 0 {
@@ -246,6 +194,91 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
         ));
     }
     Ok(dataset)
+}
+
+/// The ids the top-level `order_required` list names (none without one); a
+/// list that is not one of ids is an error at its key.
+fn order_required(
+    top: &[(String, InOrder)],
+    body: &[u8],
+    source: &str,
+) -> Result<Vec<String>, QaldError> {
+    let order_required = top
+        .iter()
+        .find(|(k, _)| k == ORDER_REQUIRED)
+        .map(|(_, v)| match v {
+            InOrder::Other(v) => v.clone(),
+            InOrder::Object(_) => Value::Null,
+        });
+    match &order_required {
+        None => Ok(Vec::new()),
+        Some(Value::Array(ids)) => ids
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(at_key(
+                    body,
+                    source,
+                    ORDER_REQUIRED,
+                    format!("`{ORDER_REQUIRED}` holds {other}, not a question id; fix the file"),
+                )),
+            })
+            .collect::<Result<_, _>>(),
+        Some(_) => Err(at_key(
+            body,
+            source,
+            ORDER_REQUIRED,
+            format!("`{ORDER_REQUIRED}` is not a list of question ids; fix the file"),
+        )),
+    }
+}
+
+/// Where in the file a question's errors are told: at its id's key.
+struct Place<'p> {
+    body: &'p [u8],
+    source: &'p str,
+    id: &'p str,
+}
+
+/// A question's answers (key → relevance, in the file's order): an ASK
+/// result for the single key `true`, else each relevant key (relevance 1 or
+/// more) as a term, those below counted in `not_relevant`; a relevance that
+/// is not a number is an error at the question.
+fn answer_set(
+    answers: Vec<(String, InOrder)>,
+    place: &Place<'_>,
+    not_relevant: &mut usize,
+) -> Result<AnswerSet, QaldError> {
+    let id = place.id;
+    let mut set = AnswerSet {
+        vars: vec![VAR.to_string()],
+        ..AnswerSet::default()
+    };
+    let ask = answers.len() == 1 && answers[0].0 == "true";
+    for (key, relevance) in answers {
+        let relevance = relevance.plain();
+        let Some(r) = relevance.as_f64() else {
+            return Err(at_key(
+                place.body,
+                place.source,
+                id,
+                format!(
+                    "question {id:?}: the relevance of {key:?} is {relevance}, not a number; a result set gives each answer a number (1 relevant, 0 not)"
+                ),
+            ));
+        };
+        let term = if ask {
+            Term::Boolean(r >= 1.0)
+        } else if r < 1.0 {
+            *not_relevant += 1;
+            continue;
+        } else {
+            term_of(&key)
+        };
+        set.answers.push(Answer::single(term));
+        set.columns.push(vec![0]);
+    }
+    Ok(set)
 }
 
 /// A key as a term: an absolute IRI (a scheme, then `:` and no space) as an

@@ -23,19 +23,7 @@ pub fn looks_like_benchmark(body: &[u8]) -> bool {
 
 /// Parses the benchmark YAML.
 pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
-    let doc: Yaml = super::yaml::load(body).map_err(|e| QaldError::Syntax {
-        source_name: source.to_string(),
-        line: e.line,
-        column: e.column,
-        message: if !e.message.ends_with("fix the file") {
-            format!(
-                "{}; fix the file (a TEXT2SPARQL benchmark is YAML with `dataset` and `questions`)",
-                e.message
-            )
-        } else {
-            e.message
-        },
-    })?;
+    let doc = load(body, source)?;
     let shape = |message: &str| QaldError::Syntax {
         source_name: source.to_string(),
         line: 1,
@@ -66,7 +54,11 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
         );
     }
     let mut scan = super::keys::KeyScan::default();
-    let mut left = super::expansion::expansion_limit(body.len());
+    let mut budget = Budget {
+        left: super::expansion::expansion_limit(body.len()),
+        body,
+        source,
+    };
     for (i, item) in items.iter().enumerate() {
         let Yaml::Mapping(m) = item else {
             out.diagnostics
@@ -74,49 +66,9 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
             continue;
         };
         let id = text(m.get("id")).unwrap_or_else(|| format!("#{}", i + 1));
-        for k in m.keys() {
-            let k = yaml_scalar(k).unwrap_or_default();
-            if !matches!(
-                k.as_str(),
-                "id" | "question" | "query" | "features" | "classes" | "properties"
-            ) {
-                scan.unknown(format!("questions[].{k}"), &id);
-            }
-        }
-        if let Some(Yaml::Mapping(q)) = m.get("query") {
-            for k in q.keys().filter_map(yaml_scalar).filter(|k| k != "sparql") {
-                scan.unknown(format!("questions[].query.{k}"), &id);
-            }
-        }
-        let mut base = Question::default();
-        match m.get("query") {
-            Some(Yaml::Mapping(q)) => match q.get("sparql").and_then(yaml_scalar) {
-                Some(s) if !s.trim().is_empty() => base.query = Query::Sparql(s.trim().to_string()),
-                _ => base.diagnostics.push("the query has no `sparql`".into()),
-            },
-            Some(Yaml::String(s)) => base.query = Query::Sparql(s.trim().to_string()),
-            _ => base.diagnostics.push("the question has no `query`".into()),
-        }
-        base.tags = list(m.get("features"));
-        let expand = |names: Vec<String>| -> Vec<String> {
-            names
-                .into_iter()
-                .map(|n| match (n.strip_prefix(':'), &namespace) {
-                    (Some(local), Some(ns)) => format!("{ns}{local}"),
-                    _ => n,
-                })
-                .collect()
-        };
-        base.classes = expand(list(m.get("classes")));
-        base.properties = expand(list(m.get("properties")));
-        let texts: Vec<(String, String)> = match m.get("question") {
-            Some(Yaml::Mapping(langs)) => langs
-                .iter()
-                .filter_map(|(l, t)| Some((yaml_scalar(l)?, yaml_scalar(t)?)))
-                .collect(),
-            Some(Yaml::String(t)) => vec![("en".into(), t.clone())],
-            _ => Vec::new(),
-        };
+        scan_keys(m.keys(), m.get("query"), &id, &mut scan);
+        let base = shared_parts(|k| m.get(k), namespace.as_deref());
+        let texts = texts_of(m.get("question"));
         if texts.is_empty() {
             let mut q = base;
             q.id = QuestionId(qname(prefix.as_deref(), &id, "en"));
@@ -129,20 +81,7 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
         // 500 KB query asked in 100,000 languages would be 50 GB)
         let copy = base_bytes(&base);
         for (lang, t) in texts {
-            left = left.checked_sub(copy).ok_or_else(|| {
-                let limit = super::expansion::expansion_limit(body.len());
-                QaldError::at_offset(
-                    source,
-                    body,
-                    memchr::memmem::find(body, format!("id: {id}").as_bytes()).unwrap_or(0),
-                    format!(
-                        "question {id}: its copies per language ({copy} bytes each: the query, features, classes and properties) expand to more than {limit} bytes, {} times the file's {} bytes and {} more (docs/scoring.md, Limits); give fewer languages or a shorter query",
-                        super::expansion::EXPANSION_FACTOR,
-                        body.len(),
-                        super::expansion::EXPANSION_SLACK
-                    ),
-                )
-            })?;
+            budget.take(copy, &id)?;
             let mut q = base.clone();
             q.id = QuestionId(qname(prefix.as_deref(), &id, &lang));
             q.texts = vec![(lang, t.trim().to_string())];
@@ -151,6 +90,121 @@ pub fn parse_benchmark(body: &[u8], source: &str) -> Result<Dataset, QaldError> 
     }
     out.unknown_keys = scan.finish();
     Ok(out)
+}
+
+/// The benchmark's YAML document; a syntax error says where, and that the
+/// file is to be fixed (as a TEXT2SPARQL benchmark, unless it says so).
+fn load(body: &[u8], source: &str) -> Result<Yaml, QaldError> {
+    super::yaml::load(body).map_err(|e| QaldError::Syntax {
+        source_name: source.to_string(),
+        line: e.line,
+        column: e.column,
+        message: if !e.message.ends_with("fix the file") {
+            format!(
+                "{}; fix the file (a TEXT2SPARQL benchmark is YAML with `dataset` and `questions`)",
+                e.message
+            )
+        } else {
+            e.message
+        },
+    })
+}
+
+/// Notes the keys of a question (`keys`) and of its `query` mapping that the
+/// format does not have, for the dataset's unknown keys.
+fn scan_keys<'a>(
+    keys: impl Iterator<Item = &'a Yaml>,
+    query: Option<&Yaml>,
+    id: &str,
+    scan: &mut super::keys::KeyScan,
+) {
+    for k in keys {
+        let k = yaml_scalar(k).unwrap_or_default();
+        if !matches!(
+            k.as_str(),
+            "id" | "question" | "query" | "features" | "classes" | "properties"
+        ) {
+            scan.unknown(format!("questions[].{k}"), id);
+        }
+    }
+    if let Some(Yaml::Mapping(q)) = query {
+        for k in q.keys().filter_map(yaml_scalar).filter(|k| k != "sparql") {
+            scan.unknown(format!("questions[].query.{k}"), id);
+        }
+    }
+}
+
+/// What every language's copy of a question shares, read by `field` (the
+/// question's value of a key): its query, its features (as tags), and its
+/// classes and properties, `:name` expanded with the dataset's default
+/// `namespace`.
+fn shared_parts<'a>(field: impl Fn(&str) -> Option<&'a Yaml>, namespace: Option<&str>) -> Question {
+    let mut base = Question::default();
+    match field("query") {
+        Some(Yaml::Mapping(q)) => match q.get("sparql").and_then(yaml_scalar) {
+            Some(s) if !s.trim().is_empty() => base.query = Query::Sparql(s.trim().to_string()),
+            _ => base.diagnostics.push("the query has no `sparql`".into()),
+        },
+        Some(Yaml::String(s)) => base.query = Query::Sparql(s.trim().to_string()),
+        _ => base.diagnostics.push("the question has no `query`".into()),
+    }
+    base.tags = list(field("features"));
+    let expand = |names: Vec<String>| -> Vec<String> {
+        names
+            .into_iter()
+            .map(|n| match (n.strip_prefix(':'), namespace) {
+                (Some(local), Some(ns)) => format!("{ns}{local}"),
+                _ => n,
+            })
+            .collect()
+    };
+    base.classes = expand(list(field("classes")));
+    base.properties = expand(list(field("properties")));
+    base
+}
+
+/// A question's texts as (language, text): its `question` mapping of
+/// languages, or one English text.
+fn texts_of(question: Option<&Yaml>) -> Vec<(String, String)> {
+    match question {
+        Some(Yaml::Mapping(langs)) => langs
+            .iter()
+            .filter_map(|(l, t)| Some((yaml_scalar(l)?, yaml_scalar(t)?)))
+            .collect(),
+        Some(Yaml::String(t)) => vec![("en".into(), t.clone())],
+        _ => Vec::new(),
+    }
+}
+
+/// What the per-language copies of the questions may still take of the
+/// bytes the file may expand to ([`super::expansion::expansion_limit`]).
+struct Budget<'b> {
+    left: usize,
+    body: &'b [u8],
+    source: &'b str,
+}
+
+impl Budget<'_> {
+    /// Takes one copy of question `id`'s shared parts (`copy` bytes); past the
+    /// budget, an error at the question's place in the file.
+    fn take(&mut self, copy: usize, id: &str) -> Result<(), QaldError> {
+        let body = self.body;
+        self.left = self.left.checked_sub(copy).ok_or_else(|| {
+            let limit = super::expansion::expansion_limit(body.len());
+            QaldError::at_offset(
+                self.source,
+                body,
+                memchr::memmem::find(body, format!("id: {id}").as_bytes()).unwrap_or(0),
+                format!(
+                    "question {id}: its copies per language ({copy} bytes each: the query, features, classes and properties) expand to more than {limit} bytes, {} times the file's {} bytes and {} more (docs/scoring.md, Limits); give fewer languages or a shorter query",
+                    super::expansion::EXPANSION_FACTOR,
+                    body.len(),
+                    super::expansion::EXPANSION_SLACK
+                ),
+            )
+        })?;
+        Ok(())
+    }
 }
 
 /// The bytes a copy of a question's shared parts takes.

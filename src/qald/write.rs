@@ -38,6 +38,9 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
             for (k, v) in &q.flags {
                 o.insert(k.clone(), Value::String(v.clone()));
             }
+            if let Some(why) = &q.unstable {
+                o.insert("unstable".into(), Value::String(why.clone()));
+            }
             if let Some(t) = &q.answertype {
                 o.insert("answertype".into(), Value::String(t.clone()));
             }

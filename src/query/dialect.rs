@@ -144,47 +144,6 @@ fn items(proj: &str) -> Option<Vec<Item>> {
             *i += 1;
         }
     };
-    // the end of a balanced parenthesised group starting at `i` (b[i] == '(')
-    let group_end = |i: usize| -> Option<usize> {
-        let mut depth = 0usize;
-        let mut j = i;
-        let mut in_iri = false;
-        let mut quote: Option<u8> = None;
-        while j < b.len() {
-            let c = b[j];
-            if let Some(q) = quote {
-                if c == b'\\' {
-                    j += 1;
-                } else if c == q {
-                    quote = None;
-                }
-            } else if in_iri {
-                if c == b'>' {
-                    in_iri = false;
-                }
-            } else {
-                match c {
-                    b'"' | b'\'' => quote = Some(c),
-                    b'<' if j + 1 < b.len()
-                        && !b[j + 1].is_ascii_whitespace()
-                        && b[j + 1] != b'=' =>
-                    {
-                        in_iri = true;
-                    }
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            j += 1;
-        }
-        None
-    };
     loop {
         skip_ws(&mut i);
         if i < b.len() && b[i] == b',' {
@@ -206,7 +165,7 @@ fn items(proj: &str) -> Option<Vec<Item>> {
         }
         let start = i;
         if c == b'(' {
-            let end = group_end(i)?;
+            let end = group_end(b, i)?;
             let inner = &proj[i + 1..end - 1];
             i = end;
             let upper = inner.to_ascii_uppercase();
@@ -229,13 +188,54 @@ fn items(proj: &str) -> Option<Vec<Item>> {
         if i >= b.len() || b[i] != b'(' {
             return None;
         }
-        let end = group_end(i)?;
+        let end = group_end(b, i)?;
         let expr = proj[start..end].to_string();
         i = end;
         let alias = alias_after(proj, &mut i);
         out.push(Item::Bare(expr, alias));
     }
     Some(out)
+}
+
+/// The end (just past its `)`) of the balanced parenthesised group of `b`
+/// starting at `i` (`b[i] == '('`), strings and IRIs skipped; `None` when it
+/// does not close.
+fn group_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    let mut in_iri = false;
+    let mut quote: Option<u8> = None;
+    while j < b.len() {
+        let c = b[j];
+        if let Some(q) = quote {
+            if c == b'\\' {
+                j += 1;
+            } else if c == q {
+                quote = None;
+            }
+        } else if in_iri {
+            if c == b'>' {
+                in_iri = false;
+            }
+        } else {
+            match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'<' if j + 1 < b.len() && !b[j + 1].is_ascii_whitespace() && b[j + 1] != b'=' => {
+                    in_iri = true;
+                }
+                b'(' => depth += 1,
+                b')' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(j + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        j += 1;
+    }
+    None
 }
 
 /// Reads an optional `as ?v` at `i`.
@@ -299,6 +299,55 @@ fn matching_brace(q: &str, mask: &[bool], open: usize) -> Option<usize> {
 /// Rewrites one SELECT at `select`: its projection, and an implicit GROUP BY.
 fn rewrite_select(query: &str, select: usize, changes: &mut Vec<String>) -> Option<String> {
     let mask = code_mask(query);
+    let start = projection_start(query, select);
+    let open = query[start..]
+        .char_indices()
+        .find(|(i, c)| *c == '{' && mask[start + i])
+        .map(|(i, _)| start + i)?;
+    let end = ["where", "from"]
+        .iter()
+        .filter_map(|k| find_keyword(query, &mask, k, start))
+        .filter(|&e| e < open)
+        .min()
+        .unwrap_or(open);
+    let close = matching_brace(query, &mask, open)?;
+    let items = items(&query[start..end])?;
+    let projection = Projection::of(&items, changes);
+    // the solution modifiers of this SELECT: after its group, up to the end of the
+    // enclosing group (a sub-query) or of the query
+    let tail_end = group_close(query, &mask, close);
+    let tail = &query[close..tail_end];
+    let tail_mask = &mask[close..tail_end];
+    let grouped = find_keyword(tail, tail_mask, "group", 0).is_some();
+    let tail_aggregates = is_aggregate_anywhere(tail);
+    let plain_vars = &projection.plain_vars;
+    let implicit_group = (projection.aggregates || tail_aggregates)
+        && !plain_vars.is_empty()
+        && !plain_vars.iter().any(|v| v == "*")
+        && !grouped;
+    if !projection.changed && !implicit_group {
+        return None;
+    }
+    let mut out = String::with_capacity(query.len() + 32);
+    out.push_str(&query[..start]);
+    out.push(' ');
+    out.push_str(&projection.rendered.join(" "));
+    out.push(' ');
+    out.push_str(&query[end..close]);
+    if implicit_group {
+        out.push_str(&format!(" GROUP BY {} ", plain_vars.join(" ")));
+        changes.push(format!(
+            "implicit grouping read as GROUP BY {}",
+            plain_vars.join(" ")
+        ));
+    }
+    out.push_str(&query[close..]);
+    Some(out)
+}
+
+/// Where the projection of the SELECT at `select` starts: past `SELECT` and
+/// a `DISTINCT` or `REDUCED`, possibly glued to a parenthesis: `distinct(?x)`.
+fn projection_start(query: &str, select: usize) -> usize {
     let mut start = select + "select".len();
     // DISTINCT / REDUCED, possibly glued to a parenthesis: `distinct(?x)`
     for kw in ["distinct", "reduced"] {
@@ -315,106 +364,93 @@ fn rewrite_select(query: &str, select: usize, changes: &mut Vec<String>) -> Opti
             }
         }
     }
-    let open = query[start..]
-        .char_indices()
-        .find(|(i, c)| *c == '{' && mask[start + i])
-        .map(|(i, _)| start + i)?;
-    let end = ["where", "from"]
-        .iter()
-        .filter_map(|k| find_keyword(query, &mask, k, start))
-        .filter(|&e| e < open)
-        .min()
-        .unwrap_or(open);
-    let close = matching_brace(query, &mask, open)?;
-    let items = items(&query[start..end])?;
-    let mut fresh = changes.len();
-    let mut rendered = Vec::with_capacity(items.len());
-    let mut plain_vars = Vec::new();
-    let mut aggregates = false;
-    let mut changed = false;
-    for item in &items {
-        match item {
-            Item::Plain(v) => {
-                plain_vars.push(v.clone());
-                rendered.push(v.clone());
+    start
+}
+
+/// The index of the `}` that closes the group enclosing `from` (code only,
+/// by `mask`), or the query's end when none does.
+fn group_close(query: &str, mask: &[bool], from: usize) -> usize {
+    let b = query.as_bytes();
+    let mut depth = 0i32;
+    let mut at = query.len();
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        if !mask[i] {
+            continue;
+        }
+        match c {
+            b'{' => depth += 1,
+            b'}' if depth == 0 => {
+                at = i;
+                break;
             }
-            Item::Bound(b) => {
-                aggregates |= is_aggregate(b.trim_start_matches('('));
-                rendered.push(b.clone());
-            }
-            Item::Bare(expr, alias) => {
-                changed = true;
-                aggregates |= is_aggregate(expr);
-                let simple_var = (expr.starts_with('?') || expr.starts_with('$'))
-                    && expr[1..]
-                        .bytes()
-                        .all(|c| c.is_ascii_alphanumeric() || c == b'_');
-                if simple_var && alias.is_none() {
-                    plain_vars.push(expr.clone());
-                    rendered.push(expr.clone());
-                    changes.push(format!("({expr}) read as {expr}"));
-                    continue;
-                }
-                let var = alias.clone().unwrap_or_else(|| {
-                    let v = format!("?callret_{fresh}");
-                    fresh += 1;
-                    v
-                });
-                changes.push(format!(
-                    "projected {expr} without parentheses read as ({expr} AS {var})"
-                ));
-                rendered.push(format!("({expr} AS {var})"));
-            }
+            b'}' => depth -= 1,
+            _ => {}
         }
     }
-    // the solution modifiers of this SELECT: after its group, up to the end of the
-    // enclosing group (a sub-query) or of the query
-    let tail_end = {
-        let b = query.as_bytes();
-        let mut depth = 0i32;
-        let mut at = query.len();
-        for (i, &c) in b.iter().enumerate().skip(close) {
-            if !mask[i] {
-                continue;
-            }
-            match c {
-                b'{' => depth += 1,
-                b'}' if depth == 0 => {
-                    at = i;
-                    break;
+    at
+}
+
+/// A projection as the rewrite writes it.
+struct Projection {
+    /// Its items as written back, each bare expression with its `AS`.
+    rendered: Vec<String>,
+    /// Its plain variables (and `*`), the keys of an implicit grouping.
+    plain_vars: Vec<String>,
+    /// True when an item is an aggregate.
+    aggregates: bool,
+    /// True when an item was rewritten.
+    changed: bool,
+}
+
+impl Projection {
+    /// The projection of `items`: a bare `(?x)` read as `?x`, any other bare
+    /// expression bound to its alias or to a fresh `?callret_N`, each change
+    /// added to `changes`.
+    fn of(items: &[Item], changes: &mut Vec<String>) -> Projection {
+        let mut fresh = changes.len();
+        let mut p = Projection {
+            rendered: Vec::with_capacity(items.len()),
+            plain_vars: Vec::new(),
+            aggregates: false,
+            changed: false,
+        };
+        for item in items {
+            match item {
+                Item::Plain(v) => {
+                    p.plain_vars.push(v.clone());
+                    p.rendered.push(v.clone());
                 }
-                b'}' => depth -= 1,
-                _ => {}
+                Item::Bound(b) => {
+                    p.aggregates |= is_aggregate(b.trim_start_matches('('));
+                    p.rendered.push(b.clone());
+                }
+                Item::Bare(expr, alias) => {
+                    p.changed = true;
+                    p.aggregates |= is_aggregate(expr);
+                    let simple_var = (expr.starts_with('?') || expr.starts_with('$'))
+                        && expr[1..]
+                            .bytes()
+                            .all(|c| c.is_ascii_alphanumeric() || c == b'_');
+                    if simple_var && alias.is_none() {
+                        p.plain_vars.push(expr.clone());
+                        p.rendered.push(expr.clone());
+                        changes.push(format!("({expr}) read as {expr}"));
+                        continue;
+                    }
+                    let var = alias.clone().unwrap_or_else(|| {
+                        let v = format!("?callret_{fresh}");
+                        fresh += 1;
+                        v
+                    });
+                    changes.push(format!(
+                        "projected {expr} without parentheses read as ({expr} AS {var})"
+                    ));
+                    p.rendered.push(format!("({expr} AS {var})"));
+                }
             }
         }
-        at
-    };
-    let tail = &query[close..tail_end];
-    let tail_mask = &mask[close..tail_end];
-    let grouped = find_keyword(tail, tail_mask, "group", 0).is_some();
-    let tail_aggregates = is_aggregate_anywhere(tail);
-    let implicit_group = (aggregates || tail_aggregates)
-        && !plain_vars.is_empty()
-        && !plain_vars.iter().any(|v| v == "*")
-        && !grouped;
-    if !changed && !implicit_group {
-        return None;
+        p
     }
-    let mut out = String::with_capacity(query.len() + 32);
-    out.push_str(&query[..start]);
-    out.push(' ');
-    out.push_str(&rendered.join(" "));
-    out.push(' ');
-    out.push_str(&query[end..close]);
-    if implicit_group {
-        out.push_str(&format!(" GROUP BY {} ", plain_vars.join(" ")));
-        changes.push(format!(
-            "implicit grouping read as GROUP BY {}",
-            plain_vars.join(" ")
-        ));
-    }
-    out.push_str(&query[close..]);
-    Some(out)
 }
 
 /// Expands prefixed names whose local part holds a dot (`res:T._E._Lawrence`),

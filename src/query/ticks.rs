@@ -366,36 +366,42 @@ fn sized(e: Expression, r: &mut Rewrite<'_>) -> Expression {
         E::Coalesce(list) => E::Coalesce(list.into_iter().map(|x| sized(x, r)).collect()),
         E::FunctionCall(f, args) => {
             let args: Vec<E> = args.into_iter().map(|x| sized(x, r)).collect();
-            match f {
-                Function::Concat => {
-                    // the store makes every argument before the call: each is
-                    // measured as it is made (a value read from a variable
-                    // is a copy), so that many large arguments stop early
-                    let args = args
-                        .into_iter()
-                        .map(|a| match &a {
-                            E::Literal(_) => a,
-                            // a tick's own value is measured already
-                            E::FunctionCall(Function::Custom(iri), _)
-                                if iri.as_str().starts_with(TICK_PREFIX) =>
-                            {
-                                a
-                            }
-                            _ => r.string_tick(Tick::Built, vec![a]),
-                        })
-                        .collect();
-                    r.string_tick(Tick::Concat, args)
-                }
-                Function::Replace if (3..=4).contains(&args.len()) => {
-                    r.string_tick(Tick::Replace, args)
-                }
-                f if builds_a_string(&f) => {
-                    let call = E::FunctionCall(f, args);
-                    r.string_tick(Tick::Built, vec![call])
-                }
-                f => E::FunctionCall(f, args),
-            }
+            sized_call(f, args, r)
         }
+    }
+}
+
+/// A call whose arguments are rewritten already, made a tick where it builds
+/// a string: `CONCAT` and `REPLACE` the guard's own (each `CONCAT` argument
+/// measured as it is made), any other string function's value measured.
+fn sized_call(f: Function, args: Vec<Expression>, r: &mut Rewrite<'_>) -> Expression {
+    use Expression as E;
+    match f {
+        Function::Concat => {
+            // the store makes every argument before the call: each is
+            // measured as it is made (a value read from a variable
+            // is a copy), so that many large arguments stop early
+            let args = args
+                .into_iter()
+                .map(|a| match &a {
+                    E::Literal(_) => a,
+                    // a tick's own value is measured already
+                    E::FunctionCall(Function::Custom(iri), _)
+                        if iri.as_str().starts_with(TICK_PREFIX) =>
+                    {
+                        a
+                    }
+                    _ => r.string_tick(Tick::Built, vec![a]),
+                })
+                .collect();
+            r.string_tick(Tick::Concat, args)
+        }
+        Function::Replace if (3..=4).contains(&args.len()) => r.string_tick(Tick::Replace, args),
+        f if builds_a_string(&f) => {
+            let call = E::FunctionCall(f, args);
+            r.string_tick(Tick::Built, vec![call])
+        }
+        f => E::FunctionCall(f, args),
     }
 }
 
@@ -447,63 +453,13 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
     use GraphPattern as P;
     ticks.measure.nodes += 1;
     match pattern {
-        P::OrderBy { inner, expression } => {
-            let inner = bound(*inner, ticks);
-            let expression = expression
-                .into_iter()
-                .map(|o| match o {
-                    // the store works a key out again for each comparison
-                    // and keeps none
-                    OrderExpression::Asc(e) => OrderExpression::Asc(ticks.whole(e, false)),
-                    OrderExpression::Desc(e) => OrderExpression::Desc(ticks.whole(e, false)),
-                })
-                .collect();
-            P::OrderBy {
-                inner: Box::new(counted(inner, Some(Hold::Sort), ticks)),
-                expression,
-            }
-        }
+        P::OrderBy { inner, expression } => ordered(*inner, expression, ticks),
         P::Group {
             inner,
             variables,
             aggregates,
-        } => {
-            let inner = bound(*inner, ticks);
-            // one group of accumulators (no GROUP BY) holds no row, unless
-            // an aggregate is DISTINCT (it remembers every value it saw)
-            let holds = !variables.is_empty()
-                || aggregates.iter().any(|(_, a)| match a {
-                    AggregateExpression::CountSolutions { distinct }
-                    | AggregateExpression::FunctionCall { distinct, .. } => *distinct,
-                });
-            let aggregates = aggregates
-                .into_iter()
-                .map(|(v, a)| (v, sized_aggregate(a, ticks)))
-                .collect();
-            P::Group {
-                inner: Box::new(counted(inner, holds.then_some(Hold::Group), ticks)),
-                variables,
-                aggregates,
-            }
-        }
-        P::Distinct { inner } => {
-            let inner = bound(*inner, ticks);
-            let projected = match &inner {
-                P::Project { variables, .. } => variables.clone(),
-                other => self::variables(other),
-            };
-            // the duplicates it drops still pass a tick
-            let inner = Box::new(counted(inner, None, ticks));
-            // projected again, so that the ticks' variables are not columns
-            P::Project {
-                inner: Box::new(counted(
-                    P::Distinct { inner },
-                    Some(Hold::Deduplicate),
-                    ticks,
-                )),
-                variables: projected,
-            }
-        }
+        } => grouped(*inner, variables, aggregates, ticks),
+        P::Distinct { inner } => distinct(*inner, ticks),
         P::Reduced { inner } => {
             let inner = bound(*inner, ticks);
             P::Reduced {
@@ -514,76 +470,25 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
             inner,
             start,
             length,
-        } => {
-            let inner = bound(*inner, ticks);
-            // the rows an OFFSET skips still pass a tick
-            let inner = if start > 0 {
-                counted(inner, None, ticks)
-            } else {
-                inner
-            };
-            P::Slice {
-                inner: Box::new(inner),
-                start,
-                length,
-            }
-        }
-        P::Minus { left, right } => {
-            // the rows it removes from the left still pass a tick
-            let left = bound(*left, ticks);
-            let left = Box::new(counted(left, None, ticks));
-            let right = bound(*right, ticks);
-            P::Minus {
-                left,
-                right: Box::new(counted(right, Some(Hold::Minus), ticks)),
-            }
-        }
+        } => sliced(*inner, start, length, ticks),
+        P::Minus { left, right } => minus(*left, *right, ticks),
         P::LeftJoin {
             left,
             right,
             expression,
-        } => {
-            let left = Box::new(bound(*left, ticks));
-            let right = bound(*right, ticks);
-            let expression = expression.map(|e| ticks.whole(e, false));
-            P::LeftJoin {
-                left,
-                right: Box::new(counted(right, None, ticks)),
-                expression,
-            }
-        }
-        P::Filter { expr, inner } => {
-            let inner = Box::new(bound(*inner, ticks));
-            let before = ticks.strings();
-            let expr = sized(expr, ticks);
-            // the filter's tick settles the strings its expression built
-            let expr = if ticks.strings() == before {
-                tick(ticks.ticks, Tick::Filter { settles: false }, vec![expr])
-            } else {
-                ticks.settled(expr, Tick::Filter { settles: true })
-            };
-            P::Filter { expr, inner }
-        }
+        } => optional(*left, *right, expression, ticks),
+        P::Filter { expr, inner } => filtered(expr, *inner, ticks),
         P::Join { left, right } => {
-            let left = Box::new(bound(*left, ticks));
-            P::Join {
-                left,
-                right: Box::new(bound(*right, ticks)),
-            }
+            let (left, right) = both(*left, *right, ticks);
+            P::Join { left, right }
         }
         P::Lateral { left, right } => {
-            let left = Box::new(bound(*left, ticks));
-            P::Lateral {
-                left,
-                right: Box::new(bound(*right, ticks)),
-            }
+            let (left, right) = both(*left, *right, ticks);
+            P::Lateral { left, right }
         }
         P::Union { left, right } => {
-            let left = Box::new(bound(*left, ticks));
-            P::Union {
-                left,
-                right: Box::new(bound(*right, ticks)),
-            }
+            let (left, right) = both(*left, *right, ticks);
+            P::Union { left, right }
         }
         P::Graph { name, inner } => P::Graph {
             name,
@@ -618,6 +523,156 @@ fn bound(pattern: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
         // a remote endpoint's business; values hold nothing
         other @ (P::Service { .. } | P::Values { .. }) => other,
     }
+}
+
+/// The two sides of a join or union with their ticks, left first.
+fn both(
+    left: GraphPattern,
+    right: GraphPattern,
+    ticks: &mut Rewrite<'_>,
+) -> (Box<GraphPattern>, Box<GraphPattern>) {
+    let left = Box::new(bound(left, ticks));
+    (left, Box::new(bound(right, ticks)))
+}
+
+/// An `ORDER BY` with ticks: its sort keys settled (the store works a key out
+/// again for each comparison and keeps none), and the rows it sorts counted.
+fn ordered(
+    inner: GraphPattern,
+    expression: Vec<OrderExpression>,
+    ticks: &mut Rewrite<'_>,
+) -> GraphPattern {
+    let inner = bound(inner, ticks);
+    let expression = expression
+        .into_iter()
+        .map(|o| match o {
+            // the store works a key out again for each comparison
+            // and keeps none
+            OrderExpression::Asc(e) => OrderExpression::Asc(ticks.whole(e, false)),
+            OrderExpression::Desc(e) => OrderExpression::Desc(ticks.whole(e, false)),
+        })
+        .collect();
+    GraphPattern::OrderBy {
+        inner: Box::new(counted(inner, Some(Hold::Sort), ticks)),
+        expression,
+    }
+}
+
+/// A `GROUP BY` (or a query's aggregates) with ticks: its aggregates
+/// rewritten, and the rows it groups counted, as held when it holds them.
+fn grouped(
+    inner: GraphPattern,
+    variables: Vec<Variable>,
+    aggregates: Vec<(Variable, AggregateExpression)>,
+    ticks: &mut Rewrite<'_>,
+) -> GraphPattern {
+    let inner = bound(inner, ticks);
+    // one group of accumulators (no GROUP BY) holds no row, unless
+    // an aggregate is DISTINCT (it remembers every value it saw)
+    let holds = !variables.is_empty()
+        || aggregates.iter().any(|(_, a)| match a {
+            AggregateExpression::CountSolutions { distinct }
+            | AggregateExpression::FunctionCall { distinct, .. } => *distinct,
+        });
+    let aggregates = aggregates
+        .into_iter()
+        .map(|(v, a)| (v, sized_aggregate(a, ticks)))
+        .collect();
+    GraphPattern::Group {
+        inner: Box::new(counted(inner, holds.then_some(Hold::Group), ticks)),
+        variables,
+        aggregates,
+    }
+}
+
+/// A `DISTINCT` with a tick under it (every row, duplicates too) and one over
+/// it (the distinct rows it remembers), projected again to its columns.
+fn distinct(inner: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
+    use GraphPattern as P;
+    let inner = bound(inner, ticks);
+    let projected = match &inner {
+        P::Project { variables, .. } => variables.clone(),
+        other => self::variables(other),
+    };
+    // the duplicates it drops still pass a tick
+    let inner = Box::new(counted(inner, None, ticks));
+    // projected again, so that the ticks' variables are not columns
+    P::Project {
+        inner: Box::new(counted(
+            P::Distinct { inner },
+            Some(Hold::Deduplicate),
+            ticks,
+        )),
+        variables: projected,
+    }
+}
+
+/// A `LIMIT`/`OFFSET` with ticks, and one under it when it skips rows (they
+/// still pass).
+fn sliced(
+    inner: GraphPattern,
+    start: usize,
+    length: Option<usize>,
+    ticks: &mut Rewrite<'_>,
+) -> GraphPattern {
+    let inner = bound(inner, ticks);
+    // the rows an OFFSET skips still pass a tick
+    let inner = if start > 0 {
+        counted(inner, None, ticks)
+    } else {
+        inner
+    };
+    GraphPattern::Slice {
+        inner: Box::new(inner),
+        start,
+        length,
+    }
+}
+
+/// A `MINUS` with a tick on each side: the left's rows (those it removes
+/// still pass) and the right's, which the store holds.
+fn minus(left: GraphPattern, right: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
+    // the rows it removes from the left still pass a tick
+    let left = bound(left, ticks);
+    let left = Box::new(counted(left, None, ticks));
+    let right = bound(right, ticks);
+    GraphPattern::Minus {
+        left,
+        right: Box::new(counted(right, Some(Hold::Minus), ticks)),
+    }
+}
+
+/// An `OPTIONAL` with a tick on its right side's rows and its filter
+/// expression settled.
+fn optional(
+    left: GraphPattern,
+    right: GraphPattern,
+    expression: Option<Expression>,
+    ticks: &mut Rewrite<'_>,
+) -> GraphPattern {
+    let left = Box::new(bound(left, ticks));
+    let right = bound(right, ticks);
+    let expression = expression.map(|e| ticks.whole(e, false));
+    GraphPattern::LeftJoin {
+        left,
+        right: Box::new(counted(right, None, ticks)),
+        expression,
+    }
+}
+
+/// A `FILTER` whose expression passes through a tick, which settles the
+/// strings the expression built, if it built any.
+fn filtered(expr: Expression, inner: GraphPattern, ticks: &mut Rewrite<'_>) -> GraphPattern {
+    let inner = Box::new(bound(inner, ticks));
+    let before = ticks.strings();
+    let expr = sized(expr, ticks);
+    // the filter's tick settles the strings its expression built
+    let expr = if ticks.strings() == before {
+        tick(ticks.ticks, Tick::Filter { settles: false }, vec![expr])
+    } else {
+        ticks.settled(expr, Tick::Filter { settles: true })
+    };
+    GraphPattern::Filter { expr, inner }
 }
 
 #[cfg(test)]

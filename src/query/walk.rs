@@ -11,7 +11,7 @@ use spargebra::algebra::{
     AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
     PropertyPathExpression,
 };
-use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
+use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern, Variable};
 use spargebra::Query;
 
 use super::bounds::Origin;
@@ -386,41 +386,17 @@ impl Walker {
                 let o = self.term(object);
                 self.path(s, path, o);
             }
-            GraphPattern::Join { left, right } | GraphPattern::Lateral { left, right } => {
-                // triples and paths joined together are one BGP
-                if matches!(p, GraphPattern::Join { .. }) && self.block.is_none() {
-                    self.block = Some(false);
-                    self.pattern(left);
-                    self.pattern(right);
-                    self.block = None;
-                } else {
-                    self.pattern(left);
-                    self.pattern(right);
-                }
+            GraphPattern::Join { left, right } => self.joined(left, right),
+            GraphPattern::Lateral { left, right } => {
+                self.pattern(left);
+                self.pattern(right);
             }
             GraphPattern::LeftJoin {
                 left,
                 right,
                 expression,
-            } => {
-                self.out.modifiers.insert("OPTIONAL");
-                self.pattern(left);
-                self.pattern(right);
-                if let Some(e) = expression {
-                    self.out.modifiers.insert("FILTER");
-                    self.out.functions |= !is_leaf(e);
-                    self.expression(e);
-                }
-            }
-            GraphPattern::Filter { expr, inner } => {
-                let having = is_grouped(inner);
-                self.out
-                    .modifiers
-                    .insert(if having { "HAVING" } else { "FILTER" });
-                self.out.functions |= !having && !is_leaf(expr);
-                self.pattern(inner);
-                self.expression(expr);
-            }
+            } => self.optional(left, right, expression.as_ref()),
+            GraphPattern::Filter { expr, inner } => self.filtered(expr, inner),
             GraphPattern::Union { left, right } => {
                 self.out.modifiers.insert("UNION");
                 self.pattern(left);
@@ -443,25 +419,8 @@ impl Walker {
                 self.pattern(left);
                 self.pattern(right);
             }
-            GraphPattern::Values { bindings, .. } => {
-                self.out.modifiers.insert("VALUES");
-                for row in bindings {
-                    for t in row.iter().flatten() {
-                        if let GroundTerm::NamedNode(n) = t {
-                            self.out.resources.push(n.as_str().to_string());
-                        }
-                    }
-                }
-            }
-            GraphPattern::OrderBy { inner, expression } => {
-                self.out.modifiers.insert("ORDER BY");
-                for e in expression {
-                    match e {
-                        OrderExpression::Asc(x) | OrderExpression::Desc(x) => self.expression(x),
-                    }
-                }
-                self.pattern(inner);
-            }
+            GraphPattern::Values { bindings, .. } => self.values(bindings),
+            GraphPattern::OrderBy { inner, expression } => self.ordered(inner, expression),
             GraphPattern::Project { inner, .. } => self.pattern(inner),
             GraphPattern::Distinct { inner } => {
                 self.out.modifiers.insert("DISTINCT");
@@ -472,30 +431,110 @@ impl Walker {
                 inner,
                 start,
                 length,
-            } => {
-                if length.is_some() {
-                    self.out.modifiers.insert("LIMIT");
-                }
-                if *start > 0 {
-                    self.out.modifiers.insert("OFFSET");
-                    self.out.skips = true;
-                }
-                self.pattern(inner);
-            }
+            } => self.sliced(inner, *start, *length),
             GraphPattern::Group {
                 inner,
                 variables,
                 aggregates,
-            } => {
-                if !variables.is_empty() {
-                    self.out.modifiers.insert("GROUP BY");
+            } => self.grouped(inner, variables, aggregates),
+        }
+    }
+
+    /// A join: triples and paths joined together are one BGP, counted once
+    /// (unless the join is itself inside such a run).
+    fn joined(&mut self, left: &GraphPattern, right: &GraphPattern) {
+        // triples and paths joined together are one BGP
+        if self.block.is_none() {
+            self.block = Some(false);
+            self.pattern(left);
+            self.pattern(right);
+            self.block = None;
+        } else {
+            self.pattern(left);
+            self.pattern(right);
+        }
+    }
+
+    /// An `OPTIONAL`, and its filter expression (a `FILTER`, using functions
+    /// unless it is a variable or a constant) if it has one.
+    fn optional(
+        &mut self,
+        left: &GraphPattern,
+        right: &GraphPattern,
+        expression: Option<&Expression>,
+    ) {
+        self.out.modifiers.insert("OPTIONAL");
+        self.pattern(left);
+        self.pattern(right);
+        if let Some(e) = expression {
+            self.out.modifiers.insert("FILTER");
+            self.out.functions |= !is_leaf(e);
+            self.expression(e);
+        }
+    }
+
+    /// A `FILTER`, or a `HAVING` when it is over a grouping; a `FILTER` whose
+    /// expression is not a variable or a constant uses functions.
+    fn filtered(&mut self, expr: &Expression, inner: &GraphPattern) {
+        let having = is_grouped(inner);
+        self.out
+            .modifiers
+            .insert(if having { "HAVING" } else { "FILTER" });
+        self.out.functions |= !having && !is_leaf(expr);
+        self.pattern(inner);
+        self.expression(expr);
+    }
+
+    /// A `VALUES` block and the IRIs of its rows, as resources.
+    fn values(&mut self, bindings: &[Vec<Option<GroundTerm>>]) {
+        self.out.modifiers.insert("VALUES");
+        for row in bindings {
+            for t in row.iter().flatten() {
+                if let GroundTerm::NamedNode(n) = t {
+                    self.out.resources.push(n.as_str().to_string());
                 }
-                for (_, a) in aggregates {
-                    self.aggregate(a);
-                }
-                self.pattern(inner);
             }
         }
+    }
+
+    /// An `ORDER BY` and its sort keys.
+    fn ordered(&mut self, inner: &GraphPattern, expression: &[OrderExpression]) {
+        self.out.modifiers.insert("ORDER BY");
+        for e in expression {
+            match e {
+                OrderExpression::Asc(x) | OrderExpression::Desc(x) => self.expression(x),
+            }
+        }
+        self.pattern(inner);
+    }
+
+    /// A `LIMIT` (when it has a length) and an `OFFSET` (when it skips rows).
+    fn sliced(&mut self, inner: &GraphPattern, start: usize, length: Option<usize>) {
+        if length.is_some() {
+            self.out.modifiers.insert("LIMIT");
+        }
+        if start > 0 {
+            self.out.modifiers.insert("OFFSET");
+            self.out.skips = true;
+        }
+        self.pattern(inner);
+    }
+
+    /// A `GROUP BY` (when it has keys; a query's aggregates alone group too)
+    /// and its aggregates.
+    fn grouped(
+        &mut self,
+        inner: &GraphPattern,
+        variables: &[Variable],
+        aggregates: &[(Variable, AggregateExpression)],
+    ) {
+        if !variables.is_empty() {
+            self.out.modifiers.insert("GROUP BY");
+        }
+        for (_, a) in aggregates {
+            self.aggregate(a);
+        }
+        self.pattern(inner);
     }
 }
 

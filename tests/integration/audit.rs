@@ -198,3 +198,137 @@ fn the_embedded_store_and_virtuoso_differ_where_the_tests_know() {
         }
     }
 }
+
+/// `audit --write-gold` freezes the answers of CK25's stable questions from
+/// the embedded store and marks the three whose results tie at their window's
+/// edge; `evaluate` then scores those apart (`unstable`), says so, and a
+/// paper's table counts them. `evaluate --audit` does the same in one call.
+#[test]
+fn unstable_questions_are_frozen_out_and_scored_apart() {
+    let data = crate::require_data!();
+    let (yaml, files) = crate::text2sparql::ck25(&data);
+    let dir = std::env::temp_dir().join(format!("qajudge-write-gold-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let frozen = dir.join("ck25-frozen.json");
+    let kg: Vec<&str> = files.iter().map(|f| f.to_str().expect("utf-8")).collect();
+    let yaml = yaml.to_str().expect("utf-8");
+    let mut args = vec![
+        "--gold",
+        yaml,
+        "--write-gold",
+        frozen.to_str().expect("utf-8"),
+        "--kg",
+    ];
+    args.extend(&kg);
+    let (report, _) = audit(&args);
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(&frozen).expect("written")).expect("QALD-JSON");
+    let questions = written["questions"].as_array().expect("questions");
+    let unstable: Vec<&str> = questions
+        .iter()
+        .filter(|q| q["unstable"].is_string())
+        .map(|q| q["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        unstable,
+        ["ck25:29-en", "ck25:46-en", "ck25:50-en"],
+        "{report}"
+    );
+    // every stable question has its answers frozen
+    assert!(questions
+        .iter()
+        .filter(|q| !q["unstable"].is_string())
+        .all(|q| q["answers"].is_array()));
+    assert_eq!(
+        written["dataset"]["written_by"],
+        "qajudge audit --write-gold"
+    );
+    // a file qajudge did not write is never replaced
+    let thesis = dir.join("thesis.json");
+    std::fs::write(&thesis, b"mine").expect("thesis");
+    let mut refused = vec![
+        "audit",
+        "--gold",
+        yaml,
+        "--write-gold",
+        thesis.to_str().expect("utf-8"),
+        "--kg",
+    ];
+    refused.extend(&kg);
+    let o = qajudge(&refused);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&thesis).expect("kept"), b"mine");
+
+    let run = data.join("text2sparql/systems/INFAI/ck25_answers.json");
+    let run = run.to_str().expect("utf-8");
+    let evaluate = |gold: &str, extra: &[&str]| -> Value {
+        let mut args = vec![
+            "evaluate",
+            "--gold",
+            gold,
+            "--run",
+            run,
+            "--profile",
+            "text2sparql",
+            "--format",
+            "json",
+            "--kg",
+        ];
+        args.extend(&kg);
+        args.extend_from_slice(extra);
+        let o = qajudge(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).expect("json")
+    };
+    let apart = evaluate(frozen.to_str().expect("utf-8"), &[]);
+    assert_eq!(apart["gold"]["questions"], 47);
+    let ids: Vec<&str> = apart["unstable"]["questions"]
+        .as_array()
+        .expect("unstable")
+        .iter()
+        .map(|q| q["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(ids, unstable);
+    assert_eq!(apart["unstable"]["runs"][0]["qa"]["evaluated"], 3);
+    assert!(apart["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| d
+            .as_str()
+            .is_some_and(|d| d.contains("3 question(s) marked unstable are scored apart"))));
+    // --audit on the YAML: the same split, and the audit in the report
+    let audited = evaluate(yaml, &["--audit"]);
+    assert_eq!(
+        audited["unstable"]["questions"],
+        apart["unstable"]["questions"]
+    );
+    assert_eq!(audited["audit"]["counts"]["warning"], 3);
+    assert_eq!(
+        audited["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"]["set_f"],
+        apart["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"]["set_f"]
+    );
+    // a paper's table says how many were set apart
+    let mut latex = vec![
+        "evaluate",
+        "--gold",
+        yaml,
+        "--run",
+        run,
+        "--profile",
+        "text2sparql",
+        "--audit",
+        "--format",
+        "latex",
+        "--kg",
+    ];
+    latex.extend(&kg);
+    let o = qajudge(&latex);
+    assert!(
+        stdout(&o).contains("3 question(s) excluded as unstable"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

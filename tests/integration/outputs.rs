@@ -210,7 +210,7 @@ fn refresh_refuses_a_directory_and_a_file_it_did_not_write() {
     let o = refresh(&sub);
     assert_refused(&o, &sub);
     assert!(
-        stderr(&o).contains("cannot write the refreshed benchmark there: it is a directory"),
+        stderr(&o).contains("cannot write the benchmark there: it is a directory"),
         "{}",
         stderr(&o)
     );

@@ -89,6 +89,39 @@ pub(super) fn question_ids(
     Ok(wanted)
 }
 
+/// The gold's audit (`evaluate --audit`): its checks, and each query executed
+/// 3 times on the knowledge graph when there is one; every question it finds
+/// unstable is marked so in `gold` (scored apart), keeping a mark the gold
+/// already has.
+pub(super) fn audited(
+    gold: &mut crate::model::Dataset,
+    kg: Option<&crate::sparql::KnowledgeGraph>,
+    options: crate::sparql::ExecOptions,
+    profile: crate::eval::Profile,
+) -> crate::audit::AuditReport {
+    use crate::audit::Store;
+    let store = kg.map(|kg| crate::sparql::AuditStore::new(kg, options));
+    let stores: Vec<&dyn Store> = store.iter().map(|s| s as &dyn Store).collect();
+    let report = crate::audit::audit(
+        gold,
+        &stores,
+        crate::audit::AuditOptions {
+            repeat: 3,
+            text2sparql: profile == crate::eval::Profile::Text2sparql,
+        },
+    );
+    let unstable: std::collections::HashMap<String, String> =
+        crate::audit::unstable_questions(&report)
+            .into_iter()
+            .collect();
+    for q in &mut gold.questions {
+        if q.unstable.is_none() {
+            q.unstable = unstable.get(&q.id.0).cloned();
+        }
+    }
+    report
+}
+
 /// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
 pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::profiles::Ontology> {
     let text = |name: &str| -> anyhow::Result<String> {

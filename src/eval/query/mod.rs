@@ -6,7 +6,7 @@
 //! cannot be told apart; and those figures over the run. It reads queries
 //! only, under every profile.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -14,6 +14,7 @@ use super::text::{bleu, normalize_variables, token_prf, tokenize};
 use crate::index::Equivalence;
 use crate::model::{Dataset, Query, Question};
 use crate::query::normal::{compare, normal_form, NormalForm, Verdict};
+use crate::query::SparqlError;
 
 /// Where unknown IRIs were looked up.
 const KNOWLEDGE_GRAPH: &str = "knowledge_graph";
@@ -173,9 +174,7 @@ pub fn evaluate_queries(
     let index = index.filter(|i| i.has_types());
     let mut seen = HashSet::new();
     let mut questions = Vec::new();
-    let mut a = QueryAggregate::default();
-    let (mut bleus, mut sp_f1s) = (Vec::new(), Vec::new());
-    let mut sources = std::collections::BTreeSet::new();
+    let mut tally = Tally::default();
     for g in gold
         .questions
         .iter()
@@ -185,6 +184,34 @@ pub fn evaluate_queries(
             break;
         }
         let r = by_id.get(g.id.0.as_str()).copied();
+        questions.push(tally.question(g, r, lang, index));
+    }
+    tally.report(questions)
+}
+
+/// The run's query figures as its questions are scored, for the aggregate.
+#[derive(Default)]
+struct Tally {
+    /// The counts so far.
+    a: QueryAggregate,
+    /// The BLEU of each compared question.
+    bleus: Vec<f64>,
+    /// The SP-F1 of each compared question.
+    sp_f1s: Vec<f64>,
+    /// Where the questions' IRIs were looked up.
+    sources: BTreeSet<&'static str>,
+}
+
+impl Tally {
+    /// The query figures of gold question `g` and the run's question `r`
+    /// (`None`: the run lacks it), counted.
+    fn question(
+        &mut self,
+        g: &Question,
+        r: Option<&Question>,
+        lang: Option<&str>,
+        index: Option<&dyn Equivalence>,
+    ) -> QueryQuestion {
         let mut out = QueryQuestion {
             id: g.id.0.clone(),
             question: g.text(lang.unwrap_or("en")).map(str::to_string),
@@ -200,6 +227,7 @@ pub fn evaluate_queries(
             equivalence: None,
             diagnostics: Vec::new(),
         };
+        let a = &mut self.a;
         let gold_text = sparql(g);
         let run_text = r.and_then(sparql);
         a.answered += usize::from(r.is_some());
@@ -216,6 +244,30 @@ pub fn evaluate_queries(
                 Err(e) => out.diagnostics.push(format!("run query: {e}")),
             }
         }
+        self.iris(r, run_form.as_ref(), index, &mut out);
+        out.status = match (gold_text, r, run_text) {
+            (None, _, _) => "no_gold_query",
+            (Some(_), None, _) => "missing",
+            (Some(_), Some(_), None) => "no_run_query",
+            (Some(_), Some(_), Some(_)) => "compared",
+        };
+        if let (Some(gt), Some(rt)) = (gold_text, run_text) {
+            self.compare(gt, rt, run_form.as_ref(), &mut out);
+        }
+        out
+    }
+
+    /// Counts how the run's query was executed and its IRIs the knowledge
+    /// graph lacks or, when it was not executed, its entities the index
+    /// (with types) knows nothing of.
+    fn iris(
+        &mut self,
+        r: Option<&Question>,
+        run_form: Option<&Result<NormalForm, SparqlError>>,
+        index: Option<&dyn Equivalence>,
+        out: &mut QueryQuestion,
+    ) {
+        let a = &mut self.a;
         if let Some(x) = r.and_then(|r| r.execution.as_ref()) {
             let status = x.status.name();
             a.executed += 1;
@@ -224,7 +276,7 @@ pub fn evaluate_queries(
             out.iris = Some(x.iris);
             out.unknown_iris.clone_from(&x.unknown_iris);
             out.unknown_iris_source = Some(KNOWLEDGE_GRAPH);
-        } else if let (Some(Ok(f)), Some(index)) = (&run_form, index) {
+        } else if let (Some(Ok(f)), Some(index)) = (run_form, index) {
             out.iris = Some(f.entities.len());
             out.unknown_iris = unknown_to_index(f, index);
             out.unknown_iris_source = Some(INDEX);
@@ -232,70 +284,77 @@ pub fn evaluate_queries(
         if let Some(n) = out.iris {
             a.iris += n;
             a.unknown_iris += out.unknown_iris.len();
-            sources.extend(out.unknown_iris_source);
+            self.sources.extend(out.unknown_iris_source);
         }
-        out.status = match (gold_text, r, run_text) {
-            (None, _, _) => "no_gold_query",
-            (Some(_), None, _) => "missing",
-            (Some(_), Some(_), None) => "no_run_query",
-            (Some(_), Some(_), Some(_)) => "compared",
+    }
+
+    /// Compares the gold query's text `gt` with the run's `rt`: their BLEU,
+    /// SP-F1 and the verdict on their normal forms, counted.
+    fn compare(
+        &mut self,
+        gt: &str,
+        rt: &str,
+        run_form: Option<&Result<NormalForm, SparqlError>>,
+        out: &mut QueryQuestion,
+    ) {
+        self.a.compared += 1;
+        let b = bleu(&tokenize(gt), &tokenize(rt));
+        let sp = token_prf(
+            &tokenize(&normalize_variables(gt)),
+            &tokenize(&normalize_variables(rt)),
+        )
+        .f1;
+        self.bleus.push(b);
+        self.sp_f1s.push(sp);
+        out.bleu = Some(b);
+        out.sp_f1 = Some(sp);
+        let verdict = match (normal_form(gt), run_form) {
+            (Ok(gf), Some(Ok(rf))) => compare(&gf, rf),
+            (Err(e), _) => {
+                out.diagnostics.push(format!("gold query: {e}"));
+                Verdict::Unknown
+            }
+            _ => Verdict::Unknown,
         };
-        if let (Some(gt), Some(rt)) = (gold_text, run_text) {
-            a.compared += 1;
-            let b = bleu(&tokenize(gt), &tokenize(rt));
-            let sp = token_prf(
-                &tokenize(&normalize_variables(gt)),
-                &tokenize(&normalize_variables(rt)),
-            )
-            .f1;
-            bleus.push(b);
-            sp_f1s.push(sp);
-            out.bleu = Some(b);
-            out.sp_f1 = Some(sp);
-            let verdict = match (normal_form(gt), run_form.as_ref()) {
-                (Ok(gf), Some(Ok(rf))) => compare(&gf, rf),
-                (Err(e), _) => {
-                    out.diagnostics.push(format!("gold query: {e}"));
-                    Verdict::Unknown
-                }
-                _ => Verdict::Unknown,
-            };
-            *a.equivalence.entry(verdict.name()).or_insert(0) += 1;
-            out.equivalence = Some(verdict.name());
-        }
-        questions.push(out);
+        *self.a.equivalence.entry(verdict.name()).or_insert(0) += 1;
+        out.equivalence = Some(verdict.name());
     }
-    a.questions = questions.len();
-    // a run that gives queries: a question it has without one did not give one
-    // that reads (FRANZ's blank queries on CK25); a run of answers has no rate
-    if a.run_queries > 0 {
-        for q in questions.iter_mut().filter(|q| q.status == "no_run_query") {
-            q.parses = Some(false);
+
+    /// The report of the questions scored: their rates and means over the run.
+    fn report(self, mut questions: Vec<QueryQuestion>) -> QueryExperimentReport {
+        let mut a = self.a;
+        a.questions = questions.len();
+        // a run that gives queries: a question it has without one did not give one
+        // that reads (FRANZ's blank queries on CK25); a run of answers has no rate
+        if a.run_queries > 0 {
+            for q in questions.iter_mut().filter(|q| q.status == "no_run_query") {
+                q.parses = Some(false);
+            }
+            a.parse_rate = rate(a.parses, a.answered);
         }
-        a.parse_rate = rate(a.parses, a.answered);
-    }
-    a.execution_rates = a
-        .execution_by_status
-        .iter()
-        .map(|(k, n)| (*k, *n as f64 / a.executed as f64))
-        .collect();
-    a.unknown_iri_rate = rate(a.unknown_iris, a.iris);
-    // the knowledge graph when some query was executed, else the index
-    a.unknown_iris_source = sources.into_iter().next_back();
-    a.bleu = mean(&bleus);
-    a.sp_f1 = mean(&sp_f1s);
-    let over_answered = |v: &[f64]| {
-        (a.answered > 0 && !v.is_empty()).then(|| v.iter().sum::<f64>() / a.answered as f64)
-    };
-    a.bleu_answered = over_answered(&bleus);
-    a.sp_f1_answered = over_answered(&sp_f1s);
-    a.equivalent_rate = rate(
-        a.equivalence.get("equivalent").copied().unwrap_or(0),
-        a.compared,
-    );
-    QueryExperimentReport {
-        aggregate: a,
-        questions,
+        a.execution_rates = a
+            .execution_by_status
+            .iter()
+            .map(|(k, n)| (*k, *n as f64 / a.executed as f64))
+            .collect();
+        a.unknown_iri_rate = rate(a.unknown_iris, a.iris);
+        // the knowledge graph when some query was executed, else the index
+        a.unknown_iris_source = self.sources.into_iter().next_back();
+        a.bleu = mean(&self.bleus);
+        a.sp_f1 = mean(&self.sp_f1s);
+        let over_answered = |v: &[f64]| {
+            (a.answered > 0 && !v.is_empty()).then(|| v.iter().sum::<f64>() / a.answered as f64)
+        };
+        a.bleu_answered = over_answered(&self.bleus);
+        a.sp_f1_answered = over_answered(&self.sp_f1s);
+        a.equivalent_rate = rate(
+            a.equivalence.get("equivalent").copied().unwrap_or(0),
+            a.compared,
+        );
+        QueryExperimentReport {
+            aggregate: a,
+            questions,
+        }
     }
 }
 

@@ -238,30 +238,7 @@ impl Closure {
         }
         let spilled = !self.spill.files.is_empty();
         self.rank = Vec::new();
-        // the keys in key order with their nodes are all the last pass needs of
-        // the table: they are sorted in the table's own memory, on a thread of
-        // their own while the forest is flattened (after reading, the other
-        // core is idle)
-        let table = std::mem::replace(&mut self.table, Table::with_bits(1));
-        let parent = &mut self.parent;
-        // (a thread that cannot start leaves the table for this one to sort)
-        let table = std::sync::Mutex::new(Some(table));
-        let sort = || table.lock().ok()?.take().map(Table::into_sorted);
-        let (classes, sorted) = std::thread::scope(|scope| {
-            let sorting = std::thread::Builder::new()
-                .name("qajudge-sort".into())
-                .spawn_scoped(scope, sort);
-            flatten(parent);
-            // from here on `parent` gives each node's class number
-            let classes = number_classes(parent);
-            let sorted = match sorting {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(_) => sort(),
-            };
-            (classes, sorted)
-        });
+        let (classes, sorted) = self.sort_and_number();
         let Some((sorted, mut of_key)) = sorted else {
             return Err(io(std::io::Error::other("the key table was not sorted")));
         };
@@ -274,21 +251,7 @@ impl Closure {
         // the smallest key of each class, then mixed (a bijection) so that class
         // keys spread evenly: classes are handed out in the order of their mixed
         // keys, and spilled spellings are partitioned by them
-        let mut class_key = vec![u64::MAX; classes];
-        let class_of = &self.parent;
-        // in batches: the nodes of keys in key order are all over `class_of`, and
-        // loads that do not wait on each other overlap
-        for (keys, of_key) in sorted.chunks(GATHER).zip(of_key.chunks_mut(GATHER)) {
-            for node in of_key.iter_mut() {
-                *node = class_of[*node as usize];
-            }
-            for (&key, &class) in keys.iter().zip(of_key.iter()) {
-                let k = &mut class_key[class as usize];
-                if *k == u64::MAX {
-                    *k = key;
-                }
-            }
-        }
+        let mut class_key = smallest_keys(&sorted, &mut of_key, &self.parent, classes);
         let below = sorted.partition_point(|&key| key >> 63 == 0);
         // when the text was spilled (a large build) they go to a file, so that
         // their memory is free while classes are grouped
@@ -321,11 +284,60 @@ impl Closure {
         };
         // from here on class_key[class] becomes the class id (high half) and size
         // (low half), or u64::MAX for a class of fewer than two spellings
-        let mut groups = Groups {
+        let groups = Groups {
             on_class,
             found: &mut found,
             class_info: &mut class_key,
         };
+        self.group(spilled, classes, groups, io)?;
+        phase(Phase::WritingIriTable);
+        hand_out_keys(&keys, &class_key, on_key, io)?;
+        Ok(found)
+    }
+
+    /// Flattens the forest and numbers its classes (from then on `parent`
+    /// gives each node's class number) while another thread sorts the key
+    /// table, taken from the closure, into the keys in key order with their
+    /// nodes; the number of classes, and the sorted keys unless the sort
+    /// failed.
+    fn sort_and_number(&mut self) -> (usize, Option<SortedTable>) {
+        // the keys in key order with their nodes are all the last pass needs of
+        // the table: they are sorted in the table's own memory, on a thread of
+        // their own while the forest is flattened (after reading, the other
+        // core is idle)
+        let table = std::mem::replace(&mut self.table, Table::with_bits(1));
+        let parent = &mut self.parent;
+        // (a thread that cannot start leaves the table for this one to sort)
+        let table = std::sync::Mutex::new(Some(table));
+        let sort = || table.lock().ok()?.take().map(Table::into_sorted);
+        std::thread::scope(|scope| {
+            let sorting = std::thread::Builder::new()
+                .name("qajudge-sort".into())
+                .spawn_scoped(scope, sort);
+            flatten(parent);
+            // from here on `parent` gives each node's class number
+            let classes = number_classes(parent);
+            let sorted = match sorting {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => sort(),
+            };
+            (classes, sorted)
+        })
+    }
+
+    /// Hands out the classes of two or more spellings through `groups`: from
+    /// the spellings held in memory (counted per class in the check hashes'
+    /// memory) or, when the text was spilled, from partition files by class
+    /// key, the forest freed before they are read; the text is freed after.
+    fn group<E>(
+        &mut self,
+        spilled: bool,
+        classes: usize,
+        mut groups: Groups<'_, '_, E>,
+        io: &dyn Fn(std::io::Error) -> E,
+    ) -> Result<(), E> {
         // the spellings held in memory, or in partition files by class key
         let parts = if !spilled {
             // the check hashes' memory, already in place, counts spellings per class
@@ -345,35 +357,75 @@ impl Closure {
             groups.emit(&mut records, &text)?;
         }
         self.spill.arena = Arena::default();
-        phase(Phase::WritingIriTable);
-        // the two halves of the key space in turns, a group at a time, so that two
-        // consumers can write them at once
-        let mut streams = keys.streams().map_err(io)?;
-        let mut live = [true; 2];
-        let mut batch_keys = Vec::with_capacity(GATHER);
-        let mut batch_classes = Vec::with_capacity(GATHER);
-        let mut values = Vec::with_capacity(GATHER);
-        while live.contains(&true) {
-            for (half, stream) in streams.iter_mut().enumerate() {
-                if !live[half] {
-                    continue;
-                }
-                live[half] = stream
-                    .next_batch(&mut batch_keys, &mut batch_classes)
-                    .map_err(io)?;
-                // the gather first, on its own, so that its loads overlap
-                values.clear();
-                values.extend(batch_classes.iter().map(|&class| class_key[class as usize]));
-                for (&value, &key) in values.iter().zip(&batch_keys) {
-                    if value != u64::MAX {
-                        on_key(half, key, (value >> 32) as u32, value as u32)?;
-                    }
+        Ok(())
+    }
+}
+
+/// The smallest key of each of the `classes` classes, from the keys in key
+/// order (`sorted`) and their nodes (`of_key`, turned into their classes by
+/// `class_of` here); `u64::MAX` for a class without a key.
+fn smallest_keys(sorted: &[u64], of_key: &mut [u32], class_of: &[u32], classes: usize) -> Vec<u64> {
+    let mut class_key = vec![u64::MAX; classes];
+    // in batches: the nodes of keys in key order are all over `class_of`, and
+    // loads that do not wait on each other overlap
+    for (keys, of_key) in sorted.chunks(GATHER).zip(of_key.chunks_mut(GATHER)) {
+        for node in of_key.iter_mut() {
+            *node = class_of[*node as usize];
+        }
+        for (&key, &class) in keys.iter().zip(of_key.iter()) {
+            let k = &mut class_key[class as usize];
+            if *k == u64::MAX {
+                *k = key;
+            }
+        }
+    }
+    class_key
+}
+
+/// Hands `on_key` every key of a class of two or more spellings with its
+/// class id and size (`class_info`: id in the high half, size in the low, or
+/// `u64::MAX`), the two halves of the key space in turns, a group at a
+/// time, so that two consumers can write them at once.
+fn hand_out_keys<E>(
+    keys: &SortedKeys,
+    class_info: &[u64],
+    on_key: &mut dyn FnMut(usize, u64, u32, u32) -> Result<(), E>,
+    io: &dyn Fn(std::io::Error) -> E,
+) -> Result<(), E> {
+    // the two halves of the key space in turns, a group at a time, so that two
+    // consumers can write them at once
+    let mut streams = keys.streams().map_err(io)?;
+    let mut live = [true; 2];
+    let mut batch_keys = Vec::with_capacity(GATHER);
+    let mut batch_classes = Vec::with_capacity(GATHER);
+    let mut values = Vec::with_capacity(GATHER);
+    while live.contains(&true) {
+        for (half, stream) in streams.iter_mut().enumerate() {
+            if !live[half] {
+                continue;
+            }
+            live[half] = stream
+                .next_batch(&mut batch_keys, &mut batch_classes)
+                .map_err(io)?;
+            // the gather first, on its own, so that its loads overlap
+            values.clear();
+            values.extend(
+                batch_classes
+                    .iter()
+                    .map(|&class| class_info[class as usize]),
+            );
+            for (&value, &key) in values.iter().zip(&batch_keys) {
+                if value != u64::MAX {
+                    on_key(half, key, (value >> 32) as u32, value as u32)?;
                 }
             }
         }
-        Ok(found)
     }
+    Ok(())
 }
+
+/// The keys of the table in key order, and the node of each.
+type SortedTable = (Vec<u64>, Vec<u32>);
 
 /// Nodes and classes are numbered below this: its bit marks a root while the
 /// classes are numbered.

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use spargebra::algebra::{
     AggregateExpression, Expression, GraphPattern, OrderExpression, PropertyPathExpression,
 };
-use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
+use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern, Variable};
 use spargebra::Query;
 
 use super::{N, TYPE_PREDICATES};
@@ -89,38 +89,13 @@ impl Builder {
     fn pattern(&mut self, p: &GraphPattern) -> N {
         match p {
             GraphPattern::Bgp { .. } | GraphPattern::Path { .. } | GraphPattern::Join { .. } => {
-                let mut parts = Vec::new();
-                self.join_parts(p, &mut parts);
-                let (mut bgp, mut rest): (Vec<N>, Vec<N>) = parts
-                    .into_iter()
-                    .partition(|n| matches!(n, N::Op("triple" | "path", _)));
-                // a basic graph pattern is a set: a pattern written twice is one
-                let mut seen = BTreeSet::new();
-                bgp.retain(|t| seen.insert(t.clone()));
-                if rest.is_empty() {
-                    return N::Bag("bgp", bgp);
-                }
-                if !bgp.is_empty() {
-                    rest.push(N::Bag("bgp", bgp));
-                }
-                if rest.len() == 1 {
-                    return rest.pop().unwrap_or(N::Bag("bgp", Vec::new()));
-                }
-                N::Bag("join", rest)
+                self.joined(p)
             }
             GraphPattern::LeftJoin {
                 left,
                 right,
                 expression,
-            } => {
-                let l = self.pattern(left);
-                let r = self.pattern(right);
-                let e = match expression {
-                    Some(e) => self.expression(e),
-                    None => self.keyword("true"),
-                };
-                self.op("optional", vec![l, r, e])
-            }
+            } => self.optional(left, right, expression.as_ref()),
             GraphPattern::Filter { expr, inner } => {
                 let e = self.expression(expr);
                 let i = self.pattern(inner);
@@ -165,55 +140,9 @@ impl Builder {
             GraphPattern::Values {
                 variables,
                 bindings,
-            } => {
-                let head = variables
-                    .iter()
-                    .map(|v| N::Var(v.as_str().to_string()))
-                    .collect();
-                let head = self.op("vars", head);
-                let rows = bindings
-                    .iter()
-                    .map(|row| {
-                        let cells = row
-                            .iter()
-                            .map(|c| match c {
-                                None => self.keyword("undef"),
-                                Some(GroundTerm::NamedNode(n)) => self.iri(n.as_str(), true),
-                                Some(t) => self.leaf(t.to_string()),
-                            })
-                            .collect();
-                        self.op("row", cells)
-                    })
-                    .collect();
-                self.op("values", vec![head, N::Bag("rows", rows)])
-            }
-            GraphPattern::OrderBy { inner, expression } => {
-                let i = self.pattern(inner);
-                let keys = expression
-                    .iter()
-                    .map(|o| match o {
-                        OrderExpression::Asc(e) => {
-                            let e = self.expression(e);
-                            self.op("asc", vec![e])
-                        }
-                        OrderExpression::Desc(e) => {
-                            let e = self.expression(e);
-                            self.op("desc", vec![e])
-                        }
-                    })
-                    .collect();
-                let k = self.op("keys", keys);
-                self.op("order", vec![i, k])
-            }
-            GraphPattern::Project { inner, variables } => {
-                let i = self.pattern(inner);
-                let vars = variables
-                    .iter()
-                    .map(|v| N::Var(v.as_str().to_string()))
-                    .collect();
-                let v = self.op("vars", vars);
-                self.op("project", vec![i, v])
-            }
+            } => self.values(variables, bindings),
+            GraphPattern::OrderBy { inner, expression } => self.order(inner, expression),
+            GraphPattern::Project { inner, variables } => self.project(inner, variables),
             GraphPattern::Distinct { inner } => {
                 let i = self.pattern(inner);
                 self.op("distinct", vec![i])
@@ -226,37 +155,148 @@ impl Builder {
                 inner,
                 start,
                 length,
-            } => {
-                let i = self.pattern(inner);
-                let s = self.keyword(&start.to_string());
-                let l = self.keyword(&length.map_or_else(|| "all".to_string(), |l| l.to_string()));
-                self.op("slice", vec![i, s, l])
-            }
+            } => self.slice(inner, *start, *length),
             GraphPattern::Group {
                 inner,
                 variables,
                 aggregates,
-            } => {
-                let i = self.pattern(inner);
-                let keys = variables
-                    .iter()
-                    .map(|v| N::Var(v.as_str().to_string()))
-                    .collect();
-                let aggs = aggregates
-                    .iter()
-                    .map(|(v, a)| {
-                        let a = self.aggregate(a);
-                        self.op("bind", vec![N::Var(v.as_str().to_string()), a])
-                    })
-                    .collect();
-                self.op(
-                    "group",
-                    vec![i, N::Bag("keys", keys), N::Bag("aggregates", aggs)],
-                )
-            }
+            } => self.group(inner, variables, aggregates),
             #[allow(unreachable_patterns)]
             other => self.leaf(other.to_string()),
         }
+    }
+
+    /// A join of basic graph patterns, paths and other patterns, flattened:
+    /// its triple patterns and paths one bag (a set), the other parts with it
+    /// in a bag of the join's parts, or the one part there is.
+    fn joined(&mut self, p: &GraphPattern) -> N {
+        let mut parts = Vec::new();
+        self.join_parts(p, &mut parts);
+        let (mut bgp, mut rest): (Vec<N>, Vec<N>) = parts
+            .into_iter()
+            .partition(|n| matches!(n, N::Op("triple" | "path", _)));
+        // a basic graph pattern is a set: a pattern written twice is one
+        let mut seen = BTreeSet::new();
+        bgp.retain(|t| seen.insert(t.clone()));
+        if rest.is_empty() {
+            return N::Bag("bgp", bgp);
+        }
+        if !bgp.is_empty() {
+            rest.push(N::Bag("bgp", bgp));
+        }
+        if rest.len() == 1 {
+            return rest.pop().unwrap_or(N::Bag("bgp", Vec::new()));
+        }
+        N::Bag("join", rest)
+    }
+
+    /// An `OPTIONAL`: its two sides and its filter expression (`true` when it
+    /// has none).
+    fn optional(
+        &mut self,
+        left: &GraphPattern,
+        right: &GraphPattern,
+        expression: Option<&Expression>,
+    ) -> N {
+        let l = self.pattern(left);
+        let r = self.pattern(right);
+        let e = match expression {
+            Some(e) => self.expression(e),
+            None => self.keyword("true"),
+        };
+        self.op("optional", vec![l, r, e])
+    }
+
+    /// A projection: its pattern and its variables in order.
+    fn project(&mut self, inner: &GraphPattern, variables: &[Variable]) -> N {
+        let i = self.pattern(inner);
+        let vars = variables
+            .iter()
+            .map(|v| N::Var(v.as_str().to_string()))
+            .collect();
+        let v = self.op("vars", vars);
+        self.op("project", vec![i, v])
+    }
+
+    /// A `LIMIT`/`OFFSET`: its pattern, its start and its length (`all` when
+    /// it has no limit).
+    fn slice(&mut self, inner: &GraphPattern, start: usize, length: Option<usize>) -> N {
+        let i = self.pattern(inner);
+        let s = self.keyword(&start.to_string());
+        let l = self.keyword(&length.map_or_else(|| "all".to_string(), |l| l.to_string()));
+        self.op("slice", vec![i, s, l])
+    }
+
+    /// A `VALUES` block: its variables in order, its rows a bag (each row's
+    /// cells in order, `undef` for an unbound one).
+    fn values(&mut self, variables: &[Variable], bindings: &[Vec<Option<GroundTerm>>]) -> N {
+        let head = variables
+            .iter()
+            .map(|v| N::Var(v.as_str().to_string()))
+            .collect();
+        let head = self.op("vars", head);
+        let rows = bindings
+            .iter()
+            .map(|row| {
+                let cells = row
+                    .iter()
+                    .map(|c| match c {
+                        None => self.keyword("undef"),
+                        Some(GroundTerm::NamedNode(n)) => self.iri(n.as_str(), true),
+                        Some(t) => self.leaf(t.to_string()),
+                    })
+                    .collect();
+                self.op("row", cells)
+            })
+            .collect();
+        self.op("values", vec![head, N::Bag("rows", rows)])
+    }
+
+    /// An `ORDER BY`: its pattern and its sort keys in order, each ascending
+    /// or descending.
+    fn order(&mut self, inner: &GraphPattern, expression: &[OrderExpression]) -> N {
+        let i = self.pattern(inner);
+        let keys = expression
+            .iter()
+            .map(|o| match o {
+                OrderExpression::Asc(e) => {
+                    let e = self.expression(e);
+                    self.op("asc", vec![e])
+                }
+                OrderExpression::Desc(e) => {
+                    let e = self.expression(e);
+                    self.op("desc", vec![e])
+                }
+            })
+            .collect();
+        let k = self.op("keys", keys);
+        self.op("order", vec![i, k])
+    }
+
+    /// A `GROUP BY`: its pattern, its keys and its aggregates (each bound to
+    /// its variable) as bags.
+    fn group(
+        &mut self,
+        inner: &GraphPattern,
+        variables: &[Variable],
+        aggregates: &[(Variable, AggregateExpression)],
+    ) -> N {
+        let i = self.pattern(inner);
+        let keys = variables
+            .iter()
+            .map(|v| N::Var(v.as_str().to_string()))
+            .collect();
+        let aggs = aggregates
+            .iter()
+            .map(|(v, a)| {
+                let a = self.aggregate(a);
+                self.op("bind", vec![N::Var(v.as_str().to_string()), a])
+            })
+            .collect();
+        self.op(
+            "group",
+            vec![i, N::Bag("keys", keys), N::Bag("aggregates", aggs)],
+        )
     }
 
     fn join_parts(&mut self, p: &GraphPattern, out: &mut Vec<N>) {
