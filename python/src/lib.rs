@@ -213,7 +213,7 @@ impl NativeReport {
     /// [[name, value or null], …]], …]`, in the order the profile reads
     /// them (`Profile::headline`).
     fn headline_json(&self) -> PyResult<String> {
-        let profile = qajudge::eval::Profile::parse(&self.report.profile).unwrap_or_default();
+        let profile = qajudge::eval::Profile::parse(self.report.profile).unwrap_or_default();
         let rows: Vec<(&str, Headline)> = self
             .report
             .runs

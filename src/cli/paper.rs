@@ -15,6 +15,8 @@
 //! such command without a package (CJK, Cyrillic, …) as its code point in
 //! typewriter type (`日` as `\texttt{U+65E5}`).
 
+mod by;
+
 use std::fmt::Write;
 
 use crate::eval::{AggregateReport, Comparison, ExperimentReport, Report, ALPHA};
@@ -149,7 +151,7 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
             }
         };
         runs_table(report, name, experiment, baseline, style, &title, &mut out);
-        by_tables(name, experiment, style, &title, &mut out);
+        by::by_tables(name, experiment, style, &title, &mut out);
     }
     out
 }
@@ -303,63 +305,6 @@ fn note(
         }
     }
     note
-}
-
-/// Per `--by` feature: Macro F1 QALD by value (rows) and run (columns).
-fn by_tables(
-    name: &str,
-    runs: &[(&str, &ExperimentReport)],
-    style: Style,
-    title: &dyn Fn(String, Option<&str>) -> Title,
-    out: &mut String,
-) {
-    let features: std::collections::BTreeSet<&String> = runs
-        .iter()
-        .filter_map(|(_, e)| e.breakdown.as_ref())
-        .flat_map(|b| b.keys())
-        .collect();
-    for feature in features {
-        let values: std::collections::BTreeSet<&String> = runs
-            .iter()
-            .filter_map(|(_, e)| e.breakdown.as_ref()?.get(feature))
-            .flat_map(|m| m.keys())
-            .collect();
-        let mut header = vec![cell(feature, style)];
-        header.extend(runs.iter().map(|(r, _)| cell(r, style)));
-        let mut rows = Vec::new();
-        for value in values {
-            let scores: Vec<Option<(f64, usize)>> = runs
-                .iter()
-                .map(|(_, e)| {
-                    let a = e.breakdown.as_ref()?.get(feature)?.get(value)?;
-                    Some((a.macro_qald.f1, a.evaluated))
-                })
-                .collect();
-            let best = scores
-                .iter()
-                .flatten()
-                .map(|(v, _)| *v)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let questions = scores.iter().flatten().map(|(_, n)| *n).max().unwrap_or(0);
-            let mut row = vec![format!("{} ({questions})", cell(value, style))];
-            for s in &scores {
-                row.push(match s {
-                    Some((v, _)) if (best - v).abs() < 1e-12 => bold(&format!("{v:.3}"), style),
-                    Some((v, _)) => format!("{v:.3}"),
-                    None => "–".to_string(),
-                });
-            }
-            rows.push(row);
-        }
-        let title = title(
-            format!("{} Macro F1 QALD by {feature}", name.to_uppercase()),
-            Some(feature),
-        );
-        let note = format!(
-            "In brackets: the questions evaluated with that {feature}. Best value per row in bold."
-        );
-        write_table(&title, &header, &rows, &note, style, out);
-    }
 }
 
 fn write_table(

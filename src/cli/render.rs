@@ -165,6 +165,43 @@ pub fn table(report: &Report, per_question: bool) -> String {
     out
 }
 
+/// The TEXT2SPARQL challenge's figures of each run (its profile): set_P,
+/// set_recall, set_F, nDCG over the ordered questions and set_F_ndcg, then
+/// per language.
+fn challenge_lines(runs: &Runs<'_>, out: &mut String) {
+    for (run, e) in runs {
+        // the TEXT2SPARQL challenge's headline figures (its profile)
+        if let Some(c) = e.and_then(|e| e.aggregate.challenge.as_ref()) {
+            let ordered = match (c.ndcg, c.set_f_ndcg) {
+                (Some(n), Some(both)) => format!(
+                    "; nDCG {} over {} ordered question(s); set_F_ndcg {}",
+                    f(n),
+                    c.ordered_questions,
+                    f(both)
+                ),
+                _ => "; no question flagged RESULT_ORDER_MATTERS".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "{run}: TEXT2SPARQL set_P {} set_recall {} set_F {}{ordered}",
+                f(c.set_p),
+                f(c.set_recall),
+                f(c.set_f)
+            );
+            for (lang, l) in &c.by_language {
+                let _ = writeln!(
+                    out,
+                    "{run}: TEXT2SPARQL [{lang}] {} question(s): set_P {} set_recall {} set_F {}",
+                    l.questions,
+                    f(l.set_p),
+                    f(l.set_recall),
+                    f(l.set_f)
+                );
+            }
+        }
+    }
+}
+
 /// The gold's audit (`--audit`) in one line, and the questions it marks
 /// unstable with each run's QA figures over them alone (scored apart).
 fn unstable(report: &Report, out: &mut String) {
@@ -319,37 +356,7 @@ fn run_lines(report: &Report, runs: &Runs<'_>, out: &mut String) {
             );
         }
     }
-    for (run, e) in runs {
-        // the TEXT2SPARQL challenge's headline figures (its profile)
-        if let Some(c) = e.and_then(|e| e.aggregate.challenge.as_ref()) {
-            let ordered = match (c.ndcg, c.set_f_ndcg) {
-                (Some(n), Some(both)) => format!(
-                    "; nDCG {} over {} ordered question(s); set_F_ndcg {}",
-                    f(n),
-                    c.ordered_questions,
-                    f(both)
-                ),
-                _ => "; no question flagged RESULT_ORDER_MATTERS".to_string(),
-            };
-            let _ = writeln!(
-                out,
-                "{run}: TEXT2SPARQL set_P {} set_recall {} set_F {}{ordered}",
-                f(c.set_p),
-                f(c.set_recall),
-                f(c.set_f)
-            );
-            for (lang, l) in &c.by_language {
-                let _ = writeln!(
-                    out,
-                    "{run}: TEXT2SPARQL [{lang}] {} question(s): set_P {} set_recall {} set_F {}",
-                    l.questions,
-                    f(l.set_p),
-                    f(l.set_recall),
-                    f(l.set_f)
-                );
-            }
-        }
-    }
+    challenge_lines(runs, out);
     for (run, e) in runs {
         // an official script's own figures, under its own names
         if let Some(n) = e.and_then(|e| e.aggregate.free_text) {

@@ -13,17 +13,15 @@
 //! I/O modules (`live`, `sparql`), so that this module stays in the pipeline
 //! layer and its tests need no network.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::{
-    evaluate_executed, prepare_gold, Execution, IndexRef, KnowledgeGraphInfo, Options,
-    PreparedGold, Report, Run,
+    evaluate_executed, prepare_gold, Execution, IndexRef, KnowledgeGraphInfo, Options, Report, Run,
 };
-use crate::index::Equivalence;
 use crate::model::{Dataset, Query};
 
+pub use super::gold_cache::GoldCache;
 pub use super::request::{Plan, Request, RequestError, RunSource, CONFIDENCE_RESAMPLES};
 
 /// A run read or asked, with its name and source, ready to be scored.
@@ -622,51 +620,11 @@ pub fn unexecuted_gold(gold: &Dataset) -> Option<String> {
         .then(|| "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".to_string())
 }
 
-/// Prepared forms of registered benchmarks, per benchmark and options, so that
-/// the next experiment on a benchmark does not annotate and resolve it again.
-#[derive(Default)]
-pub struct GoldCache {
-    prepared: Mutex<HashMap<String, Vec<Arc<PreparedGold>>>>,
-}
-
-/// Prepared forms kept per benchmark (the oldest is dropped first).
-const PREPARED_PER_BENCHMARK: usize = 8;
-
-impl GoldCache {
-    /// The prepared form of benchmark `name` for these options and index,
-    /// prepared now when there is none yet.
-    pub fn get(
-        &self,
-        name: &str,
-        gold: &Dataset,
-        options: &Options,
-        index: Option<&dyn Equivalence>,
-    ) -> Arc<PreparedGold> {
-        let found = self.prepared.lock().ok().and_then(|m| {
-            m.get(name)?
-                .iter()
-                .find(|p| p.fits(gold, options, index))
-                .cloned()
-        });
-        if let Some(p) = found {
-            return p;
-        }
-        let p = Arc::new(prepare_gold(gold, options, index));
-        if let Ok(mut m) = self.prepared.lock() {
-            let list = m.entry(name.to_string()).or_default();
-            if list.len() == PREPARED_PER_BENCHMARK {
-                list.remove(0);
-            }
-            list.push(Arc::clone(&p));
-        }
-        p
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::qald::parse;
+    use std::sync::Mutex;
 
     /// A QALD-JSON document whose questions answer `iri`.
     fn answering(ids: &[&str], iri: &str) -> Dataset {

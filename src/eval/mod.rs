@@ -11,6 +11,7 @@ mod era;
 mod experiment;
 mod explain;
 pub mod failures;
+mod gold_cache;
 pub mod job;
 pub mod join;
 mod judge;

@@ -3,13 +3,12 @@
 //! restart rule (an experiment that was queued or running when the server stopped
 //! is marked failed, never lost or half-written).
 //!
-//! A store that cannot write (a full disk) does not strand experiments: an
-//! experiment whose final record cannot be written is marked failed in memory
-//! (what `get` and `list` show) and written when the store writes again, and
-//! after the store was reopened a queued or running record that no job stands
-//! for (one a write reported failed left behind) is marked failed. The worker
-//! retries a degraded store between jobs and every [`RECOVER_EVERY`] when idle;
-//! `/health` does too.
+//! A store that cannot write (a full disk) strands no experiment: one whose
+//! final record cannot be written is marked failed in memory (what `get` and
+//! `list` show) and written when the store writes again; after a reopen, a
+//! queued or running record no job stands for is marked failed. The worker
+//! retries a degraded store between jobs and every [`RECOVER_EVERY`] when
+//! idle; `/health` does too.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

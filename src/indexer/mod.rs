@@ -14,6 +14,7 @@ mod ntriples;
 mod progress;
 mod read;
 mod sameas;
+mod sizes;
 mod stage;
 mod statement;
 mod write;
@@ -45,6 +46,7 @@ pub fn decompressed_reader<'a, R: std::io::Read + Send + 'a>(
 }
 use read::read_file;
 use sameas::SameAsWriter;
+use sizes::ClassSizes;
 pub use stage::Occupant;
 use stage::Stage;
 use write::{write_labels, write_names, write_types, Postings, SortedFile, StoreWriter};
@@ -600,58 +602,6 @@ fn write_closure(
         };
         Ok::<_, IndexerError>((found, side))
     })
-}
-
-/// The sizes of the sameAs classes, as the index's metadata reports them.
-#[derive(Default)]
-struct ClassSizes {
-    /// Class size → how many classes have it.
-    histogram: BTreeMap<u64, u64>,
-    /// The ten largest classes: (size, id, first members).
-    largest: Vec<(u64, u32, Vec<String>)>,
-}
-
-impl ClassSizes {
-    /// Counts a class, keeping it (with its first five members) while it is
-    /// among the ten largest, the larger first, then the lower id.
-    fn add(&mut self, class: &closure::FinishedClass<'_>) {
-        let size = class.written.len() as u64;
-        *self.histogram.entry(size).or_default() += 1;
-        let largest = &mut self.largest;
-        if largest.len() < 10 || size > largest[largest.len() - 1].0 {
-            let sample = class
-                .written
-                .iter()
-                .take(5)
-                .map(std::string::ToString::to_string)
-                .collect();
-            largest.push((size, class.id, sample));
-            largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            largest.truncate(10);
-        }
-    }
-
-    /// The histogram with its sizes in buckets ([`size_bucket`]): how many
-    /// classes in each, smallest sizes first.
-    fn buckets(&self) -> Vec<(String, u64)> {
-        let mut buckets: Vec<(String, u64)> = Vec::new();
-        for (&size, &n) in &self.histogram {
-            let b = size_bucket(size);
-            match buckets.last_mut() {
-                Some((last, total)) if *last == b => *total += n,
-                _ => buckets.push((b, n)),
-            }
-        }
-        buckets
-    }
-
-    /// The largest classes, as the metadata lists them.
-    fn largest(self) -> Vec<LargeClass> {
-        self.largest
-            .into_iter()
-            .map(|(size, id, sample)| LargeClass { id, size, sample })
-            .collect()
-    }
 }
 
 /// File name → SHA-256 (hex), as `meta.json` records them.

@@ -131,26 +131,32 @@ fn binding(t: &Term) -> Value {
             lexical,
             datatype,
             lang,
-        } => {
-            let mut o = Map::new();
-            o.insert("type".into(), json!("literal"));
-            o.insert("value".into(), json!(lexical));
-            if let Some(d) = datatype {
-                o.insert("datatype".into(), json!(d));
-            } else if lang.is_none() && split_inline_datatype(lexical).is_some() {
-                // written as a string, or a reader would take the `^^…` inside it
-                // for a datatype
-                o.insert("datatype".into(), json!(XSD_STRING));
-            }
-            if let Some(l) = lang {
-                o.insert("xml:lang".into(), json!(l));
-            }
-            Value::Object(o)
-        }
-        Term::Boolean(b) => {
-            json!({"type": "literal", "value": b.to_string(), "datatype": "http://www.w3.org/2001/XMLSchema#boolean"})
-        }
+        } => literal_binding(lexical, datatype.as_deref(), lang.as_deref()),
+        Term::Boolean(b) => literal_binding(
+            &b.to_string(),
+            Some("http://www.w3.org/2001/XMLSchema#boolean"),
+            None,
+        ),
     }
+}
+
+/// A literal's binding: its value, datatype (`xsd:string` for a plain text
+/// that holds a `^^…` a reader would take for one) and language.
+fn literal_binding(lexical: &str, datatype: Option<&str>, lang: Option<&str>) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), json!("literal"));
+    o.insert("value".into(), json!(lexical));
+    if let Some(d) = datatype {
+        o.insert("datatype".into(), json!(d));
+    } else if lang.is_none() && split_inline_datatype(lexical).is_some() {
+        // written as a string, or a reader would take the `^^…` inside it
+        // for a datatype
+        o.insert("datatype".into(), json!(XSD_STRING));
+    }
+    if let Some(l) = lang {
+        o.insert("xml:lang".into(), json!(l));
+    }
+    Value::Object(o)
 }
 
 #[cfg(test)]

@@ -175,11 +175,9 @@ fn set(a: &mut EvaluateArgs, name: &str, value: Value) -> Result<(), UsageError>
         "fetch_index" => a.fetch_index = texts(name, value)?,
         "kg" => a.kg.kg = texts(name, value)?.into_iter().map(PathBuf::from).collect(),
         "experiments" => {
-            a.experiments = choices(name, value, |s| {
-                parse_experiment(s).map_err(|e| e.to_string())
-            })?;
+            a.experiments = choices(name, value, parse_experiment)?;
         }
-        "by" => a.by = choices(name, value, |s| parse_feature(s).map_err(|e| e.to_string()))?,
+        "by" => a.by = choices(name, value, parse_feature)?,
         "profile" => {
             let t = text(name, &value)?;
             a.profile = Profile::from_name(&t).map_err(|e| usage(name, &value, &e.to_string()))?;
@@ -362,13 +360,13 @@ fn texts(name: &str, value: Value) -> Result<Vec<String>, UsageError> {
 fn choices<T>(
     name: &str,
     value: Value,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, crate::eval::UnknownName>,
 ) -> Result<Vec<T>, UsageError> {
     let all = texts(name, value.clone())?;
     all.iter()
         .flat_map(|t| t.split(','))
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .map(|t| parse(t).map_err(|why| usage(name, &value, &why)))
+        .map(|t| parse(t).map_err(|why| usage(name, &value, &why.to_string())))
         .collect()
 }

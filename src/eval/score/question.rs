@@ -47,7 +47,7 @@ pub(super) fn score_question(
     let mut diags = question_diagnostics(e, entry, run);
     let gold_set = match gold_set(e, entry, profile) {
         Ok(set) => set,
-        Err(why) => return tally.not_evaluable(gq, diags, why),
+        Err(why) => return tally.not_evaluable(gq, diags, why.to_string()),
     };
     let run_set = run.and_then(|r| r.sets[e].as_deref()).unwrap_or(&[]);
     let call_error = scope.calls.and_then(|c| c.errors.get(gq.id.0.as_str()));
@@ -148,24 +148,45 @@ fn gold_set<'q>(
     e: Experiment,
     entry: &GoldEntry<'q>,
     profile: Profile,
-) -> Result<&'q [Prepared], String> {
+) -> Result<&'q [Prepared], NotEvaluable> {
     match &entry.sets[e] {
         // an empty gold marking set has nothing to find: no score for it
         Some(set) if set.is_empty() && e != Experiment::Qa && !profile.empty_markings_score() => {
-            Err(format!(
-                "not evaluable for {}: the gold question marks nothing for it, so no run can be scored there",
-                e.name()
-            ))
+            Err(NotEvaluable::MarksNothing(e))
         }
         Some(set) => Ok(set),
         None if e != Experiment::Qa && profile.empty_markings_score() => Ok(&[]),
-        None => Err(match e {
-            Experiment::Qa => "not evaluable: the gold question has no answers".to_string(),
-            _ => format!(
+        None => Err(NotEvaluable::NoGold(e)),
+    }
+}
+
+/// Why a gold question cannot be scored for a sub-experiment; its text is
+/// the question's diagnostic.
+#[derive(Debug, Clone, Copy)]
+enum NotEvaluable {
+    /// The gold question marks nothing for the sub-experiment.
+    MarksNothing(Experiment),
+    /// It has no answers (QA), or no usable query or annotation.
+    NoGold(Experiment),
+}
+
+impl std::fmt::Display for NotEvaluable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotEvaluable::MarksNothing(e) => write!(
+                f,
+                "not evaluable for {}: the gold question marks nothing for it, so no run can be scored there",
+                e.name()
+            ),
+            NotEvaluable::NoGold(Experiment::Qa) => {
+                write!(f, "not evaluable: the gold question has no answers")
+            }
+            NotEvaluable::NoGold(e) => write!(
+                f,
                 "not evaluable for {}: the gold question has no usable query or annotation",
                 e.name()
             ),
-        }),
+        }
     }
 }
 
