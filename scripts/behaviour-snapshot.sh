@@ -20,11 +20,12 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# timings and versions differ between builds and runs: mask them
+# timings and versions differ between builds and runs: mask them (an index's
+# meta_sha256 hashes its built_at; a live system's measured latency)
 mask() {
   sed -E \
-    -e 's/"(version|built_by)": *"[^"]*"/"\1": "*"/g' \
-    -e 's/"(built_at|runtime_ms_mean|seconds|elapsed_ms|ms|load_ms)": *[0-9.e+-]+/"\1": 0/g' \
+    -e 's/"(version|built_by|meta_sha256)": *"[^"]*"/"\1": "*"/g' \
+    -e 's/"(built_at|runtime_ms_mean|seconds|elapsed_ms|ms|load_ms|latency_ms)": *[0-9.e+-]+/"\1": 0/g' \
     -e 's/token=[0-9a-f]+/token=*/g' \
     -e "s|$work/|WORK/|g" \
     -e "s|127.0.0.1:[0-9]+|127.0.0.1:PORT|g" \
