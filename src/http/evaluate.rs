@@ -341,11 +341,7 @@ pub async fn evaluate(
         explain_failures: body.explain_failures,
         audit: None,
     };
-    let has_graph = state
-        .worker
-        .knowledge_graph_for(request.benchmark.as_deref())
-        .is_some();
-    request.check(has_graph).map_err(request_error)?;
+    state.worker.check(&request).map_err(request_error)?;
     let (worker, live) = (state.worker.clone(), state.live.clone());
     let work = web::block(move || {
         let report = evaluate_job(request, live, &worker, &|_, _| {});

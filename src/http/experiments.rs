@@ -486,12 +486,9 @@ fn submission(
         explain_failures: form.explain_failures,
         audit: None,
     };
-    let has_graph = state
+    state
         .worker
-        .knowledge_graph_for(request.benchmark.as_deref())
-        .is_some();
-    request
-        .check(has_graph)
+        .check(&request)
         .map_err(super::evaluate::request_error)?;
     let job = Submitted {
         id: String::new(),

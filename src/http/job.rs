@@ -56,6 +56,19 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Checks a request as `run_job` will ([`Request::check`]) with the
+    /// knowledge graph the worker would execute its queries on, so that a
+    /// route refuses it before any work (a stored experiment before it is
+    /// queued).
+    pub fn check(&self, request: &Request) -> Result<(), crate::eval::job::RequestError> {
+        let has_graph = self
+            .knowledge_graph_for(request.benchmark.as_deref())
+            .is_some();
+        request.check(has_graph)
+    }
+}
+
 /// Evaluates a request through the one evaluation pipeline ([`run_job`])
 /// with the worker's index, knowledge graph and prepared golds, its live
 /// systems called as `live` says, calling `progress` with the questions asked
