@@ -15,19 +15,26 @@ use crate::model::{AnswerSet, Question, Term};
 /// The most rows a difference lists on each side.
 const SHOWN: usize = 3;
 
-/// The findings of one question's query on the stores.
+/// The findings of one question's query on the stores, and the first
+/// execution on the first store when every execution there ran (what a
+/// frozen gold takes).
 pub(super) fn question(
     q: &Question,
     text: &str,
     stores: &[&dyn Store],
     repeat: usize,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, Option<Executed>) {
     let id = q.id.0.as_str();
     let mut out = Vec::new();
     let mut firsts: Vec<(String, Executed)> = Vec::new();
     let ordered = crate::query::orders(text);
-    for store in stores {
-        firsts.extend(on_store(id, text, *store, repeat, ordered, &mut out));
+    let mut on_first = None;
+    for (k, store) in stores.iter().enumerate() {
+        let ran = on_store(id, text, *store, repeat, ordered, &mut out);
+        if k == 0 {
+            on_first = ran.as_ref().map(|(_, e)| e.clone());
+        }
+        firsts.extend(ran);
     }
     for pair in firsts.windows(2) {
         let ((a_name, a), (b_name, b)) = (&pair[0], &pair[1]);
@@ -53,7 +60,7 @@ pub(super) fn question(
     if let (Some(given), Some((name, first))) = (&q.answers, firsts.first()) {
         out.extend(stale_gold(id, given, name, first));
     }
-    out
+    (out, on_first)
 }
 
 /// The findings of a query executed `repeat` times on one store (failed or

@@ -13,7 +13,7 @@ mod statics;
 
 use serde::Serialize;
 
-use crate::model::{Dataset, Query};
+use crate::model::{AnswerSet, Dataset, Query};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, utoipa::ToSchema)]
@@ -54,7 +54,7 @@ pub struct Finding {
 }
 
 /// One query executed on a store, as the audit compares it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Executed {
     /// `ok`, `timeout`, `syntax_error`, `execution_error`, `truncated`.
     pub status: String,
@@ -65,6 +65,11 @@ pub struct Executed {
     /// Each row: per variable, its value as text (`None`: unbound), in the
     /// store's order.
     pub rows: Vec<Vec<Option<String>>>,
+    /// The same result as typed terms (IRIs, literals with their datatype or
+    /// language, booleans), one answer per row in the store's order: what
+    /// `audit --write-gold` freezes, so that the frozen answers are exactly
+    /// the ones the audit compared.
+    pub answers: AnswerSet,
 }
 
 impl Executed {
@@ -154,16 +159,35 @@ pub struct Counts {
 /// Audits `gold`: the checks without a store, then, for each store given,
 /// the executions.
 pub fn audit(gold: &Dataset, stores: &[&dyn Store], options: AuditOptions) -> AuditReport {
+    audit_keeping(gold, stores, options).0
+}
+
+/// [`audit`], and beside the report, per gold question (in the gold's
+/// order), the first execution of its query on the **first** store when
+/// every execution there ran: the result `audit --write-gold` freezes, so
+/// that the frozen gold holds exactly what the audit checked (`None`: no
+/// query, no store, or an execution that failed).
+pub fn audit_keeping(
+    gold: &Dataset,
+    stores: &[&dyn Store],
+    options: AuditOptions,
+) -> (AuditReport, Vec<Option<Executed>>) {
     let repeat = options.repeat.max(1);
     let mut findings = Vec::new();
+    let mut results = Vec::with_capacity(gold.questions.len());
+    let languages = statics::Languages::of(gold);
     for (i, q) in gold.questions.iter().enumerate() {
         let mut mine = statics::question(q, options, !stores.is_empty());
-        mine.extend(statics::languages(gold, i));
+        mine.extend(languages.question(gold, i));
+        let mut first = None;
         if let Query::Sparql(text) = &q.query {
             if !stores.is_empty() {
-                mine.extend(dynamic::question(q, text, stores, repeat));
+                let (found, executed) = dynamic::question(q, text, stores, repeat);
+                mine.extend(found);
+                first = executed;
             }
         }
+        results.push(first);
         // a store's verdict on DISTINCT replaces the one the text alone gives
         if mine
             .iter()
@@ -182,7 +206,7 @@ pub fn audit(gold: &Dataset, stores: &[&dyn Store], options: AuditOptions) -> Au
             Severity::Note => counts.note += 1,
         }
     }
-    AuditReport {
+    let report = AuditReport {
         questions: gold.questions.len(),
         with_query: gold
             .questions
@@ -193,7 +217,8 @@ pub fn audit(gold: &Dataset, stores: &[&dyn Store], options: AuditOptions) -> Au
         repeat,
         counts,
         findings,
-    }
+    };
+    (report, results)
 }
 
 /// The codes whose finding means a question's result is not one fixed

@@ -343,18 +343,45 @@ fn base_id(id: &str) -> &str {
     }
 }
 
-/// The languages of question `i` (its texts, and the texts of the questions
-/// of the same id in other languages, found once, at the first of them)
-/// that carry different numbers or quoted names.
-pub(super) fn languages(gold: &Dataset, i: usize) -> Vec<Finding> {
-    let q = &gold.questions[i];
-    let base = base_id(&q.id.0);
-    if gold.questions[..i].iter().any(|p| base_id(&p.id.0) == base) {
-        return Vec::new();
+/// The questions of a gold grouped by their id without its language suffix
+/// (`ck25:1-en`, `ck25:1-es` → `ck25:1`), found in one pass, so that the
+/// languages check is linear in the gold, not quadratic.
+pub(super) struct Languages {
+    /// Per question, the questions of its group in gold order, when it is
+    /// the first of its group; `None` for the others (their group is
+    /// checked at its first question).
+    groups: Vec<Option<Vec<usize>>>,
+}
+
+impl Languages {
+    /// The groups of `gold`.
+    pub(super) fn of(gold: &Dataset) -> Languages {
+        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut groups: Vec<Option<Vec<usize>>> = vec![None; gold.questions.len()];
+        for (i, q) in gold.questions.iter().enumerate() {
+            let at = *first.entry(base_id(&q.id.0)).or_insert(i);
+            groups[at].get_or_insert_with(Vec::new).push(i);
+        }
+        Languages { groups }
     }
-    let texts: Vec<(&str, &str)> = gold.questions[i..]
+
+    /// The languages of question `i` (its texts, and the texts of the
+    /// questions of the same id in other languages, found once, at the first
+    /// of them) that carry different numbers or quoted names.
+    pub(super) fn question(&self, gold: &Dataset, i: usize) -> Vec<Finding> {
+        match self.groups.get(i) {
+            Some(Some(members)) => languages(gold, i, members),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The finding of the group `members` (question indices, `i` the first).
+fn languages(gold: &Dataset, i: usize, members: &[usize]) -> Vec<Finding> {
+    let q = &gold.questions[i];
+    let texts: Vec<(&str, &str)> = members
         .iter()
-        .filter(|p| base_id(&p.id.0) == base)
+        .map(|&m| &gold.questions[m])
         .flat_map(|p| p.texts.iter().map(|(l, t)| (l.as_str(), t.as_str())))
         .collect();
     let Some(&(first_lang, first)) = texts.first() else {

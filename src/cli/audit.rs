@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::outln;
-use crate::audit::{audit, AuditOptions, AuditReport, Store};
-use crate::sparql::{execute_dataset, AuditStore, ExecOptions, KnowledgeGraph, Mode};
+use crate::audit::{audit_keeping, AuditOptions, AuditReport, Executed, Store};
+use crate::sparql::{AuditStore, ExecOptions, KnowledgeGraph};
 use anyhow::bail;
 
 /// Arguments of `qajudge audit`.
@@ -89,7 +89,7 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
     let mut gold = super::load(&args.gold)?;
     if let Some(path) = &args.gold_answers {
         let answers = super::load(path)?;
-        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
+        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string())?;
     }
     let profile = args.profile;
     let options = ExecOptions {
@@ -112,7 +112,7 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
     }
     let graphs: Vec<AuditStore<'_>> = kgs.iter().map(|kg| AuditStore::new(kg, options)).collect();
     let stores: Vec<&dyn Store> = graphs.iter().map(|g| g as &dyn Store).collect();
-    let report = audit(
+    let (report, results) = audit_keeping(
         &gold,
         &stores,
         AuditOptions {
@@ -120,45 +120,67 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
             text2sparql: profile == crate::eval::Profile::Text2sparql,
         },
     );
-    if let (Some(out), Some(kg)) = (&args.write_gold, kgs.first()) {
-        write_gold(out, gold, kg, options, &report)?;
+    if let (Some(out), Some(store)) = (&args.write_gold, report.stores.first()) {
+        let (doc, frozen, unstable) = freeze(gold, results, store, &report);
+        let text = serde_json::to_string_pretty(&doc)? + "\n";
+        super::refresh::write_replacing(out, text.as_bytes())?;
+        eprintln!(
+            "wrote {}: {frozen} question(s) frozen, {unstable} marked unstable",
+            out.display()
+        );
     }
     Ok(report)
 }
 
-/// Writes the gold with the answers of `kg`'s execution for every question
-/// the audit found stable, and every unstable one marked with why (its given
-/// answers kept), to `out` through a temporary file.
-fn write_gold(
-    out: &std::path::Path,
+/// The frozen gold (QALD-JSON, marked as qajudge's) of an audit: every
+/// question whose query the audit found stable takes, as its answers, the
+/// very result the audit compared on the first store (`store`), never a new
+/// execution; a question with a query whose audit found it unstable, or for
+/// which the audit holds no result (an execution that failed), keeps its
+/// given answers and is marked `unstable` with why; a question without a
+/// query is written as it was. Returns the document, and the counts of
+/// frozen and unstable questions.
+pub(crate) fn freeze(
     gold: crate::model::Dataset,
-    kg: &KnowledgeGraph,
-    options: ExecOptions,
+    results: Vec<Option<Executed>>,
+    store: &str,
     report: &AuditReport,
-) -> anyhow::Result<()> {
+) -> (serde_json::Value, usize, usize) {
     let unstable: std::collections::HashMap<String, String> =
         crate::audit::unstable_questions(report)
             .into_iter()
             .collect();
-    let mut frozen = gold.clone();
-    let summary = execute_dataset(kg, &mut frozen, Mode::All, false, options, &|_, _| {});
-    for (q, given) in frozen.questions.iter_mut().zip(gold.questions) {
+    let mut frozen = gold;
+    let mut columns = std::collections::BTreeMap::new();
+    let (mut fixed, mut marked) = (0, 0);
+    for (q, result) in frozen.questions.iter_mut().zip(results) {
+        if !matches!(q.query, crate::model::Query::Sparql(_)) {
+            continue;
+        }
         if let Some(why) = unstable.get(&q.id.0) {
-            q.answers = given.answers;
             q.unstable = Some(why.clone());
+            marked += 1;
+            continue;
+        }
+        match result {
+            Some(executed) => {
+                let mut answers = executed.answers;
+                columns.insert(q.id.0.clone(), std::mem::take(&mut answers.columns));
+                q.answers = Some(answers);
+                q.unstable = None;
+                fixed += 1;
+            }
+            None => {
+                q.unstable = Some(format!(
+                    "not_executed: the audit holds no result of the query on {store}; its given answers are kept"
+                ));
+                marked += 1;
+            }
         }
     }
-    let mut doc = crate::qald::to_qald_json(&frozen, &summary.columns);
+    let mut doc = crate::qald::to_qald_json(&frozen, &columns);
     super::refresh::mark_ours(&mut doc, "qajudge audit --write-gold");
-    let text = serde_json::to_string_pretty(&doc)? + "\n";
-    super::refresh::write_replacing(out, text.as_bytes())?;
-    eprintln!(
-        "wrote {}: {} question(s) frozen, {} marked unstable",
-        out.display(),
-        frozen.questions.len() - unstable.len(),
-        unstable.len()
-    );
-    Ok(())
+    (doc, fixed, marked)
 }
 
 fn print_table(gold: &str, r: &AuditReport) -> anyhow::Result<()> {

@@ -349,7 +349,7 @@ pub fn report_with(
     };
     if let Some(path) = &args.gold_answers {
         let answers = super::load(path)?;
-        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string());
+        crate::eval::join::gold_answers(&mut gold, answers, &path.display().to_string())?;
     }
     // the ids of a --questions file or a sample's ids.txt, checked against the gold
     let ids_file = args

@@ -108,10 +108,14 @@ pub(super) fn check_out(out: &Path) -> anyhow::Result<()> {
         }
     };
     let what = if file_type.is_file() {
-        if is_ours(out)? {
+        let read_only = std::fs::metadata(out).is_ok_and(|m| m.permissions().readonly());
+        if read_only {
+            "a read-only file, which qajudge never replaces"
+        } else if is_ours(out)? {
             return Ok(());
+        } else {
+            "a file qajudge did not write (not a JSON document whose dataset has a `written_by` of qajudge's), which it never replaces"
         }
-        "a file qajudge did not write (its dataset has no `written_by` of qajudge's), which it never replaces"
     } else if file_type.is_dir() {
         "a directory"
     } else if file_type.is_symlink() {
@@ -141,22 +145,37 @@ pub(super) fn mark_ours(doc: &mut serde_json::Value, writer: &str) {
     }
 }
 
-/// True when the regular file `path` is a benchmark qajudge wrote: its first
-/// 4 KiB (where the dataset object comes, before the questions) hold the
-/// `written_by` mark of [`mark_ours`].
+/// True when the regular file `path` is a benchmark qajudge wrote: it reads
+/// whole as a JSON document whose `dataset.written_by` (the mark of
+/// [`mark_ours`]) names a qajudge command. A file that only quotes the mark
+/// (a Markdown note, a YAML comment, a string elsewhere in a JSON document)
+/// is not ours. The document is streamed: only the mark is kept.
 pub(super) fn is_ours(path: &Path) -> anyhow::Result<bool> {
-    use std::io::Read as _;
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
-        .with_context(|| {
-            format!(
-                "{}: cannot read it to see whether qajudge wrote it",
-                path.display()
-            )
-        })?;
-    let text = String::from_utf8_lossy(&head);
-    Ok(text.contains("\"written_by\": \"qajudge "))
+    /// The top of a document: its dataset, the rest skipped unread.
+    #[derive(serde::Deserialize)]
+    struct Top {
+        dataset: Option<Mark>,
+    }
+    /// The dataset object's mark.
+    #[derive(serde::Deserialize)]
+    struct Mark {
+        written_by: Option<serde_json::Value>,
+    }
+    let file = std::fs::File::open(path).with_context(|| {
+        format!(
+            "{}: cannot read it to see whether qajudge wrote it",
+            path.display()
+        )
+    })?;
+    let top: Top = match serde_json::from_reader(std::io::BufReader::new(file)) {
+        Ok(top) => top,
+        // not one JSON document of that shape: not a file qajudge wrote
+        Err(_) => return Ok(false),
+    };
+    Ok(matches!(
+        top.dataset.and_then(|d| d.written_by),
+        Some(serde_json::Value::String(by)) if by.starts_with("qajudge ")
+    ))
 }
 
 /// Writes `bytes` to `out` through a temporary file beside it, synced, then
@@ -186,6 +205,10 @@ pub(super) fn write_replacing(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
                 tmp.display()
             )
         })?;
+    // the replaced file's permissions carry over (a 0600 file stays 0600)
+    if let Ok(old) = std::fs::metadata(out) {
+        let _ = file.set_permissions(old.permissions());
+    }
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
@@ -249,6 +272,52 @@ mod tests {
         let e = format!("{:#}", check_out(&out).expect_err("not ours"));
         assert!(e.contains("did not write"), "{e}");
         assert_eq!(names(&dir), ["out.json"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_that_only_quotes_the_mark_is_not_ours_and_is_kept() {
+        let dir = scratch("quotes");
+        let notes = dir.join("notes.md");
+        let md =
+            b"# notes\n\nqajudge marks its files with `\"written_by\": \"qajudge refresh\"`.\n";
+        std::fs::write(&notes, md).expect("notes");
+        let e = format!("{:#}", check_out(&notes).expect_err("a Markdown note"));
+        assert!(e.contains("did not write"), "{e}");
+        let yaml = dir.join("gold.yaml");
+        let text = b"# \"written_by\": \"qajudge audit --write-gold\"\nquestions: []\n";
+        std::fs::write(&yaml, text).expect("yaml");
+        assert!(check_out(&yaml).is_err(), "a YAML gold quoting the mark");
+        // the mark elsewhere than the dataset's written_by
+        let other = dir.join("other.json");
+        std::fs::write(
+            &other,
+            br#"{"questions": [{"written_by": "qajudge refresh"}]}"#,
+        )
+        .expect("other");
+        assert!(check_out(&other).is_err(), "the mark inside a question");
+        assert_eq!(std::fs::read(&notes).expect("notes"), md);
+        assert_eq!(std::fs::read(&yaml).expect("yaml"), text);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_a_read_only_one_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = scratch("mode");
+        let out = dir.join("out.json");
+        let ours = br#"{"dataset": {"written_by": "qajudge refresh"}, "questions": []}"#;
+        std::fs::write(&out, ours).expect("out");
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).expect("0600");
+        write_replacing(&out, ours).expect("replaced");
+        let mode = std::fs::metadata(&out).expect("out").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the mode carries over: {mode:o}");
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o444)).expect("0444");
+        let e = format!("{:#}", check_out(&out).expect_err("read-only"));
+        assert!(e.contains("read-only"), "{e}");
+        assert!(write_replacing(&out, b"{}").is_err(), "never replaced");
+        assert_eq!(std::fs::read(&out).expect("out"), ours);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -132,13 +132,47 @@ pub fn join_by_text(gold: &Dataset, run: &mut Dataset) {
 /// `RESULT_ORDER_MATTERS` flags are added. Says in the gold's diagnostics
 /// how many questions took answers, and names answer sets of no gold
 /// question and gold questions left without answers.
-pub fn gold_answers(gold: &mut Dataset, answers: Dataset, source: &str) {
+///
+/// A file that holds no answer set at all (a benchmark YAML given by
+/// mistake) is an error naming what it was read as. Where the file gives one
+/// id twice, the last answer set counts (as Python's `json.load` and the
+/// challenge read it), with a warning; every diagnostic of the file is kept
+/// in the gold's, naming the file.
+pub fn gold_answers(
+    gold: &mut Dataset,
+    answers: Dataset,
+    source: &str,
+) -> Result<(), GoldAnswersError> {
+    if !answers.questions.iter().any(|q| q.answers.is_some()) {
+        return Err(GoldAnswersError::NoAnswers {
+            file: source.to_string(),
+            format: answers.format.name().to_string(),
+            questions: answers.questions.len(),
+        });
+    }
     let total = answers.questions.len();
-    let mut by_id: HashMap<String, crate::model::Question> = answers
-        .questions
-        .into_iter()
-        .map(|q| (q.id.0.clone(), q))
-        .collect();
+    gold.diagnostics
+        .extend(answers.diagnostics.iter().map(|d| format!("{source}: {d}")));
+    let mut by_id: HashMap<String, crate::model::Question> = HashMap::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for q in answers.questions {
+        for d in &q.diagnostics {
+            gold.diagnostics
+                .push(format!("{source}: question {}: {d}", q.id.0));
+        }
+        if let Some(earlier) = by_id.insert(q.id.0.clone(), q) {
+            repeated.push(earlier.id.0);
+        }
+    }
+    if !repeated.is_empty() {
+        repeated.sort();
+        repeated.dedup();
+        gold.diagnostics.push(format!(
+            "warning: {source} gives {} id(s) more than once ({} …): the last answer set of each counts, as Python's json.load reads it",
+            repeated.len(),
+            repeated.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     let (mut given, mut without) = (0usize, Vec::new());
     for q in &mut gold.questions {
         match by_id.remove(&q.id.0) {
@@ -177,6 +211,22 @@ pub fn gold_answers(gold: &mut Dataset, answers: Dataset, source: &str) {
             few(&mut without.into_iter())
         ));
     }
+    Ok(())
+}
+
+/// Why `--gold-answers` (`gold_answers=`) cannot give the gold its answers.
+#[derive(Debug, thiserror::Error)]
+pub enum GoldAnswersError {
+    /// The file holds no answer set: not a result set.
+    #[error("{file}: read as {format} ({questions} questions), it holds no answer set: --gold-answers (in Python gold_answers=) takes the gold's answers, such as the challenge's result set; give the benchmark itself as --gold (gold=)")]
+    NoAnswers {
+        /// The file as given.
+        file: String,
+        /// The format it was read as.
+        format: String,
+        /// Its questions.
+        questions: usize,
+    },
 }
 
 #[cfg(test)]

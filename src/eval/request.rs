@@ -116,6 +116,24 @@ pub enum RequestError {
     /// A live system answers with queries and there is no knowledge graph.
     #[error("the live system {0} answers with a query (text2sparql), which is executed: give the knowledge graph (--kg FILE... or --endpoint URL)")]
     QueriesWithoutGraph(String),
+    /// A run gives queries and no answers where answers are scored, and
+    /// there is no knowledge graph to execute them (docs/scoring.md,
+    /// Executing SPARQL): every question of it would be unanswered.
+    #[error("run {run:?} gives queries and no answers ({queries} question(s)), and no knowledge graph was given to execute them, so its answers cannot be scored: give the knowledge graph (--kg FILE... or --endpoint URL; in Python kg= or endpoint=), or the run's own answers (its result set); the text measures of its queries need no graph (--experiments query)")]
+    RunQueriesWithoutGraph {
+        /// The run's name.
+        run: String,
+        /// Its questions with a query and no answers.
+        queries: usize,
+    },
+    /// An LLM judge given where nothing would ask it: under a profile that
+    /// scores value sets exactly (`text2sparql`), or without QA, and not for
+    /// query pairs.
+    #[error("the LLM judge (--llm-judge, llm_judge=) would never be asked: {why}; leave it out, or give a profile that judges free-text answers (judge, gerbil, mqald and the official profiles other than text2sparql), or --llm-queries with --experiments query")]
+    JudgeNeverAsked {
+        /// Why, naming the profile or the experiments.
+        why: String,
+    },
     /// The `grailqa` profile without GrailQA's schema.
     #[error("the grailqa profile compares logical forms with GrailQA's schema: give the ontology (--ontology DIR, the folder of fb_roles, fb_types and reverse_properties)")]
     NoOntology,
@@ -178,8 +196,14 @@ impl Request {
             }) {
                 return Err(RequestError::QueriesWithoutGraph(url.clone()));
             }
+            if let Some((run, queries)) = self.runs_of_queries_only() {
+                return Err(RequestError::RunQueriesWithoutGraph { run, queries });
+            }
         }
         let profile = self.options.profile;
+        if let Some(why) = self.judge_never_asked() {
+            return Err(RequestError::JudgeNeverAsked { why });
+        }
         if self.options.ontology.is_none() && profile == Profile::Grailqa {
             return Err(RequestError::NoOntology);
         }
@@ -205,6 +229,70 @@ impl Request {
         }
         Ok(())
     }
+}
+
+impl Request {
+    /// The first file run that gives queries and not one answer, with its
+    /// count of such questions, when answers are scored (QA is among the
+    /// experiments and the gold has answers): without a knowledge graph its
+    /// answers cannot be had. A run that answers some questions is scored,
+    /// its unexecuted questions not evaluable ([`unexecuted_run`]).
+    fn runs_of_queries_only(&self) -> Option<(String, usize)> {
+        let scores_qa = self.options.experiments.is_empty()
+            || self.options.experiments.contains(&super::Experiment::Qa);
+        if !scores_qa || !self.gold.questions.iter().any(|q| q.answers.is_some()) {
+            return None;
+        }
+        self.runs.iter().find_map(|r| match r {
+            RunSource::File { name, dataset, .. } => {
+                let queries = unexecuted_run(dataset);
+                let answered = dataset.questions.iter().any(|q| q.answers.is_some());
+                (queries > 0 && !answered).then(|| (name.clone(), queries))
+            }
+            RunSource::System { .. } => None,
+        })
+    }
+}
+
+impl Request {
+    /// Why the LLM judge given would never be asked, if so: the judge asks
+    /// about QA answers under a profile that matches answers (not one that
+    /// scores value sets), and about query pairs with `--llm-queries` when
+    /// the query experiment is scored.
+    fn judge_never_asked(&self) -> Option<String> {
+        use super::Rules as _;
+        let judge = self.options.llm.as_deref()?;
+        let wants = |e| {
+            (self.options.experiments.is_empty() && e != super::Experiment::Query)
+                || self.options.experiments.contains(&e)
+        };
+        let answers = wants(super::Experiment::Qa) && !self.options.profile.scores_value_sets();
+        let queries = judge.judges_queries() && wants(super::Experiment::Query);
+        if answers || queries {
+            return None;
+        }
+        Some(if wants(super::Experiment::Qa) {
+            format!(
+                "the {} profile scores the answers' values exactly, as its official script does",
+                self.options.profile.name()
+            )
+        } else {
+            "QA is not among the experiments scored".to_string()
+        })
+    }
+}
+
+/// The questions of a run that give a SPARQL query and no answers, and were
+/// not executed: without a knowledge graph they are not evaluable.
+pub fn unexecuted_run(run: &Dataset) -> usize {
+    run.questions
+        .iter()
+        .filter(|q| {
+            q.answers.is_none()
+                && q.execution.is_none()
+                && matches!(q.query, crate::model::Query::Sparql(_))
+        })
+        .count()
 }
 
 /// The gold's questions whose ids `keep` holds, in the gold's order, and

@@ -20,7 +20,8 @@ use super::values::{
 };
 use crate::model::{AnswerSet, Dataset, FirstObject, Format, Query, Question, QuestionId};
 
-const FLAGS: [&str; 5] = ["aggregation", "onlydbo", "hybrid", "yago", "qald-version"];
+/// The question flags the reader keeps (with `status`), lowercased.
+pub(crate) const FLAGS: [&str; 5] = ["aggregation", "onlydbo", "hybrid", "yago", "qald-version"];
 
 /// Parses a QALD-JSON object that has a `questions` array (the tolerant path).
 pub fn parse(mut map: Map<String, Value>) -> Dataset {

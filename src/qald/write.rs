@@ -19,13 +19,7 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
         .map(|q| {
             let mut o = Map::new();
             o.insert("id".into(), Value::String(q.id.0.clone()));
-            o.insert(
-                "question".into(),
-                q.texts
-                    .iter()
-                    .map(|(l, t)| json!({"language": l, "string": t}))
-                    .collect(),
-            );
+            o.insert("question".into(), texts(q));
             match &q.query {
                 Query::Sparql(s) => {
                     o.insert("query".into(), json!({"sparql": s}));
@@ -35,8 +29,20 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
                 }
                 Query::None => {}
             }
-            for (k, v) in &q.flags {
-                o.insert(k.clone(), Value::String(v.clone()));
+            // only the flags the QALD-JSON reader reads back (others, such as
+            // a run's measures kept in flags, are not the gold's)
+            let kept = q
+                .flags
+                .iter()
+                .filter(|(k, _)| *k == "status" || super::json::FLAGS.contains(&k.as_str()));
+            for (k, v) in kept {
+                // a flag the file wrote as a boolean is written as one
+                let value = match v.as_str() {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    _ => Value::String(v.clone()),
+                };
+                o.insert(k.clone(), value);
             }
             if let Some(why) = &q.unstable {
                 o.insert("unstable".into(), Value::String(why.clone()));
@@ -44,8 +50,17 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
             if let Some(t) = &q.answertype {
                 o.insert("answertype".into(), Value::String(t.clone()));
             }
+            // the tags (`RESULT_ORDER_MATTERS` among them) under the key the
+            // QALD-JSON reader reads them from
             if !q.tags.is_empty() {
-                o.insert("features".into(), json!(q.tags));
+                o.insert("modifiers".into(), json!(q.tags));
+            }
+            let annotations = annotations(q);
+            if !annotations.is_empty() {
+                o.insert("annotations".into(), Value::Array(annotations));
+            }
+            if !q.item_types.is_empty() {
+                o.insert("answeritemtype".into(), json!(q.item_types));
             }
             if let Some(set) = &q.answers {
                 o.insert(
@@ -62,6 +77,38 @@ pub fn to_qald_json(dataset: &Dataset, columns: &BTreeMap<String, Vec<Vec<usize>
     }
     top.insert("questions".into(), Value::Array(questions));
     Value::Object(top)
+}
+
+/// The question's texts per language, each with its keywords in that
+/// language when it has some.
+fn texts(q: &crate::model::Question) -> Value {
+    q.texts
+        .iter()
+        .map(|(l, t)| {
+            let mut o = Map::new();
+            o.insert("language".into(), json!(l));
+            o.insert("string".into(), json!(t));
+            if let Some((_, k)) = q.keywords.iter().find(|(kl, _)| kl == l) {
+                o.insert("keywords".into(), json!(k));
+            }
+            Value::Object(o)
+        })
+        .collect()
+}
+
+/// The entities, classes and properties the question declares, as the
+/// QALD-JSON reader reads them (`annotations` of type ENTITY, CLASS and
+/// PROPERTY).
+fn annotations(q: &crate::model::Question) -> Vec<Value> {
+    let kinds = [
+        ("ENTITY", &q.entities),
+        ("CLASS", &q.classes),
+        ("PROPERTY", &q.properties),
+    ];
+    kinds
+        .iter()
+        .flat_map(|(kind, iris)| iris.iter().map(move |i| json!({"URI": i, "type": kind})))
+        .collect()
 }
 
 /// The answer objects of a set, rows in order: a row that is one boolean is an

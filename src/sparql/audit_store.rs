@@ -125,11 +125,14 @@ impl Store for AuditStore<'_> {
                 row
             })
             .collect();
+        let mut answers = outcome.answers;
+        answers.columns = outcome.columns;
         Executed {
             status: outcome.status.name().to_string(),
             message: outcome.message,
             vars,
             rows,
+            answers,
         }
     }
 
@@ -149,6 +152,7 @@ fn failed(status: &str, message: &str) -> Executed {
         message: Some(message.to_string()),
         vars: Vec::new(),
         rows: Vec::new(),
+        answers: crate::model::AnswerSet::default(),
     }
 }
 

@@ -309,6 +309,37 @@ fn unstable_questions_are_frozen_out_and_scored_apart() {
         audited["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"]["set_f"],
         apart["runs"][0]["experiments"]["qa"]["aggregate"]["challenge"]["set_f"]
     );
+    // freezing keeps what the scoring reads: every figure of every stable
+    // question, and the aggregate (nDCG of the two RESULT_ORDER_MATTERS
+    // questions included), is the unfrozen evaluation's
+    let qa = |r: &Value| r["runs"][0]["experiments"]["qa"].clone();
+    let figures = |r: &Value| -> Vec<Value> {
+        qa(r)["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .map(|q| {
+                let mut q = q.clone();
+                // how the gold's answers came (executed, or read) differs
+                if let Some(o) = q.as_object_mut() {
+                    o.retain(|k, _| k != "diagnostics" && !k.ends_with("execution"));
+                }
+                q
+            })
+            .collect()
+    };
+    let (a, b) = (figures(&apart), figures(&audited));
+    assert_eq!(a.len(), b.len());
+    for (a, b) in a.iter().zip(&b) {
+        assert_eq!(a, b);
+    }
+    assert_eq!(qa(&apart)["aggregate"], qa(&audited)["aggregate"]);
+    let challenge = &qa(&apart)["aggregate"]["challenge"];
+    assert!(challenge["ndcg"].is_number(), "{challenge}");
+    assert!(
+        challenge["set_f_ndcg"].is_number() || challenge["set_f+ndcg"].is_number(),
+        "{challenge}"
+    );
     // a paper's table says how many were set apart
     let mut latex = vec![
         "evaluate",

@@ -49,6 +49,14 @@ pub(super) fn score_question(
         Ok(set) => set,
         Err(why) => return tally.not_evaluable(gq, diags, why.to_string()),
     };
+    if e == Experiment::Qa && run.is_some_and(|r| unexecuted(r.question)) {
+        // never scored 0 for want of a graph (docs/scoring.md, Executing SPARQL)
+        return tally.not_evaluable(
+            gq,
+            diags,
+            "not evaluable: the run gives a query and no answers, and no knowledge graph was given to execute it".into(),
+        );
+    }
     let run_set = run.and_then(|r| r.sets[e].as_deref()).unwrap_or(&[]);
     let call_error = scope.calls.and_then(|c| c.errors.get(gq.id.0.as_str()));
     if let Some(why) = call_error {
@@ -88,6 +96,14 @@ pub(super) fn score_question(
     }
     let score = exact_score(scope, e, judged, &sides, &mut diags);
     tally.matched(scope.options, e, &sides, status, score, diags);
+}
+
+/// True when a run question gives a SPARQL query and no answers, and the
+/// query was not executed (no knowledge graph).
+fn unexecuted(q: &Question) -> bool {
+    q.answers.is_none()
+        && q.execution.is_none()
+        && matches!(q.query, crate::model::Query::Sparql(_))
 }
 
 /// The status of a question's answer: missing, a failed call, abstained,
