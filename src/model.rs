@@ -432,6 +432,8 @@ pub enum Format {
     Kgqagen,
     /// WDQL in JSON Lines (`id, question, sparql, paraphrases, info`).
     Wdql,
+    /// GRASP's outputs in JSON Lines (`id, sparql, elapsed`, `messages`, `error`).
+    GraspOutputs,
 }
 
 impl Format {
@@ -472,6 +474,7 @@ impl Format {
             Format::Qawiki => "qawiki",
             Format::Kgqagen => "kgqagen",
             Format::Wdql => "wdql",
+            Format::GraspOutputs => "grasp-outputs",
         }
     }
 }
@@ -512,6 +515,25 @@ pub struct Dataset {
     /// in the same order (a Spider4SPARQL run): joined by id, each question's
     /// text is checked against the gold question's with that id.
     pub by_position: bool,
+    /// The bytes it was read from, as a receipt records them (docs/reproduce.md):
+    /// the file itself, and files joined into it (`--gold-answers`).
+    pub inputs: Vec<InputDigest>,
+}
+
+/// One input of an evaluation as its receipt records it (docs/reproduce.md):
+/// what it was to the evaluation, its name as given, its size and the
+/// SHA-256 of its bytes as stored.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InputDigest {
+    /// `gold`, `gold_answers`, `run`, `kg`, `index`: set by whoever joins
+    /// it into an evaluation (a reader says `file`).
+    pub role: String,
+    /// Its name as given (a path, or a document's name).
+    pub name: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The SHA-256 of its bytes, lowercase hex.
+    pub sha256: String,
 }
 
 impl Dataset {
@@ -529,6 +551,7 @@ impl Dataset {
             own_gold: None,
             join_by_text: false,
             by_position: false,
+            inputs: Vec::new(),
         }
     }
 }

@@ -18,6 +18,7 @@ mod paper;
 mod progress;
 mod refresh;
 mod render;
+mod reproduce;
 mod sample;
 mod serve;
 
@@ -87,6 +88,10 @@ pub enum Command {
     /// are wrong, unstable or store-dependent, answers that are stale
     /// (docs/audit.md).
     Audit(audit::AuditArgs),
+    /// Check a report's receipt: find its inputs and their digests, evaluate
+    /// again from the receipt alone and compare every figure
+    /// (docs/reproduce.md).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// Writes a line to stdout, returning the error (a pipe closed early) instead of
@@ -157,6 +162,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run_serve(args),
         Command::Refresh(args) => refresh::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Reproduce(args) => reproduce::run(args),
     }
 }
 

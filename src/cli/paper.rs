@@ -304,6 +304,15 @@ fn note(
             let _ = write!(note, " {made} of them in this table.");
         }
     }
+    // the receipt: anyone holding the inputs can re-derive the figures
+    if let Some(r) = &report.receipt {
+        let _ = write!(
+            note,
+            " qajudge {}, receipt {}…; `qajudge reproduce` checks it.",
+            report.version,
+            r.sha256.get(..12).unwrap_or(&r.sha256)
+        );
+    }
     note
 }
 

@@ -151,6 +151,11 @@ pub fn gold_answers(
         });
     }
     let total = answers.questions.len();
+    gold.inputs
+        .extend(answers.inputs.iter().map(|i| crate::model::InputDigest {
+            role: "gold_answers".into(),
+            ..i.clone()
+        }));
     gold.diagnostics
         .extend(answers.diagnostics.iter().map(|d| format!("{source}: {d}")));
     let mut by_id: HashMap<String, crate::model::Question> = HashMap::new();

@@ -21,6 +21,7 @@ mod order;
 mod prepare;
 pub mod profiles;
 pub mod query;
+pub mod receipt;
 pub mod report;
 pub mod request;
 mod score;
@@ -358,6 +359,7 @@ pub fn evaluate_executed(
             judge::judge_unknown_queries(&mut report, gold, run.dataset, &options);
         }
         diagnostics.extend(run_result_notes(run, &report, &notes, at));
+        diagnostics.extend(official_notes(profile, &report));
         reports.push(report);
     }
     let comparisons = compare_runs(&reports, options.baseline.as_deref());
@@ -385,6 +387,7 @@ pub fn evaluate_executed(
         diagnostics,
         unstable: None,
         audit: None,
+        receipt: None,
     }
 }
 
@@ -492,6 +495,27 @@ fn run_result_notes(run: &Run<'_>, report: &RunReport, notes: &RunNotes, at: boo
         ));
     }
     diagnostics
+}
+
+/// What the profile's official script says of a run beside its figures
+/// ([`profiles::Official::notes`]).
+fn official_notes(profile: Profile, report: &RunReport) -> Vec<String> {
+    let (Some(official), Some(qa)) = (profile.official(), report.experiments.qa.as_ref()) else {
+        return Vec::new();
+    };
+    let Some(aggregate) = qa.aggregate.official.as_ref() else {
+        return Vec::new();
+    };
+    let questions: Vec<(&str, &report::Figures)> = qa
+        .questions
+        .iter()
+        .filter_map(|q| q.official.as_ref().map(|f| (q.id.as_str(), f)))
+        .collect();
+    official
+        .notes(&questions, aggregate)
+        .into_iter()
+        .map(|n| format!("run '{}': {n}", report.name))
+        .collect()
 }
 
 /// The report's account of the index: its path, format and, for a built

@@ -33,6 +33,11 @@ pub struct Report {
     /// The gold's audit (`evaluate --audit`; docs/audit.md); absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<crate::audit::AuditReport>,
+    /// What the figures were computed from, and its hash (docs/reproduce.md):
+    /// `qajudge reproduce` re-derives the report from it. Every evaluation
+    /// through the pipeline has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<super::receipt::Receipt>,
 }
 
 /// The questions a gold marks unstable, and each run's QA figures over them

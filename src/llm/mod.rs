@@ -282,6 +282,12 @@ impl Judge {
         }
     }
 
+    /// The server the verdicts come from, as the cache names it (its URL
+    /// without credentials).
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
     /// True when query pairs are judged too.
     pub fn judges_queries(&self) -> bool {
         self.settings.queries

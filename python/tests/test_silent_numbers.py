@@ -1,0 +1,77 @@
+"""No number without a word, in the door the notebook study used
+(docs/scoring.md, Executing SPARQL): DB25's teams give queries and no answers,
+so without a knowledge graph their answers cannot be scored — an error naming
+the run and what to give, never twelve teams at 0.0; a benchmark given as
+``gold_answers=`` is an error naming what it was read as; an empty run warns;
+an LLM judge that nothing would ask is an error naming the profile."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import qajudge
+
+
+def test_db25_teams_without_a_graph_are_an_error_naming_the_run(shared):
+    t = shared / "text2sparql"
+    with pytest.raises(qajudge.QajudgeError) as e:
+        qajudge.evaluate(
+            str(t / "benchmark" / "questions_db25.yaml"),
+            [("INFAI", str(t / "systems" / "INFAI" / "db25_answers.json"))],
+            gold_answers=str(t / "benchmark" / "db25_true_result_set.json"),
+            profile="text2sparql",
+        )
+    message = str(e.value)
+    assert "INFAI" in message and "gives queries and no answers" in message, message
+    assert "kg=" in message and "endpoint=" in message, message
+    # the text measures of the queries need no graph
+    report = qajudge.evaluate(
+        str(t / "benchmark" / "questions_db25.yaml"),
+        [("INFAI", str(t / "systems" / "INFAI" / "db25_answers.json"))],
+        profile="text2sparql",
+        experiments=["query"],
+    )
+    assert report.to_dict()["runs"][0]["name"] == "INFAI"
+
+
+def test_a_benchmark_given_as_gold_answers_is_an_error(shared):
+    t = shared / "text2sparql"
+    yaml = str(t / "benchmark" / "questions_db25.yaml")
+    with pytest.raises(qajudge.QajudgeError) as e:
+        qajudge.evaluate(
+            yaml,
+            [str(t / "benchmark" / "db25_true_result_set.json")],
+            gold_answers=yaml,
+            profile="text2sparql",
+        )
+    assert "holds no answer set" in str(e.value), str(e.value)
+
+
+def test_an_empty_run_warns(shared):
+    t = shared / "text2sparql"
+    kg = [str(t / "kg" / "prod-inst.ttl"), str(t / "kg" / "prod-vocab.ttl")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        qajudge.evaluate(
+            str(t / "benchmark" / "questions_ck25.yml"),
+            [("DBPEDIA-CG", str(t / "systems" / "DBPEDIA-CG" / "ck25_answers.json"))],
+            profile="text2sparql",
+            kg=kg,
+        )
+    said = [str(w.message) for w in caught if issubclass(w.category, qajudge.QajudgeWarning)]
+    assert any("holds no question" in s for s in said), said
+
+
+def test_a_judge_nothing_would_ask_is_an_error(shared):
+    t = shared / "text2sparql"
+    with pytest.raises(qajudge.QajudgeError) as e:
+        qajudge.evaluate(
+            str(t / "benchmark" / "questions_ck25.yml"),
+            [str(t / "benchmark" / "ck25_true_result_set.json")],
+            profile="text2sparql",
+            llm_judge="http://127.0.0.1:9/v1",
+            llm_model="m",
+        )
+    assert "would never be asked" in str(e.value) and "text2sparql" in str(e.value), str(e.value)

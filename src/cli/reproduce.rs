@@ -1,0 +1,434 @@
+//! `qajudge reproduce REPORT.json [--inputs DIR]` (docs/reproduce.md): reads
+//! a report's receipt, checks that its hash is its content's, finds each
+//! input (where the receipt names it, or in `--inputs` by name or by digest)
+//! and checks its digest, naming every input that is missing or changed (exit
+//! 2); then evaluates again from the receipt alone — the options it recorded,
+//! never today's defaults — and compares every figure of the two reports
+//! (the runs with their aggregates, questions and official figures, the
+//! comparisons, the unstable questions, the audit): "reproduced: N figures,
+//! all equal", or each differing figure with both values (exit 1).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser};
+use serde_json::Value;
+
+use super::outln;
+use crate::eval::receipt::{Input, Receipt, RECEIPT_VERSION};
+
+/// Arguments of `qajudge reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The report, as `qajudge evaluate --format json` wrote it.
+    #[arg(value_name = "REPORT")]
+    pub report: PathBuf,
+    /// A directory holding the inputs, found by file name or by digest when
+    /// they are not where the receipt names them.
+    #[arg(long, value_name = "DIR")]
+    pub inputs: Option<PathBuf>,
+}
+
+/// The most files `--inputs` is searched through for a digest.
+const MAX_SCANNED: usize = 20_000;
+/// The most differences printed.
+const SHOWN: usize = 50;
+
+/// Runs `qajudge reproduce`.
+pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let bytes = super::input::read(&args.report)?;
+    let report: Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not a JSON report", args.report.display()))?;
+    let receipt: Receipt = match report.get("receipt") {
+        Some(r) => serde_json::from_value(r.clone()).with_context(|| {
+            format!("{}: its receipt cannot be read", args.report.display())
+        })?,
+        None => bail!(
+            "{}: the report has no receipt (qajudge writes one into every report since 0.3.0); evaluate again to get one",
+            args.report.display()
+        ),
+    };
+    if receipt.version != RECEIPT_VERSION {
+        bail!(
+            "{}: its receipt is of version {}, this qajudge reads version {RECEIPT_VERSION}",
+            args.report.display(),
+            receipt.version
+        );
+    }
+    // an edited receipt is still evaluated as it now reads, so that the
+    // figures its change moves are named; it never passes
+    let hashed = receipt.hash();
+    let edited = (hashed != receipt.sha256).then(|| {
+        format!(
+            "receipt: edited after it was written: it says sha256 {}, its content hashes to {hashed}",
+            receipt.sha256
+        )
+    });
+    if !receipt.live.is_empty() {
+        for l in &receipt.live {
+            outln!(
+                "cannot reproduce: the {} {} was asked live, and cannot be asked again as it was",
+                l.role,
+                l.url
+            )?;
+        }
+        return Ok(ExitCode::from(2));
+    }
+    let (found, problems) = locate(&receipt.inputs, args.inputs.as_deref());
+    if !problems.is_empty() {
+        for p in &problems {
+            outln!("{p}")?;
+        }
+        outln!(
+            "{} input(s) missing or changed: nothing was evaluated",
+            problems.len()
+        )?;
+        return Ok(ExitCode::from(2));
+    }
+    let scratch = Scratch::new()?;
+    let argv = argv(&receipt, &found, &scratch)?;
+    let cli = super::Cli::try_parse_from(&argv)
+        .map_err(|e| anyhow::anyhow!("the receipt's options do not make a command line: {e}"))?;
+    let super::Command::Evaluate(evaluate) = cli.command else {
+        bail!("the receipt's options do not make an evaluation");
+    };
+    let again = super::evaluate::report(&evaluate, Vec::new(), crate::eval::Deadline::default())?;
+    // through text, as the report was: both sides read back alike
+    let again: Value = serde_json::from_slice(&serde_json::to_vec(&again)?)?;
+    let mut differences = Vec::new();
+    let mut figures = 0usize;
+    for key in ["gold", "runs", "comparisons", "unstable", "audit"] {
+        compare(
+            key,
+            report.get(key).unwrap_or(&Value::Null),
+            again.get(key).unwrap_or(&Value::Null),
+            &mut figures,
+            &mut differences,
+        );
+    }
+    let rehashed = again["receipt"]["sha256"].as_str().unwrap_or_default();
+    differences.extend(edited);
+    if rehashed != hashed {
+        differences.push(format!(
+            "receipt: sha256 {hashed} (report) vs {rehashed} (now): the evaluation was not made as recorded"
+        ));
+    }
+    if differences.is_empty() {
+        outln!(
+            "reproduced: {figures} figures, all equal (receipt {})",
+            receipt.sha256
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for d in differences.iter().take(SHOWN) {
+        outln!("{d}")?;
+    }
+    outln!(
+        "not reproduced: {} of {figures} figures differ{}",
+        differences.len(),
+        if differences.len() > SHOWN {
+            format!(" (the first {SHOWN} shown)")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(ExitCode::from(1))
+}
+
+/// Where each input was found, in the receipt's order, and what is missing
+/// or changed.
+fn locate(inputs: &[Input], dir: Option<&Path>) -> (Vec<PathBuf>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    let mut scanned: Option<Vec<PathBuf>> = None;
+    for input in inputs {
+        let what = match &input.run {
+            Some(run) => format!("{} {run:?}", input.role),
+            None => input.role.clone(),
+        };
+        let named = PathBuf::from(&input.name);
+        let mut candidates = vec![named.clone()];
+        if let (Some(dir), Some(file)) = (dir, named.file_name()) {
+            candidates.push(dir.join(file));
+        }
+        let mut changed = None;
+        let hit = candidates.iter().find(|c| match digest_of(c, &input.role) {
+            Some((_, sha)) if sha == input.sha256 => true,
+            Some(other) => {
+                changed.get_or_insert(((*c).clone(), other));
+                false
+            }
+            None => false,
+        });
+        if let Some(path) = hit {
+            found.push(path.clone());
+            continue;
+        }
+        // by digest, among the files of --inputs
+        if let Some(dir) = dir {
+            let files = scanned.get_or_insert_with(|| files_under(dir));
+            let by_digest = files.iter().find(|f| {
+                input
+                    .bytes
+                    .is_none_or(|b| std::fs::metadata(f).is_ok_and(|m| m.len() == b))
+                    && digest_of(f, &input.role).is_some_and(|(_, sha)| sha == input.sha256)
+            });
+            if let Some(path) = by_digest {
+                found.push(path.clone());
+                continue;
+            }
+        }
+        found.push(named);
+        problems.push(match changed {
+            Some((path, (bytes, sha))) => format!(
+                "changed: {what} {}: {}sha256 {} → {}",
+                path.display(),
+                match input.bytes {
+                    Some(b) if b != bytes => format!("size {b} → {bytes}, "),
+                    _ => String::new(),
+                },
+                short(&input.sha256),
+                short(&sha)
+            ),
+            None => {
+                format!(
+                "missing: {what} {} (sha256 {}{}); give the folder that holds it with --inputs DIR",
+                input.name,
+                short(&input.sha256),
+                input.bytes.map(|b| format!(", {b} bytes")).unwrap_or_default()
+            )
+            }
+        });
+    }
+    (found, problems)
+}
+
+/// The size and SHA-256 of an input: a file's bytes, or for an index its
+/// `meta.json`'s.
+fn digest_of(path: &Path, role: &str) -> Option<(u64, String)> {
+    let file = if role == "index" {
+        path.join("meta.json")
+    } else {
+        path.to_path_buf()
+    };
+    let meta = std::fs::metadata(&file)
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
+    let mut f = std::fs::File::open(&file).ok()?;
+    let mut hasher = crate::digest::Sha256Hasher::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        use std::io::Read as _;
+        let n = f.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Some((meta.len(), hasher.hex()))
+}
+
+/// The regular files and directories under `dir` (directories too: an index
+/// is one), at most [`MAX_SCANNED`], links not followed.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if out.len() >= MAX_SCANNED {
+                return out;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                todo.push(e.path());
+                out.push(e.path());
+            } else if kind.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(12).collect::<String>() + "…"
+}
+
+/// A directory of the files `reproduce` writes (the subset's ids), removed
+/// when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> anyhow::Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!("qajudge-reproduce-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `qajudge evaluate` command line the receipt records: its inputs where
+/// they were found, every option as it was resolved.
+fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Result<Vec<String>> {
+    let o = &receipt.options;
+    let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let mut argv: Vec<String> = vec!["qajudge".into(), "evaluate".into()];
+    fn push(argv: &mut Vec<String>, a: &str, v: String) {
+        argv.push(a.into());
+        argv.push(v);
+    }
+    let path = |p: &PathBuf| p.display().to_string();
+    let mut kg = Vec::new();
+    for (input, at) in receipt.inputs.iter().zip(found) {
+        match input.role.as_str() {
+            "gold" => push(&mut argv, "--gold", path(at)),
+            "gold_answers" => push(&mut argv, "--gold-answers", path(at)),
+            "run" => {
+                push(&mut argv, "--run", path(at));
+            }
+            "kg" => kg.push(path(at)),
+            "index" => push(&mut argv, "--index", path(at)),
+            other => bail!(
+                "the receipt names an input of role {other:?}, which this qajudge does not know"
+            ),
+        }
+    }
+    for input in receipt.inputs.iter().filter(|i| i.role == "run") {
+        push(&mut argv, "--name", input.run.clone().unwrap_or_default());
+    }
+    for key in ["ontology", "train"] {
+        if flag(key) {
+            bail!("the evaluation read --{key}, which the receipt does not record as an input: reproduce it with qajudge evaluate --{key} and the receipt's options");
+        }
+    }
+    if o.get("llm_judge").is_some_and(|j| !j.is_null()) {
+        bail!("the evaluation asked an LLM judge, which cannot be asked again as it was: re-run qajudge evaluate with its cache (--llm-cache) to compare");
+    }
+    push(
+        &mut argv,
+        "--profile",
+        text("profile").unwrap_or_else(|| "judge".into()),
+    );
+    push(&mut argv, "--format", "json".into());
+    if let Some(experiments) = o.get("experiments").and_then(Value::as_array) {
+        let names: Vec<&str> = experiments.iter().filter_map(Value::as_str).collect();
+        if !names.is_empty() {
+            push(&mut argv, "--experiments", names.join(","));
+        }
+    }
+    for (key, arg) in [
+        ("strict_literals", "--strict-literals"),
+        ("lenient_dates", "--lenient-dates"),
+        ("refresh_gold", "--refresh-gold"),
+        ("execute_run", "--execute-run"),
+        ("explain_failures", "--explain-failures"),
+    ] {
+        if flag(key) {
+            argv.push(arg.into());
+        }
+    }
+    if o.get("bootstrap_resamples")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        > 0
+    {
+        argv.push("--confidence".into());
+    }
+    for by in o.get("by").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(b) = by.as_str() {
+            push(&mut argv, "--by", b.into());
+        }
+    }
+    if let Some(e) = text("explain") {
+        push(&mut argv, "--explain", e);
+    }
+    for (key, arg) in [
+        ("lang", "--lang"),
+        ("baseline", "--baseline"),
+        ("abstain_marker", "--abstain-marker"),
+        ("gold_markings", "--gold-markings"),
+    ] {
+        if let Some(v) = text(key) {
+            push(&mut argv, arg, v);
+        }
+    }
+    for (key, arg) in [
+        ("max_class_size", "--max-class-size"),
+        ("query_timeout_ms", "--query-timeout-ms"),
+        ("max_rows", "--max-rows"),
+    ] {
+        if let Some(n) = o.get(key).and_then(Value::as_u64) {
+            push(&mut argv, arg, n.to_string());
+        }
+    }
+    if let Some(ids) = o.get("questions").and_then(Value::as_array) {
+        let file = scratch.0.join("questions.txt");
+        let text: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
+        std::fs::write(&file, text.join("\n") + "\n")
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        push(&mut argv, "--questions", path(&file));
+    }
+    if !kg.is_empty() {
+        argv.push("--kg".into());
+        argv.extend(kg);
+    }
+    Ok(argv)
+}
+
+/// Compares the figures of two reports under `at`, counting the figures
+/// compared and naming each that differs with both values. Measured times
+/// (`ms`, `load_ms`, `runtime_ms_mean`) and the inputs' paths (`path`,
+/// `source`) are not figures.
+fn compare(at: &str, a: &Value, b: &Value, figures: &mut usize, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                // measured times, and where the inputs were found, are not figures
+                if matches!(
+                    k.as_str(),
+                    "ms" | "load_ms" | "runtime_ms_mean" | "path" | "source"
+                ) {
+                    continue;
+                }
+                compare(
+                    &format!("{at}.{k}"),
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    figures,
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                compare(&format!("{at}[{i}]"), p, q, figures, out);
+            }
+        }
+        _ => {
+            *figures += 1;
+            if a != b {
+                let show = |v: &Value| {
+                    let t = v.to_string();
+                    if t.chars().count() > 80 {
+                        t.chars().take(80).collect::<String>() + "…"
+                    } else {
+                        t
+                    }
+                };
+                out.push(format!("{at}: {} (report) vs {} (now)", show(a), show(b)));
+            }
+        }
+    }
+}
