@@ -9,6 +9,7 @@ mod expansion;
 mod family;
 mod fast;
 mod freebase;
+mod grasp;
 mod items;
 mod json;
 mod jsonl;
@@ -38,6 +39,7 @@ mod yaml;
 
 pub use expansion::{dataset_text_bytes, expansion_limit};
 pub use family::labelled_id;
+pub use grasp::{ELAPSED as GRASP_ELAPSED, INVALID as GRASP_INVALID, LINE as GRASP_LINE};
 pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
 pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};
 pub use llm::braced;
@@ -172,6 +174,9 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let mut dataset = match first.map(|i| body[i]) {
         Some(b'<') => xml::parse(body, source)?,
+        // first: its probe reads the first line's keys only (a line's
+        // `messages` can be large)
+        Some(b'{') if grasp::looks_like(body) => grasp::parse(body, source)?,
         Some(b'{') if t2s::looks_like(body) => t2s::parse(body),
         Some(b'{') if jsonl::looks_like(body) => jsonl::parse(body, source)?,
         Some(b'{') if llm::looks_like(body) => llm::parse(body, source)?,
@@ -195,7 +200,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                     line: e.line(),
                     column: e.column(),
                     message: if jsonl::one_object_per_line(body) {
-                        "the file holds one json object per line (JSON Lines), and its first line is none of the JSON Lines formats read: a component run (an `id` with `entities`, `classes`, `properties` or `triples`), LLM predictions (`prediction`), T2S-Metrics cases (`golden`, `generated`), KGQAGen (`question`, `answer`, `proof`) or WDQL (`question`, `sparql`, `paraphrases`); docs/cli.md lists the formats".to_string()
+                        "the file holds one json object per line (JSON Lines), and its first line is none of the JSON Lines formats read: a component run (an `id` with `entities`, `classes`, `properties` or `triples`), LLM predictions (`prediction`), T2S-Metrics cases (`golden`, `generated`), KGQAGen (`question`, `answer`, `proof`), WDQL (`question`, `sparql`, `paraphrases`) or GRASP's outputs (`sparql`, `elapsed`); docs/cli.md lists the formats".to_string()
                     } else {
                         format!(
                             "invalid json: {}; fix the file (a QALD-JSON, LC-QuAD or RuBQ file must be valid JSON)",

@@ -17,6 +17,7 @@ mod families;
 mod faults;
 mod features;
 mod fetch;
+mod grasp;
 mod full_disk;
 mod hostile;
 mod hostile_requests;

@@ -6,7 +6,7 @@
 //! which it departs from `judge`, so reading one file tells how that profile
 //! differs; the other profiles named after an official script (`spinach.rs`,
 //! `mintaka.rs`, `kqapro.rs`, `rog.rs`, `cwq.rs`, `tog.rs`, `grailqa.rs`,
-//! `kgqagen.rs`, `gtsqa.rs`, `t2s_metrics.rs`) share the QA-only rules of
+//! `kgqagen.rs`, `gtsqa.rs`, `t2s_metrics.rs`, `grasp.rs`) share the QA-only rules of
 //! `qa_only.rs` and declare in their file the two in which they differ (term
 //! rules, micro measures) and their script. The evaluator asks the profile and
 //! never tests its name. The
@@ -28,6 +28,7 @@
 mod cwq;
 mod gerbil;
 mod grailqa;
+mod grasp;
 mod gtsqa;
 mod judge;
 mod kgqagen;
@@ -61,6 +62,7 @@ use super::Experiment;
 pub use cwq::Cwq;
 pub use gerbil::Gerbil;
 pub use grailqa::Grailqa;
+pub use grasp::Grasp;
 pub use gtsqa::Gtsqa;
 pub use judge::Judge;
 pub use kgqagen::Kgqagen;
@@ -115,11 +117,13 @@ pub enum Profile {
     Gtsqa,
     /// Reproduces T2S-Metrics 1.2.0's query-text measures.
     T2sMetrics,
+    /// Reproduces GRASP's `scripts/evaluate.py` and `calculate_metrics`.
+    Grasp,
 }
 
 impl Profile {
     /// Every profile, in the order of the profiles table of docs/scoring.md.
-    pub const ALL: [Profile; 16] = [
+    pub const ALL: [Profile; 17] = [
         Profile::Judge,
         Profile::Gerbil,
         Profile::Mqald,
@@ -136,6 +140,7 @@ impl Profile {
         Profile::Kgqagen,
         Profile::Gtsqa,
         Profile::T2sMetrics,
+        Profile::Grasp,
     ];
 
     /// The name printed in reports.
@@ -157,6 +162,7 @@ impl Profile {
             Profile::Kgqagen => "kgqagen",
             Profile::Gtsqa => "gtsqa",
             Profile::T2sMetrics => "t2s-metrics",
+            Profile::Grasp => "grasp",
         }
     }
 
@@ -179,6 +185,7 @@ impl Profile {
             Profile::Kgqagen => "Reproduces KGQAGen-10k's my_eval.py (docs/scoring.md, Other benchmark families)",
             Profile::Gtsqa => "Reproduces GTSQA's exact-match rule, SynthKGQA's new_exact_match (docs/scoring.md, Other benchmark families)",
             Profile::T2sMetrics => "T2S-Metrics 1.2.0's query-text measures (docs/scoring.md, The `t2s-metrics` profile)",
+            Profile::Grasp => "Reproduces GRASP's evaluate.py and calculate_metrics: both queries executed, assignment F1 over result rows; needs --kg or --endpoint (docs/scoring.md, The `grasp` profile)",
         }
     }
 
@@ -247,6 +254,7 @@ impl Profile {
             Profile::Kgqagen => &kgqagen::RULES,
             Profile::Gtsqa => &gtsqa::RULES,
             Profile::T2sMetrics => &t2s_metrics::RULES,
+            Profile::Grasp => &grasp::RULES,
         }
     }
 }

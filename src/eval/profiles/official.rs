@@ -105,6 +105,13 @@ pub trait Official: Sync {
         gold_questions: usize,
         with: &Resources<'_>,
     ) -> Figures;
+
+    /// What the report says of a run beside its figures, from the figures of
+    /// its questions (gold id, figures, in gold order) and its aggregate
+    /// (GRASP's: over how many questions its `f1` is). Default: nothing.
+    fn notes(&self, _questions: &[(&str, &Figures)], _aggregate: &Figures) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The official figures of a run against a gold: per gold question id (the
