@@ -72,7 +72,8 @@ pub enum ErrorCode {
     /// 404: no such route, experiment or benchmark (or a private experiment
     /// asked for without its token).
     NotFound,
-    /// 413: a request body over `--max-body-bytes`.
+    /// 413: a request body over `--max-body-bytes`, or documents that make
+    /// more questions than one request may hold (docs/http-api.md, Server limits).
     PayloadTooLarge,
     /// 500: a `/sparql` query that failed in the store.
     QueryFailed,

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::{web, HttpResponse};
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use utoipa::OpenApi;
 
 use super::common::{features, profile, questions, CONFIDENCE_RESAMPLES, MAX_RUNS};
 use super::error::{internal, ErrorBody, ErrorCode};
 use super::job::evaluate_job;
+use super::limits::{self, Tally};
 use super::{ApiError, AppState};
 use crate::eval::job::{JobError, Plan, Request, RunSource};
 use crate::eval::{Experiment, GoldMarkings, Options, DEFAULT_MAX_CLASS_SIZE};
@@ -46,14 +47,17 @@ pub(super) struct Document {
     /// Its name in the report (a run's name; a file name, whose extension helps
     /// tell the format of a text).
     name: Option<String>,
-    /// The document as JSON.
-    document: Option<Value>,
+    /// The document as JSON (kept as its text: read as a file of it is, with
+    /// no tree of it in between).
+    #[schema(value_type = Option<Object>)]
+    document: Option<Box<RawValue>>,
     /// The document as text.
     text: Option<String>,
 }
 
-/// The gold: a registered benchmark's name, or a document.
-#[derive(Deserialize, utoipa::ToSchema)]
+/// The gold: a registered benchmark's name, or a document (read by
+/// [`gold_input`]).
+#[derive(utoipa::ToSchema)]
 #[serde(untagged)]
 pub(super) enum GoldInput {
     /// A registered benchmark's name.
@@ -67,6 +71,7 @@ pub(super) enum GoldInput {
 #[serde(deny_unknown_fields)]
 pub(super) struct EvaluateBody {
     /// The gold benchmark.
+    #[serde(deserialize_with = "gold_input")]
     gold: GoldInput,
     /// The runs (at most 20).
     runs: Vec<Document>,
@@ -138,6 +143,19 @@ pub(super) struct EvaluateBody {
     abstain_marker: Option<String>,
 }
 
+/// The gold of a body: a string is a registered benchmark's name, anything
+/// else a [`Document`] (read from its text, so that its `document` stays text).
+fn gold_input<'de, D: Deserializer<'de>>(d: D) -> Result<GoldInput, D::Error> {
+    use serde::de::Error;
+    let raw = Box::<RawValue>::deserialize(d)?;
+    if raw.get().starts_with('"') {
+        serde_json::from_str(raw.get()).map(GoldInput::Benchmark)
+    } else {
+        serde_json::from_str(raw.get()).map(GoldInput::Document)
+    }
+    .map_err(D::Error::custom)
+}
+
 /// The LLM judge a request asks for: its URL checked against the server's
 /// allow-list as a live system's is, verdicts cached in the server user's
 /// cache directory, no call after `left` (the request's time); `None`
@@ -188,16 +206,7 @@ fn llm_judge(
 /// Parses an inline document, naming it (and where it is wrong) in the error.
 fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Dataset, ApiError> {
     let name = doc.name.clone().unwrap_or_else(|| default_name.to_string());
-    let (bytes, object) = match (&doc.document, &doc.text) {
-        (Some(v), None) => (serde_json::to_vec(v).map_err(internal)?, true),
-        (None, Some(t)) => (t.clone().into_bytes(), false),
-        _ => {
-            return Err(ApiError::new(
-                ErrorCode::BadDocument,
-                format!("{what} {name:?}: give exactly one of document (JSON) or text"),
-            ))
-        }
-    };
+    let (bytes, object) = text_of(doc, what, &name)?;
     let code = if what == "gold" {
         ErrorCode::BadGold
     } else {
@@ -206,11 +215,25 @@ fn parse(doc: &Document, what: &'static str, default_name: &str) -> Result<Datas
     // a document is read as a file of its content is (a list of JSON Lines
     // records as those lines)
     let read = if object {
-        crate::qald::parse_document(&bytes, &name)
+        crate::qald::parse_document(bytes, &name)
     } else {
-        crate::qald::parse(&bytes, &name)
+        crate::qald::parse(bytes, &name)
     };
     read.map_err(|e| ApiError::new(code, format!("{what} {name:?} is not readable: {e}")))
+}
+
+/// A document's text, and whether it is one JSON value (`document`) rather
+/// than a file's text (`text`); a 400 `bad_document` naming it when it has
+/// both or neither.
+fn text_of<'d>(doc: &'d Document, what: &str, name: &str) -> Result<(&'d [u8], bool), ApiError> {
+    match (&doc.document, &doc.text) {
+        (Some(v), None) => Ok((v.get().as_bytes(), true)),
+        (None, Some(t)) => Ok((t.as_bytes(), false)),
+        _ => Err(ApiError::new(
+            ErrorCode::BadDocument,
+            format!("{what} {name:?}: give exactly one of document (JSON) or text"),
+        )),
+    }
 }
 
 /// An uploaded gold benchmark given as the body's bytes of one JSON value,
@@ -232,6 +255,8 @@ pub(super) fn parse_gold_raw(
         raw.into()
     };
     let shown = name.clone().unwrap_or_else(|| "gold".into());
+    // counted before it is read: a gold past the cap is never built
+    Tally::new(limits::bound(text.as_bytes(), &shown)).check()?;
     let dataset = crate::qald::parse(text.as_bytes(), &shown).map_err(|e| {
         ApiError::new(
             ErrorCode::BadGold,
@@ -299,8 +324,9 @@ pub async fn evaluate(
     };
     let run_docs = std::mem::take(&mut body.runs);
     let parsing_slot = Arc::clone(&slot);
+    let registered_questions = registered.as_ref().map(|(_, d)| d.questions.len());
     let parsing = web::block(move || {
-        let parsed = parse_documents(gold_doc, &run_docs);
+        let parsed = parse_documents(gold_doc, &run_docs, registered_questions);
         drop(parsing_slot);
         parsed
     });
@@ -428,8 +454,10 @@ fn job_error(e: JobError, timeout_ms: u64) -> ApiError {
 pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
     use crate::eval::job::RequestError as R;
     let code = match &e {
-        R::PlanWithoutGraph | R::QueriesWithoutGraph(_) => ErrorCode::NoKnowledgeGraph,
-        R::SameName(_) | R::NoBaseline { .. } => ErrorCode::BadField,
+        R::PlanWithoutGraph | R::QueriesWithoutGraph(_) | R::RunQueriesWithoutGraph { .. } => {
+            ErrorCode::NoKnowledgeGraph
+        }
+        R::SameName(_) | R::NoBaseline { .. } | R::JudgeNeverAsked { .. } => ErrorCode::BadField,
         R::NoOntology | R::TrainElsewhere | R::OntologyElsewhere | R::UnknownQuestion { .. } => {
             ErrorCode::BadParameter
         }
@@ -494,8 +522,29 @@ fn too_slow(timeout_ms: u64) -> ApiError {
 /// A gold document parsed (its name and dataset), and the runs.
 type Parsed = (Option<(String, Arc<Dataset>)>, Vec<RunSource>);
 
-/// Parses the inline gold (when given) and the runs, naming each in errors.
-fn parse_documents(gold: Option<Document>, runs: &[Document]) -> Result<Parsed, ApiError> {
+/// Parses the inline gold (when given) and the runs, naming each in errors,
+/// once their questions are counted: a request past [`limits::MAX_QUESTIONS`]
+/// (with a registered gold of `registered` questions) is a 413 before any of
+/// them is read.
+fn parse_documents(
+    gold: Option<Document>,
+    runs: &[Document],
+    registered: Option<usize>,
+) -> Result<Parsed, ApiError> {
+    let gold_questions = match &gold {
+        Some(doc) => {
+            let name = doc.name.as_deref().unwrap_or("gold");
+            limits::bound(text_of(doc, "gold", name)?.0, name)
+        }
+        None => registered.unwrap_or(0),
+    };
+    let mut tally = Tally::new(gold_questions);
+    for (i, doc) in runs.iter().enumerate() {
+        let name = run_name(doc, i + 1);
+        let shown = doc.name.as_deref().unwrap_or(&name);
+        tally.document(limits::bound(text_of(doc, "run", shown)?.0, shown));
+    }
+    tally.check()?;
     let gold = match gold {
         Some(doc) => {
             let dataset = parse(&doc, "gold", "gold")?;

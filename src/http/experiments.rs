@@ -425,6 +425,7 @@ fn submission(
     form: &Form,
     token_sha256: String,
 ) -> Result<(Record, Submitted), ApiError> {
+    tally_of(state, form).check()?;
     let (gold_name, gold, gold_sha256) = gold_of(state, form)?;
     if form.runs.is_empty() && form.systems.is_empty() {
         return Err(ApiError::new(
@@ -496,6 +497,26 @@ fn submission(
         live,
     };
     Ok((record, job))
+}
+
+/// The questions of a form's documents, counted before any is read
+/// (docs/http-api.md, Server limits).
+fn tally_of(state: &AppState, form: &Form) -> super::limits::Tally {
+    use super::limits::{bound, Tally};
+    let gold = match (&form.gold, &form.benchmark) {
+        (Some((name, bytes)), _) => bound(bytes, name),
+        (None, Some(b)) => state
+            .benchmarks
+            .get(b)
+            .map_or(0, |b| b.dataset.questions.len()),
+        (None, None) => 0,
+    };
+    let mut tally = Tally::new(gold);
+    for (name, bytes) in &form.runs {
+        tally.document(bound(bytes, name));
+    }
+    tally.systems(form.systems.len());
+    tally
 }
 
 /// The form's gold: its uploaded file (parsed) or a registered benchmark,

@@ -28,6 +28,7 @@ mod experiment_store;
 mod experiments;
 mod job;
 mod leaderboard;
+mod limits;
 mod linked;
 mod lookups;
 mod matching;

@@ -3,9 +3,14 @@
 //! too long, `Accept` for SPARQL JSON results, a timeout per request, an
 //! optional `User-Agent` and a bound on the body read; the reply keeps the
 //! status and `Retry-After` so that a caller can be polite about `429`.
-//! Redirects are followed here, not by the HTTP client, and only to `http`
-//! and `https` URLs, at most [`MAX_REDIRECTS`] times: any other `Location`
-//! (`file:///etc/passwd`) is a [`CallError::BadRedirect`].
+//! Redirects are followed here, not by the HTTP client, at most
+//! [`MAX_REDIRECTS`] times and only within the configured endpoint's origin
+//! (the same scheme, host and port, or from `http` to `https` on the same
+//! host): a `Location` that is no `http` or `https` URL (`file:///etc/passwd`)
+//! is a [`CallError::BadRedirect`], one to another origin an error naming that
+//! origin, and no byte of its answer is read. The body of an error status is
+//! kept only as a bounded excerpt with every control character escaped, so
+//! that what an endpoint says reaches a report or a terminal as text.
 
 use std::io::Read;
 use std::time::Duration;
@@ -20,6 +25,11 @@ const MAX_BODY: u64 = 256 << 20;
 /// The most redirects an endpoint request follows.
 pub const MAX_REDIRECTS: usize = 5;
 
+/// The most of an error status's body that is read.
+const MAX_ERROR_BODY: u64 = 64 << 10;
+/// The most characters of an error status's body that are kept.
+const MAX_ERROR_CHARS: usize = 300;
+
 /// What an endpoint answered.
 #[derive(Debug, Clone)]
 pub struct EndpointReply {
@@ -27,7 +37,9 @@ pub struct EndpointReply {
     pub status: u16,
     /// The media type of the body, lower-cased, without parameters.
     pub content_type: String,
-    /// The body.
+    /// The body; for a status that is not 2xx, an excerpt of it: at most
+    /// 300 characters, every control character (ESC, BEL, a C1 code) and
+    /// bidirectional override escaped as `\u{…}`, whitespace as one space.
     pub body: Vec<u8>,
     /// The `Retry-After` header, as sent (seconds or an HTTP date), if any.
     pub retry_after: Option<String>,
@@ -118,7 +130,15 @@ pub fn sparql_request_with(
         };
         let next = super::target::http_location(&url, &location)
             .filter(|_| followed < MAX_REDIRECTS)
-            .ok_or(CallError::BadRedirect { status, location })?;
+            .ok_or_else(|| CallError::BadRedirect {
+                status,
+                location: location.clone(),
+            })?;
+        if let Some(origin) = cross_origin(&url, &next) {
+            return Err(CallError::Transport(format!(
+                "the endpoint redirected (http status {status}) to another origin, {origin:?}, which is not followed: only redirects within the endpoint's scheme, host and port (or from http to https on the same host) are; give the url it should answer at"
+            )));
+        }
         followed += 1;
         // the query of a GET is the client's to add again; other parameters
         // of the location (a default graph) are kept
@@ -134,15 +154,24 @@ pub fn sparql_request_with(
     let retry_after = response.header("retry-after").map(str::to_string);
     let partial =
         response.header("x-sparql-maxrows").is_some() || response.header("x-sql-state").is_some();
+    let success = (200..300).contains(&status);
+    let max_body = if success {
+        settings.max_body
+    } else {
+        settings.max_body.min(MAX_ERROR_BODY)
+    };
     let mut body = Vec::new();
     response
         .into_reader()
-        .take(settings.max_body.saturating_add(1))
+        .take(max_body.saturating_add(1))
         .read_to_end(&mut body)
         .map_err(CallError::Read)?;
-    let truncated = body.len() as u64 > settings.max_body;
+    let truncated = body.len() as u64 > max_body;
     if truncated {
-        body.truncate(settings.max_body as usize);
+        body.truncate(max_body as usize);
+    }
+    if !success {
+        body = excerpt(&body).into_bytes();
     }
     Ok(EndpointReply {
         status,
@@ -152,6 +181,57 @@ pub fn sparql_request_with(
         truncated,
         partial,
     })
+}
+
+/// The origin (`scheme://host:port`) of `next` when it is not `from`'s: the
+/// same scheme, host and port are one origin, and so is `https` on the same
+/// host (at its default port or `from`'s) for an `http` URL; `None` when
+/// `next` is within it.
+fn cross_origin(from: &str, next: &str) -> Option<String> {
+    let (Ok(a), Ok(b)) = (url::Url::parse(from), url::Url::parse(next)) else {
+        return Some(next.chars().take(MAX_ERROR_CHARS).collect());
+    };
+    let same_host = a.host_str().is_some() && a.host_str() == b.host_str();
+    let same = same_host
+        && match (a.scheme(), b.scheme()) {
+            (x, y) if x == y => a.port_or_known_default() == b.port_or_known_default(),
+            ("http", "https") => b.port().is_none() || b.port() == a.port(),
+            _ => false,
+        };
+    (!same).then(|| b.origin().ascii_serialization())
+}
+
+/// The text of an error body as it may be quoted: at most
+/// [`MAX_ERROR_CHARS`] characters (an ellipsis when cut), whitespace runs as
+/// one space, control characters and bidirectional controls escaped.
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        let piece = if c.is_control() || bidi {
+            c.escape_unicode().to_string()
+        } else {
+            c.to_string()
+        };
+        let wide = piece.chars().count() + usize::from(space);
+        if chars + wide > MAX_ERROR_CHARS {
+            out.push('…');
+            break;
+        }
+        if std::mem::take(&mut space) {
+            out.push(' ');
+        }
+        out.push_str(&piece);
+        chars += wide;
+    }
+    out
 }
 
 /// The most of a chat-completions reply that is read.

@@ -21,6 +21,7 @@ mod lcquad;
 mod llm;
 mod mintaka;
 mod qawiki;
+mod records;
 mod result_set;
 mod rubq;
 mod spider4sparql;
@@ -43,6 +44,7 @@ pub use grasp::{ELAPSED as GRASP_ELAPSED, INVALID as GRASP_INVALID, LINE as GRAS
 pub use kgqagen::ANSWER as KGQAGEN_ANSWER;
 pub use kqapro::{parse_train as parse_kqapro_train, TrainAnswers};
 pub use llm::braced;
+pub use records::{bound as question_bound, Bound as QuestionBound, MAX_QUESTIONS};
 pub use t2s::RAW_QUERY as T2S_RAW_QUERY;
 pub use write::to_qald_json;
 
@@ -158,6 +160,16 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
         });
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // the questions are counted before any reader allocates for them
+    let counted = records::bound(body, source, MAX_QUESTIONS);
+    if let Some(at) = counted.past {
+        return Err(QaldError::at_offset(
+            source,
+            body,
+            at,
+            format!("the file holds more than {MAX_QUESTIONS} questions (counted from its text before it is read), more than one document may hold (docs/scoring.md, Limits); split it into smaller files"),
+        ));
+    }
     // a `.txt` file is KQA Pro predictions whatever its first line holds
     if kqapro::is_predictions(source) {
         return match std::str::from_utf8(body) {

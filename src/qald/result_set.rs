@@ -15,6 +15,7 @@
 //! `RESULT_ORDER_MATTERS`. A relevance that is not a number, or a value that
 //! is not an object, is an error at its id's line.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -148,6 +149,8 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
     };
     let mut dataset = Dataset::new(Format::Text2SparqlResultSet);
     let ordered = order_required(&top, body, source)?;
+    // a set: one look-up per question, not a search of the list
+    let flagged: HashSet<&str> = ordered.iter().map(String::as_str).collect();
     dataset.questions.reserve(top.len());
     let mut not_relevant = 0usize;
     for (id, value) in top {
@@ -169,7 +172,7 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
             id: QuestionId(id.clone()),
             ..Question::default()
         };
-        if ordered.contains(&id) {
+        if flagged.contains(id.as_str()) {
             q.tags.push(RESULT_ORDER_MATTERS.to_string());
         }
         let place = Place {
@@ -185,10 +188,8 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
             "{not_relevant} answer(s) with a relevance below 1 are not relevant and not read as answers (a system's file from `text2sparql query` gives each answer 1)"
         ));
     }
-    if let Some(missing) = ordered
-        .iter()
-        .find(|id| !dataset.questions.iter().any(|q| &q.id.0 == *id))
-    {
+    let held: HashSet<&str> = dataset.questions.iter().map(|q| q.id.0.as_str()).collect();
+    if let Some(missing) = ordered.iter().find(|id| !held.contains(id.as_str())) {
         dataset.diagnostics.push(format!(
             "`{ORDER_REQUIRED}` names {missing:?}, which the result set does not hold"
         ));

@@ -230,3 +230,148 @@ fn a_down_endpoint_is_an_error_per_question() {
         .contains(&url));
     assert!(q.answers.as_ref().expect("test input").is_empty());
 }
+
+/// A loopback server that answers at most `max` requests, each with what
+/// `answer` makes of its request line, counting them; its base URL.
+fn loopback(
+    max: usize,
+    answer: impl Fn(&str) -> Vec<u8> + Send + 'static,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&asked);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(max) {
+            let Ok(mut stream) = stream else { continue };
+            counted.fetch_add(1, Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().expect("stream"));
+            let mut first = String::new();
+            let _ = reader.read_line(&mut first);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                line.clear();
+            }
+            let _ = stream.write_all(&answer(&first));
+        }
+    });
+    (base, asked)
+}
+
+/// An HTTP/1.1 response of `status` with `headers` and `body`.
+fn response(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn an_endpoint_follows_redirects_only_within_its_origin() {
+    use std::sync::atomic::Ordering;
+    let timeout = Duration::from_secs(10);
+    // a host nobody configured, with a secret in its error page
+    let (elsewhere, asked_elsewhere) = loopback(4, |_| {
+        response(
+            "500 Internal Server Error",
+            "Content-Type: text/plain\r\n",
+            b"SECRET-TOKEN-abc123 internal admin data",
+        )
+    });
+    let target = format!("{elsewhere}/admin");
+    let (configured, _) = loopback(4, move |_| {
+        response("302 Found", &format!("Location: {target}\r\n"), b"")
+    });
+    let e = qajudge::live::sparql_request(&format!("{configured}/sparql"), "ASK {}", timeout)
+        .expect_err("a redirect to another port is not followed")
+        .to_string();
+    assert!(
+        e.contains("another origin") && e.contains(&elsewhere) && !e.contains("SECRET"),
+        "{e}"
+    );
+    // the metadata address too
+    let (metadata, _) = loopback(2, |_| {
+        response(
+            "307 Temporary Redirect",
+            "Location: http://169.254.169.254/latest/meta-data/\r\n",
+            b"",
+        )
+    });
+    let e = qajudge::live::sparql_request(&format!("{metadata}/sparql"), "ASK {}", timeout)
+        .expect_err("a redirect to another host is not followed")
+        .to_string();
+    assert!(e.contains("http://169.254.169.254"), "{e}");
+    // through a knowledge graph: the question's error names the origin, and
+    // no byte of the other host's answer
+    let kg = KnowledgeGraph::endpoint(&format!("{configured}/sparql"), ExecOptions::default());
+    let out = kg.execute("ASK {}", ExecOptions::default());
+    let message = out.message.clone().unwrap_or_default();
+    assert_eq!(out.status, ExecStatus::ExecutionError, "{out:?}");
+    assert!(
+        message.contains("another origin") && !message.contains("SECRET"),
+        "{message}"
+    );
+    assert_eq!(
+        asked_elsewhere.load(Ordering::SeqCst),
+        0,
+        "the other host was asked"
+    );
+    // within the origin a redirect is followed
+    let (same, _) = loopback(4, |first| {
+        if first.starts_with("GET /moved") {
+            response(
+                "200 OK",
+                "Content-Type: application/sparql-results+json\r\n",
+                br#"{"head": {}, "boolean": true}"#,
+            )
+        } else {
+            response("301 Moved Permanently", "Location: /moved\r\n", b"")
+        }
+    });
+    let reply = qajudge::live::sparql_request(&format!("{same}/sparql"), "ASK {}", timeout)
+        .expect("a redirect within the origin is followed");
+    assert_eq!(reply.status, 200);
+}
+
+#[test]
+fn an_endpoint_error_is_quoted_as_a_short_escaped_excerpt() {
+    let mut body = b"\x1b]52;c;SGVsbG8=\x07 \x1b[2Jquery \t\n failed\xc2\x9b \xe2\x80\xae".to_vec();
+    body.extend(std::iter::repeat_n(b'x', 100_000));
+    let (url, _) = loopback(4, move |_| {
+        response(
+            "500 Internal Server Error",
+            "Content-Type: text/plain\r\n",
+            &body,
+        )
+    });
+    let reply =
+        qajudge::live::sparql_request(&url, "ASK {}", Duration::from_secs(10)).expect("a reply");
+    assert_eq!(reply.status, 500);
+    let text = String::from_utf8(reply.body).expect("text");
+    assert!(
+        text.chars().count() <= 301,
+        "{} characters",
+        text.chars().count()
+    );
+    assert!(
+        !text.chars().any(|c| c.is_control() || c == '\u{202e}'),
+        "{text:?}"
+    );
+    assert!(
+        text.starts_with("\\u{1b}]52;c;SGVsbG8=\\u{7} \\u{1b}[2Jquery failed\\u{9b} \\u{202e}"),
+        "{text:?}"
+    );
+    let kg = KnowledgeGraph::endpoint(&url, ExecOptions::default());
+    let out = kg.execute("ASK {}", ExecOptions::default());
+    let message = out.message.unwrap_or_default();
+    assert!(
+        message.contains("endpoint answered http 500: \\u{1b}]52"),
+        "{message}"
+    );
+    assert!(!message.chars().any(char::is_control), "{message:?}");
+}

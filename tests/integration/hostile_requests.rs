@@ -402,3 +402,71 @@ fn the_pages_forbid_frames_and_run_only_their_own_script() {
         );
     }
 }
+
+/// A gold of `n` questions of an id alone (`{"id": "N"}`, some 16 bytes each):
+/// in memory each was a record of some 800 bytes.
+fn bare_questions(n: usize) -> String {
+    let mut out = String::with_capacity(n * 16 + 20);
+    out.push_str("{\"questions\": [");
+    for i in 0..n {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("{{\"id\": \"{i}\"}}"));
+    }
+    out.push_str("]}");
+    out
+}
+
+#[test]
+fn documents_of_more_questions_than_a_request_holds_are_refused_before_they_are_read() {
+    let s = start("hostile-questions");
+    let gold = bare_questions(300_000);
+    let mb = gold.len() / (1 << 20) + 1;
+    let before = peak_mb(&s);
+    // inline, with a run of none: 413 naming the cap, before any question is
+    // built (was: read, then scored or past the time limit; at 3,000,000
+    // questions the process aborted)
+    let body = format!(
+        "{{\"gold\": {{\"name\": \"bare.json\", \"document\": {gold}}}, \"runs\": [{{\"name\": \"none.json\", \"document\": {{\"questions\": []}}}}]}}"
+    );
+    let (status, b) = post_json(&s, "/api/v1/evaluate", &body);
+    assert_eq!(status, 413, "{b}");
+    assert_eq!(b["error"]["code"], "payload_too_large", "{b}");
+    let message = b["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("200000") && message.contains("a gold of up to 30000"),
+        "{message}"
+    );
+    // the same gold as the text of a file, and as an experiment's file
+    let body = json!({"gold": {"name": "bare.json", "text": gold}, "runs": [{"document": {"questions": []}}]});
+    let (status, b) = post_json(&s, "/api/v1/evaluate", &body.to_string());
+    assert_eq!(status, 413, "{b}");
+    let run = std::fs::read(crate::serve::root().join(crate::serve::RUN)).expect("run");
+    let (status, b) = crate::serve::post_form(
+        &s,
+        &[
+            ("gold", Some("bare.json"), gold.as_bytes()),
+            ("run", Some("example-system.json"), &run),
+        ],
+    );
+    assert_eq!(status, 413, "{b}");
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("200000")),
+        "{b}"
+    );
+    // a registered gold scored for more runs than the request holds rows for
+    // is counted too; a gold under the cap is read and scored
+    let (status, b) = post_json(
+        &s,
+        "/api/v1/evaluate",
+        &json!({"gold": {"document": serde_json::from_str::<Value>(&bare_questions(1_000)).expect("json")}, "runs": [{"document": {"questions": [{"id": "1", "answers": []}]}}]}).to_string(),
+    );
+    assert_eq!(status, 200, "{b}");
+    let grew = peak_mb(&s).saturating_sub(before);
+    eprintln!("three {mb} MB documents of 300,000 questions refused: the peak grew by {grew} MB");
+    assert!(grew < 8 * mb as u64 + 50, "the peak grew by {grew} MB");
+    alive(&s);
+}

@@ -214,3 +214,35 @@ fn bad_result_sets_are_located_errors() {
     let report = evaluate(&["--gold", p, "--run", p]);
     close(&qa(&report)["aggregate"]["challenge"]["set_f"], 1.0, "big");
 }
+
+/// An `order_required` list of 200,000 ids over as many questions is read in
+/// one pass (a set of the ids, looked up once per question): searching the
+/// list for every question, as the reader did, takes some 2·10¹⁰ string
+/// comparisons here and does not finish within any test run.
+#[test]
+fn a_long_order_required_list_is_read_in_one_pass() {
+    let n = 200_000;
+    let mut text = String::from("{");
+    for i in 0..n {
+        text.push_str(&format!("\"x:{i}-en\": {{\"a\": 1}}, "));
+    }
+    text.push_str("\"order_required\": [");
+    let ids: Vec<String> = (0..n).rev().map(|i| format!("\"x:{i}-en\"")).collect();
+    text.push_str(&ids.join(", "));
+    // one id the set does not hold, named in a diagnostic
+    text.push_str(", \"x:missing-en\"]}");
+    let dataset = qajudge::qald::parse(text.as_bytes(), "rs.json").expect("a result set");
+    assert_eq!(dataset.questions.len(), n);
+    assert!(dataset.questions.iter().all(|q| q
+        .tags
+        .iter()
+        .any(|t| t == qajudge::model::RESULT_ORDER_MATTERS)));
+    assert!(
+        dataset
+            .diagnostics
+            .iter()
+            .any(|d| d.contains("x:missing-en")),
+        "{:?}",
+        dataset.diagnostics
+    );
+}
