@@ -20,6 +20,7 @@ mod options;
 mod order;
 mod prepare;
 pub mod profiles;
+mod provenance;
 pub mod query;
 pub mod receipt;
 pub mod report;
