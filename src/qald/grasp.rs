@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::keys::KeyScan;
@@ -58,37 +58,25 @@ const SERVER_ERRORS: [&str; 4] = [
     "403 client error: forbidden for url",
 ];
 
+/// The keys of a nested object that are kept: a message's, its `usage`'s, an
+/// `error`'s.
+const FIELDS: &[&str] = &[
+    "role",
+    "content",
+    "usage",
+    "reason",
+    "prompt_tokens",
+    "completion_tokens",
+    "input_tokens",
+    "output_tokens",
+];
+
 /// The most characters of a failure's text kept for its diagnostic.
 const SNIPPET: usize = 200;
 
-/// The visitor methods of the scalars (null, booleans, numbers, strings), each
-/// giving `$value`.
-macro_rules! scalars {
-    ($value:expr) => {
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_bool<E>(self, _v: bool) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_i64<E>(self, _v: i64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_u64<E>(self, _v: u64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_f64<E>(self, _v: f64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_str<E>(self, _v: &str) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-    };
-}
-
 /// True when the first non-blank line is an object with `sparql` and
-/// `elapsed` and no `question` (GRASP's benchmark files have one). Only its
-/// keys are looked at: a large `messages` array is skipped, not built.
+/// `elapsed` and no `question` (GRASP's benchmark files have one). Its
+/// `messages` are read one at a time, not built.
 pub fn looks_like(body: &[u8]) -> bool {
     let Some(first) = body
         .split(|&b| b == b'\n')
@@ -98,8 +86,10 @@ pub fn looks_like(body: &[u8]) -> bool {
     };
     let mut de = serde_json::Deserializer::from_slice(first);
     matches!(
-        de.deserialize_any(KeysOnly),
-        Ok(Some(k)) if k.sparql && k.elapsed && !k.question
+        de.deserialize_any(OutputVisitor),
+        Ok(Some(o)) if o.sparql != Scalar::Missing
+            && o.elapsed != Scalar::Missing
+            && !o.unknown.iter().any(|k| k == "question")
     )
 }
 
@@ -179,34 +169,37 @@ fn question(o: Output, n: usize, scan: &mut KeyScan) -> Question {
             q.flags.insert(ELAPSED.into(), s.to_string());
         }
         Scalar::Missing | Scalar::Null => {}
+        Scalar::Number(x) => q.diagnostics.push(format!(
+            "question {}: `elapsed` is {x}, not a number of seconds ≥ 0; no latency",
+            q.id
+        )),
         other => q.diagnostics.push(format!(
             "question {}: `elapsed` is {}, not a number of seconds ≥ 0; no latency",
             q.id,
-            other.kind_or_value()
+            other.kind()
         )),
     }
-    let messages = o.messages;
-    if messages.count > 0 {
-        q.usage.calls = Some(messages.assistant);
-        q.usage.prompt_tokens = messages.prompt_tokens;
-        q.usage.completion_tokens = messages.completion_tokens;
+    let m = o.messages;
+    if m.count > 0 {
+        q.usage.calls = Some(m.assistant);
+        q.usage.prompt_tokens = m.prompt_tokens;
+        q.usage.completion_tokens = m.completion_tokens;
     }
-    if let Some(what) = messages.not_a_list {
+    if m.not_a_list {
         q.diagnostics.push(format!(
-            "question {}: `messages` is {what}, not a list of messages; not read",
+            "question {}: `messages` is not a list of messages; not read",
             q.id
         ));
     }
-    if messages.not_objects > 0 {
+    if m.not_objects > 0 {
         q.diagnostics.push(format!(
             "question {}: {} of its {} messages are not objects; not read",
-            q.id, messages.not_objects, messages.count
+            q.id, m.not_objects, m.count
         ));
     }
-    let invalid = o
-        .error
+    let invalid = error_text(&o.error)
         .map(|e| format!("the agent failed: {e}"))
-        .or(messages
+        .or(m
             .failure
             .map(|(i, why)| format!("message {i} (0-based) {why}")));
     if let Some(why) = invalid {
@@ -219,6 +212,34 @@ fn question(o: Output, n: usize, scan: &mut KeyScan) -> Question {
         q.answers = Some(AnswerSet::default());
     }
     q
+}
+
+/// `error` as a short text: its `reason` and `content` when an object (as
+/// GRASP writes it), the string, or the value's kind; `None` when null or
+/// absent (`model_output.get("error") is not None`).
+fn error_text(error: &Scalar) -> Option<String> {
+    match error {
+        Scalar::Missing | Scalar::Null => None,
+        Scalar::Str(s) => Some(snippet(s)),
+        Scalar::Object(fields) => {
+            let text = |k: &str| match field(fields, k) {
+                Some(Scalar::Str(s)) => Some(snippet(s)),
+                _ => None,
+            };
+            Some(match (text("reason"), text("content")) {
+                (Some(r), Some(c)) => format!("{r}: {c}"),
+                (Some(t), None) | (None, Some(t)) => t,
+                (None, None) => "an error object".into(),
+            })
+        }
+        Scalar::Number(x) => Some(x.to_string()),
+        other => Some(other.kind().to_string()),
+    }
+}
+
+/// The value of `key` among an object's fields.
+fn field<'a>(fields: &'a [(String, Scalar)], key: &str) -> Option<&'a Scalar> {
+    fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// The first characters of a text, on one line.
@@ -234,18 +255,19 @@ fn snippet(text: &str) -> String {
     out
 }
 
-/// A value as a line writes it: scalars kept, lists and objects only by their
-/// kind (skipped, never built).
+/// A value as a line writes it: scalars kept, an object's fields kept one
+/// level down (a message, its `usage`, an `error`), lists only by their kind
+/// (skipped, never built).
 #[derive(Debug, Default, PartialEq)]
 enum Scalar {
     #[default]
     Missing,
     Null,
-    Bool(bool),
+    Bool,
     Number(f64),
     Str(String),
     List,
-    Object,
+    Object(Vec<(String, Scalar)>),
 }
 
 impl Scalar {
@@ -254,19 +276,11 @@ impl Scalar {
         match self {
             Scalar::Missing => "no value",
             Scalar::Null => "null",
-            Scalar::Bool(_) => "a boolean",
+            Scalar::Bool => "a boolean",
             Scalar::Number(_) => "a number",
             Scalar::Str(_) => "a string",
             Scalar::List => "a list",
-            Scalar::Object => "an object",
-        }
-    }
-
-    /// The value when it is a number, else its kind.
-    fn kind_or_value(&self) -> String {
-        match self {
-            Scalar::Number(x) => x.to_string(),
-            other => other.kind().to_string(),
+            Scalar::Object(_) => "an object",
         }
     }
 }
@@ -287,11 +301,8 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     fn visit_unit<E>(self) -> Result<Scalar, E> {
         Ok(Scalar::Null)
     }
-    fn visit_none<E>(self) -> Result<Scalar, E> {
-        Ok(Scalar::Null)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
-        Ok(Scalar::Bool(v))
+    fn visit_bool<E>(self, _v: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Bool)
     }
     fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
         Ok(Scalar::Number(v as f64))
@@ -305,52 +316,21 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
         Ok(Scalar::Str(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
-        Ok(Scalar::Str(v))
-    }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Scalar::List)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Object)
-    }
-}
-
-/// Which of the keys detection looks at a line has.
-#[derive(Default)]
-struct Keys {
-    sparql: bool,
-    elapsed: bool,
-    question: bool,
-}
-
-/// Reads an object's keys only (`None` for any other value).
-struct KeysOnly;
-
-impl<'de> Visitor<'de> for KeysOnly {
-    type Value = Option<Keys>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a json object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut keys = Keys::default();
+        let mut fields = Vec::new();
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match k.as_ref() {
-                "sparql" => keys.sparql = true,
-                "elapsed" => keys.elapsed = true,
-                "question" => keys.question = true,
-                _ => {}
+            if FIELDS.contains(&k.as_ref()) {
+                fields.push((k.into_owned(), map.next_value()?));
+            } else {
+                map.next_value::<IgnoredAny>()?;
             }
-            map.next_value::<IgnoredAny>()?;
         }
-        Ok(Some(keys))
+        Ok(Scalar::Object(fields))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<Self::Value, A::Error> {
-        Ok(None)
-    }
-    scalars!(None);
 }
 
 /// One output line, as much of it as the report uses.
@@ -359,8 +339,7 @@ struct Output {
     id: Scalar,
     sparql: Scalar,
     elapsed: Scalar,
-    /// Why the agent failed (`error` not null), as a short text.
-    error: Option<String>,
+    error: Scalar,
     messages: Messages,
     /// Keys GRASP does not write.
     unknown: Vec<String>,
@@ -372,7 +351,7 @@ struct OutputVisitor;
 impl<'de> Visitor<'de> for OutputVisitor {
     type Value = Option<Output>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a json object")
+        f.write_str("a json object per line")
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(None)
@@ -384,7 +363,7 @@ impl<'de> Visitor<'de> for OutputVisitor {
                 "id" => o.id = map.next_value()?,
                 "sparql" => o.sparql = map.next_value()?,
                 "elapsed" => o.elapsed = map.next_value()?,
-                "error" => o.error = map.next_value::<ErrorText>()?.0,
+                "error" => o.error = map.next_value()?,
                 "messages" => o.messages = map.next_value()?,
                 other => {
                     if !KEYS.contains(&other) {
@@ -399,78 +378,6 @@ impl<'de> Visitor<'de> for OutputVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<Self::Value, A::Error> {
         Err(de::Error::custom("line holds a list, not a json object"))
     }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Self::Value, E> {
-        Err(E::custom("line holds a boolean, not a json object"))
-    }
-    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Self::Value, E> {
-        Err(E::custom("line holds a number, not a json object"))
-    }
-    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Self::Value, E> {
-        Err(E::custom("line holds a number, not a json object"))
-    }
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
-        Err(E::custom("line holds a number, not a json object"))
-    }
-    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Self::Value, E> {
-        Err(E::custom("line holds a string, not a json object"))
-    }
-}
-
-/// `error` as a short text: its `reason` and `content` when an object (as
-/// GRASP writes it), the string, or the value's kind; `None` when null.
-struct ErrorText(Option<String>);
-
-impl<'de> Deserialize<'de> for ErrorText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ErrorText;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a json value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ErrorText, A::Error> {
-                let (mut reason, mut content) = (None, None);
-                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match (k.as_ref(), map.next_value::<Scalar>()?) {
-                        ("reason", Scalar::Str(s)) => reason = Some(snippet(&s)),
-                        ("content", Scalar::Str(s)) => content = Some(snippet(&s)),
-                        _ => {}
-                    }
-                }
-                Ok(ErrorText(Some(match (reason, content) {
-                    (Some(r), Some(c)) => format!("{r}: {c}"),
-                    (Some(t), None) | (None, Some(t)) => t,
-                    (None, None) => "an error object".into(),
-                })))
-            }
-            fn visit_unit<E>(self) -> Result<ErrorText, E> {
-                Ok(ErrorText(None))
-            }
-            fn visit_none<E>(self) -> Result<ErrorText, E> {
-                Ok(ErrorText(None))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<ErrorText, E> {
-                Ok(ErrorText(Some(snippet(v))))
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<ErrorText, E> {
-                Ok(ErrorText(Some(v.to_string())))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<ErrorText, E> {
-                Ok(ErrorText(Some(v.to_string())))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<ErrorText, E> {
-                Ok(ErrorText(Some(v.to_string())))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<ErrorText, E> {
-                Ok(ErrorText(Some(v.to_string())))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ErrorText, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(ErrorText(Some("a list".into())))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 /// What is kept of the messages: their number, the model's calls, the token
@@ -484,17 +391,66 @@ struct Messages {
     completion_tokens: Option<u64>,
     /// (index, why) of the first failed tool call or error message.
     failure: Option<(u64, String)>,
-    /// What `messages` is when it is not a list (nor null).
-    not_a_list: Option<&'static str>,
+    /// True when `messages` is neither a list nor null.
+    not_a_list: bool,
 }
 
 impl Messages {
-    /// `messages` holding `what`, not a list.
-    fn not_a_list(what: &'static str) -> Messages {
-        Messages {
-            not_a_list: Some(what),
-            ..Messages::default()
+    /// Counts one message (`Scalar::Object`), or one that is not an object.
+    fn add(&mut self, message: &Scalar) {
+        let index = self.count;
+        self.count += 1;
+        let Scalar::Object(fields) = message else {
+            self.not_objects += 1;
+            return;
+        };
+        let role = match field(fields, "role") {
+            Some(Scalar::Str(r)) => r.as_str(),
+            _ => "",
+        };
+        self.assistant += u64::from(role == "assistant");
+        if let Some(Scalar::Object(usage)) = field(fields, "usage") {
+            let count = |keys: [&str; 2]| {
+                keys.iter().find_map(|k| match field(usage, k) {
+                    Some(Scalar::Number(x)) if *x >= 0.0 && x.fract() == 0.0 && *x < 1e15 => {
+                        Some(*x as u64)
+                    }
+                    _ => None,
+                })
+            };
+            let add = |sum: &mut Option<u64>, n: Option<u64>| {
+                if let Some(n) = n {
+                    *sum = Some(sum.unwrap_or(0).saturating_add(n));
+                }
+            };
+            add(
+                &mut self.prompt_tokens,
+                count(["prompt_tokens", "input_tokens"]),
+            );
+            add(
+                &mut self.completion_tokens,
+                count(["completion_tokens", "output_tokens"]),
+            );
         }
+        if self.failure.is_some() {
+            return;
+        }
+        let text = match field(fields, "content") {
+            Some(Scalar::Str(c)) => Some(c.as_str()),
+            _ => None,
+        };
+        // GRASP's `is_error` and `is_tool_fail` (`is_server_error`)
+        self.failure = match (role, text) {
+            ("error", t) => Some(format!(
+                "is an error message: {}",
+                t.map_or_else(|| "no text".into(), snippet)
+            )),
+            ("tool", Some(t)) if server_error(t) => {
+                Some(format!("is a failed tool call: {}", snippet(t)))
+            }
+            _ => None,
+        }
+        .map(|why| (index, why));
     }
 }
 
@@ -504,6 +460,7 @@ impl<'de> Deserialize<'de> for Messages {
     }
 }
 
+/// Reads the messages one at a time, keeping what [`Messages`] counts.
 struct MessagesVisitor;
 
 impl<'de> Visitor<'de> for MessagesVisitor {
@@ -511,173 +468,51 @@ impl<'de> Visitor<'de> for MessagesVisitor {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list of messages")
     }
-    fn visit_unit<E>(self) -> Result<Messages, E> {
-        Ok(Messages::default())
-    }
-    fn visit_bool<E>(self, _v: bool) -> Result<Messages, E> {
-        Ok(Messages::not_a_list("a boolean"))
-    }
-    fn visit_i64<E>(self, _v: i64) -> Result<Messages, E> {
-        Ok(Messages::not_a_list("a number"))
-    }
-    fn visit_u64<E>(self, _v: u64) -> Result<Messages, E> {
-        Ok(Messages::not_a_list("a number"))
-    }
-    fn visit_f64<E>(self, _v: f64) -> Result<Messages, E> {
-        Ok(Messages::not_a_list("a number"))
-    }
-    fn visit_str<E>(self, _v: &str) -> Result<Messages, E> {
-        Ok(Messages::not_a_list("a string"))
-    }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
         let mut out = Messages::default();
-        while let Some(m) = seq.next_element_seed(MessageSeed)? {
-            let index = out.count;
-            out.count += 1;
-            let Some(m) = m else {
-                out.not_objects += 1;
-                continue;
-            };
-            if m.role == "assistant" {
-                out.assistant += 1;
-            }
-            let add = |sum: &mut Option<u64>, n: Option<u64>| {
-                if let Some(n) = n {
-                    *sum = Some(sum.unwrap_or(0).saturating_add(n));
-                }
-            };
-            add(&mut out.prompt_tokens, m.prompt_tokens);
-            add(&mut out.completion_tokens, m.completion_tokens);
-            if out.failure.is_none() {
-                out.failure = m.failure.map(|why| (index, why));
-            }
+        while let Some(m) = seq.next_element::<Scalar>()? {
+            out.add(&m);
         }
         Ok(out)
     }
+    fn visit_unit<E>(self) -> Result<Messages, E> {
+        Ok(Messages::default())
+    }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Messages, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Messages::not_a_list("an object"))
+        Ok(Messages::not_a_list())
+    }
+    fn visit_bool<E>(self, _v: bool) -> Result<Messages, E> {
+        Ok(Messages::not_a_list())
+    }
+    fn visit_i64<E>(self, _v: i64) -> Result<Messages, E> {
+        Ok(Messages::not_a_list())
+    }
+    fn visit_u64<E>(self, _v: u64) -> Result<Messages, E> {
+        Ok(Messages::not_a_list())
+    }
+    fn visit_f64<E>(self, _v: f64) -> Result<Messages, E> {
+        Ok(Messages::not_a_list())
+    }
+    fn visit_str<E>(self, _v: &str) -> Result<Messages, E> {
+        Ok(Messages::not_a_list())
     }
 }
 
-/// One message, as much of it as is kept.
-struct Message {
-    role: String,
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
-    /// Why GRASP calls it a failure (`is_tool_fail`, `is_error`).
-    failure: Option<String>,
-}
-
-/// Reads one message (`None` when it is not an object).
-struct MessageSeed;
-
-impl<'de> DeserializeSeed<'de> for MessageSeed {
-    type Value = Option<Message>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for MessageSeed {
-    type Value = Option<Message>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a message object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut role, mut content, mut tokens) =
-            (Scalar::Missing, Scalar::Missing, Tokens::default());
-        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match k.as_ref() {
-                "role" => role = map.next_value()?,
-                "content" => content = map.next_value()?,
-                "usage" => tokens = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+impl Messages {
+    /// `messages` holding something other than a list.
+    fn not_a_list() -> Messages {
+        Messages {
+            not_a_list: true,
+            ..Messages::default()
         }
-        let role = match role {
-            Scalar::Str(r) => r,
-            _ => String::new(),
-        };
-        let text = match &content {
-            Scalar::Str(c) => Some(c.as_str()),
-            _ => None,
-        };
-        let failure = match (role.as_str(), text) {
-            ("error", t) => Some(format!(
-                "is an error message: {}",
-                t.map_or_else(|| "no text".into(), snippet)
-            )),
-            ("tool", Some(t)) if server_error(t) => {
-                Some(format!("is a failed tool call: {}", snippet(t)))
-            }
-            _ => None,
-        };
-        Ok(Some(Message {
-            role,
-            prompt_tokens: tokens.prompt,
-            completion_tokens: tokens.completion,
-            failure,
-        }))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    scalars!(None);
 }
 
 /// GRASP's `is_server_error`: one of its phrases, case-insensitively.
 fn server_error(text: &str) -> bool {
     let lower = text.to_lowercase();
     SERVER_ERRORS.iter().any(|p| lower.contains(p))
-}
-
-/// A message's `usage` object: OpenAI's or Anthropic's counts, where they are
-/// whole numbers ≥ 0.
-#[derive(Default)]
-struct Tokens {
-    prompt: Option<u64>,
-    completion: Option<u64>,
-}
-
-impl<'de> Deserialize<'de> for Tokens {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Tokens;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a usage object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tokens, A::Error> {
-                let mut t = Tokens::default();
-                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let count = match map.next_value::<Scalar>()? {
-                        Scalar::Number(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => {
-                            Some(x as u64)
-                        }
-                        _ => None,
-                    };
-                    match k.as_ref() {
-                        "prompt_tokens" | "input_tokens" => t.prompt = t.prompt.or(count),
-                        "completion_tokens" | "output_tokens" => {
-                            t.completion = t.completion.or(count);
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(t)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tokens, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Tokens::default())
-            }
-            scalars!(Tokens::default());
-        }
-        d.deserialize_any(V)
-    }
 }
 
 #[cfg(test)]
@@ -767,7 +602,7 @@ null
         assert!(a
             .diagnostics
             .iter()
-            .any(|m| m.contains("`messages` is a string")));
+            .any(|m| m.contains("`messages` is not a list")));
         assert_eq!(b.id.0, "#line 2");
         assert!(b.diagnostics.iter().any(|m| m.contains("`elapsed` is -1")));
         assert!(b
