@@ -257,6 +257,8 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+use super::terminal::printable;
+
 /// Runs `qajudge evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let report = report(&args, Vec::new(), crate::eval::Deadline::default())?;
@@ -270,25 +272,31 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
                 serde_json::to_writer_pretty(&mut stdout, &report)?;
                 stdout.write_all(b"\n")?;
             }
+            // texts from outside (answers, questions, diagnostics) cannot act
+            // on the terminal; JSON escapes them itself
             OutputFormat::Table => {
-                stdout.write_all(render::table(&report, args.per_question).as_bytes())?;
-                stdout.write_all(super::failures::render(&report).as_bytes())?;
+                let table = render::table(&report, args.per_question)
+                    + &super::failures::render(&report);
+                stdout.write_all(printable(&table).as_bytes())?;
             }
             OutputFormat::Csv => {
-                stdout.write_all(super::csv::csv(&report, args.per_question).as_bytes())?;
+                let csv = super::csv::csv(&report, args.per_question);
+                stdout.write_all(printable(&csv).as_bytes())?;
             }
             OutputFormat::Latex => {
-                stdout.write_all(paper::latex(&report, args.baseline.as_deref()).as_bytes())?;
+                let latex = paper::latex(&report, args.baseline.as_deref());
+                stdout.write_all(printable(&latex).as_bytes())?;
             }
             OutputFormat::Markdown => {
-                stdout.write_all(paper::markdown(&report, args.baseline.as_deref()).as_bytes())?;
+                let markdown = paper::markdown(&report, args.baseline.as_deref());
+                stdout.write_all(printable(&markdown).as_bytes())?;
             }
         }
         stdout.flush()?;
     }
     if args.format != OutputFormat::Json {
         for d in report.diagnostics.iter().take(20) {
-            eprintln!("warning: {d}");
+            eprintln!("warning: {}", printable(d));
         }
         if report.diagnostics.len() > 20 {
             eprintln!(

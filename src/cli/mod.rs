@@ -21,6 +21,7 @@ mod render;
 mod reproduce;
 mod sample;
 mod serve;
+mod terminal;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -96,10 +97,13 @@ pub enum Command {
 
 /// Writes a line to stdout, returning the error (a pipe closed early) instead of
 /// panicking as `println!` does.
+/// Whatever it prints passes through `terminal::printable`: a text from
+/// outside cannot move the cursor, ring or write the clipboard.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)
+        let line = format!($($arg)*);
+        writeln!(std::io::stdout().lock(), "{}", $crate::cli::terminal::printable(&line))
     }};
 }
 pub(crate) use outln;
@@ -140,7 +144,7 @@ where
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal::printable(&format!("{e:#}")));
             ExitCode::from(1)
         }
     }

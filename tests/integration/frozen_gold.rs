@@ -229,3 +229,47 @@ fn a_question_whose_audited_result_failed_is_marked_unstable() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An endpoint's error body holding terminal escapes (ESC, BEL, an OSC 52
+/// clipboard write) reaches the audit's table and the command's errors as
+/// visible text, never as escapes a terminal would act on.
+#[test]
+fn an_endpoints_terminal_escapes_never_reach_the_terminal() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!("http://{}/sparql", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(100) {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = "boom \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\r gone";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let dir = std::env::temp_dir().join(format!("qajudge-escapes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let gold = dir.join("gold.json");
+    std::fs::write(&gold, GOLD).expect("gold");
+    for format in ["table", "csv"] {
+        let o = qajudge(&[
+            "audit",
+            "--gold",
+            gold.to_str().expect("utf-8"),
+            "--endpoint",
+            &url,
+            "--format",
+            format,
+        ]);
+        let all = format!("{}{}", crate::cli::stdout(&o), stderr(&o));
+        assert!(all.contains("execution_failed"), "{all}");
+        for c in ['\u{1b}', '\u{7}', '\r'] {
+            assert!(!all.contains(c), "{format}: {c:?} reached the terminal: {all:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
