@@ -960,7 +960,20 @@ fn a_fetch_killed_halfway_resumes_with_what_its_cache_lacks() {
     let kept = answers(&cache);
     assert!((2..6).contains(&kept), "{kept}");
     assert!(!out.exists(), "no index from a killed fetch");
-    let before = server.requests();
+    // the killed process's last request may still be on its way to the
+    // server: count from when the server has gone quiet (no new request
+    // for longer than a reply takes), never from the moment of the kill
+    let mut before = server.requests();
+    let mut quiet = 0;
+    for _ in 0..400 {
+        std::thread::sleep(Duration::from_millis(25));
+        let now = server.requests();
+        quiet = if now == before { quiet + 1 } else { 0 };
+        before = now;
+        if quiet >= 20 {
+            break;
+        }
+    }
     let o = qajudge(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
