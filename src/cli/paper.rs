@@ -35,35 +35,71 @@ type Test = fn(&Comparison) -> (f64, f64);
 /// A column of the runs table: its header, its value, and how the comparison
 /// with the baseline reads for it (difference, adjusted p-value), if it has one.
 struct Measure {
-    header: &'static str,
-    value: fn(&AggregateReport) -> Option<f64>,
+    header: String,
+    value: Box<dyn Fn(&AggregateReport) -> Option<f64>>,
     interval: fn(&AggregateReport) -> Option<Interval>,
     test: Option<Test>,
+}
+
+/// The columns of a sub-experiment's table: under a profile that names its
+/// own headline figures (`text2sparql`'s set_F, nDCG and set_F+nDCG, an
+/// official script's), QA shows those, as the command line's table and
+/// Python's `_repr_html_` do; elsewhere [`measures`].
+fn columns(report: &Report, name: &str, runs: &[(&str, &ExperimentReport)]) -> Vec<Measure> {
+    use crate::eval::Profile;
+    let profile = Profile::parse(report.profile);
+    let own = profile.filter(|p| {
+        name == "qa" && !matches!(p, Profile::Judge | Profile::Gerbil | Profile::Mqald)
+    });
+    let headers: Vec<String> = match (own, runs.first()) {
+        (Some(p), Some((_, e))) => p.headline(&e.aggregate).into_iter().map(|(h, _)| h).collect(),
+        _ => Vec::new(),
+    };
+    let (Some(p), false) = (own, headers.is_empty()) else {
+        return measures();
+    };
+    headers
+        .into_iter()
+        .map(|header| {
+            let key = header.clone();
+            Measure {
+                header,
+                value: Box::new(move |a: &AggregateReport| {
+                    p.headline(a)
+                        .into_iter()
+                        .find(|(h, _)| *h == key)
+                        .and_then(|(_, v)| v)
+                }),
+                interval: |_| None,
+                test: None,
+            }
+        })
+        .collect()
 }
 
 fn measures() -> Vec<Measure> {
     vec![
         Measure {
-            header: "Macro P",
-            value: |a| Some(a.macro_.precision),
+            header: "Macro P".into(),
+            value: Box::new(|a| Some(a.macro_.precision)),
             interval: |_| None,
             test: None,
         },
         Measure {
-            header: "Macro R",
-            value: |a| Some(a.macro_.recall),
+            header: "Macro R".into(),
+            value: Box::new(|a| Some(a.macro_.recall)),
             interval: |_| None,
             test: None,
         },
         Measure {
-            header: "Macro F1",
-            value: |a| Some(a.macro_.f1),
+            header: "Macro F1".into(),
+            value: Box::new(|a| Some(a.macro_.f1)),
             interval: |a| a.confidence.as_ref().map(|c| c.macro_.f1),
             test: Some(|c| (c.significance.f1_difference, c.p_f1_adjusted)),
         },
         Measure {
-            header: "Macro F1 QALD",
-            value: |a| Some(a.macro_qald.f1),
+            header: "Macro F1 QALD".into(),
+            value: Box::new(|a| Some(a.macro_qald.f1)),
             interval: |a| a.confidence.as_ref().map(|c| c.macro_qald.f1),
             test: Some(|c| {
                 (
@@ -73,8 +109,8 @@ fn measures() -> Vec<Measure> {
             }),
         },
         Measure {
-            header: "Micro F1",
-            value: |a| a.micro.map(|m| m.f1),
+            header: "Micro F1".into(),
+            value: Box::new(|a| a.micro.map(|m| m.f1)),
             interval: |a| a.confidence.as_ref().map(|c| c.micro.f1),
             test: None,
         },
@@ -191,7 +227,7 @@ fn runs_table(
     title: &dyn Fn(String, Option<&str>) -> Title,
     out: &mut String,
 ) {
-    let columns: Vec<Measure> = measures()
+    let columns: Vec<Measure> = columns(report, name, runs)
         .into_iter()
         .filter(|m| runs.iter().any(|(_, e)| (m.value)(&e.aggregate).is_some()))
         .collect();
@@ -215,7 +251,7 @@ fn runs_table(
     if errors {
         header.push(cell("Errors", style));
     }
-    header.extend(columns.iter().map(|m| cell(m.header, style)));
+    header.extend(columns.iter().map(|m| cell(&m.header, style)));
     let mut rows = Vec::new();
     for (run, e) in runs {
         let mut row = vec![match baseline {

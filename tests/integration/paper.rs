@@ -199,3 +199,32 @@ fn a_baseline_that_names_no_run_is_refused_with_the_run_names() {
         "{err}"
     );
 }
+
+/// Under `text2sparql` a paper's QA table shows the challenge's own figures
+/// (set_F, nDCG, set_F+nDCG), as the command line's table does, not macro
+/// P/R/F1; its note names the receipt that `qajudge reproduce` checks.
+#[test]
+fn a_text2sparql_table_shows_the_challenges_figures_and_its_receipt() {
+    let data = crate::require_data!();
+    let t = data.join("text2sparql");
+    let o = crate::cli::qajudge(&[
+        "evaluate",
+        "--gold",
+        t.join("benchmark/questions_ck25.yml").to_str().expect("utf-8"),
+        "--gold-answers",
+        t.join("benchmark/ck25_true_result_set.json").to_str().expect("utf-8"),
+        "--run",
+        t.join("benchmark/ck25_true_result_set.json").to_str().expect("utf-8"),
+        "--profile",
+        "text2sparql",
+        "--format",
+        "latex",
+    ]);
+    let latex = crate::cli::stdout(&o);
+    assert!(o.status.success(), "{}", crate::cli::stderr(&o));
+    for figure in ["set\\_F", "nDCG", "set\\_F+nDCG"] {
+        assert!(latex.contains(figure), "{figure} missing:\n{latex}");
+    }
+    assert!(!latex.contains("Macro F1 QALD"), "{latex}");
+    assert!(latex.contains("receipt ") && latex.contains("reproduce"), "{latex}");
+}
