@@ -114,14 +114,26 @@ pub fn read(mut reader: impl Read, source: &str) -> Result<Dataset, QaldError> {
 
 /// Parses a benchmark or run, detecting its format from the content.
 pub fn parse(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
-    parse_inner(bytes, source, true)
+    parse_inner(bytes, source, true).map(|d| digested(d, bytes, source))
+}
+
+/// The dataset with the digest of the bytes it was read from (its receipt's
+/// input; docs/reproduce.md).
+fn digested(mut d: Dataset, bytes: &[u8], source: &str) -> Dataset {
+    d.inputs = vec![crate::model::InputDigest {
+        role: "file".into(),
+        name: source.to_string(),
+        bytes: bytes.len() as u64,
+        sha256: crate::digest::sha256_hex(bytes),
+    }];
+    d
 }
 
 /// Parses a benchmark or run like [`parse`] but never by the fast QALD-JSON path:
 /// every JSON file through `serde_json`'s tree. What the fast path gives must
 /// equal this (a test on the real files and the QALD-JSON fuzz target check it).
 pub fn parse_tolerant(bytes: &[u8], source: &str) -> Result<Dataset, QaldError> {
-    parse_inner(bytes, source, false)
+    parse_inner(bytes, source, false).map(|d| digested(d, bytes, source))
 }
 
 /// What a file that is not UTF-8 text is, from its first bytes, and what to
