@@ -1,8 +1,11 @@
 """The judge in process: ``evaluate`` and its ``Report``, ``check``,
 ``features`` and ``sample``, each the command of the same name with the same
 options (docs/python.md). Options are the command line's long options with
-``_`` for ``-``: ``True`` gives a flag, a list repeats the option, ``None`` and
-``False`` leave it out."""
+``_`` for ``-``, each value checked against the kind the command declares (a
+flag a bool, a number an int, a repeatable option a text or an iterable of
+texts, a language a BCP 47 tag) before any work: ``None`` leaves an option
+at the command's default. Every call but ``check`` works on a thread of its
+own that a Ctrl-C stops."""
 
 from __future__ import annotations
 
@@ -42,26 +45,34 @@ def _text(value: Any) -> str:
 
 
 def _argv(command: str, options: Mapping[str, Any], taken: Iterable[str] = ()) -> List[str]:
-    """The command line of ``options``; an option the command does not have is
-    a :class:`UsageError` naming the ones it has."""
+    """The command line of ``options`` (``None`` values left out), each value
+    checked against its option's kind as :func:`evaluate`'s are (a flag a
+    bool, a number an int, a list option a text or an iterable of at most
+    ``_native._MAX_ITEMS`` texts, ``lang`` a BCP 47 tag): a value of another
+    kind is a :class:`UsageError` naming the keyword and the value, and an
+    option the command does not have names the ones it has."""
     known = _options(command)
     refused = set(taken)
-    args: List[str] = []
-    for name, value in options.items():
+    for name in options:
         if name not in known or name in refused:
             names = ", ".join(sorted(n for n in known if n not in refused))
-            raise UsageError(f"{command}() has no option {name!r}; its options are: {names}")
-        if value is None or value is False:
-            continue
-        flag = "--" + name.replace("_", "-")
-        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
-        for v in values:
-            if v is True:
-                args.append(flag)
-            elif v is not None and v is not False:
-                # --name=value: a value starting with "-" stays a value
-                args.append(f"{flag}={_text(v)}")
-    return args
+            raise UsageError(f"{command.replace(' ', '_')}() has no option {name!r}; its options are: {names}")
+    return list(_native.arguments(command, {k: v for k, v in options.items() if v is not None}))
+
+
+def _bounded(keyword: str, items: Iterable[Any]) -> List[Any]:
+    """The items of an iterable given for ``keyword``, at most
+    ``_native._MAX_ITEMS`` of them: more is a :class:`UsageError` naming the
+    keyword (an endless iterable would fill the memory)."""
+    out: List[Any] = []
+    for item in items:
+        if len(out) == _native._MAX_ITEMS:
+            raise UsageError(
+                f"{keyword}= gives more than {_native._MAX_ITEMS} items (an endless iterable?): "
+                f"give a list of at most {_native._MAX_ITEMS}"
+            )
+        out.append(item)
+    return out
 
 
 def _is_path(run: Any) -> bool:
@@ -213,11 +224,11 @@ def _runs(
     given as objects, as ``(position, name, JSON bytes)``."""
     items: List[Tuple[Optional[str], Any]] = []
     if isinstance(runs, Mapping):
-        items = [(str(k), v) for k, v in runs.items()]
+        items = [(str(k), v) for k, v in _bounded("runs", runs.items())]
     else:
         if _is_path(runs):
             raise UsageError("runs= takes a list of runs; give [path] for one file")
-        for r in runs:
+        for r in _bounded("runs", runs):
             if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str):
                 items.append((r[0], r[1]))
             else:
@@ -249,7 +260,7 @@ def _runs(
     if given_names is not None:
         if isinstance(given_names, str):
             given_names = [given_names]
-        return paths, [str(n) for n in given_names], read
+        return paths, [str(n) for n in _bounded("name", given_names)], read
     if not any(label for label, _ in items):
         return paths, [], read
     # names for every run, the command line's default where none was given
@@ -606,18 +617,23 @@ def audit(
     query_timeout_ms: Optional[int] = None,
     max_rows: Optional[int] = None,
     max_input_mb: Optional[int] = None,
+    write_gold: Optional[PathLike] = None,
 ) -> Dict[str, Any]:
     """Audits a gold benchmark as ``qajudge audit`` does (docs/audit.md): the
     checks on the gold alone, and with ``kg=`` files or ``endpoint=`` URLs
     each query executed ``repeat`` times on each. Returns what ``--format
     json`` prints: ``questions``, ``stores``, ``counts`` and ``findings``
-    (each with its question, code, severity, evidence and action)."""
+    (each with its question, code, severity, evidence and action).
+    ``write_gold`` is ``audit --write-gold``: the gold written to that file
+    (QALD-JSON) with the answers of its stable questions frozen and each
+    unstable one marked, which :func:`evaluate` scores apart (docs/audit.md)."""
     args = _argv(
         "audit",
         {
             "gold": gold, "kg": [kg] if isinstance(kg, (str, os.PathLike)) else kg, "endpoint": endpoint,
             "repeat": repeat, "profile": profile, "gold_answers": gold_answers,
             "query_timeout_ms": query_timeout_ms, "max_rows": max_rows, "max_input_mb": max_input_mb,
+            "write_gold": write_gold,
         },
     )
     return dict(json.loads(_native.audit(args)))

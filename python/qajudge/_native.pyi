@@ -1,4 +1,4 @@
-"""Type stubs of the extension module ``qajudge._native`` (python/src/lib.rs)."""
+"""Type stubs of the extension module ``qajudge._native`` (python/src/)."""
 
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -6,9 +6,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 _Path = Union[str, "os.PathLike[str]"]
 
 __version__: str
+_MAX_ITEMS: int
 
 def main(argv: Sequence[str]) -> int: ...
 def options(subcommand: str) -> List[Tuple[str, bool]]: ...
+def arguments(subcommand: str, options: Dict[str, Any]) -> List[str]: ...
 def evaluate(
     options: Dict[str, Any],
     runs: Sequence[str],

@@ -4,6 +4,7 @@
 //! exactly as the command line parses them, with their results returned
 //! instead of printed, so that Python's options are the command's by name.
 
+mod argv;
 mod typed;
 
 use std::ffi::OsString;
@@ -19,6 +20,7 @@ use super::{Cli, Command};
 use crate::eval::Report;
 use crate::model::Dataset;
 use crate::sample::QuestionFeatures;
+pub use argv::{arguments, kind_in, kinds, language, MAX_ITEMS};
 pub use typed::{kind, Kind, Value, OPTIONS};
 
 /// Options a host gave that the command line refuses: clap's message (an

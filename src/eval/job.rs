@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::{
-    evaluate_executed, prepare_gold, Execution, IndexRef, KnowledgeGraphInfo, Options, Report, Run,
+    evaluate_executed, prepare_gold, Deadline, Execution, IndexRef, KnowledgeGraphInfo, Options,
+    Report, Run,
 };
 use crate::model::{Dataset, Query};
 
@@ -41,11 +42,14 @@ pub type SystemError = Box<dyn std::error::Error + Send + Sync>;
 /// Live QA systems, as the pipeline asks them (implemented by `live`).
 pub trait Systems: Sync {
     /// Asks the system at `url` every question of `gold` and returns its answers
-    /// as a run; `asked` is called once per question asked (or failed).
+    /// as a run; `asked` is called once per question asked (or failed). No
+    /// request is sent once `deadline` has passed (the questions not asked
+    /// then have no answers: the job is an error).
     fn ask(
         &self,
         url: &str,
         gold: &Dataset,
+        deadline: &Deadline,
         asked: &(dyn Fn() + Sync),
     ) -> Result<Dataset, SystemError>;
 }
@@ -57,12 +61,14 @@ pub trait Executor: Sync {
     fn info(&self) -> KnowledgeGraphInfo;
     /// Executes the queries of the gold and of the named runs as `plan` says,
     /// filling in their answers, and returns the report's diagnostics of the
-    /// execution. `progress` gets (done, to do).
+    /// execution. `progress` gets (done, to do). No query starts once
+    /// `deadline` has passed (the job is then an error).
     fn execute(
         &self,
         gold: &mut Dataset,
         runs: &mut [(&str, &mut Dataset)],
         plan: Plan,
+        deadline: &Deadline,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<String>;
 }
@@ -329,8 +335,13 @@ fn load_runs(
         .count();
     let total = job.gold.questions.len() * systems;
     let done = AtomicUsize::new(0);
+    let deadline = &job.options.deadline;
     let mut loaded: Vec<LoadedRun> = Vec::with_capacity(runs.len());
     for run in runs {
+        // a stopped job asks no more systems and reads no more runs
+        if deadline.passed() {
+            return Err(JobError::Deadline);
+        }
         match run {
             RunSource::File {
                 name,
@@ -350,12 +361,17 @@ fn load_runs(
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
                     progress.asked(n, total);
                 };
-                let dataset = env.systems.ask(&url, &job.gold, &asked).map_err(|source| {
-                    JobError::System {
-                        url: url.clone(),
-                        source,
-                    }
-                })?;
+                let dataset =
+                    env.systems
+                        .ask(&url, &job.gold, deadline, &asked)
+                        .map_err(|source| JobError::System {
+                            url: url.clone(),
+                            source,
+                        })?;
+                // the questions not asked once it stopped are not the system's failures
+                if deadline.passed() {
+                    return Err(JobError::Deadline);
+                }
                 progress.asked_all(&url);
                 if let Some(first) = every_call_failed(&job.gold, &dataset) {
                     return Err(JobError::RunFailed {
@@ -385,6 +401,7 @@ fn score_job(
     progress: &dyn Progress,
 ) -> Result<Report, JobError> {
     let mut gold = Arc::clone(&job.gold);
+    let deadline = job.options.deadline.clone();
     let execution = match env.knowledge_graph {
         Some(kg) => {
             let mut runs: Vec<(&str, &mut Dataset)> = loaded
@@ -396,8 +413,13 @@ fn score_job(
                 Arc::make_mut(&mut gold),
                 &mut runs,
                 job.plan,
+                &deadline,
                 &|done, total| progress.executed(done, total),
             );
+            // queries left unexecuted by a stop are no answers to score
+            if deadline.passed() {
+                return Err(JobError::Deadline);
+            }
             progress.executed_all();
             Execution {
                 knowledge_graph: Some(kg.info()),
@@ -425,7 +447,9 @@ fn score_job(
         (Some(name), Some(cache)) if unchanged => cache.get(name, &gold, &job.options, equivalence),
         _ => Arc::new(prepare_gold(&gold, &job.options, equivalence)),
     };
-    let deadline = job.options.deadline.clone();
+    if deadline.passed() {
+        return Err(JobError::Deadline);
+    }
     let report = evaluate_executed(
         &gold,
         &prepared,
@@ -651,6 +675,7 @@ mod tests {
             &self,
             url: &str,
             gold: &Dataset,
+            deadline: &Deadline,
             asked: &(dyn Fn() + Sync),
         ) -> Result<Dataset, SystemError> {
             if self.fail {
@@ -658,6 +683,9 @@ mod tests {
             }
             let ids: Vec<String> = gold.questions.iter().map(|q| q.id.0.clone()).collect();
             for _ in &ids {
+                if deadline.passed() {
+                    break;
+                }
                 self.asked.fetch_add(1, Ordering::SeqCst);
                 asked();
             }
@@ -763,6 +791,44 @@ mod tests {
         assert_eq!(e.to_string(), "system url \"http://10.0.0.1/\" is refused");
     }
 
+    /// Stops the job (its deadline's flag) once `after` questions were asked.
+    struct StopAfter {
+        after: usize,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl Progress for StopAfter {
+        fn asked(&self, done: usize, _total: usize) {
+            if done >= self.after {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_job_asks_no_more_questions_and_gives_no_report() {
+        let fake = Fake {
+            fail: false,
+            asked: AtomicUsize::new(0),
+        };
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let system = |n: usize| RunSource::System {
+            name: format!("s{n}"),
+            url: format!("http://127.0.0.1:{n}/"),
+            answers_with_query: false,
+        };
+        let mut request = job(vec![system(1), system(2)]);
+        request.options.deadline = Deadline::on(Arc::clone(&stop));
+        let progress = StopAfter {
+            after: 1,
+            stop: Arc::clone(&stop),
+        };
+        let e = run_job(request, &env(&fake), &progress).expect_err("stopped");
+        assert!(matches!(e, JobError::Deadline), "{e:?}");
+        // one question of the first system, none of the second
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 1);
+    }
+
     /// A system whose calls fail for the questions in `failing`.
     struct Failing(&'static [&'static str]);
 
@@ -771,6 +837,7 @@ mod tests {
             &self,
             _url: &str,
             gold: &Dataset,
+            _deadline: &Deadline,
             _asked: &(dyn Fn() + Sync),
         ) -> Result<Dataset, SystemError> {
             let ids: Vec<&str> = gold.questions.iter().map(|q| q.id.0.as_str()).collect();

@@ -10,11 +10,14 @@
 //! blocking pool, at most [`MAX_AT_ONCE`] at once (more are refused as
 //! `busy`), within the call's time limit (`timeout_ms`: no query starts
 //! after it and none runs past it; a 503 `timeout` then). A registered
-//! benchmark does not change, so each report is kept, serialised, in
+//! benchmark does not change, so each whole report is kept, serialised, in
 //! [`Audits`] (at most one per benchmark, `repeat` and profile kind: ten per
-//! benchmark) and answered from there without a place.
+//! benchmark) and answered from there without a place; a report with an
+//! execution that failed or timed out (an endpoint down for a moment) is
+//! answered but not kept, so that the next call executes again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -26,7 +29,7 @@ use utoipa::OpenApi;
 use super::common::{ApiResult, Place};
 use super::error::{internal, ErrorBody, ErrorCode};
 use super::{ApiError, AppState};
-use crate::audit::{audit, AuditOptions, AuditReport, Store};
+use crate::audit::{audit, AuditOptions, AuditReport, Executed, Store};
 use crate::sparql::AuditStore;
 
 /// The path of this module in the OpenAPI document.
@@ -142,15 +145,22 @@ pub async fn benchmark_audit(
         let store = kg
             .as_deref()
             .map(|kg| AuditStore::new(kg, exec).until(deadline));
-        let stores: Vec<&dyn Store> = store.iter().map(|s| s as &dyn Store).collect();
+        let watched = store.as_ref().map(|s| Watched::new(s));
+        let stores: Vec<&dyn Store> = watched.iter().map(|s| s as &dyn Store).collect();
         let report: AuditReport = audit(&benchmark.dataset, &stores, options);
         // a report the time limit cut is not the gold's audit
         if store.as_ref().is_some_and(AuditStore::cut) {
             return Ok(None);
         }
         let report = Bytes::from(serde_json::to_vec(&report).map_err(internal)?);
-        // kept even when it ends just after the answer
-        shared.audits.put(key, report.clone());
+        // kept even when it ends just after the answer, unless an execution
+        // failed: the next call executes again
+        if !watched
+            .as_ref()
+            .is_some_and(|w| w.failed.load(Ordering::Relaxed))
+        {
+            shared.audits.put(key, report.clone());
+        }
         Ok(Some(report))
     });
     let left = limit.saturating_sub(started.elapsed());
@@ -160,6 +170,41 @@ pub async fn benchmark_audit(
             .map(json)
             .ok_or_else(|| too_slow(timeout_ms)),
         Err(_) => Err(too_slow(timeout_ms)),
+    }
+}
+
+/// A store noting whether an execution failed or timed out: a report with
+/// one is answered but not kept.
+struct Watched<'a> {
+    inner: &'a dyn Store,
+    /// An execution failed or timed out.
+    failed: AtomicBool,
+}
+
+impl<'a> Watched<'a> {
+    fn new(inner: &'a dyn Store) -> Self {
+        Watched {
+            inner,
+            failed: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Store for Watched<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn execute(&self, query: &str) -> Executed {
+        let done = self.inner.execute(query);
+        if matches!(done.status.as_str(), "timeout" | "execution_error") {
+            self.failed.store(true, Ordering::Relaxed);
+        }
+        done
+    }
+
+    fn holds(&self, iri: &str) -> bool {
+        self.inner.holds(iri)
     }
 }
 

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::eval::Deadline;
 use crate::model::{AnswerSet, Calls, Dataset, Format, Query, Question};
 
 mod cache;
@@ -291,12 +292,14 @@ fn call_once(
 
 /// Asks one question: from the cache, else by calling the system with retries
 /// and backoff on transient failures; a readable answer is added to the cache.
+/// A backoff ends when `deadline` passes, and no retry is sent then.
 fn ask_one(
     agent: &ureq::Agent,
     target: &Target,
     opts: &LiveOptions,
     cache: Option<&AnswerCache>,
     ask: &Ask,
+    deadline: &Deadline,
 ) -> Outcome {
     let read = |body: &[u8]| match opts.protocol {
         Protocol::Gerbil => read_qald_answer(body),
@@ -322,7 +325,9 @@ fn ask_one(
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         match result {
             Err(e) if e.is_transient() && attempts <= opts.retries => {
-                std::thread::sleep(opts.backoff * 2u32.saturating_pow(attempts - 1));
+                if deadline.sleep(opts.backoff * 2u32.saturating_pow(attempts - 1)) {
+                    return (Err(e), attempts);
+                }
             }
             Err(e) => return (Err(e), attempts),
             Ok(body) => {
@@ -389,9 +394,10 @@ impl crate::eval::job::Systems for Asking {
         &self,
         url: &str,
         gold: &Dataset,
+        deadline: &Deadline,
         asked: &(dyn Fn() + Sync),
     ) -> Result<Dataset, crate::eval::job::SystemError> {
-        Ok(ask_all(url, gold, &self.0, &|_, _| asked())?.dataset)
+        Ok(ask_all_until(url, gold, &self.0, deadline, &|_, _| asked())?.dataset)
     }
 }
 
@@ -403,6 +409,19 @@ pub fn ask_all(
     opts: &LiveOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<LiveRun, LiveError> {
+    ask_all_until(url, gold, opts, &Deadline::default(), progress)
+}
+
+/// [`ask_all`], sending no request once `deadline` has passed (a host's
+/// Ctrl-C, a request's time limit): the calls in flight then end within their
+/// timeout, and the questions not asked are in the run's `stopped`.
+pub fn ask_all_until(
+    url: &str,
+    gold: &Dataset,
+    opts: &LiveOptions,
+    deadline: &Deadline,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<LiveRun, LiveError> {
     let target = target::check(url, opts.allowed_hosts.as_deref())?;
     let asks = asks(url, gold, opts)?;
     let cache = opts
@@ -412,32 +431,33 @@ pub fn ask_all(
         .transpose()
         .map_err(|e| LiveError::Cache(e.to_string()))?;
     let agent = target.agent(opts.timeout);
-    let total = gold.questions.len();
     let (results, stopped) = call_all(
         &agent,
         &target,
         opts,
         cache.as_ref(),
         &asks,
-        total,
+        deadline,
         progress,
     );
     Ok(live_run(gold, results, stopped, cache.as_ref()))
 }
 
 /// Makes the calls of `asks` on `opts.concurrency` threads, each taking the
-/// next ask, until all are made or the error rate passes the maximum (after
-/// `min_calls`); the outcomes by the asks' places, in order, and why the
-/// calls stopped early if they did. `progress` is called as [`ask_all`]'s.
+/// next ask, until all are made, the error rate passes the maximum (after
+/// `min_calls`) or `deadline` passes (each thread looks before each ask); the
+/// outcomes by the asks' places, in order, and why the calls stopped early if
+/// they did. `progress` is called as [`ask_all`]'s.
 fn call_all(
     agent: &ureq::Agent,
     target: &Target,
     opts: &LiveOptions,
     cache: Option<&AnswerCache>,
     asks: &[Ask],
-    total: usize,
+    deadline: &Deadline,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> (Vec<(usize, Outcome)>, Option<String>) {
+    let total = asks.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
@@ -450,11 +470,19 @@ fn call_all(
                 if stop.load(Ordering::SeqCst) {
                     return;
                 }
+                if deadline.passed() {
+                    if !stop.swap(true, Ordering::SeqCst) {
+                        if let Ok(mut s) = stopped.lock() {
+                            *s = Some("the evaluation was stopped".to_string());
+                        }
+                    }
+                    return;
+                }
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(ask) = asks.get(i) else {
                     return;
                 };
-                let outcome = ask_one(agent, target, opts, cache, ask);
+                let outcome = ask_one(agent, target, opts, cache, ask, deadline);
                 if outcome.0.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }
@@ -631,6 +659,78 @@ mod tests {
         };
         assert_eq!(stop(given.clone(), Profile::Gerbil), Some(0.9));
         assert_eq!(stop(given, Profile::Judge), Some(0.9));
+    }
+
+    /// A loopback QA system answering every request with an empty result,
+    /// counting the requests it received; its URL.
+    fn counting_system(served: std::sync::Arc<AtomicUsize>) -> String {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let url = format!("http://{}/qa", listener.local_addr().expect("its address"));
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let mut reader = BufReader::new(stream);
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                served.fetch_add(1, Ordering::SeqCst);
+                let answer = r#"{"head":{"vars":["x"]},"results":{"bindings":[]}}"#;
+                let _ = write!(
+                    reader.get_mut(),
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn no_request_is_sent_once_the_deadline_passed() {
+        let served = std::sync::Arc::new(AtomicUsize::new(0));
+        let url = counting_system(std::sync::Arc::clone(&served));
+        let questions: Vec<String> = (1..=10)
+            .map(|i| format!(r#"{{"id":"{i}","question":[{{"language":"en","string":"q{i}"}}]}}"#))
+            .collect();
+        let gold = crate::qald::parse(
+            format!(r#"{{"questions":[{}]}}"#, questions.join(",")).as_bytes(),
+            "gold",
+        )
+        .expect("a gold");
+        let opts = LiveOptions {
+            concurrency: 1,
+            ..LiveOptions::default()
+        };
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let deadline = Deadline::on(std::sync::Arc::clone(&stop));
+        // stopped once three questions were answered
+        let run = ask_all_until(&url, &gold, &opts, &deadline, &|done, _| {
+            if done == 3 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+        .expect("asked");
+        assert_eq!(served.load(Ordering::SeqCst), 3);
+        assert_eq!(run.stopped.as_deref(), Some("the evaluation was stopped"));
+        assert_eq!(run.errors.len(), 7, "{:?}", run.errors);
+        // a deadline that never passes asks them all
+        let run = ask_all(&url, &gold, &opts, &|_, _| {}).expect("asked");
+        assert_eq!(served.load(Ordering::SeqCst), 13);
+        assert!(
+            run.stopped.is_none() && run.errors.is_empty(),
+            "{:?}",
+            run.errors
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use super::{ExecOptions, KnowledgeGraph};
 use crate::eval::job::{Executor, Plan};
-use crate::eval::KnowledgeGraphInfo;
+use crate::eval::{Deadline, KnowledgeGraphInfo};
 use crate::model::{AnswerSet, Dataset, ExecStatus, Execution, Query, Term};
 
 /// Which questions with a query are executed.
@@ -36,6 +36,10 @@ pub struct RunSummary {
     /// Per executed question, per row, the variable of each term (for writing
     /// the results back as SPARQL JSON bindings).
     pub columns: BTreeMap<String, Vec<Vec<usize>>>,
+    /// Queries not executed because the call was stopped (the deadline of
+    /// the host's call on this thread passed: a notebook's Ctrl-C); each is
+    /// also in `failed`, and its question keeps what the file gave.
+    pub stopped: usize,
 }
 
 /// How many queries run at once: as asked, else the cores, at most 4 (an
@@ -114,14 +118,17 @@ fn todo(dataset: &Dataset, mode: Mode) -> Vec<(usize, String)> {
 }
 
 /// Executes every job on `options.workers` threads (one pool for all, so that
-/// the slow queries of several datasets overlap); returns the results in job
-/// order, whichever finished first.
+/// the slow queries of several datasets overlap), each thread looking at
+/// `deadline` before each query: past it, no query starts. Returns the
+/// results in job order, whichever finished first, each with its job's place
+/// (a job not started has none).
 fn execute_jobs(
     kg: &KnowledgeGraph,
     jobs: &[Job],
     options: ExecOptions,
+    deadline: &Deadline,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Vec<(Execution, super::Outcome)> {
+) -> Vec<(usize, Execution, super::Outcome)> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Execution, super::Outcome)>> =
@@ -129,6 +136,9 @@ fn execute_jobs(
     std::thread::scope(|scope| {
         for _ in 0..workers(options).min(jobs.len()) {
             scope.spawn(|| loop {
+                if deadline.passed() {
+                    return;
+                }
                 let n = next.fetch_add(1, Ordering::SeqCst);
                 let Some(job) = jobs.get(n) else {
                     return;
@@ -143,7 +153,7 @@ fn execute_jobs(
     });
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(n, ..)| *n);
-    results.into_iter().map(|(_, e, o)| (e, o)).collect()
+    results
 }
 
 /// Executes the queries of `dataset` on `kg` and stores the results as the
@@ -151,7 +161,10 @@ fn execute_jobs(
 /// answers, which are then kept). `check_iris` also looks up every IRI of each
 /// query in the graph. Queries run on `options.workers` threads; the results
 /// are applied in question order, so the outcome does not depend on which
-/// finished first. `progress` gets (done, to do).
+/// finished first. `progress` gets (done, to do). No query starts once the
+/// deadline of the host's call on this thread has passed
+/// ([`Deadline::of_this_thread`]; the command line sets none): the questions
+/// left are counted in `stopped` and `failed`.
 pub fn execute_dataset(
     kg: &KnowledgeGraph,
     dataset: &mut Dataset,
@@ -169,13 +182,25 @@ pub fn execute_dataset(
             check_iris,
         })
         .collect();
-    let results = execute_jobs(kg, &jobs, options, progress);
-    apply(
+    let results = execute_jobs(kg, &jobs, options, &Deadline::of_this_thread(), progress);
+    let mut started = vec![false; jobs.len()];
+    for (n, ..) in &results {
+        started[*n] = true;
+    }
+    let mut summary = apply(
         dataset,
-        jobs.iter()
-            .zip(results)
-            .map(|(j, (e, o))| (j.question, e, o)),
-    )
+        results
+            .into_iter()
+            .map(|(n, e, o)| (jobs[n].question, e, o)),
+    );
+    for (job, _) in jobs.iter().zip(started).filter(|(_, s)| !s) {
+        summary.stopped += 1;
+        summary.failed.push((
+            dataset.questions[job.question].id.0.clone(),
+            "not executed: the call was stopped".to_string(),
+        ));
+    }
+    summary
 }
 
 /// Stores executed queries' results as the answers of their questions (in the
@@ -246,13 +271,16 @@ fn mark_uri_hallucination(kg: &KnowledgeGraph, dataset: &mut Dataset, options: E
 /// `plan` says, and returns the diagnostics for the report: gold answers that
 /// changed, gold queries that failed, run answers that differ from their
 /// queries' results. The queries of all of them run in one pool of
-/// `options.workers` threads. `progress` gets (done, to do).
+/// `options.workers` threads. `progress` gets (done, to do). No query starts
+/// once `deadline` has passed; the questions left keep what their files gave
+/// (the pipeline then stops: what is left is not a report).
 pub fn execute_experiment(
     kg: &KnowledgeGraph,
     gold: &mut Dataset,
     runs: &mut [(&str, &mut Dataset)],
     plan: Plan,
     options: ExecOptions,
+    deadline: &Deadline,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<String> {
     let mode = |all: bool| if all { Mode::All } else { Mode::Missing };
@@ -275,8 +303,8 @@ pub fn execute_experiment(
     jobs.sort_by_key(|j| (j.question, j.dataset));
     let mut results: Vec<Vec<(usize, Execution, super::Outcome)>> =
         (0..=runs.len()).map(|_| Vec::new()).collect();
-    for (job, (e, o)) in jobs.iter().zip(execute_jobs(kg, &jobs, options, progress)) {
-        results[job.dataset].push((job.question, e, o));
+    for (n, e, o) in execute_jobs(kg, &jobs, options, deadline, progress) {
+        results[jobs[n].dataset].push((jobs[n].question, e, o));
     }
     for r in &mut results {
         r.sort_by_key(|(question, ..)| *question);
@@ -336,9 +364,10 @@ impl Executor for Executing<'_> {
         gold: &mut Dataset,
         runs: &mut [(&str, &mut Dataset)],
         plan: Plan,
+        deadline: &Deadline,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<String> {
-        execute_experiment(self.kg, gold, runs, plan, self.options, progress)
+        execute_experiment(self.kg, gold, runs, plan, self.options, deadline, progress)
     }
 }
 
@@ -355,4 +384,85 @@ fn same_answers(a: &AnswerSet, b: &AnswerSet) -> bool {
             .collect()
     };
     set(a) == set(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, Question, QuestionId};
+
+    /// A graph of one triple, and a dataset of `n` questions querying it.
+    fn graph_and_questions(tag: &str, n: usize) -> (KnowledgeGraph, Dataset) {
+        let dir = std::env::temp_dir().join(format!("qajudge-run-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let path = dir.join("g.ttl");
+        std::fs::write(
+            &path,
+            "<http://e.org/a> <http://e.org/p> <http://e.org/b> .\n",
+        )
+        .expect("written");
+        let kg = KnowledgeGraph::load(&[path], ExecOptions::default(), &|_, _| {}).expect("loads");
+        let mut d = Dataset::new(Format::QaldJson);
+        d.questions = (1..=n)
+            .map(|i| Question {
+                id: QuestionId(i.to_string()),
+                query: Query::Sparql("SELECT ?o WHERE { <http://e.org/a> ?p ?o }".into()),
+                ..Question::default()
+            })
+            .collect();
+        (kg, d)
+    }
+
+    #[test]
+    fn no_query_starts_once_the_deadline_passed() {
+        let (kg, mut gold) = graph_and_questions("experiment", 6);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let deadline = Deadline::on(std::sync::Arc::clone(&stop));
+        let options = ExecOptions {
+            workers: 1,
+            ..ExecOptions::default()
+        };
+        // stopped once two queries were executed
+        execute_experiment(
+            &kg,
+            &mut gold,
+            &mut [],
+            Plan::default(),
+            options,
+            &deadline,
+            &|done, _| {
+                if done == 2 {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            },
+        );
+        let executed = gold.questions.iter().filter(|q| q.execution.is_some());
+        assert_eq!(executed.count(), 2);
+        assert!(gold.questions[2..].iter().all(|q| q.answers.is_none()));
+    }
+
+    #[test]
+    fn a_hosts_stop_on_this_thread_leaves_the_rest_unexecuted_and_says_so() {
+        let (kg, mut d) = graph_and_questions("dataset", 4);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let _entered = Deadline::on(std::sync::Arc::clone(&stop)).enter();
+        let options = ExecOptions {
+            workers: 1,
+            ..ExecOptions::default()
+        };
+        let s = execute_dataset(&kg, &mut d, Mode::All, false, options, &|done, _| {
+            if done == 1 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        });
+        assert_eq!((s.executed, s.stopped), (1, 3));
+        assert_eq!(s.failed.len(), 3);
+        assert_eq!(
+            s.failed[0],
+            (
+                "2".to_string(),
+                "not executed: the call was stopped".to_string()
+            )
+        );
+    }
 }

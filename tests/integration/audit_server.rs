@@ -210,3 +210,104 @@ fn a_registered_benchmark_is_audited_with_its_graph_or_without_one() {
         serde_json::json!(["note", "warning", "error"])
     );
 }
+
+/// A loopback SPARQL endpoint for the demo gold's queries: it answers 500
+/// until `healthy`, one row after; `asked` counts the queries.
+struct Endpoint {
+    url: String,
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    healthy: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Endpoint {
+    fn start(healthy: bool) -> Endpoint {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let url = format!("http://{}/sparql", listener.local_addr().expect("address"));
+        let (asked, healthy) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicBool::new(healthy)),
+        );
+        let (a, h) = (asked.clone(), healthy.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(500) {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().expect("stream"));
+                let (mut line, mut length) = (String::new(), 0usize);
+                while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    line.clear();
+                }
+                let mut body = vec![0; length.min(1 << 20)];
+                let _ = reader.read_exact(&mut body);
+                a.fetch_add(1, Ordering::SeqCst);
+                let (status, body) = if h.load(Ordering::SeqCst) {
+                    (
+                        "200 OK",
+                        r#"{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri", "value": "http://ex/a"}}]}}"#,
+                    )
+                } else {
+                    ("500 Internal Server Error", "down for a moment")
+                };
+                let kind = if status.starts_with("200") {
+                    "application/sparql-results+json"
+                } else {
+                    "text/plain"
+                };
+                let _ = stream.write_all(
+                    format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).as_bytes(),
+                );
+            }
+        });
+        Endpoint {
+            url,
+            asked,
+            healthy,
+        }
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn an_audit_whose_executions_failed_is_not_kept() {
+    use std::sync::atomic::Ordering;
+    let endpoint = Endpoint::start(false);
+    let s = Server::start_bare(&tmp("audit-transient"), &["--endpoint", &endpoint.url]);
+    let path = "/api/v1/benchmarks/demo/audit?repeat=1";
+    let (status, down) = get(&s, path);
+    assert_eq!(status, 200, "{down}");
+    assert!(
+        !findings_coded(&down, "execution_failed").is_empty(),
+        "{down}"
+    );
+    let asked = endpoint.asked();
+    // the endpoint is back: the next call executes again (it answered the
+    // failed report from memory until the server restarted)
+    endpoint.healthy.store(true, Ordering::SeqCst);
+    let (status, up) = get(&s, path);
+    assert_eq!(status, 200, "{up}");
+    assert!(findings_coded(&up, "execution_failed").is_empty(), "{up}");
+    assert!(endpoint.asked() > asked, "nothing executed again");
+    // a whole report is kept
+    let asked = endpoint.asked();
+    let (status, again) = get(&s, path);
+    assert_eq!((status, &again), (200, &up));
+    assert_eq!(endpoint.asked(), asked);
+}
+
+/// The findings of any question with `code`.
+fn findings_coded<'a>(report: &'a Value, code: &str) -> Vec<&'a Value> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}

@@ -203,7 +203,11 @@ fn set(a: &mut EvaluateArgs, name: &str, value: Value) -> Result<(), UsageError>
                 _ => return Err(usage(name, &value, "give \"gerbil\" or \"text2sparql\"")),
             });
         }
-        "lang" => a.lang = Some(text(name, &value)?),
+        "lang" => {
+            let t = text(name, &value)?;
+            super::argv::language(&t).map_err(|why| usage(name, &value, &why))?;
+            a.lang = Some(t);
+        }
         "baseline" => a.baseline = Some(text(name, &value)?),
         "abstain_marker" => a.abstain_marker = Some(text(name, &value)?),
         "endpoint" => a.kg.endpoint = Some(text(name, &value)?),
