@@ -5,6 +5,7 @@
 //! instead of printed, so that Python's options are the command's by name.
 
 mod argv;
+mod language;
 mod typed;
 
 use std::ffi::OsString;
@@ -20,7 +21,8 @@ use super::{Cli, Command};
 use crate::eval::Report;
 use crate::model::Dataset;
 use crate::sample::QuestionFeatures;
-pub use argv::{arguments, kind_in, kinds, language, MAX_ITEMS};
+pub use argv::{arguments, kind_in, kinds, MAX_ITEMS};
+pub use language::language;
 pub use typed::{kind, Kind, Value, OPTIONS};
 
 /// Options a host gave that the command line refuses: clap's message (an
