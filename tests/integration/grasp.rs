@@ -255,7 +255,7 @@ fn hostile_outputs_are_located_errors_or_question_diagnostics() {
     ];
     let path = dir.join("hostile.jsonl");
     std::fs::write(&path, lines.join("\n")).expect("written");
-    let report = evaluate(&data, &[path.clone()]);
+    let report = evaluate(&data, std::slice::from_ref(&path));
     let qa = &report["runs"][0]["experiments"]["qa"];
     let question = |id: &str| -> &Value {
         qa["questions"]

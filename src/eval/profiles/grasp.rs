@@ -249,13 +249,10 @@ impl Official for Grasp {
             return Some(f);
         }
         yes(&mut f, "evaluation");
-        let target = match outcome(gold) {
-            Ok(t) => t,
-            Err(_) => {
-                yes(&mut f, "gold_failed");
-                yes(&mut f, "invalid_evaluation");
-                return Some(f);
-            }
+        let Ok(target) = outcome(gold) else {
+            yes(&mut f, "gold_failed");
+            yes(&mut f, "invalid_evaluation");
+            return Some(f);
         };
         f.insert("gold_size".into(), target.size() as f64);
         if target.size() == 0 {
