@@ -81,6 +81,7 @@ fn bench(c: &mut Criterion) {
                 &mut [("INFAI", &mut rd)],
                 Plan::default(),
                 opts,
+                &qajudge::eval::Deadline::default(),
                 &|_, _| {},
             );
             black_box(evaluate(

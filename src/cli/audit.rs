@@ -120,6 +120,9 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
             text2sparql: profile == crate::eval::Profile::Text2sparql,
         },
     );
+    if args.write_gold.is_some() && graphs.iter().any(AuditStore::cut) {
+        bail!("the audit was stopped before every query ran: the gold is not frozen, and --write-gold's file is left as it was");
+    }
     if let (Some(out), Some(store)) = (&args.write_gold, report.stores.first()) {
         let (doc, frozen, unstable) = freeze(gold, results, store, &report);
         let text = serde_json::to_string_pretty(&doc)? + "\n";

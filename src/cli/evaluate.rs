@@ -275,8 +275,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
             // texts from outside (answers, questions, diagnostics) cannot act
             // on the terminal; JSON escapes them itself
             OutputFormat::Table => {
-                let table = render::table(&report, args.per_question)
-                    + &super::failures::render(&report);
+                let table =
+                    render::table(&report, args.per_question) + &super::failures::render(&report);
                 stdout.write_all(printable(&table).as_bytes())?;
             }
             OutputFormat::Csv => {

@@ -34,9 +34,12 @@ type Test = fn(&Comparison) -> (f64, f64);
 
 /// A column of the runs table: its header, its value, and how the comparison
 /// with the baseline reads for it (difference, adjusted p-value), if it has one.
+/// A column's value in a run's aggregate.
+type Value = Box<dyn Fn(&AggregateReport) -> Option<f64>>;
+
 struct Measure {
     header: String,
-    value: Box<dyn Fn(&AggregateReport) -> Option<f64>>,
+    value: Value,
     interval: fn(&AggregateReport) -> Option<Interval>,
     test: Option<Test>,
 }
@@ -52,7 +55,11 @@ fn columns(report: &Report, name: &str, runs: &[(&str, &ExperimentReport)]) -> V
         name == "qa" && !matches!(p, Profile::Judge | Profile::Gerbil | Profile::Mqald)
     });
     let headers: Vec<String> = match (own, runs.first()) {
-        (Some(p), Some((_, e))) => p.headline(&e.aggregate).into_iter().map(|(h, _)| h).collect(),
+        (Some(p), Some((_, e))) => p
+            .headline(&e.aggregate)
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect(),
         _ => Vec::new(),
     };
     let (Some(p), false) = (own, headers.is_empty()) else {

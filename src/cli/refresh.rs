@@ -62,6 +62,15 @@ pub fn run(args: RefreshArgs) -> anyhow::Result<ExitCode> {
         },
     );
     bar.finish_and_clear();
+    if summary.stopped > 0 {
+        // an interrupted refresh leaves the file as it was: never a benchmark
+        // of half its answers
+        bail!(
+            "refresh was stopped with {} queries not executed: {} is left as it was",
+            summary.stopped,
+            args.out.display()
+        );
+    }
     let mut doc = crate::qald::to_qald_json(&gold, &summary.columns);
     mark_ours(&mut doc, "qajudge refresh");
     let text = serde_json::to_string_pretty(&doc)? + "\n";

@@ -38,9 +38,13 @@ mod tests {
 
     #[test]
     fn escapes_bells_and_osc_sequences_and_keeps_lines() {
-        let hostile = "endpoint answered http 500: \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J boom\r\nnext\tline";
+        let hostile =
+            "endpoint answered http 500: \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J boom\r\nnext\tline";
         let safe = printable(hostile);
-        assert!(!safe.contains('\u{1b}') && !safe.contains('\u{7}') && !safe.contains('\r'), "{safe}");
+        assert!(
+            !safe.contains('\u{1b}') && !safe.contains('\u{7}') && !safe.contains('\r'),
+            "{safe}"
+        );
         assert!(safe.contains("\\u{1b}]52;c;ZXZpbA==\\u{7}"), "{safe}");
         assert!(safe.contains("\nnext\tline"));
         assert!(matches!(printable("plain, ünïcode"), Cow::Borrowed(_)));

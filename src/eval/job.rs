@@ -254,6 +254,7 @@ pub fn run_job(
     request
         .check(env.knowledge_graph.is_some())
         .map_err(JobError::Request)?;
+    let draft = super::provenance::Draft::of(&request);
     let Request {
         gold_name,
         gold,
@@ -309,6 +310,7 @@ pub fn run_job(
         super::failures::attach(&mut report, features);
     }
     report.audit = audit;
+    report.receipt = Some(draft.finish(&report));
     Ok(report)
 }
 
@@ -426,15 +428,22 @@ fn score_job(
                 diagnostics,
             }
         }
-        None => Execution {
-            knowledge_graph: None,
-            // only QA needs the gold's answers
-            diagnostics: if scores_qa(&job.options) {
-                unexecuted_gold(&gold).into_iter().collect()
-            } else {
-                Vec::new()
-            },
-        },
+        None => {
+            if scores_qa(&job.options) && gold.questions.iter().any(|q| q.answers.is_some()) {
+                for run in &mut loaded {
+                    unexecuted_run_warning(&mut run.dataset);
+                }
+            }
+            Execution {
+                knowledge_graph: None,
+                // only QA needs the gold's answers
+                diagnostics: if scores_qa(&job.options) {
+                    unexecuted_gold(&gold).into_iter().collect()
+                } else {
+                    Vec::new()
+                },
+            }
+        }
     };
     if gold.questions.iter().any(|q| q.unstable.is_some()) {
         return score_apart(job, &gold, &loaded, env, execution);
@@ -579,7 +588,7 @@ fn meets_gold(gold: &Dataset, name: &str, run: &mut Dataset) -> Result<(), JobEr
     if run.questions.is_empty() {
         // as `check` says of it: scored, every gold question missing
         run.diagnostics.push(
-            "the run holds no question: it answered nothing, and every gold question counts as missing"
+            "warning: the run holds no question: it answered nothing, and every gold question counts as missing"
                 .into(),
         );
         return Ok(());
@@ -633,6 +642,19 @@ fn every_call_failed(gold: &Dataset, run: &Dataset) -> Option<(String, String)> 
 /// True when the options score QA (all sub-experiments, or QA among them).
 fn scores_qa(options: &Options) -> bool {
     options.experiments.is_empty() || options.experiments.contains(&super::Experiment::Qa)
+}
+
+/// The warning of a run some of whose questions give a query and no
+/// answers while no knowledge graph was given: those questions are not
+/// evaluable (a run with no answer at all is refused by `Request::check`).
+fn unexecuted_run_warning(run: &mut Dataset) {
+    let n = super::request::unexecuted_run(run);
+    if n > 0 {
+        run.diagnostics.push(format!(
+            "warning: {n} of the run's {} questions give a query and no answers, and no knowledge graph was given to execute them: they are not evaluable (give --kg FILE... or --endpoint URL, in Python kg= or endpoint=)",
+            run.questions.len()
+        ));
+    }
 }
 
 /// The diagnostic for a gold benchmark whose questions have a query and no
@@ -763,7 +785,13 @@ mod tests {
             &Silent,
         )
         .expect("report");
-        let json = |r: &Report| serde_json::to_string(r).unwrap_or_default();
+        // the same figures; only the receipts differ (a live system, a file)
+        assert_eq!(live.receipt.as_ref().map(|r| r.live.len()), Some(1));
+        let json = |r: &Report| {
+            let mut r = r.clone();
+            r.receipt = None;
+            serde_json::to_string(&r).unwrap_or_default()
+        };
         assert_eq!(json(&live), json(&scored));
         assert!(json(&live).contains("\"source\":\"http://127.0.0.1:1/\""));
     }

@@ -188,4 +188,3 @@ fn options(request: &Request) -> BTreeMap<String, Value> {
     put("max_rows", Value::Null);
     out
 }
-

@@ -266,11 +266,22 @@ impl ChatServer {
         timeout: Duration,
         allowed: Option<&[String]>,
     ) -> Result<ChatServer, super::LiveError> {
-        let url = format!("{}/chat/completions", base.trim_end_matches('/'));
+        let url = chat_url(base);
         let target = super::target::check(&url, allowed)?;
         let agent = target.agent(timeout);
         Ok(ChatServer { target, agent, key })
     }
+}
+
+/// `{base}/chat/completions`, the path appended to the base's path and its
+/// query (`?api-version=…`, a tenant) kept after it; a fragment is dropped.
+fn chat_url(base: &str) -> String {
+    let base = base.split('#').next().unwrap_or(base);
+    let (path, query) = match base.split_once('?') {
+        Some((path, query)) => (path, format!("?{query}")),
+        None => (base, String::new()),
+    };
+    format!("{}/chat/completions{query}", path.trim_end_matches('/'))
 }
 
 impl crate::llm::Transport for ChatServer {
@@ -317,5 +328,24 @@ impl crate::llm::Transport for ChatServer {
             body: out,
             retry_after,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_chat_path_goes_before_the_query() {
+        assert_eq!(
+            super::chat_url("http://h/v1?api-version=2024-06-01"),
+            "http://h/v1/chat/completions?api-version=2024-06-01"
+        );
+        assert_eq!(
+            super::chat_url("http://h/v1/"),
+            "http://h/v1/chat/completions"
+        );
+        assert_eq!(
+            super::chat_url("http://h/v1#x"),
+            "http://h/v1/chat/completions"
+        );
     }
 }

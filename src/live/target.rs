@@ -38,15 +38,20 @@ impl Target {
     }
 
     /// What names the server this URL reaches, for a cache of its answers:
-    /// scheme, host, port (the scheme's default when not written) and path,
-    /// without user, password, query or fragment (`http://127.0.0.1:11434/v1/chat/completions`).
+    /// scheme, host, port (the scheme's default when not written), path and
+    /// query (`?tenant=a` and `?tenant=b` are two servers), without user,
+    /// password or fragment (`http://127.0.0.1:11434/v1/chat/completions`).
     pub fn identity(&self) -> String {
         format!(
-            "{}://{}:{}{}",
+            "{}://{}:{}{}{}",
             self.url.scheme(),
             self.url.host_str().unwrap_or(""),
             self.url.port_or_known_default().unwrap_or(0),
-            self.url.path()
+            self.url.path(),
+            self.url
+                .query()
+                .map(|q| format!("?{q}"))
+                .unwrap_or_default()
         )
     }
 

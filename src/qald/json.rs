@@ -484,9 +484,21 @@ fn described(map: &Map<String, Value>, q: &mut Question) {
     // a question the audit found unstable (`audit --write-gold`): its reason,
     // or `true`
     q.unstable = match map.get("unstable") {
-        Some(Value::String(why)) if !why.trim().is_empty() => Some(why.clone()),
+        Some(Value::String(why))
+            if !why.trim().is_empty() && !why.trim().eq_ignore_ascii_case("false") =>
+        {
+            Some(why.clone())
+        }
         Some(Value::Bool(true)) => Some("marked unstable".into()),
-        _ => None,
+        None | Some(Value::Null | Value::Bool(false)) => None,
+        Some(other) => {
+            // never ignored silently: the question is scored with the others
+            q.diagnostics.push(format!(
+                "`unstable` {} is not a reason (a non-empty string) or true: the question is not marked unstable; write why, as audit --write-gold does",
+                other.to_string().chars().take(80).collect::<String>()
+            ));
+            None
+        }
     };
     if let Some(m) = map.get("message").and_then(scalar_string) {
         q.diagnostics.push(format!("the system's message: {m}"));
@@ -614,6 +626,26 @@ fn read_fast_answer(
 mod tests {
     use crate::model::{Format, Query, Term};
     use crate::qald::parse;
+
+    #[test]
+    fn an_unstable_mark_is_a_reason_or_true_and_anything_else_is_said() {
+        let d = parse(
+            br#"{"questions":[{"id":"1","unstable":"ties_at_edge: q"},{"id":"2","unstable":true},
+            {"id":"3","unstable":{}},{"id":"4","unstable":[1]},{"id":"5","unstable":0},
+            {"id":"6","unstable":"false"},{"id":"7","unstable":false}]}"#,
+            "u.json",
+        )
+        .expect("reads");
+        let marked: Vec<bool> = d.questions.iter().map(|q| q.unstable.is_some()).collect();
+        assert_eq!(marked, [true, true, false, false, false, false, false]);
+        for q in &d.questions[2..5] {
+            assert!(
+                q.diagnostics.iter().any(|x| x.contains("is not a reason")),
+                "{:?}",
+                q.diagnostics
+            );
+        }
+    }
 
     #[test]
     fn qald5_body_and_string_answers() {

@@ -234,7 +234,7 @@ fn parse_inner(bytes: &[u8], source: &str, allow_fast: bool) -> Result<Dataset, 
                 }
             })?;
             match read {
-                stream::Read::Kqapro(dataset) => dataset,
+                stream::Read::Kqapro(dataset) => *dataset,
                 stream::Read::Tree(value) => parse_json_value(value, body, source)?,
             }
         }

@@ -16,8 +16,9 @@ use crate::model::Dataset;
 
 /// A JSON document read by [`read`].
 pub enum Read {
-    /// A KQA Pro dataset, converted record by record.
-    Kqapro(Dataset),
+    /// A KQA Pro dataset, converted record by record (boxed: a dataset is
+    /// larger than a tree's root).
+    Kqapro(Box<Dataset>),
     /// Any other document, as a tree.
     Tree(Value),
 }
@@ -93,7 +94,7 @@ impl<'de> Visitor<'de> for Document {
             };
         }
         Ok(match sink {
-            Sink::Kqapro(reader) => Read::Kqapro(reader.finish()),
+            Sink::Kqapro(reader) => Read::Kqapro(Box::new(reader.finish())),
             Sink::Undecided(items) | Sink::Tree(items) => Read::Tree(Value::Array(items)),
         })
     }
@@ -141,7 +142,7 @@ mod tests {
         let Value::Array(items) = serde_json::from_slice(text).expect("json") else {
             panic!("not an array")
         };
-        assert_eq!(streamed, kqapro::parse_dataset(items));
+        assert_eq!(*streamed, kqapro::parse_dataset(items));
         assert_eq!(streamed.questions.len(), 2);
         assert_eq!(streamed.questions[1].id.0, "2");
         assert_eq!(streamed.unknown_keys.len(), 1);

@@ -22,6 +22,9 @@ pub struct AuditStore<'a> {
     name: String,
     options: ExecOptions,
     deadline: Option<Instant>,
+    /// The host's stop on the thread that made the store (a notebook's
+    /// Ctrl-C): no query starts once it passed.
+    stop: crate::eval::Deadline,
     cut: AtomicBool,
 }
 
@@ -39,6 +42,7 @@ impl<'a> AuditStore<'a> {
             name,
             options,
             deadline: None,
+            stop: crate::eval::Deadline::of_this_thread(),
             cut: AtomicBool::new(false),
         }
     }
@@ -60,6 +64,10 @@ impl<'a> AuditStore<'a> {
     /// before the deadline, and whether that shortened it), or `None` past
     /// the deadline.
     fn next_options(&self) -> Option<(ExecOptions, bool)> {
+        if self.stop.passed() {
+            self.cut.store(true, Ordering::Relaxed);
+            return None;
+        }
         let Some(deadline) = self.deadline else {
             return Some((self.options, false));
         };

@@ -268,7 +268,10 @@ fn an_endpoints_terminal_escapes_never_reach_the_terminal() {
         let all = format!("{}{}", crate::cli::stdout(&o), stderr(&o));
         assert!(all.contains("execution_failed"), "{all}");
         for c in ['\u{1b}', '\u{7}', '\r'] {
-            assert!(!all.contains(c), "{format}: {c:?} reached the terminal: {all:?}");
+            assert!(
+                !all.contains(c),
+                "{format}: {c:?} reached the terminal: {all:?}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

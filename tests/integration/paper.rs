@@ -210,11 +210,17 @@ fn a_text2sparql_table_shows_the_challenges_figures_and_its_receipt() {
     let o = crate::cli::qajudge(&[
         "evaluate",
         "--gold",
-        t.join("benchmark/questions_ck25.yml").to_str().expect("utf-8"),
+        t.join("benchmark/questions_ck25.yml")
+            .to_str()
+            .expect("utf-8"),
         "--gold-answers",
-        t.join("benchmark/ck25_true_result_set.json").to_str().expect("utf-8"),
+        t.join("benchmark/ck25_true_result_set.json")
+            .to_str()
+            .expect("utf-8"),
         "--run",
-        t.join("benchmark/ck25_true_result_set.json").to_str().expect("utf-8"),
+        t.join("benchmark/ck25_true_result_set.json")
+            .to_str()
+            .expect("utf-8"),
         "--profile",
         "text2sparql",
         "--format",
@@ -226,5 +232,8 @@ fn a_text2sparql_table_shows_the_challenges_figures_and_its_receipt() {
         assert!(latex.contains(figure), "{figure} missing:\n{latex}");
     }
     assert!(!latex.contains("Macro F1 QALD"), "{latex}");
-    assert!(latex.contains("receipt ") && latex.contains("reproduce"), "{latex}");
+    assert!(
+        latex.contains("receipt ") && latex.contains("reproduce"),
+        "{latex}"
+    );
 }
