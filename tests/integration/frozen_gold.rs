@@ -181,10 +181,9 @@ fn the_frozen_gold_keeps_what_scoring_reads_and_nothing_its_reader_calls_unknown
     assert_eq!(back.questions[1].properties, ["http://ex/q"]);
 }
 
-/// A question whose audited execution failed is marked unstable, its given
-/// answers kept, and never counted as frozen.
-#[test]
-fn a_question_whose_audited_result_failed_is_marked_unstable() {
+/// An endpoint on a loopback port that answers its first 100 requests with
+/// an HTTP 500 whose body is `body`; its query URL.
+fn failing(body: &'static str) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
     let url = format!("http://{}/sparql", listener.local_addr().expect("addr"));
     std::thread::spawn(move || {
@@ -192,16 +191,32 @@ fn a_question_whose_audited_result_failed_is_marked_unstable() {
             let Ok(mut stream) = stream else { continue };
             let mut buf = [0u8; 4096];
             let _ = stream.read(&mut buf);
-            let _ = stream.write_all(
-                b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\nConnection: close\r\n\r\ndown",
+            let _ = write!(
+                stream,
+                "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
             );
         }
     });
-    let dir = std::env::temp_dir().join(format!("qajudge-frozen-fail-{}", std::process::id()));
+    url
+}
+
+/// A fresh scratch directory holding [`GOLD`] as `gold.json`.
+fn scratch(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("qajudge-frozen-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     let gold = dir.join("gold.json");
     std::fs::write(&gold, GOLD).expect("gold");
+    (dir, gold)
+}
+
+/// A question whose audited execution failed is marked unstable, its given
+/// answers kept, and never counted as frozen.
+#[test]
+fn a_question_whose_audited_result_failed_is_marked_unstable() {
+    let url = failing("down");
+    let (dir, gold) = scratch("fail");
     let out = dir.join("out.json");
     let o = qajudge(&[
         "audit",
@@ -235,26 +250,8 @@ fn a_question_whose_audited_result_failed_is_marked_unstable() {
 /// visible text, never as escapes a terminal would act on.
 #[test]
 fn an_endpoints_terminal_escapes_never_reach_the_terminal() {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let url = format!("http://{}/sparql", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(100) {
-            let Ok(mut stream) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            let body = "boom \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\r gone";
-            let _ = write!(
-                stream,
-                "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    let dir = std::env::temp_dir().join(format!("qajudge-escapes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let gold = dir.join("gold.json");
-    std::fs::write(&gold, GOLD).expect("gold");
+    let url = failing("boom \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\r gone");
+    let (dir, gold) = scratch("escapes");
     for format in ["table", "csv"] {
         let o = qajudge(&[
             "audit",

@@ -172,8 +172,8 @@ fn assignment_f1_score(pred: &[Answer], target: &[Answer]) -> Option<f64> {
     let pairs = linear_sum_assignment(np, nt, &cost, true);
     let chosen: Vec<f32> = pairs.iter().map(|(i, j)| scores[i * nt + j]).collect();
     let rest: Vec<f32> = chosen.iter().map(|s| 1.0 - s).collect();
-    let tp = numpy_sum_f32(&chosen);
-    let fn_ = f64::from(numpy_sum_f32(&rest)) + nt as f64 - pairs.len() as f64;
+    let tp = super::lsap::numpy_sum(&chosen);
+    let fn_ = f64::from(super::lsap::numpy_sum(&rest)) + nt as f64 - pairs.len() as f64;
     let fp = np - pairs.len();
     if tp <= 0.0 {
         return Some(0.0);
@@ -182,36 +182,6 @@ fn assignment_f1_score(pred: &[Answer], target: &[Answer]) -> Option<f64> {
     let prec = tp / (tp + fp as f64);
     let rec = tp / (tp + fn_);
     Some(2.0 * prec * rec / (prec + rec))
-}
-
-/// `np.sum` of a float32 array: NumPy's pairwise summation in float32
-/// (blocks of 128 summed with eight accumulators, larger arrays halved), as
-/// `lsap::numpy_sum` does in float64.
-fn numpy_sum_f32(values: &[f32]) -> f32 {
-    const BLOCK: usize = 128;
-    let n = values.len();
-    if n < 8 {
-        values.iter().fold(0.0, |acc, v| acc + v)
-    } else if n <= BLOCK {
-        let mut r = [0.0f32; 8];
-        r.copy_from_slice(&values[..8]);
-        let mut i = 8;
-        while i < n - (n % 8) {
-            for (k, rk) in r.iter_mut().enumerate() {
-                *rk += values[i + k];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for v in &values[i..] {
-            res += v;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        numpy_sum_f32(&values[..n2]) + numpy_sum_f32(&values[n2..])
-    }
 }
 
 /// A figure that says yes.
@@ -504,7 +474,7 @@ mod tests {
         for x in &v {
             naive += x;
         }
-        assert!((numpy_sum_f32(&v) - naive).abs() < 1e-5);
+        assert!((crate::eval::profiles::lsap::numpy_sum(&v) - naive).abs() < 1e-5);
     }
 
     fn s2(p: &[&[&str]], t: &[&[&str]]) -> f64 {

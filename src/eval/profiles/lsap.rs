@@ -135,19 +135,23 @@ fn solve(nr: usize, nc: usize, cost: &[f64]) -> Option<Vec<usize>> {
     Some(col4row)
 }
 
-/// `np.sum` of a float64 array: NumPy's pairwise summation (blocks of 128
-/// summed with eight accumulators, halves of larger arrays summed apart).
-pub fn numpy_sum(values: &[f64]) -> f64 {
+/// `np.sum` of a float64 (or float32) array: NumPy's pairwise summation
+/// (blocks of 128 summed with eight accumulators, halves of larger arrays
+/// summed apart), in the array's own type as NumPy sums it.
+pub fn numpy_sum<T>(values: &[T]) -> T
+where
+    T: Copy + Default + std::ops::Add<Output = T> + std::ops::AddAssign,
+{
     const BLOCK: usize = 128;
     let n = values.len();
     if n < 8 {
-        let mut res = 0.0;
+        let mut res = T::default();
         for v in values {
-            res += v;
+            res += *v;
         }
         res
     } else if n <= BLOCK {
-        let mut r = [0.0; 8];
+        let mut r = [T::default(); 8];
         r.copy_from_slice(&values[..8]);
         let mut i = 8;
         while i < n - (n % 8) {
@@ -158,7 +162,7 @@ pub fn numpy_sum(values: &[f64]) -> f64 {
         }
         let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
         for v in &values[i..] {
-            res += v;
+            res += *v;
         }
         res
     } else {
@@ -194,7 +198,7 @@ mod tests {
 
     #[test]
     fn sums_as_numpy_does() {
-        assert_eq!(numpy_sum(&[]), 0.0);
+        assert_eq!(numpy_sum::<f64>(&[]), 0.0);
         assert_eq!(numpy_sum(&[0.1, 0.2, 0.3]), 0.1 + 0.2 + 0.3);
         // eight accumulators from eight values on: not a left-to-right sum
         let v: Vec<f64> = (1..=9).map(|i| 1.0 / f64::from(i)).collect();
