@@ -68,14 +68,22 @@ fn an_evaluation_stops_at_its_deadline_and_places_are_bounded() {
         started.elapsed()
     );
     // the case being scored at the deadline ends (a few seconds in a debug
-    // build), then nothing more: 20 cases would take about a minute
-    std::thread::sleep(Duration::from_secs(6));
-    let before = cpu_seconds(&s);
-    std::thread::sleep(Duration::from_secs(4));
-    let burnt = cpu_seconds(&s) - before;
+    // build, longer on a loaded machine), then nothing more: the server goes
+    // quiet well before the 20 cases would be done (about a minute). Counted
+    // in windows of CPU time, not by a fixed wait the machine's speed decides.
+    let mut windows = Vec::new();
+    for _ in 0..10 {
+        let before = cpu_seconds(&s);
+        std::thread::sleep(Duration::from_secs(2));
+        let burnt = cpu_seconds(&s) - before;
+        windows.push(burnt);
+        if burnt < 0.5 {
+            break;
+        }
+    }
     assert!(
-        burnt < 1.0,
-        "the server burnt {burnt} s of CPU after answering 503"
+        windows.last().is_some_and(|b| *b < 0.5),
+        "the server kept burning CPU after answering 503: {windows:?} s per 2 s window"
     );
     // the server's two places (--max-evaluations 2): take both, then one more
     let places = 2;
