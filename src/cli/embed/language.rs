@@ -6,7 +6,7 @@
 /// language subtag of 2 or 3 letters, then subtags of 1 to 8 letters or
 /// digits, separated by `-` (`en`, `pt-BR`, `zh-Hant-TW`, `de-CH-1996`);
 /// why not, when it has not (`english`, `en_US`, `e`).
-pub fn language(tag: &str) -> Result<(), String> {
+pub fn language(tag: &str) -> Result<(), NotALanguage> {
     let mut subtags = tag.split('-');
     let primary = subtags.next().unwrap_or_default();
     let why = if !(2..=3).contains(&primary.len())
@@ -20,8 +20,13 @@ pub fn language(tag: &str) -> Result<(), String> {
     } else {
         return Ok(());
     };
-    Err(why.to_string())
+    Err(NotALanguage(why))
 }
+
+/// Why a text is not a language tag (its message says what the shape is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotALanguage(&'static str);
 
 #[cfg(test)]
 mod tests {

@@ -205,7 +205,7 @@ fn set(a: &mut EvaluateArgs, name: &str, value: Value) -> Result<(), UsageError>
         }
         "lang" => {
             let t = text(name, &value)?;
-            super::language::language(&t).map_err(|why| usage(name, &value, &why))?;
+            super::language::language(&t).map_err(|why| usage(name, &value, &why.to_string()))?;
             a.lang = Some(t);
         }
         "baseline" => a.baseline = Some(text(name, &value)?),
