@@ -280,33 +280,59 @@ impl Drop for Scratch {
 /// The `qajudge evaluate` command line the receipt records: its inputs where
 /// they were found, every option as it was resolved.
 fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Result<Vec<String>> {
-    let o = &receipt.options;
-    let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
-    let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
     let mut argv: Vec<String> = vec!["qajudge".into(), "evaluate".into()];
-    fn push(argv: &mut Vec<String>, a: &str, v: String) {
-        argv.push(a.into());
-        argv.push(v);
+    let kg = input_args(receipt, found, &mut argv)?;
+    option_args(&receipt.options, scratch, &mut argv)?;
+    if !kg.is_empty() {
+        argv.push("--kg".into());
+        argv.extend(kg);
     }
+    Ok(argv)
+}
+
+fn push(argv: &mut Vec<String>, a: &str, v: String) {
+    argv.push(a.into());
+    argv.push(v);
+}
+
+/// The inputs' arguments (`--gold`, `--run` with their `--name`s, `--index`)
+/// where they were found; the knowledge graph's files, given last.
+fn input_args(
+    receipt: &Receipt,
+    found: &[PathBuf],
+    argv: &mut Vec<String>,
+) -> anyhow::Result<Vec<String>> {
     let path = |p: &PathBuf| p.display().to_string();
     let mut kg = Vec::new();
     for (input, at) in receipt.inputs.iter().zip(found) {
         match input.role.as_str() {
-            "gold" => push(&mut argv, "--gold", path(at)),
-            "gold_answers" => push(&mut argv, "--gold-answers", path(at)),
+            "gold" => push(argv, "--gold", path(at)),
+            "gold_answers" => push(argv, "--gold-answers", path(at)),
             "run" => {
-                push(&mut argv, "--run", path(at));
+                push(argv, "--run", path(at));
             }
             "kg" => kg.push(path(at)),
-            "index" => push(&mut argv, "--index", path(at)),
+            "index" => push(argv, "--index", path(at)),
             other => bail!(
                 "the receipt names an input of role {other:?}, which this qajudge does not know"
             ),
         }
     }
     for input in receipt.inputs.iter().filter(|i| i.role == "run") {
-        push(&mut argv, "--name", input.run.clone().unwrap_or_default());
+        push(argv, "--name", input.run.clone().unwrap_or_default());
     }
+    Ok(kg)
+}
+
+/// The options' arguments, as the receipt resolved them.
+fn option_args(
+    o: &std::collections::BTreeMap<String, Value>,
+    scratch: &Scratch,
+    argv: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let path = |p: &PathBuf| p.display().to_string();
     for key in ["ontology", "train"] {
         if flag(key) {
             bail!("the evaluation read --{key}, which the receipt does not record as an input: reproduce it with qajudge evaluate --{key} and the receipt's options");
@@ -316,15 +342,15 @@ fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Resu
         bail!("the evaluation asked an LLM judge, which cannot be asked again as it was: re-run qajudge evaluate with its cache (--llm-cache) to compare");
     }
     push(
-        &mut argv,
+        argv,
         "--profile",
         text("profile").unwrap_or_else(|| "judge".into()),
     );
-    push(&mut argv, "--format", "json".into());
+    push(argv, "--format", "json".into());
     if let Some(experiments) = o.get("experiments").and_then(Value::as_array) {
         let names: Vec<&str> = experiments.iter().filter_map(Value::as_str).collect();
         if !names.is_empty() {
-            push(&mut argv, "--experiments", names.join(","));
+            push(argv, "--experiments", names.join(","));
         }
     }
     for (key, arg) in [
@@ -347,11 +373,11 @@ fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Resu
     }
     for by in o.get("by").and_then(Value::as_array).into_iter().flatten() {
         if let Some(b) = by.as_str() {
-            push(&mut argv, "--by", b.into());
+            push(argv, "--by", b.into());
         }
     }
     if let Some(e) = text("explain") {
-        push(&mut argv, "--explain", e);
+        push(argv, "--explain", e);
     }
     for (key, arg) in [
         ("lang", "--lang"),
@@ -360,7 +386,7 @@ fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Resu
         ("gold_markings", "--gold-markings"),
     ] {
         if let Some(v) = text(key) {
-            push(&mut argv, arg, v);
+            push(argv, arg, v);
         }
     }
     for (key, arg) in [
@@ -369,7 +395,7 @@ fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Resu
         ("max_rows", "--max-rows"),
     ] {
         if let Some(n) = o.get(key).and_then(Value::as_u64) {
-            push(&mut argv, arg, n.to_string());
+            push(argv, arg, n.to_string());
         }
     }
     if let Some(ids) = o.get("questions").and_then(Value::as_array) {
@@ -377,13 +403,9 @@ fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Resu
         let text: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
         std::fs::write(&file, text.join("\n") + "\n")
             .with_context(|| format!("cannot write {}", file.display()))?;
-        push(&mut argv, "--questions", path(&file));
+        push(argv, "--questions", path(&file));
     }
-    if !kg.is_empty() {
-        argv.push("--kg".into());
-        argv.extend(kg);
-    }
-    Ok(argv)
+    Ok(())
 }
 
 /// Compares the figures of two reports under `at`, counting the figures
