@@ -20,10 +20,12 @@ use super::{
     evaluate_executed, prepare_gold, Deadline, Execution, IndexRef, KnowledgeGraphInfo, Options,
     Report, Run,
 };
-use crate::model::{Dataset, Query};
+use crate::model::Dataset;
 
 pub use super::gold_cache::GoldCache;
 pub use super::request::{Plan, Request, RequestError, RunSource, CONFIDENCE_RESAMPLES};
+pub use super::unexecuted::unexecuted_gold;
+use super::unexecuted::{every_call_failed, scores_qa, unexecuted_run_warning};
 
 /// A run read or asked, with its name and source, ready to be scored.
 pub struct LoadedRun {
@@ -628,44 +630,6 @@ fn quoted(ids: &[String]) -> String {
     format!("{} …", list.join(", "))
 }
 
-/// The first failed call, in gold order, when every question of a non-empty
-/// gold has a failed call in `run` (a live system's answers).
-fn every_call_failed(gold: &Dataset, run: &Dataset) -> Option<(String, String)> {
-    let errors = &run.calls.as_ref()?.errors;
-    if gold.questions.is_empty() || gold.questions.iter().any(|q| !errors.contains_key(&q.id.0)) {
-        return None;
-    }
-    let first = &gold.questions[0].id.0;
-    errors.get(first).map(|why| (first.clone(), why.clone()))
-}
-
-/// True when the options score QA (all sub-experiments, or QA among them).
-fn scores_qa(options: &Options) -> bool {
-    options.experiments.is_empty() || options.experiments.contains(&super::Experiment::Qa)
-}
-
-/// The warning of a run some of whose questions give a query and no
-/// answers while no knowledge graph was given: those questions are not
-/// evaluable (a run with no answer at all is refused by `Request::check`).
-fn unexecuted_run_warning(run: &mut Dataset) {
-    let n = super::request::unexecuted_run(run);
-    if n > 0 {
-        run.diagnostics.push(format!(
-            "warning: {n} of the run's {} questions give a query and no answers, and no knowledge graph was given to execute them: they are not evaluable (give --kg FILE... or --endpoint URL, in Python kg= or endpoint=)",
-            run.questions.len()
-        ));
-    }
-}
-
-/// The diagnostic for a gold benchmark whose questions have a query and no
-/// answers when no knowledge graph was given, if it has such questions.
-pub fn unexecuted_gold(gold: &Dataset) -> Option<String> {
-    gold.questions
-        .iter()
-        .any(|q| q.answers.is_none() && matches!(q.query, Query::Sparql(_)))
-        .then(|| "gold: questions with a query and no answers are not evaluable without a knowledge graph; give --kg FILE... or --endpoint URL to execute their queries".to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -932,7 +896,7 @@ mod tests {
         let mut g = answering(&["1"], "http://ex.org/a");
         assert_eq!(unexecuted_gold(&g), None);
         g.questions[0].answers = None;
-        g.questions[0].query = Query::Sparql("SELECT * WHERE { ?s ?p ?o }".into());
+        g.questions[0].query = crate::model::Query::Sparql("SELECT * WHERE { ?s ?p ?o }".into());
         assert!(unexecuted_gold(&g).is_some_and(|d| d.contains("--kg FILE")));
     }
 

@@ -28,6 +28,7 @@ pub mod request;
 mod score;
 pub mod text;
 pub mod truth;
+mod unexecuted;
 pub mod usage;
 
 use std::collections::HashSet;
