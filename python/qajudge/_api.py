@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._errors import QajudgeWarning, UsageError
+from ._errors import JobError, QajudgeWarning, UsageError
 
 __all__ = ["Report", "evaluate", "check", "features", "sample", "audit", "refresh", "index_build", "index_fetch"]
 
@@ -364,8 +364,27 @@ class Report:
         ``nDCG`` and ``set_F+nDCG`` under ``text2sparql``, the official
         script's figures under a benchmark's profile, ``Macro F1 QALD``,
         ``macro F1`` and ``micro F1`` under the QALD profiles. A pandas
-        DataFrame when pandas is installed, else a list of dicts."""
-        return _frame([{"run": run, **dict(figures)} for run, figures in self._headline()])
+        DataFrame when pandas is installed, else a list of dicts.
+
+        Raises :class:`JobError` when no run has a headline figure: no QA
+        experiment was run, or no question could be evaluated (every one set
+        apart as unstable or not evaluable), so that an empty frame is never
+        read as a result."""
+        rows = self._headline()
+        if not any(v is not None for _, figures in rows for _, v in figures):
+            d = self._data()
+            if not rows and d.get("unstable"):
+                why = ("no question could be evaluated: every question of the gold is marked "
+                       "unstable, and those are scored apart (report.to_dict()[\"unstable\"])")
+            elif not rows:
+                why = "the report has no QA experiment (experiments=" + repr(sorted(
+                    {name for r in d["runs"] for name, x in r["experiments"].items() if x is not None}
+                )) + "); add \"qa\" to experiments= for answer figures"
+            else:
+                why = ("no question of any run could be evaluated under profile " + repr(d["profile"])
+                       + "; per_question() gives each question's status and .diagnostics says why")
+            raise JobError("no headline figure: " + why)
+        return _frame([{"run": run, **dict(figures)} for run, figures in rows])
 
     def aggregates(self, experiment: Optional[str] = None) -> Any:
         """One row per run and sub-experiment (only ``experiment``'s when

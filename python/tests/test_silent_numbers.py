@@ -75,3 +75,33 @@ def test_a_judge_nothing_would_ask_is_an_error(shared):
             llm_model="m",
         )
     assert "would never be asked" in str(e.value) and "text2sparql" in str(e.value), str(e.value)
+
+
+def test_a_headline_with_no_evaluable_question_raises(shared, tmp_path):
+    # every question of the gold set apart as unstable: nothing to score
+    gold = tmp_path / "gold.json"
+    question = lambda i: {  # noqa: E731
+        "id": str(i),
+        "question": [{"language": "en", "string": f"question {i}"}],
+        "unstable": "the endpoint's answer changed between audits",
+        "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [
+            {"x": {"type": "uri", "value": f"http://ex/{i}"}}]}}],
+    }
+    import json as _json
+
+    gold.write_text(_json.dumps({"questions": [question(1), question(2)]}))
+    report = qajudge.evaluate(str(gold), [str(gold)])
+    with pytest.raises(qajudge.JobError) as e:
+        report.headline()
+    assert "every question of the gold is marked unstable" in str(e.value), str(e.value)
+    # only the query experiment: no answer figure to head a table
+    t = shared / "text2sparql"
+    report = qajudge.evaluate(
+        str(t / "benchmark" / "questions_db25.yaml"),
+        [("INFAI", str(t / "systems" / "INFAI" / "db25_answers.json"))],
+        profile="text2sparql",
+        experiments=["query"],
+    )
+    with pytest.raises(qajudge.JobError) as e:
+        report.headline()
+    assert "no QA experiment" in str(e.value), str(e.value)

@@ -164,6 +164,19 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
         out.push_str("% qajudge tables; \\usepackage{booktabs} in the preamble\n");
     }
     let experiments = experiments(report);
+    if experiments.is_empty() {
+        // never an empty output that reads as a table nobody filled
+        let why = if report.unstable.is_some() {
+            "every question of the gold is marked unstable; they are scored apart, in the report's `unstable` part (`--format json`)"
+        } else {
+            "no sub-experiment has a score (docs/scoring.md, Sub-experiments)"
+        };
+        match style {
+            Style::Latex => out.push_str(&format!("% no table: {why}\n")),
+            Style::Markdown => out.push_str(&format!("_No table: {why}._\n")),
+        }
+        return out;
+    }
     let one = experiments.len() == 1
         && experiments[0].1.iter().all(|(_, e)| {
             e.breakdown

@@ -13,9 +13,11 @@
 //! true when its number is at least 1, else false. A top-level
 //! `order_required` list (the client's own key) flags those ids
 //! `RESULT_ORDER_MATTERS`. A relevance that is not a number, or a value that
-//! is not an object, is an error at its id's line.
+//! is not an object, is an error at its id's line. An id given twice counts
+//! once, with its last answer set (as Python's `json.load` reads the
+//! object), and a warning names it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -153,6 +155,10 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
     let flagged: HashSet<&str> = ordered.iter().map(String::as_str).collect();
     dataset.questions.reserve(top.len());
     let mut not_relevant = 0usize;
+    // an id given twice: its last answer set, at its first place, as Python's
+    // json.load (and so the challenge) reads the object
+    let mut place_of: HashMap<String, usize> = HashMap::with_capacity(top.len());
+    let mut repeated: Vec<String> = Vec::new();
     for (id, value) in top {
         if id == ORDER_REQUIRED {
             continue;
@@ -181,7 +187,25 @@ pub fn parse(body: &[u8], source: &str) -> Result<Dataset, QaldError> {
             id: &id,
         };
         q.answers = Some(answer_set(answers, &place, &mut not_relevant)?);
-        dataset.questions.push(q);
+        match place_of.get(&id) {
+            Some(&at) => {
+                dataset.questions[at] = q;
+                repeated.push(id);
+            }
+            None => {
+                place_of.insert(id, dataset.questions.len());
+                dataset.questions.push(q);
+            }
+        }
+    }
+    if !repeated.is_empty() {
+        repeated.sort();
+        repeated.dedup();
+        dataset.diagnostics.push(format!(
+            "warning: {} id(s) appear more than once ({} …): the last answer set of each counts, as Python's json.load reads it",
+            repeated.len(),
+            repeated.iter().take(3).map(|id| format!("{id:?}")).collect::<Vec<_>>().join(", ")
+        ));
     }
     if not_relevant > 0 {
         dataset.diagnostics.push(format!(

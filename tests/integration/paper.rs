@@ -237,3 +237,31 @@ fn a_text2sparql_table_shows_the_challenges_figures_and_its_receipt() {
         "{latex}"
     );
 }
+
+/// A gold whose every question is marked unstable has no figure to tabulate:
+/// LaTeX and Markdown say so and where the figures went, never an empty output.
+#[test]
+fn a_gold_of_unstable_questions_only_says_why_it_has_no_table() {
+    let dir = std::env::temp_dir().join(format!("qajudge-paper-unstable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let question = |i: u32| {
+        serde_json::json!({
+            "id": i.to_string(),
+            "question": [{"language": "en", "string": format!("question {i}")}],
+            "unstable": "the endpoint's answer changed between executions",
+            "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [
+                {"x": {"type": "uri", "value": format!("http://ex/{i}")}}]}}],
+        })
+    };
+    let gold = dir.join("gold.json");
+    let text = serde_json::json!({"questions": [question(1), question(2)]}).to_string();
+    std::fs::write(&gold, text).expect("written");
+    let gold = gold.to_str().expect("utf-8");
+    for (format, said) in [("latex", "% no table: every question"), ("markdown", "_No table: every question")] {
+        let o = crate::cli::qajudge(&["evaluate", "--gold", gold, "--run", gold, "--format", format]);
+        assert!(o.status.success(), "{}", crate::cli::stderr(&o));
+        let out = crate::cli::stdout(&o);
+        assert!(out.contains(said) && out.contains("unstable"), "{format}:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

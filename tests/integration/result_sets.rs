@@ -246,3 +246,42 @@ fn a_long_order_required_list_is_read_in_one_pass() {
         dataset.diagnostics
     );
 }
+
+/// A result set that gives an id twice scores the same on every path — as
+/// `--gold`, and as `--gold-answers` beside a benchmark — with the last
+/// answer set of the id (as Python's `json.load` reads the object) and a
+/// warning naming it on both.
+#[test]
+fn an_id_given_twice_counts_its_last_answers_on_every_path() {
+    let dir = std::env::temp_dir().join(format!("qajudge-rs-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("written");
+        path.to_str().expect("utf-8").to_string()
+    };
+    let rs = write(
+        "gold_rs.json",
+        r#"{"x:1-en": {"http://ex/old": 1}, "x:2-en": {"http://ex/b": 1}, "x:1-en": {"http://ex/new": 1}}"#,
+    );
+    let run = write(
+        "run.json",
+        r#"{"x:1-en": {"http://ex/new": 1}, "x:2-en": {"http://ex/b": 1}}"#,
+    );
+    let yaml = write(
+        "questions.yaml",
+        "dataset:\n  id: http://ex/x/\n  prefix: x\nquestions:\n  - id: \"1\"\n    question:\n      en: one\n    query:\n      sparql: SELECT ?v WHERE { ?v ?p ?o }\n  - id: \"2\"\n    question:\n      en: two\n    query:\n      sparql: SELECT ?v WHERE { ?v ?p ?o }\n",
+    );
+    let direct = evaluate(&["--gold", &rs, "--run", &run]);
+    let beside = evaluate(&["--gold", &yaml, "--gold-answers", &rs, "--run", &run]);
+    for report in [&direct, &beside] {
+        let f = &qa(report)["aggregate"]["challenge"]["set_f"];
+        close(f, 1.0, "set_F with the last answers of x:1-en");
+        let said = report["diagnostics"].to_string();
+        assert!(
+            said.contains("warning: ") && said.contains("more than once") && said.contains("x:1-en"),
+            "{said}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
