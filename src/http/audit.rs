@@ -14,15 +14,17 @@
 //! [`Audits`] (at most one per benchmark, `repeat` and profile kind: ten per
 //! benchmark) and answered from there without a place; a report with an
 //! execution that failed or timed out (an endpoint down for a moment) is
-//! answered but not kept, so that the next call executes again.
+//! answered but not kept, so that the next call executes again. A client
+//! that disconnects stops its audit: no query starts after it went.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix_web::web::Bytes;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::future::Either;
 use serde::Deserialize;
 use utoipa::OpenApi;
 
@@ -47,6 +49,18 @@ pub const DEFAULT_REPEAT: usize = 3;
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 /// The longest time limit a call may ask for.
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// Sets its flag when dropped: held by the handler, whose future actix
+/// drops when the client disconnects, so that the audit on the blocking pool
+/// (which reads the flag through its thread's [`crate::eval::Deadline`])
+/// starts no query for nobody.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
 
 /// Audits running now.
 static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -98,6 +112,7 @@ pub struct AuditQuery {
         (status = 404, description = "no such benchmark", body = ErrorBody),
         (status = 503, description = "past the time limit (timeout), or two audits are running (busy, with Retry-After)", body = ErrorBody)))]
 pub async fn benchmark_audit(
+    req: HttpRequest,
     state: web::Data<AppState>,
     name: web::Path<String>,
     q: web::Query<AuditQuery>,
@@ -123,6 +138,12 @@ pub async fn benchmark_audit(
             format!("timeout_ms={timeout_ms}; give 1 to {MAX_TIMEOUT_MS}"),
         ));
     }
+    if q.profile.as_deref() == Some("") {
+        return Err(ApiError::new(
+            ErrorCode::BadParameter,
+            "profile= is empty; name a profile (text2sparql, …) or leave the parameter out for the default",
+        ));
+    }
     let profile = super::common::profile(q.profile.as_deref())?;
     let options = AuditOptions {
         repeat,
@@ -137,11 +158,16 @@ pub async fn benchmark_audit(
     })?;
     let limit = Duration::from_millis(timeout_ms);
     let deadline = started + limit;
+    // the client went away (actix drops this handler's future), or the time
+    // limit answered: no query of the audit starts after that
+    let stop = Arc::new(AtomicBool::new(false));
+    let _abandoned = StopOnDrop(Arc::clone(&stop));
     let kg = state.worker.knowledge_graph_for(Some(&name)).cloned();
     let exec = state.worker.exec;
     let shared = state.clone();
     let work = web::block(move || -> Result<Option<Bytes>, ApiError> {
         let _place = place;
+        let _stop = crate::eval::Deadline::on(stop).enter();
         let store = kg
             .as_deref()
             .map(|kg| AuditStore::new(kg, exec).until(deadline));
@@ -164,12 +190,19 @@ pub async fn benchmark_audit(
         Ok(Some(report))
     });
     let left = limit.saturating_sub(started.elapsed());
-    match actix_web::rt::time::timeout(left, work).await {
-        Ok(done) => done
+    let answer = std::pin::pin!(actix_web::rt::time::timeout(left, work));
+    let left_us = std::pin::pin!(super::peer::gone(&req));
+    match futures_util::future::select(answer, left_us).await {
+        Either::Left((Ok(done), _)) => done
             .map_err(internal)??
             .map(json)
             .ok_or_else(|| too_slow(timeout_ms)),
-        Err(_) => Err(too_slow(timeout_ms)),
+        Either::Left((Err(_), _)) => Err(too_slow(timeout_ms)),
+        // nobody reads the answer; the guard stops the audit
+        Either::Right(((), _)) => Err(ApiError::new(
+            ErrorCode::Timeout,
+            "the client closed the connection; the audit stopped",
+        )),
     }
 }
 

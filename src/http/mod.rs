@@ -34,6 +34,7 @@ mod lookups;
 mod matching;
 mod micro;
 mod openapi;
+mod peer;
 mod published;
 mod requests;
 mod routes;
@@ -369,6 +370,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
                     .configure(|cfg| configure(cfg, state.clone()))
             }
         })
+        .on_connect(peer::remember)
         .workers(workers)
         .client_request_timeout(config.head_timeout)
         .bind(&config.bind)?;

@@ -13,7 +13,8 @@
 //! true when its number is at least 1, else false. A top-level
 //! `order_required` list (the client's own key) flags those ids
 //! `RESULT_ORDER_MATTERS`. A relevance that is not a number, or a value that
-//! is not an object, is an error at its id's line. An id given twice counts
+//! is not an object, is an error at its id's line (`true` and `false` are 1
+//! and 0, as Python reads them). An id given twice counts
 //! once, with its last answer set (as Python's `json.load` reads the
 //! object), and a warning names it.
 
@@ -48,7 +49,7 @@ pub fn looks_like(map: &Map<String, Value>) -> bool {
         }
         let Value::Object(o) = v else { return false };
         inner += o.len();
-        numbers += o.values().filter(|x| x.is_number()).count();
+        numbers += o.values().filter(|x| relevance_of(x).is_some()).count();
     }
     if inner == 0 {
         return !map.is_empty() && map.keys().all(|k| k == ORDER_REQUIRED || k.contains(':'));
@@ -282,7 +283,7 @@ fn answer_set(
     let ask = answers.len() == 1 && answers[0].0 == "true";
     for (key, relevance) in answers {
         let relevance = relevance.plain();
-        let Some(r) = relevance.as_f64() else {
+        let Some(r) = relevance_of(&relevance) else {
             return Err(at_key(
                 place.body,
                 place.source,
@@ -304,6 +305,15 @@ fn answer_set(
         set.columns.push(vec![0]);
     }
     Ok(set)
+}
+
+/// A relevance as a number: a JSON number, or a boolean as Python's `json`
+/// and pytrec_eval read it (`true` is 1, `false` 0).
+fn relevance_of(value: &Value) -> Option<f64> {
+    match value {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        other => other.as_f64(),
+    }
 }
 
 /// A key as a term: an absolute IRI (a scheme, then `:` and no space) as an
@@ -329,4 +339,22 @@ fn at_key(body: &[u8], source: &str, key: &str, message: String) -> QaldError {
     let quoted = serde_json::to_string(key).unwrap_or_default();
     let offset = memchr::memmem::find(body, quoted.as_bytes()).unwrap_or(0);
     QaldError::at_offset(source, body, offset, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boolean_relevances_read_as_python_reads_them() {
+        let body = br#"{"x:1-en": {"http://ex/a": true, "http://ex/b": false}, "x:2-en": {"true": true}}"#;
+        let map: Map<String, Value> = serde_json::from_slice(body).expect("json");
+        assert!(looks_like(&map), "booleans are relevances");
+        let d = parse(body, "rs.json").expect("a result set");
+        let a = d.questions[0].answers.as_ref().expect("answers");
+        assert_eq!(a.answers.len(), 1, "false is 0: not relevant");
+        assert_eq!(a.answers[0], Answer::single(Term::Iri("http://ex/a".into())));
+        let ask = d.questions[1].answers.as_ref().expect("answers");
+        assert_eq!(ask.answers[0], Answer::single(Term::Boolean(true)));
+    }
 }

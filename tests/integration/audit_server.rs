@@ -152,6 +152,8 @@ fn a_registered_benchmark_is_audited_with_its_graph_or_without_one() {
         400,
         "bad_parameter",
     );
+    let message = error("/api/v1/benchmarks/ck25/audit?profile=", 400, "bad_parameter");
+    assert!(message.contains("profile= is empty"), "{message}");
     error(
         "/api/v1/benchmarks/ck25/audit?timeout_ms=0",
         400,
@@ -221,6 +223,11 @@ struct Endpoint {
 
 impl Endpoint {
     fn start(healthy: bool) -> Endpoint {
+        Endpoint::start_slow(healthy, std::time::Duration::ZERO)
+    }
+
+    /// An endpoint that waits `delay` before each answer.
+    fn start_slow(healthy: bool, delay: std::time::Duration) -> Endpoint {
         use std::io::{BufRead, BufReader, Read, Write};
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         use std::sync::Arc;
@@ -245,6 +252,7 @@ impl Endpoint {
                 let mut body = vec![0; length.min(1 << 20)];
                 let _ = reader.read_exact(&mut body);
                 a.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(delay);
                 let (status, body) = if h.load(Ordering::SeqCst) {
                     (
                         "200 OK",
@@ -310,4 +318,46 @@ fn findings_coded<'a>(report: &'a Value, code: &str) -> Vec<&'a Value> {
         .iter()
         .filter(|f| f["code"] == code)
         .collect()
+}
+
+/// A client that disconnects stops its audit: its `timeout_ms` of ten
+/// minutes no longer holds one of the two places while queries run for
+/// nobody (at most the query in flight ends after it went).
+#[test]
+fn a_client_that_disconnects_stops_its_audit() {
+    use std::io::Write;
+    use std::time::Duration;
+    let endpoint = Endpoint::start_slow(true, Duration::from_millis(300));
+    let s = Server::start_bare(&tmp("audit-disconnect"), &["--endpoint", &endpoint.url]);
+    let address = s.base.trim_start_matches("http://").trim_end_matches('/');
+    let mut client = std::net::TcpStream::connect(address).expect("the server");
+    client
+        .write_all(
+            b"GET /api/v1/benchmarks/demo/audit?repeat=5&timeout_ms=600000 HTTP/1.1\r\nHost: qajudge\r\n\r\n",
+        )
+        .expect("sent");
+    // 65 executions of 300 ms: the audit has far to go when the client leaves
+    let started = std::time::Instant::now();
+    while endpoint.asked() < 3 && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(endpoint.asked() >= 3, "the audit never started");
+    drop(client);
+    // quiet: no new query in a window of five answers' time, bounded
+    let mut before = endpoint.asked();
+    let mut quiet = false;
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(1500));
+        let now = endpoint.asked();
+        if now == before {
+            quiet = true;
+            break;
+        }
+        before = now;
+    }
+    assert!(
+        quiet && endpoint.asked() < 20,
+        "the audit went on after its client left: {} queries",
+        endpoint.asked()
+    );
 }
