@@ -36,6 +36,26 @@ if [ ${#workflows[@]} -eq 0 ]; then
   echo "error: no workflow in .github/workflows" >&2
   exit 1
 fi
+# every action pinned by its commit (a tag or a branch can be moved under a
+# job that holds id-token: write), with its version in a comment
+unpinned=$(grep -nE '^[[:space:]-]*uses:' "${workflows[@]}" |
+  grep -vE 'uses: *(\./|docker://)' |
+  grep -vE 'uses: *[^@ ]+@[0-9a-f]{40} +# +[^ ]' || true)
+if [ -n "$unpinned" ]; then
+  echo "error: actions not pinned by a 40-hex commit SHA with its version in a comment:" >&2
+  echo "$unpinned" >&2
+  exit 1
+fi
+# a publishing job (PyPI's id-token, a release's contents: write) runs on a
+# pushed tag only: a manual run on a tag publishes nothing
+for w in "${workflows[@]}"; do
+  loose=$(grep -nE "^ +if: .*ref_type == 'tag'" "$w" | grep -v "github.event_name == 'push'" || true)
+  if [ -n "$loose" ]; then
+    echo "error: $w: a tag condition without github.event_name == 'push' (a manual run would publish):" >&2
+    echo "$loose" >&2
+    exit 1
+  fi
+done
 # ShellCheck from the same venv (actionlint runs the one it is given)
 PATH="$venv/bin:$PATH" "$venv/bin/actionlint" -shellcheck "$venv/bin/shellcheck" "${workflows[@]}"
 echo "actionlint $("$venv/bin/actionlint" -version | head -1): ${#workflows[@]} workflow(s) clean" >&2
