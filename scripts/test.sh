@@ -31,3 +31,5 @@ cargo build --examples
 # venv, where tests/integration/python_*.rs run its pytest suites
 bash scripts/python-wheel.sh
 cargo test --lib --tests --benches
+# the memory maps of an index's files (mapped/, its own crate for its unsafe)
+cargo test -p qajudge-mapped

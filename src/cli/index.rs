@@ -314,7 +314,18 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         IndexCommand::Fetch(f) => super::fetch::run(f),
         IndexCommand::Info { dir } => {
             let index = Index::open(&dir)?;
-            outln!("{}", serde_json::to_string_pretty(index.meta())?)?;
+            // the metadata, and how this qajudge reads the sameAs files
+            #[derive(serde::Serialize)]
+            struct Info<'a> {
+                #[serde(flatten)]
+                meta: &'a crate::index::format::IndexMeta,
+                access: &'a str,
+            }
+            let info = Info {
+                meta: index.meta(),
+                access: index.access(),
+            };
+            outln!("{}", serde_json::to_string_pretty(&info)?)?;
             Ok(ExitCode::SUCCESS)
         }
     }

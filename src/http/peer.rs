@@ -9,7 +9,6 @@
 
 use std::any::Any;
 use std::io::ErrorKind;
-use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,12 +27,19 @@ struct Peer(Arc<std::net::TcpStream>);
 /// descriptor that cannot be duplicated (the process's limit), is kept
 /// without one: its calls are never taken for abandoned.
 pub fn remember(connection: &dyn Any, extensions: &mut Extensions) {
-    let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() else {
-        return;
-    };
-    if let Ok(fd) = tcp.as_fd().try_clone_to_owned() {
-        extensions.insert(Peer(Arc::new(std::net::TcpStream::from(fd))));
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() else {
+            return;
+        };
+        if let Ok(fd) = tcp.as_fd().try_clone_to_owned() {
+            extensions.insert(Peer(Arc::new(std::net::TcpStream::from(fd))));
+        }
     }
+    // elsewhere (Windows) nothing is kept: a call runs to its time limit
+    #[cfg(not(unix))]
+    let _ = (connection, extensions);
 }
 
 /// Resolves when the client of `req` has closed its connection; never for a

@@ -102,6 +102,12 @@ pub struct HealthIndex {
     path: String,
     /// Its format version.
     format_version: u32,
+    /// How its sameAs files are read: `mapped` (memory-mapped, format 6 on)
+    /// or `read` (positioned reads, older formats).
+    access: &'static str,
+    /// False when a mapped file was cut shorter under the running server
+    /// (the status is then `degraded`: restart it on a whole index).
+    whole: bool,
     /// What it holds, by kind.
     #[schema(value_type = Object)]
     counts: Value,
@@ -112,7 +118,7 @@ pub struct HealthIndex {
 /// that the server recovers even when only health checks reach it.
 #[utoipa::path(get, path = "/api/v1/health", tag = "service",
     responses((status = 200, description = "the service's status", body = Health),
-        (status = 503, description = "the experiment store cannot write, or the experiment worker is down (status degraded; store says why and since when, worker whether it runs)", body = Health)))]
+        (status = 503, description = "the experiment store cannot write, the experiment worker is down, or a mapped file of the index was cut under the server (status degraded; store says why and since when, worker whether it runs, index.whole)", body = Health)))]
 pub async fn health(state: web::Data<AppState>) -> ApiResult {
     let store = Arc::clone(&state.store);
     let (experiments, store_state, worker_up) = web::block(move || {
@@ -125,7 +131,8 @@ pub async fn health(state: web::Data<AppState>) -> ApiResult {
     })
     .await
     .map_err(internal)?;
-    let healthy = store_state.health == StoreHealth::Ok && worker_up;
+    let index_whole = state.index.as_ref().is_none_or(|i| i.is_whole());
+    let healthy = store_state.health == StoreHealth::Ok && worker_up && index_whole;
     let store = match store_state.health {
         StoreHealth::Ok => HealthStore {
             state: "ok",
@@ -157,6 +164,8 @@ pub async fn health(state: web::Data<AppState>) -> ApiResult {
         index: state.index.as_ref().map(|i| HealthIndex {
             path: state.index_path.clone(),
             format_version: i.meta().format_version,
+            access: i.access(),
+            whole: index_whole,
             counts: serde_json::to_value(&i.meta().counts).unwrap_or(Value::Null),
         }),
         benchmarks: state.benchmarks.len(),

@@ -5,7 +5,9 @@
 //!
 //! ```text
 //! DIR/meta.json    IndexMeta: version, inputs with sizes and checksums, counts,
-//!                  class-size histogram, largest classes, predicates used
+//!                  class-size histogram, largest classes, predicates used,
+//!                  and (from version 6) every file's length, checked before
+//!                  the sameAs files are memory-mapped
 //! DIR/sameas.dir   the key table's directory: u32 bucket bits, then per bucket
 //!                  of the key's top bits the number of the bucket's first
 //!                  record (u32), and the number of records (little endian)
@@ -32,9 +34,11 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the on-disk format the indexer writes.
-pub const FORMAT_VERSION: u32 = 5;
-/// The oldest version the index still reads: version 4 is version 5 without
-/// [`CF_NAMES`] (its IRIs have no names); an older index must be rebuilt.
+pub const FORMAT_VERSION: u32 = 6;
+/// The oldest version the index still reads: version 5 is version 6 without
+/// the files' lengths (its sameAs files are read with positioned reads, not
+/// mapped), version 4 is version 5 without [`CF_NAMES`] (its IRIs have no
+/// names); an older index must be rebuilt.
 pub const OLDEST_READABLE_VERSION: u32 = 4;
 
 /// The metadata file's name.
@@ -432,7 +436,17 @@ pub struct IndexMeta {
     /// Absent in indexes built before it was written (nothing is checked).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub checksums: std::collections::BTreeMap<String, String>,
+    /// The length in bytes of each file of the index directory (not its
+    /// store's), by name: a file is memory-mapped only when it still has the
+    /// length it was written with (format version 6 on; an index without
+    /// lengths is read with positioned reads).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub lengths: std::collections::BTreeMap<String, u64>,
 }
+
+/// The first format version whose sameAs files are memory-mapped (its
+/// `meta.json` records their lengths).
+pub const FIRST_MAPPED_VERSION: u32 = 6;
 
 /// The largest file of an index whose checksum is kept in its metadata (and
 /// read whole, to check it, when the index is opened).

@@ -210,6 +210,15 @@ pub fn restore_set_aside(dir: &Path) -> bool {
         .any(|(path, _)| std::fs::rename(path, dir).is_ok())
 }
 
+/// How an index's sameAs files are opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Mapped when the format records the files' lengths, else read.
+    Mapped,
+    /// Read with positioned reads.
+    Read,
+}
+
 /// An opened index.
 pub struct Index {
     dir: PathBuf,
@@ -223,8 +232,21 @@ pub struct Index {
 }
 
 impl Index {
-    /// Opens an index directory, checking its format version.
+    /// Opens an index directory, checking its format version: its sameAs
+    /// files memory-mapped from format 6 on (each checked against the
+    /// length `meta.json` records), read with positioned reads before.
     pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        Index::open_as(dir, Access::Mapped)
+    }
+
+    /// Opens an index directory with its sameAs files read with positioned
+    /// reads whatever its format (the baseline the benchmarks measure the
+    /// mapped lookups against).
+    pub fn open_read(dir: &Path) -> Result<Index, IndexError> {
+        Index::open_as(dir, Access::Read)
+    }
+
+    fn open_as(dir: &Path, access: Access) -> Result<Index, IndexError> {
         if !dir.exists() {
             restore_set_aside(dir);
         }
@@ -270,7 +292,15 @@ impl Index {
             path: dir.join(KV_DIR),
             source,
         })?;
-        let sameas = SameAsTable::open(dir).map_err(|source| IndexError::SameAs {
+        let mapped = access == Access::Mapped
+            && found >= format::FIRST_MAPPED_VERSION
+            && !meta.lengths.is_empty();
+        let sameas = if mapped {
+            SameAsTable::open_mapped(dir, &meta.lengths)
+        } else {
+            SameAsTable::open(dir)
+        }
+        .map_err(|source| IndexError::SameAs {
             path: dir.to_path_buf(),
             source,
         })?;
@@ -286,6 +316,24 @@ impl Index {
             sameas,
             labels,
         })
+    }
+
+    /// How the sameAs files are read: `"mapped"` (memory-mapped, format 6
+    /// on) or `"read"` (positioned reads), as `index info` and `/health`
+    /// report it.
+    pub fn access(&self) -> &'static str {
+        if self.sameas.is_mapped() {
+            "mapped"
+        } else {
+            "read"
+        }
+    }
+
+    /// False when a mapped file of the index was cut shorter since it was
+    /// opened (one `fstat` per file; a file changed in place is outside the
+    /// index's contract, docs/indexer.md): a server's `/health` reports it.
+    pub fn is_whole(&self) -> bool {
+        self.sameas.is_whole()
     }
 
     /// The index directory.

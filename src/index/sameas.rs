@@ -1,17 +1,24 @@
 //! The read side of the owl:sameAs closure: the key table (`sameas-*.keys`,
 //! records in key order found through a small directory held in memory), the
 //! members of each class (`sameas.members`) and their offsets by class id
-//! (`sameas.classes`), all read with positioned reads (no `unsafe` memory map,
-//! no seek shared between threads). An IRI the caches have not seen costs one
-//! read of its bucket (about 800 bytes) and one of its class's members; recent
-//! answers (records, absences, short member lists) are kept in process, as an
-//! evaluation or a server asks for the same IRIs again and again.
+//! (`sameas.classes`). An index of format 6 on is memory-mapped (the
+//! `qajudge-mapped` crate, which holds the one `unsafe` block and its
+//! argument): an unseen IRI costs a binary search over its bucket's records
+//! (about 800 bytes) and one read of its class's members, both memory reads
+//! with no system call, so no cache is kept in front of them (a cache's mutex
+//! costs about what the probe does). An older index is read with positioned
+//! reads (no seek shared between threads), one per bucket and one per class,
+//! and recent answers (records, absences, short member lists) are kept in
+//! process, as an evaluation or a server asks for the same IRIs again and
+//! again.
 
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+use qajudge_mapped::Mapped;
 
 use super::equivalence::Class;
 use super::format::{
@@ -93,14 +100,30 @@ pub struct SameAsTable {
     starts: Vec<u32>,
     /// Records in the first half (key below 2⁶³).
     first_half: u64,
-    keys: [File; 2],
-    members: File,
-    classes: File,
     class_count: u64,
-    /// Records (or their absence) of keys asked recently.
-    recent_records: Recent<Option<KeyRecord>>,
-    /// Short member lists (the `\n`-separated bytes) by class id.
-    recent_lists: Recent<Arc<[u8]>>,
+    /// The files, mapped or read.
+    files: Files,
+}
+
+/// How the sameAs files are read.
+enum Files {
+    /// Memory-mapped (format 6 on, each file of the length `meta.json`
+    /// records): every probe a memory read.
+    Mapped {
+        keys: [Mapped; 2],
+        members: Mapped,
+        classes: Mapped,
+    },
+    /// Positioned reads (older formats), with recent answers kept.
+    Read {
+        keys: [File; 2],
+        members: File,
+        classes: File,
+        /// Records (or their absence) of keys asked recently.
+        recent_records: Box<Recent<Option<KeyRecord>>>,
+        /// Short member lists (the `\n`-separated bytes) by class id.
+        recent_lists: Box<Recent<Arc<[u8]>>>,
+    },
 }
 
 /// A key table whose files disagree with one another.
@@ -109,10 +132,77 @@ fn corrupt(what: String) -> io::Error {
 }
 
 impl SameAsTable {
-    /// Opens the sameAs files of the index directory `dir` and reads the
-    /// directory into memory (4 bytes per 32 keys).
+    /// Opens the sameAs files of the index directory `dir` for positioned
+    /// reads (an index of a format before 6) and reads the directory into
+    /// memory (4 bytes per 32 keys).
     pub fn open(dir: &Path) -> io::Result<SameAsTable> {
         let open = |name: &str| File::open(dir.join(name)).map_err(|e| named(name, &e));
+        let keys = [open(SAMEAS_KEYS[0])?, open(SAMEAS_KEYS[1])?];
+        let classes = open(SAMEAS_CLASSES)?;
+        let members = open(SAMEAS_MEMBERS)?;
+        let records = |f: &File| f.metadata().map(|m| m.len() / KEY_RECORD as u64);
+        let halves = [records(&keys[0])?, records(&keys[1])?];
+        let class_bytes = classes.metadata()?.len();
+        SameAsTable::with_files(
+            dir,
+            halves,
+            class_bytes,
+            Files::Read {
+                keys,
+                members,
+                classes,
+                recent_records: Box::new(Recent::new(RECENT_RECORDS)),
+                recent_lists: Box::new(Recent::new(RECENT_LISTS)),
+            },
+        )
+    }
+
+    /// Opens the sameAs files of the index directory `dir` memory-mapped,
+    /// each checked first against the length `lengths` (the index's
+    /// `meta.json`) records for it: a file of another length, or one with no
+    /// recorded length, is an error naming it.
+    pub fn open_mapped(
+        dir: &Path,
+        lengths: &std::collections::BTreeMap<String, u64>,
+    ) -> io::Result<SameAsTable> {
+        let map = |name: &str| -> io::Result<Mapped> {
+            let Some(&expected) = lengths.get(name) else {
+                return Err(corrupt(format!(
+                    "{name}: the index's meta.json records no length for it"
+                )));
+            };
+            let file = File::open(dir.join(name)).map_err(|e| named(name, &e))?;
+            Mapped::open(file, expected).map_err(|e| corrupt(format!("{name}: {e}")))
+        };
+        let keys = [map(SAMEAS_KEYS[0])?, map(SAMEAS_KEYS[1])?];
+        let classes = map(SAMEAS_CLASSES)?;
+        let members = map(SAMEAS_MEMBERS)?;
+        let halves = [
+            keys[0].len() / KEY_RECORD as u64,
+            keys[1].len() / KEY_RECORD as u64,
+        ];
+        let class_bytes = classes.len();
+        SameAsTable::with_files(
+            dir,
+            halves,
+            class_bytes,
+            Files::Mapped {
+                keys,
+                members,
+                classes,
+            },
+        )
+    }
+
+    /// The table over opened files holding `halves` records in each key
+    /// file and `class_bytes` of class offsets, after reading the directory
+    /// and checking that it counts the same records.
+    fn with_files(
+        dir: &Path,
+        halves: [u64; 2],
+        class_bytes: u64,
+        files: Files,
+    ) -> io::Result<SameAsTable> {
         let directory =
             std::fs::read(dir.join(SAMEAS_DIRECTORY)).map_err(|e| named(SAMEAS_DIRECTORY, &e))?;
         let words: Vec<u32> = directory
@@ -131,10 +221,8 @@ impl SameAsTable {
                 directory.len()
             )));
         }
-        let keys = [open(SAMEAS_KEYS[0])?, open(SAMEAS_KEYS[1])?];
-        let records = |f: &File| f.metadata().map(|m| m.len() / KEY_RECORD as u64);
-        let first_half = records(&keys[0])?;
-        let total = first_half + records(&keys[1])?;
+        let [first_half, second_half] = halves;
+        let total = first_half + second_half;
         // the first bucket of the second half starts where the first half ends
         let half = 1usize << (bits - 1);
         // every bucket's records follow the one before: a directory that goes
@@ -153,44 +241,87 @@ impl SameAsTable {
                 starts[starts.len() - 1]
             )));
         }
-        let classes = open(SAMEAS_CLASSES)?;
-        let class_count = (classes.metadata()?.len() / 8).saturating_sub(1);
         Ok(SameAsTable {
             bits,
             starts: starts.to_vec(),
             first_half,
-            keys,
-            members: open(SAMEAS_MEMBERS)?,
-            classes,
-            class_count,
-            recent_records: Recent::new(RECENT_RECORDS),
-            recent_lists: Recent::new(RECENT_LISTS),
+            class_count: (class_bytes / 8).saturating_sub(1),
+            files,
         })
+    }
+
+    /// True when the files are memory-mapped (format 6 on), false when they
+    /// are read with positioned reads.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.files, Files::Mapped { .. })
+    }
+
+    /// True unless a mapped file was cut shorter under the running process
+    /// (one `fstat` per file): a server's `/health` asks it.
+    pub fn is_whole(&self) -> bool {
+        match &self.files {
+            Files::Mapped {
+                keys,
+                members,
+                classes,
+            } => keys.iter().chain([members, classes]).all(Mapped::is_whole),
+            Files::Read { .. } => true,
+        }
     }
 
     /// The record of a key, if the table holds it.
     pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
-        if let Some(found) = self.recent_records.get(key) {
-            return Ok(found);
+        match &self.files {
+            Files::Mapped { keys, .. } => {
+                let Some((half, first, len)) = self.bucket(key) else {
+                    return Ok(None);
+                };
+                let bucket = keys[half]
+                    .get(first * KEY_RECORD as u64, len)
+                    .ok_or_else(|| {
+                        corrupt(format!(
+                            "{}: the bucket of record {first} ends past the file",
+                            SAMEAS_KEYS[half]
+                        ))
+                    })?;
+                Ok(find(bucket, key))
+            }
+            Files::Read {
+                keys,
+                recent_records,
+                ..
+            } => {
+                if let Some(found) = recent_records.get(key) {
+                    return Ok(found);
+                }
+                let found = self.read_record(keys, key)?;
+                recent_records.insert(key, found);
+                Ok(found)
+            }
         }
-        let found = self.read_record(key)?;
-        self.recent_records.insert(key, found);
-        Ok(found)
     }
 
-    /// The record of a key, read from the key table.
-    fn read_record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
+    /// The half, first record (within the half) and byte length of the
+    /// bucket of `key`; `None` for an empty bucket.
+    fn bucket(&self, key: u64) -> Option<(usize, u64, usize)> {
         let b = bucket_of(key, self.bits);
         let (from, to) = (u64::from(self.starts[b]), u64::from(self.starts[b + 1]));
         if from == to {
-            return Ok(None);
+            return None;
         }
         let (half, first) = if from < self.first_half {
             (0, from)
         } else {
             (1, from - self.first_half)
         };
-        let len = (to - from) as usize * KEY_RECORD;
+        Some((half, first, (to - from) as usize * KEY_RECORD))
+    }
+
+    /// The record of a key, read from the key files.
+    fn read_record(&self, keys: &[File; 2], key: u64) -> io::Result<Option<KeyRecord>> {
+        let Some((half, first, len)) = self.bucket(key) else {
+            return Ok(None);
+        };
         let mut stack = [0u8; STACK_BUCKET];
         let mut heap = Vec::new();
         let buf = if len <= STACK_BUCKET {
@@ -199,25 +330,10 @@ impl SameAsTable {
             heap.resize(len, 0);
             &mut heap[..]
         };
-        self.keys[half]
+        keys[half]
             .read_exact_at(buf, first * KEY_RECORD as u64)
             .map_err(|e| named(SAMEAS_KEYS[half], &e))?;
-        let records = buf.len() / KEY_RECORD;
-        let at = |i: usize| KeyRecord::key_of(&buf[i * KEY_RECORD..]);
-        // binary search over the bucket's records, in key order
-        let (mut lo, mut hi) = (0, records);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if at(mid) < key {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if lo < records && at(lo) == key {
-            return Ok(KeyRecord::decode(&buf[lo * KEY_RECORD..]));
-        }
-        Ok(None)
+        Ok(find(buf, key))
     }
 
     /// The class of a key, if it is in a class of two or more.
@@ -230,38 +346,54 @@ impl SameAsTable {
 
     /// The first `limit` members of a class whose record was found.
     pub fn members_of(&self, record: &KeyRecord, limit: usize) -> io::Result<Vec<String>> {
-        if let Some(list) = self.recent_lists.get(u64::from(record.class)) {
-            return Ok(decode_list(&list, limit));
+        match &self.files {
+            Files::Mapped { members, .. } => Ok(first_members(
+                mapped_list(members, record.members_at)?,
+                limit,
+            )),
+            Files::Read { recent_lists, .. } => {
+                if let Some(list) = recent_lists.get(u64::from(record.class)) {
+                    return Ok(decode_list(&list, limit));
+                }
+                let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
+                if whole {
+                    self.remember(record.class, &list);
+                }
+                Ok(decode_list(&list, limit))
+            }
         }
-        let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
-        if whole {
-            self.remember(record.class, &list);
-        }
-        Ok(decode_list(&list, limit))
     }
 
     /// Keeps a short member list (read whole).
     fn remember(&self, class: u32, list: &[u8]) {
-        if list.len() <= RECENT_LIST_BYTES {
-            self.recent_lists.insert(u64::from(class), list.into());
+        if let Files::Read { recent_lists, .. } = &self.files {
+            if list.len() <= RECENT_LIST_BYTES {
+                recent_lists.insert(u64::from(class), list.into());
+            }
         }
     }
 
     /// The first `limit` members of the class whose members start at `at` in
     /// `sameas.members` and which has `size` members.
     pub fn members_at(&self, at: u64, size: u32, limit: usize) -> io::Result<Vec<String>> {
+        if let Files::Mapped { members, .. } = &self.files {
+            return Ok(first_members(mapped_list(members, at)?, limit));
+        }
         let (list, _) = self.list_at(at, size, limit)?;
         Ok(decode_list(&list, limit))
     }
 
     /// The `\n`-separated members of the class at `at` (of `size` members), whole
-    /// or cut after at least `limit` whole members; and whether it is whole.
+    /// or cut after at least `limit` whole members, read from the file; and
+    /// whether it is whole.
     fn list_at(&self, at: u64, size: u32, limit: usize) -> io::Result<(Vec<u8>, bool)> {
+        let Files::Read { members, .. } = &self.files else {
+            return Err(corrupt("the members file is mapped, not read".into()));
+        };
         let wanted = (size as usize).min(limit);
         let guess = 4 + wanted.saturating_mul(GUESS_BYTES_PER_MEMBER).min(1 << 20);
         let mut buf = vec![0u8; guess];
-        let got =
-            read_at_most(&self.members, &mut buf, at).map_err(|e| named(SAMEAS_MEMBERS, &e))?;
+        let got = read_at_most(members, &mut buf, at).map_err(|e| named(SAMEAS_MEMBERS, &e))?;
         buf.truncate(got);
         let Some(head) = buf.get(..4) else {
             return Err(corrupt(format!(
@@ -280,7 +412,7 @@ impl SameAsTable {
             } else {
                 let have = buf.len();
                 buf.resize(list_end, 0);
-                self.members
+                members
                     .read_exact_at(&mut buf[have..], at + have as u64)
                     .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
             }
@@ -293,43 +425,115 @@ impl SameAsTable {
 
     /// The first `limit` members of a class by its id.
     pub fn members(&self, class: u32, limit: usize) -> io::Result<Vec<String>> {
-        if let Some(list) = self.recent_lists.get(u64::from(class)) {
-            return Ok(decode_list(&list, limit));
-        }
-        let list = self.read_list(class)?;
-        self.remember(class, &list);
-        Ok(decode_list(&list, limit))
-    }
-
-    /// The `\n`-separated members of a class by its id, read from the files.
-    fn read_list(&self, class: u32) -> io::Result<Vec<u8>> {
         if u64::from(class) >= self.class_count {
             return Err(corrupt(format!(
                 "no class {class}: the index has {}",
                 self.class_count
             )));
         }
-        let mut b = [0u8; 16];
-        self.classes
-            .read_exact_at(&mut b, u64::from(class) * 8)
-            .map_err(|e| named(SAMEAS_CLASSES, &e))?;
-        let word = |i: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[i..i + 8]);
-            u64::from_le_bytes(w)
-        };
-        let (at, end) = (word(0), word(8));
-        if end < at + 4 {
-            return Err(corrupt(format!(
-                "{SAMEAS_CLASSES}: class {class} ends at byte {end} before it starts at {at}"
-            )));
+        match &self.files {
+            Files::Mapped {
+                members, classes, ..
+            } => {
+                let b = classes.get(u64::from(class) * 8, 16).ok_or_else(|| {
+                    corrupt(format!("{SAMEAS_CLASSES}: class {class} is past the file"))
+                })?;
+                let (at, end) = offsets(b, class)?;
+                let list = members
+                    .get(at + 4, (end - at - 4) as usize)
+                    .ok_or_else(|| {
+                        corrupt(format!(
+                            "{SAMEAS_MEMBERS}: class {class} ends at byte {end}, past the file"
+                        ))
+                    })?;
+                Ok(first_members(list, limit))
+            }
+            Files::Read {
+                recent_lists,
+                members,
+                classes,
+                ..
+            } => {
+                if let Some(list) = recent_lists.get(u64::from(class)) {
+                    return Ok(decode_list(&list, limit));
+                }
+                let mut b = [0u8; 16];
+                classes
+                    .read_exact_at(&mut b, u64::from(class) * 8)
+                    .map_err(|e| named(SAMEAS_CLASSES, &e))?;
+                let (at, end) = offsets(&b, class)?;
+                let mut list = vec![0u8; (end - at - 4) as usize];
+                members
+                    .read_exact_at(&mut list, at + 4)
+                    .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
+                self.remember(class, &list);
+                Ok(decode_list(&list, limit))
+            }
         }
-        let mut buf = vec![0u8; (end - at - 4) as usize];
-        self.members
-            .read_exact_at(&mut buf, at + 4)
-            .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
-        Ok(buf)
     }
+}
+
+/// The record of `key` among a bucket's records (in key order), by binary
+/// search.
+fn find(bucket: &[u8], key: u64) -> Option<KeyRecord> {
+    let records = bucket.len() / KEY_RECORD;
+    let at = |i: usize| KeyRecord::key_of(&bucket[i * KEY_RECORD..]);
+    let (mut lo, mut hi) = (0, records);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if at(mid) < key {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo < records && at(lo) == key {
+        return KeyRecord::decode(&bucket[lo * KEY_RECORD..]);
+    }
+    None
+}
+
+/// The offsets where class `class` starts and ends in `sameas.members`, from
+/// its 16 bytes of `sameas.classes`.
+fn offsets(b: &[u8], class: u32) -> io::Result<(u64, u64)> {
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
+    let (at, end) = (word(0), word(8));
+    if end < at.saturating_add(4) {
+        return Err(corrupt(format!(
+            "{SAMEAS_CLASSES}: class {class} ends at byte {end} before it starts at {at}"
+        )));
+    }
+    Ok((at, end))
+}
+
+/// The `\n`-separated member list of the class at `at` in the mapped
+/// members file: its u32 length, then its bytes.
+fn mapped_list(members: &Mapped, at: u64) -> io::Result<&[u8]> {
+    let head = members
+        .get(at, 4)
+        .ok_or_else(|| corrupt(format!("{SAMEAS_MEMBERS}: no class starts at byte {at}")))?;
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    members.get(at + 4, len).ok_or_else(|| {
+        corrupt(format!(
+            "{SAMEAS_MEMBERS}: the class at byte {at} ends past the file"
+        ))
+    })
+}
+
+/// The first `limit` members of a `\n`-separated list, decoding only them
+/// (a class of a million members asked for ten reads ten).
+fn first_members(list: &[u8], limit: usize) -> Vec<String> {
+    let cut = memchr::memchr_iter(b'\n', list)
+        .nth(limit.saturating_sub(1))
+        .unwrap_or(list.len());
+    if limit == 0 {
+        return Vec::new();
+    }
+    decode_list(&list[..cut], limit)
 }
 
 /// A read error of one of the index's files, naming it (a short read means the

@@ -515,6 +515,7 @@ fn finish_index(
         largest_classes: sizes.largest(),
         provenance: given.provenance,
         checksums: checksums(&tmp).map_err(|e| out_err(&tmp, e))?,
+        lengths: lengths(&tmp).map_err(|e| out_err(&tmp, e))?,
     };
     let json = serde_json::to_string_pretty(&meta).map_err(|e| out_err(&tmp, e))?;
     std::fs::write(tmp.join(META_FILE), json).map_err(|e| out_err(&tmp, e))?;
@@ -602,6 +603,21 @@ fn write_closure(
         };
         Ok::<_, IndexerError>((found, side))
     })
+}
+
+/// The length of each file of an index directory (not its store's
+/// directory), by name: what a reader checks before it maps the file.
+fn lengths(dir: &Path) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if meta.is_file() && name != META_FILE {
+            out.insert(name, meta.len());
+        }
+    }
+    Ok(out)
 }
 
 /// File name → SHA-256 (hex), as `meta.json` records them.

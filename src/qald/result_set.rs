@@ -347,13 +347,17 @@ mod tests {
 
     #[test]
     fn boolean_relevances_read_as_python_reads_them() {
-        let body = br#"{"x:1-en": {"http://ex/a": true, "http://ex/b": false}, "x:2-en": {"true": true}}"#;
+        let body =
+            br#"{"x:1-en": {"http://ex/a": true, "http://ex/b": false}, "x:2-en": {"true": true}}"#;
         let map: Map<String, Value> = serde_json::from_slice(body).expect("json");
         assert!(looks_like(&map), "booleans are relevances");
         let d = parse(body, "rs.json").expect("a result set");
         let a = d.questions[0].answers.as_ref().expect("answers");
         assert_eq!(a.answers.len(), 1, "false is 0: not relevant");
-        assert_eq!(a.answers[0], Answer::single(Term::Iri("http://ex/a".into())));
+        assert_eq!(
+            a.answers[0],
+            Answer::single(Term::Iri("http://ex/a".into()))
+        );
         let ask = d.questions[1].answers.as_ref().expect("answers");
         assert_eq!(ask.answers[0], Answer::single(Term::Boolean(true)));
     }

@@ -463,6 +463,96 @@ fn an_index_of_the_current_format_version_keeps_opening() {
     );
 }
 
+/// The format test of the mapped key table (format 6): the demo graph's
+/// index of the previous format (version 5, read with positioned reads) and
+/// of the current one (mapped; and the same files read) answer every IRI of
+/// every class — its class, its members, its types — and IRIs the graph
+/// lacks, the same.
+#[test]
+fn the_previous_format_and_the_mapped_one_answer_every_iri_the_same() {
+    let version = qajudge::index::format::FORMAT_VERSION;
+    let previous = Index::open(&fixture_copy(&format!("index-v{}", version - 1))).expect("opens");
+    let current_dir = fixture_copy(&format!("index-v{version}"));
+    let mapped = Index::open(&current_dir).expect("opens");
+    let read = Index::open_read(&current_dir).expect("opens");
+    assert_eq!(
+        (previous.access(), mapped.access(), read.access()),
+        ("read", "mapped", "read")
+    );
+    let classes = previous.meta().counts.classes;
+    assert_eq!(classes, mapped.meta().counts.classes);
+    let mut iris = vec![
+        "http://example.org/none".to_string(),
+        "https://example.org/Barack_Obama".to_string(),
+    ];
+    for class in 0..u32::try_from(classes).expect("few") {
+        let members = previous.members(class).expect("members");
+        assert_eq!(
+            members,
+            mapped.members(class).expect("members"),
+            "class {class}"
+        );
+        assert_eq!(
+            members,
+            read.members(class).expect("members"),
+            "class {class}"
+        );
+        iris.extend(members);
+    }
+    assert!(iris.len() > 20, "{iris:?}");
+    for iri in &iris {
+        for limit in [1, 3, 100] {
+            let want = previous.sameas(iri, limit).expect("lookup");
+            assert_eq!(want, mapped.sameas(iri, limit).expect("lookup"), "{iri}");
+            assert_eq!(want, read.sameas(iri, limit).expect("lookup"), "{iri}");
+        }
+        assert_eq!(
+            previous.types(iri).expect("types"),
+            mapped.types(iri).expect("types"),
+            "{iri}"
+        );
+    }
+    // past the last class: an error on every path, never a panic
+    assert!(mapped
+        .members(u32::try_from(classes).expect("few"))
+        .is_err());
+}
+
+/// A mapped file cut shorter than `meta.json` records is refused when the
+/// index opens (never mapped), and one cut under an open index is seen by
+/// `is_whole` (what `/health` reports) without reading it.
+#[test]
+fn a_mapped_file_of_another_length_is_refused_and_a_cut_one_is_seen() {
+    let version = qajudge::index::format::FORMAT_VERSION;
+    let dir = fixture_copy(&format!("index-v{version}"));
+    let index = Index::open(&dir).expect("opens");
+    assert!(index.is_whole());
+    let members = dir.join("sameas.members");
+    let len = std::fs::metadata(&members).expect("a file").len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&members)
+        .expect("opened")
+        .set_len(len / 2)
+        .expect("cut");
+    assert!(!index.is_whole(), "the cut is seen");
+    drop(index);
+    // a file larger than 64 MiB has no checksum: the length alone refuses it
+    let meta_path = dir.join("meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).expect("meta")).expect("json");
+    meta["checksums"]
+        .as_object_mut()
+        .expect("checksums")
+        .remove("sameas.members");
+    std::fs::write(&meta_path, meta.to_string()).expect("written");
+    let err = Index::open(&dir).err().expect("refused").to_string();
+    assert!(
+        err.contains("sameas.members") && err.contains(&format!("records {len}")),
+        "{err}"
+    );
+}
+
 /// An index written by the version before the oldest one read (committed as
 /// that version wrote it) is refused with the way out: rebuild. (Version 4, read
 /// without names, is tested in `names.rs`.)
