@@ -1,6 +1,8 @@
 //! In-process lookups on an index built by `scripts/bench-index.sh` (the directory
 //! in `QAJUDGE_BENCH_INDEX`): sameAs lookups and label lookups per second on one
-//! thread, with an IRI the index does not hold as the baseline; and the evaluation
+//! thread, with an IRI the index does not hold as the baseline, the sameAs
+//! lookups both memory-mapped (format 6) and with positioned reads (format 5's
+//! way, the baseline of the same run) on the same files; and the evaluation
 //! of each QALD-9 train run of NLIWOD with all sub-experiments against that index,
 //! with the same evaluation without an index as the baseline (needs
 //! `../shared/data`).
@@ -23,7 +25,17 @@ fn bench(c: &mut Criterion) {
         eprintln!("benches/index: set QAJUDGE_BENCH_INDEX (scripts/bench-index.sh does); nothing to measure");
         return;
     };
+    // the index as this qajudge opens it (mapped from format 6 on) and the
+    // same files read with positioned reads (format 5's way): the baseline of
+    // the same run
     let index = Index::open(&dir).expect("index opens");
+    let read = Index::open_read(&dir).expect("index opens");
+    eprintln!(
+        "benches/index: {} (format {}): {} and read",
+        dir.display(),
+        index.meta().format_version,
+        index.access()
+    );
     // IRIs in the shapes gen_dump writes
     let n = 10_000u64;
     let known: Vec<String> = (1..=n)
@@ -37,17 +49,10 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("index");
     group.throughput(Throughput::Elements(n));
     group.sample_size(10);
-    group.bench_function("sameas_known_10k", |b| {
-        b.iter(|| {
-            for iri in &known {
-                black_box(index.sameas(iri, 100).expect("lookup"));
-            }
-        });
-    });
     // the same lookups over IRIs that were not asked before: each iteration takes
     // the next 10,000 of three million entities (a 20-million-statement dump has
     // 3.67 million), so no cache has seen them (the in-process cache keeps far
-    // fewer than the three million)
+    // fewer than the three million); both ways draw from one counter
     let pool: Vec<String> = (1..=3_000_000u64)
         .map(|e| format!("http://www.wikidata.org/entity/Q{}", e * 7 + 3))
         .collect();
@@ -62,22 +67,31 @@ fn bench(c: &mut Criterion) {
         }
     }
     let next = std::cell::Cell::new(0usize);
-    group.bench_function("sameas_unseen_10k", |b| {
-        b.iter(|| {
-            let from = next.get();
-            next.set((from + n as usize) % pool.len());
-            for iri in &pool[from..from + n as usize] {
-                black_box(index.sameas(iri, 100).expect("lookup"));
-            }
+    for (way, index) in [("read", &read), (index.access(), &index)] {
+        group.bench_function(format!("{way}/sameas_known_10k"), |b| {
+            b.iter(|| {
+                for iri in &known {
+                    black_box(index.sameas(iri, 100).expect("lookup"));
+                }
+            });
         });
-    });
-    group.bench_function("class_of_unknown_10k", |b| {
-        b.iter(|| {
-            for iri in &unknown {
-                black_box(index.class_of(iri).expect("lookup"));
-            }
+        group.bench_function(format!("{way}/sameas_unseen_10k"), |b| {
+            b.iter(|| {
+                let from = next.get();
+                next.set((from + n as usize) % pool.len());
+                for iri in &pool[from..from + n as usize] {
+                    black_box(index.sameas(iri, 100).expect("lookup"));
+                }
+            });
         });
-    });
+        group.bench_function(format!("{way}/class_of_unknown_10k"), |b| {
+            b.iter(|| {
+                for iri in &unknown {
+                    black_box(index.class_of(iri).expect("lookup"));
+                }
+            });
+        });
+    }
     group.bench_function("labels_10k", |b| {
         b.iter(|| {
             for l in &labels {

@@ -2,13 +2,13 @@
 
 ``evaluate`` scores runs as ``qajudge evaluate`` does, in this process, and
 returns a :class:`Report`; :class:`Index` answers an index's lookups;
-``check``, ``features``, ``sample``, ``audit``, ``refresh``, ``index_build``
-and ``index_fetch`` are the commands of those names;
+``check``, ``features``, ``sample``, ``audit``, ``refresh``, ``reproduce``,
+``index_build`` and ``index_fetch`` are the commands of those names;
 :class:`Client` talks to a ``qajudge serve`` server. The whole API:
 docs/python.md.
 """
 
-from ._api import Report, audit, check, evaluate, features, index_build, index_fetch, refresh, sample
+from ._api import Report, audit, check, evaluate, features, index_build, index_fetch, refresh, reproduce, sample
 from ._errors import (
     FetchError,
     IndexFileError,
@@ -37,6 +37,7 @@ __all__ = [
     "sample",
     "audit",
     "refresh",
+    "reproduce",
     "index_build",
     "index_fetch",
     "Client",

@@ -658,6 +658,38 @@ def audit(
     return dict(json.loads(_native.audit(args)))
 
 
+def reproduce(
+    report: Union["Report", Mapping[str, Any], PathLike],
+    inputs: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """Re-derives a report from its receipt as ``qajudge reproduce`` does
+    (docs/reproduce.md): finds each input where the receipt names it (or
+    under ``inputs``, by name or by digest) and checks its digest, evaluates
+    again with the receipt's options alone, and compares every figure.
+    ``report`` is a :class:`Report`, its ``to_dict()``, or a report file.
+
+    Returns ``verdict`` (``"reproduced"``, ``"differs"``, ``"missing"``: an
+    input is missing or changed and nothing was evaluated, or ``"live"``: a
+    live system or endpoint cannot be asked again), ``reproduced`` (a
+    bool), ``figures`` (how many were compared), ``receipt`` (its hash) and
+    ``lines`` (what the command prints: each problem or differing figure
+    with both values, then the summary). A report without a receipt raises
+    :class:`QajudgeError`."""
+    if isinstance(report, Report):
+        found = _native.reproduce(text=report.to_json(), inputs=_text(inputs) if inputs is not None else None)
+    elif isinstance(report, Mapping):
+        found = _native.reproduce(text=json.dumps(report), inputs=_text(inputs) if inputs is not None else None)
+    elif isinstance(report, (str, os.PathLike)):
+        found = _native.reproduce(path=os.fspath(report), inputs=_text(inputs) if inputs is not None else None)
+    else:
+        raise UsageError(
+            f"reproduce(report=) takes a Report, its to_dict() or a report file, not {type(report).__name__}"
+        )
+    out = dict(json.loads(found))
+    out["reproduced"] = out["verdict"] == "reproduced"
+    return out
+
+
 def refresh(
     gold: PathLike,
     out: PathLike,

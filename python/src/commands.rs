@@ -113,3 +113,19 @@ pub(crate) fn sample(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
         Ok(serde_json::to_string(&embed::sample(&args)?)?)
     })
 }
+
+/// What `qajudge reproduce` finds of a report (a file, or its JSON text), as
+/// JSON: `verdict`, `figures`, `receipt`, `lines`.
+#[pyfunction]
+#[pyo3(signature = (path=None, text=None, inputs=None))]
+pub(crate) fn reproduce(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    inputs: Option<PathBuf>,
+) -> PyResult<String> {
+    quietly(py, "qajudge-reproduce", move || {
+        let outcome = embed::reproduce(path.as_deref(), text.as_deref(), inputs.as_deref())?;
+        Ok(serde_json::to_string(&outcome)?)
+    })
+}

@@ -57,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(commands::sample, m)?)?;
     m.add_function(wrap_pyfunction!(commands::audit, m)?)?;
     m.add_function(wrap_pyfunction!(commands::command, m)?)?;
+    m.add_function(wrap_pyfunction!(commands::reproduce, m)?)?;
     m.add_class::<report::NativeReport>()?;
     m.add_class::<index::PyIndex>()?;
     Ok(())

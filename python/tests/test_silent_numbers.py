@@ -105,3 +105,33 @@ def test_a_headline_with_no_evaluable_question_raises(shared, tmp_path):
     with pytest.raises(qajudge.JobError) as e:
         report.headline()
     assert "no QA experiment" in str(e.value), str(e.value)
+
+
+def test_reproduce_rederives_a_report_from_its_receipt(shared, tmp_path):
+    # docs/reproduce.md: the same figures from the same bytes and options,
+    # and a changed input named, from Python as from the command line
+    t = shared / "text2sparql"
+    gold = tmp_path / "questions_ck25.yml"
+    gold.write_bytes((t / "benchmark" / "questions_ck25.yml").read_bytes())
+    report = qajudge.evaluate(
+        str(gold),
+        [("INFAI", str(t / "systems" / "INFAI" / "ck25_answers.json"))],
+        gold_answers=str(t / "benchmark" / "ck25_true_result_set.json"),
+        profile="text2sparql",
+        kg=[str(t / "kg" / "prod-inst.ttl"), str(t / "kg" / "prod-vocab.ttl")],
+    )
+    for given in (report, report.to_dict()):
+        found = qajudge.reproduce(given)
+        assert found["reproduced"] and found["verdict"] == "reproduced", found
+        assert found["figures"] > 100, found
+        assert found["receipt"] == report.to_dict()["receipt"]["sha256"]
+    path = tmp_path / "report.json"
+    path.write_text(report.to_json())
+    assert qajudge.reproduce(path)["reproduced"]
+    # the gold changed since: named, nothing evaluated
+    gold.write_bytes(gold.read_bytes() + b"\n# edited\n")
+    found = qajudge.reproduce(path)
+    assert found["verdict"] == "missing" and not found["reproduced"], found
+    assert any(line.startswith("changed: gold") for line in found["lines"]), found
+    with pytest.raises(qajudge.QajudgeError):
+        qajudge.reproduce({"runs": []})

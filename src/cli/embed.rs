@@ -218,6 +218,24 @@ pub fn audit(args: &[OsString]) -> anyhow::Result<crate::audit::AuditReport> {
     super::audit::report(&a)
 }
 
+/// What `qajudge reproduce` finds of a report (docs/reproduce.md): the file
+/// `path` (read within the command line's input bound) or, without one, the
+/// report's JSON `text`; its inputs looked for under `inputs` too.
+pub fn reproduce(
+    path: Option<&Path>,
+    text: Option<&str>,
+    inputs: Option<&Path>,
+) -> anyhow::Result<super::reproduce::Outcome> {
+    match (path, text) {
+        (Some(path), _) => {
+            let bytes = super::input::read(path)?;
+            super::reproduce::check(&bytes, &path.display().to_string(), inputs)
+        }
+        (None, Some(text)) => super::reproduce::check(text.as_bytes(), "the report", inputs),
+        (None, None) => anyhow::bail!("no report: give its file or its JSON"),
+    }
+}
+
 /// Runs `qajudge SUBCOMMAND ARGS…` (`refresh`, `index build`, `index
 /// fetch`, …) in process with its output on this process's stdout, parsed
 /// as the command line parses it; its exit code.

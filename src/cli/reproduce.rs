@@ -35,27 +35,73 @@ const MAX_SCANNED: usize = 20_000;
 /// The most differences printed.
 const SHOWN: usize = 50;
 
+/// What `reproduce` found: the verdict, the figures compared, and its lines
+/// (each missing or changed input, each differing figure, then the summary).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Outcome {
+    /// `reproduced` (exit 0), `differs` (exit 1), `missing` (an input is
+    /// missing or changed, nothing evaluated: exit 2) or `live` (a live
+    /// system or endpoint cannot be asked again as it was: exit 2).
+    pub verdict: &'static str,
+    /// The figures compared (0 when nothing was evaluated).
+    pub figures: usize,
+    /// The receipt's hash as the report gives it.
+    pub receipt: String,
+    /// What is printed, one line each.
+    pub lines: Vec<String>,
+}
+
+impl Outcome {
+    /// The command's exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self.verdict {
+            "reproduced" => 0,
+            "differs" => 1,
+            _ => 2,
+        }
+    }
+}
+
 /// Runs `qajudge reproduce`.
 pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let bytes = super::input::read(&args.report)?;
-    let report: Value = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{}: not a JSON report", args.report.display()))?;
+    let outcome = check(
+        &bytes,
+        &args.report.display().to_string(),
+        args.inputs.as_deref(),
+    )?;
+    for line in &outcome.lines {
+        outln!("{line}")?;
+    }
+    Ok(ExitCode::from(outcome.exit_code()))
+}
+
+/// Checks the report `bytes` (read from `source`) against its receipt:
+/// finds and checks its inputs (where the receipt names them, else under
+/// `inputs`), evaluates again from the receipt and compares every figure.
+/// An error for a report that has no readable receipt.
+pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Result<Outcome> {
+    let report: Value =
+        serde_json::from_slice(bytes).with_context(|| format!("{source}: not a JSON report"))?;
     let receipt: Receipt = match report.get("receipt") {
-        Some(r) => serde_json::from_value(r.clone()).with_context(|| {
-            format!("{}: its receipt cannot be read", args.report.display())
-        })?,
+        Some(r) => serde_json::from_value(r.clone())
+            .with_context(|| format!("{source}: its receipt cannot be read"))?,
         None => bail!(
-            "{}: the report has no receipt (qajudge writes one into every report since 0.3.0); evaluate again to get one",
-            args.report.display()
+            "{source}: the report has no receipt (qajudge writes one into every report since 0.3.0); evaluate again to get one"
         ),
     };
     if receipt.version != RECEIPT_VERSION {
         bail!(
-            "{}: its receipt is of version {}, this qajudge reads version {RECEIPT_VERSION}",
-            args.report.display(),
+            "{source}: its receipt is of version {}, this qajudge reads version {RECEIPT_VERSION}",
             receipt.version
         );
     }
+    let outcome = |verdict, figures, lines| Outcome {
+        verdict,
+        figures,
+        receipt: receipt.sha256.clone(),
+        lines,
+    };
     // an edited receipt is still evaluated as it now reads, so that the
     // figures its change moves are named; it never passes
     let hashed = receipt.hash();
@@ -66,25 +112,25 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
         )
     });
     if !receipt.live.is_empty() {
-        for l in &receipt.live {
-            outln!(
-                "cannot reproduce: the {} {} was asked live, and cannot be asked again as it was",
-                l.role,
-                l.url
-            )?;
-        }
-        return Ok(ExitCode::from(2));
+        let lines = receipt
+            .live
+            .iter()
+            .map(|l| {
+                format!(
+                    "cannot reproduce: the {} {} was asked live, and cannot be asked again as it was",
+                    l.role, l.url
+                )
+            })
+            .collect();
+        return Ok(outcome("live", 0, lines));
     }
-    let (found, problems) = locate(&receipt.inputs, args.inputs.as_deref());
+    let (found, mut problems) = locate(&receipt.inputs, inputs);
     if !problems.is_empty() {
-        for p in &problems {
-            outln!("{p}")?;
-        }
-        outln!(
+        problems.push(format!(
             "{} input(s) missing or changed: nothing was evaluated",
             problems.len()
-        )?;
-        return Ok(ExitCode::from(2));
+        ));
+        return Ok(outcome("missing", 0, problems));
     }
     let scratch = Scratch::new()?;
     let argv = argv(&receipt, &found, &scratch)?;
@@ -93,7 +139,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let super::Command::Evaluate(evaluate) = cli.command else {
         bail!("the receipt's options do not make an evaluation");
     };
-    let again = super::evaluate::report(&evaluate, Vec::new(), crate::eval::Deadline::default())?;
+    let again = super::evaluate::report(
+        &evaluate,
+        Vec::new(),
+        crate::eval::Deadline::of_this_thread(),
+    )?;
     // through text, as the report was: both sides read back alike
     let again: Value = serde_json::from_slice(&serde_json::to_vec(&again)?)?;
     let mut differences = Vec::new();
@@ -115,25 +165,23 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     if differences.is_empty() {
-        outln!(
+        let line = format!(
             "reproduced: {figures} figures, all equal (receipt {})",
             receipt.sha256
-        )?;
-        return Ok(ExitCode::SUCCESS);
+        );
+        return Ok(outcome("reproduced", figures, vec![line]));
     }
-    for d in differences.iter().take(SHOWN) {
-        outln!("{d}")?;
-    }
-    outln!(
-        "not reproduced: {} of {figures} figures differ{}",
-        differences.len(),
-        if differences.len() > SHOWN {
+    let total = differences.len();
+    let mut lines: Vec<String> = differences.into_iter().take(SHOWN).collect();
+    lines.push(format!(
+        "not reproduced: {total} of {figures} figures differ{}",
+        if total > SHOWN {
             format!(" (the first {SHOWN} shown)")
         } else {
             String::new()
         }
-    )?;
-    Ok(ExitCode::from(1))
+    ));
+    Ok(outcome("differs", figures, lines))
 }
 
 /// Where each input was found, in the receipt's order, and what is missing
