@@ -152,7 +152,11 @@ fn a_registered_benchmark_is_audited_with_its_graph_or_without_one() {
         400,
         "bad_parameter",
     );
-    let message = error("/api/v1/benchmarks/ck25/audit?profile=", 400, "bad_parameter");
+    let message = error(
+        "/api/v1/benchmarks/ck25/audit?profile=",
+        400,
+        "bad_parameter",
+    );
     assert!(message.contains("profile= is empty"), "{message}");
     error(
         "/api/v1/benchmarks/ck25/audit?timeout_ms=0",

@@ -257,11 +257,19 @@ fn a_gold_of_unstable_questions_only_says_why_it_has_no_table() {
     let text = serde_json::json!({"questions": [question(1), question(2)]}).to_string();
     std::fs::write(&gold, text).expect("written");
     let gold = gold.to_str().expect("utf-8");
-    for (format, said) in [("latex", "% no table: every question"), ("markdown", "_No table: every question")] {
-        let o = crate::cli::qajudge(&["evaluate", "--gold", gold, "--run", gold, "--format", format]);
+    for (format, said) in [
+        ("latex", "% no table: every question"),
+        ("markdown", "_No table: every question"),
+    ] {
+        let o = crate::cli::qajudge(&[
+            "evaluate", "--gold", gold, "--run", gold, "--format", format,
+        ]);
         assert!(o.status.success(), "{}", crate::cli::stderr(&o));
         let out = crate::cli::stdout(&o);
-        assert!(out.contains(said) && out.contains("unstable"), "{format}:\n{out}");
+        assert!(
+            out.contains(said) && out.contains("unstable"),
+            "{format}:\n{out}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

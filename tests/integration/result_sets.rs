@@ -279,7 +279,9 @@ fn an_id_given_twice_counts_its_last_answers_on_every_path() {
         close(f, 1.0, "set_F with the last answers of x:1-en");
         let said = report["diagnostics"].to_string();
         assert!(
-            said.contains("warning: ") && said.contains("more than once") && said.contains("x:1-en"),
+            said.contains("warning: ")
+                && said.contains("more than once")
+                && said.contains("x:1-en"),
             "{said}"
         );
     }
