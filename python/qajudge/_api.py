@@ -9,6 +9,7 @@ own that a Ctrl-C stops."""
 
 from __future__ import annotations
 
+import difflib
 import html
 import inspect
 import json
@@ -38,6 +39,16 @@ def _options(command: str) -> Dict[str, bool]:
     return _OPTIONS[command]
 
 
+def _no_such_keyword(function: str, given: str, known: Sequence[str]) -> str:
+    """The message of a keyword ``function`` does not take: the nearest one
+    it does take, else where its keywords are listed."""
+    near = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    if near:
+        return f"{function}() has no option {given!r}; did you mean {near[0]!r}?"
+    return (f"{function}() has no option {given!r}; see help(qajudge.{function}) "
+            "or docs/python.md for its options")
+
+
 def _text(value: Any) -> str:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
@@ -55,8 +66,8 @@ def _argv(command: str, options: Mapping[str, Any], taken: Iterable[str] = ()) -
     refused = set(taken)
     for name in options:
         if name not in known or name in refused:
-            names = ", ".join(sorted(n for n in known if n not in refused))
-            raise UsageError(f"{command.replace(' ', '_')}() has no option {name!r}; its options are: {names}")
+            names = sorted(n for n in known if n not in refused)
+            raise UsageError(_no_such_keyword(command.replace(" ", "_"), name, names))
     return list(_native.arguments(command, {k: v for k, v in options.items() if v is not None}))
 
 
@@ -107,7 +118,7 @@ def evaluate(
     train: Optional[PathLike] = None,
     questions: Optional[PathLike] = None,
     sample: Optional[PathLike] = None,
-    system_url: Optional[Union[str, Sequence[str]]] = None,
+    system_url: Optional[Union[str, Sequence[Union[str, Tuple[str, str]]]]] = None,
     strict_literals: Optional[bool] = None,
     lenient_dates: Optional[bool] = None,
     wordnet: Optional[PathLike] = None,
@@ -174,14 +185,25 @@ def evaluate(
         )
     if unknown:
         known = [n for n in inspect.signature(evaluate).parameters if n != "unknown"]
+        raise UsageError(_no_such_keyword("evaluate", sorted(unknown)[0], known))
+    if _is_path(runs) and gold is not None and not _is_path(gold):
         raise UsageError(
-            f"evaluate() has no option {sorted(unknown)[0]!r}; its options are: " + ", ".join(known)
+            "gold= and runs= look swapped: gold= takes the benchmark (one path) and runs= "
+            "a list of runs; call evaluate(gold, [run, ...])"
         )
     given = {k: v for k, v in locals().items() if k not in ("runs", "name", "unknown", "progress")}
     if isinstance(explain, bool):
         given["explain"] = "all" if explain else None
     options = {k: v for k, v in given.items() if v is not None}
-    paths, names, read = _runs(runs, name)
+    systems = _systems(system_url)
+    if systems is not None:
+        options["system_url"] = [url for _, url in systems]
+    paths, names, read = _runs(runs, name, force=systems is not None)
+    if systems is not None:
+        if name is not None:
+            raise UsageError("name= and (name, url) pairs in system_url= both name the live systems: give one")
+        urls = [url for _, url in systems]
+        names = names + [label or _system_name(url, urls) for label, url in systems]
     native = _native.evaluate(options, paths, names, read, _progress_callable(progress))
     report = Report(native, baseline)
     # diagnostics of warning severity reach Python's warnings too
@@ -215,13 +237,59 @@ def _progress_callable(progress: Any) -> Optional[Any]:
     raise UsageError(f"progress={progress!r}: expected a callable of (done, total) or a tqdm bar")
 
 
+def _systems(system_url: Any) -> Optional[List[Tuple[Optional[str], str]]]:
+    """The live systems of ``system_url=`` as ``(name or None, url)`` when one
+    is given as a ``(name, url)`` pair; ``None`` when every one is a URL
+    (the command line names them)."""
+    if system_url is None or isinstance(system_url, str):
+        return None
+    items = _bounded("system_url", system_url)
+    if not any(isinstance(s, tuple) for s in items):
+        return None
+    out: List[Tuple[Optional[str], str]] = []
+    for i, s in enumerate(items):
+        if isinstance(s, tuple) and len(s) == 2 and all(isinstance(x, str) for x in s):
+            out.append((s[0], s[1]))
+        elif isinstance(s, str):
+            out.append((None, s))
+        else:
+            raise UsageError(f"system_url[{i}] is {repr(s)[:200]}: give a URL or a (name, url) pair")
+    return out
+
+
+def _system_name(url: str, urls: Sequence[str]) -> str:
+    """A live system's default name, as the command line gives it: its host,
+    with its port when another system shares the host, else its URL."""
+    from urllib.parse import urlsplit
+
+    def authority(u: str) -> Optional[Tuple[str, Optional[int]]]:
+        try:
+            parts = urlsplit(u)
+            port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+        except ValueError:
+            return None
+        return (parts.hostname, port) if parts.hostname else None
+
+    mine = authority(url)
+    if mine is None:
+        return url
+    others = [a for a in (authority(u) for u in urls if u != url) if a is not None]
+    if all(h != mine[0] for h, _ in others):
+        return mine[0]
+    if mine not in others and mine[1] is not None:
+        return f"{mine[0]}:{mine[1]}"
+    return url
+
+
 def _runs(
     runs: Union[Sequence[Union[RunLike, Tuple[str, RunLike]]], Mapping[str, RunLike]],
     given_names: Optional[Sequence[str]],
+    force: bool = False,
 ) -> Tuple[List[str], List[str], List[Tuple[int, str, bytes]]]:
     """The run files (a placeholder ``NAME.json`` for a run given as an
-    object), their names (empty: the command's default names) and the runs
-    given as objects, as ``(position, name, JSON bytes)``."""
+    object), their names (empty: the command's default names, unless
+    ``force`` asks for every one) and the runs given as objects, as
+    ``(position, name, JSON bytes)``."""
     items: List[Tuple[Optional[str], Any]] = []
     if isinstance(runs, Mapping):
         items = [(str(k), v) for k, v in _bounded("runs", runs.items())]
@@ -261,7 +329,7 @@ def _runs(
         if isinstance(given_names, str):
             given_names = [given_names]
         return paths, [str(n) for n in _bounded("name", given_names)], read
-    if not any(label for label, _ in items):
+    if not force and not any(label for label, _ in items):
         return paths, [], read
     # names for every run, the command line's default where none was given
     for i in range(len(items)):

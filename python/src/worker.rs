@@ -76,9 +76,13 @@ pub(crate) fn on_worker<T: Send + 'static>(
                 if let Some(e) = raised {
                     return Err(e);
                 }
-                // the last counts, which the polls may not have seen
+                // the last counts, which the polls may not have seen (from
+                // (0, total) when they saw none)
                 if let (Some(callable), now) = (told.callable, told.counter.get()) {
                     if now != seen {
+                        if seen == (0, 0) && now.0 > 0 {
+                            callable.call1((0, now.1))?;
+                        }
                         callable.call1(now)?;
                     }
                 }
@@ -91,8 +95,14 @@ pub(crate) fn on_worker<T: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {
                 let now = told.counter.get();
                 if let (Some(callable), true) = (told.callable, now != seen) {
+                    // a bar starts at (0, total), however far the work got
+                    // before the first look
+                    let first = (seen == (0, 0) && now.0 > 0).then_some((0, now.1));
                     seen = now;
-                    if let Err(e) = callable.call1(now) {
+                    if let Err(e) = first
+                        .map_or(Ok(()), |f| callable.call1(f).map(drop))
+                        .and_then(|()| callable.call1(now).map(drop))
+                    {
                         stopping(&mut raised, e);
                         continue;
                     }

@@ -191,12 +191,17 @@ def test_a_dead_live_system_raises_not_a_table_of_zeros() -> None:
     with pytest.raises(qajudge.LiveSystemError) as e:
         qajudge.evaluate(GOLD, system_url=url)
     assert e.value.url == url and "failed, 13 of 13" in str(e.value)
+    # named by its host, not its URL; or by the name given with it
+    assert e.value.run == "127.0.0.1", e.value.run
+    with pytest.raises(qajudge.LiveSystemError) as e:
+        qajudge.evaluate(GOLD, [RUN], system_url=[("mine", url)])
+    assert e.value.run == "mine", e.value.run
 
 
 def test_options_are_the_commands_and_errors_are_typed() -> None:
     with pytest.raises(qajudge.UsageError) as e:
         qajudge.evaluate(GOLD, [RUN], no_such_option=1)
-    assert "no_such_option" in str(e.value) and "strict_literals" in str(e.value)
+    assert "no_such_option" in str(e.value) and "docs/python.md" in str(e.value)
     with pytest.raises(qajudge.UsageError):
         qajudge.evaluate(GOLD, [RUN], format="json")
     with pytest.raises(qajudge.UsageError) as e:

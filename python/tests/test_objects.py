@@ -128,6 +128,8 @@ def test_progress_is_told_as_queries_are_executed(shared: Path) -> None:
     qajudge.evaluate(gold, [run], profile="text2sparql", kg=[shared / k for k in KG], progress=lambda d, t: seen.append((d, t)))
     assert seen and all(0 <= d <= t for d, t in seen), seen
     assert seen[-1][0] == seen[-1][1] > 0, seen
+    # a bar starts from nothing, however far the work got before the first look
+    assert seen[0] == (0, seen[-1][1]), seen
 
     class Bar:  # what the evaluation uses of a tqdm bar
         total = None

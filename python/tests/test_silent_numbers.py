@@ -135,3 +135,19 @@ def test_reproduce_rederives_a_report_from_its_receipt(shared, tmp_path):
     assert any(line.startswith("changed: gold") for line in found["lines"]), found
     with pytest.raises(qajudge.QajudgeError):
         qajudge.reproduce({"runs": []})
+
+
+def test_friction_a_directory_swapped_arguments_and_a_typo_are_named(shared, tmp_path):
+    gold = str(shared / "text2sparql" / "benchmark" / "ck25_true_result_set.json")
+    with pytest.raises(qajudge.InputError) as e:
+        qajudge.evaluate(str(tmp_path), [gold])
+    assert "not a regular file" in str(e.value), str(e.value)
+    with pytest.raises(qajudge.UsageError) as e:
+        qajudge.evaluate([gold], gold)
+    assert "look swapped" in str(e.value), str(e.value)
+    with pytest.raises(qajudge.UsageError) as e:
+        qajudge.evaluate(gold, [gold], profle="text2sparql")
+    assert "did you mean 'profile'?" in str(e.value) and len(str(e.value)) < 200, str(e.value)
+    with pytest.raises(qajudge.UsageError) as e:
+        qajudge.features(gold, indx="my-index")
+    assert "did you mean 'index'?" in str(e.value), str(e.value)

@@ -481,7 +481,7 @@ fn run_sources(
             .names
             .get(args.runs.len() + i)
             .cloned()
-            .unwrap_or_else(|| url.clone());
+            .unwrap_or_else(|| crate::live::system_name(url, &args.systems));
         runs.push(RunSource::System {
             name,
             url: url.clone(),

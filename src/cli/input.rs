@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, Context};
 
 /// The default of `--max-input-mb`, in MiB.
 pub const DEFAULT_MAX_INPUT_MB: u64 = 2048;
@@ -69,11 +69,15 @@ pub(super) fn max_input_bytes() -> u64 {
 /// The error of a file past `limit` bytes, naming it, the limit and the flag.
 fn too_large(path: &Path, size: Option<u64>, limit: u64) -> anyhow::Error {
     let size = size.map_or_else(|| "larger".to_string(), |s| format!("{s} bytes, larger"));
-    anyhow!(
-        "{}: {size} than the limit of {} MiB of an input file; raise it with --max-input-mb if the file is right",
-        path.display(),
-        limit >> 20
-    )
+    // an I/O error of the file (Python's InputError), in the command's words
+    anyhow::Error::new(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: {size} than the limit of {} MiB of an input file; raise it with --max-input-mb if the file is right",
+            path.display(),
+            limit >> 20
+        ),
+    ))
 }
 
 /// Checks that `path` is a regular file of at most `limit` bytes, without
@@ -83,10 +87,13 @@ pub(super) fn check_file(path: &Path, limit: u64) -> anyhow::Result<u64> {
     let meta = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}: check the path", path.display()))?;
     if let Some(kind) = crate::indexer::special_kind(meta.file_type()) {
-        bail!(
-            "{}: not a regular file ({kind}); give a file",
-            path.display()
-        );
+        return Err(anyhow::Error::new(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{}: not a regular file ({kind}); give a file",
+                path.display()
+            ),
+        )));
     }
     if meta.len() > limit {
         return Err(too_large(path, Some(meta.len()), limit));

@@ -647,7 +647,8 @@ fn runs_of(form: &Form, live: &LiveOptions) -> Result<(Vec<RunSource>, Vec<Strin
         check_url(url, live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
         names.push(url.clone());
         runs.push(RunSource::System {
-            name: named(form.runs.len() + i).unwrap_or_else(|| url.clone()),
+            name: named(form.runs.len() + i)
+                .unwrap_or_else(|| crate::live::system_name(url, &form.systems)),
             url: url.clone(),
             answers_with_query: live.protocol == Protocol::Text2sparql,
         });

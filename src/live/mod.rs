@@ -33,8 +33,8 @@ pub use endpoint::{
     sparql_request, sparql_request_with, ChatServer, EndpointReply, RequestSettings,
 };
 pub use options::{protocol_for, LiveOptions, Protocol, LOOPBACK};
-pub use target::host_of;
 use target::Target;
+pub use target::{host_of, system_name};
 
 /// A system that cannot be asked at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

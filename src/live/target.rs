@@ -153,6 +153,35 @@ pub fn host_of(text: &str) -> Option<String> {
     parse(text).ok().as_ref().and_then(host_text)
 }
 
+/// The default name of a run of the live system at `url` among the systems
+/// `all` of one evaluation: its host, with its port when another system
+/// shares the host, and the whole URL when another shares both, or when the
+/// client's parser reads no host — a name a reader tells apart in a table,
+/// not `http://127.0.0.1:8000/qa`.
+pub fn system_name<S: AsRef<str>>(url: &str, all: &[S]) -> String {
+    let authority = |text: &str| {
+        parse(text)
+            .ok()
+            .and_then(|u| Some((host_text(&u)?, u.port_or_known_default())))
+    };
+    let Some((host, port)) = authority(url) else {
+        return url.to_string();
+    };
+    let others: Vec<(String, Option<u16>)> = all
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|u| *u != url)
+        .filter_map(authority)
+        .collect();
+    if !others.iter().any(|(h, _)| *h == host) {
+        host
+    } else if let (false, Some(port)) = (others.iter().any(|o| *o == (host.clone(), port)), port) {
+        format!("{host}:{port}")
+    } else {
+        url.to_string()
+    }
+}
+
 /// An address as it is compared: an IPv4-mapped IPv6 address as its IPv4
 /// address.
 fn canonical(ip: IpAddr) -> IpAddr {
@@ -286,6 +315,19 @@ pub fn check(text: &str, allowed: Option<&[String]>) -> Result<Target, LiveError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_live_run_is_named_by_its_host_then_its_port_then_its_url() {
+        let one = ["http://127.0.0.1:8000/qa"];
+        assert_eq!(system_name(one[0], &one), "127.0.0.1");
+        let two = ["http://localhost:8000/qa", "http://localhost:8001/qa"];
+        assert_eq!(system_name(two[0], &two), "localhost:8000");
+        let same = ["http://qa.example.org/a", "http://qa.example.org/b"];
+        assert_eq!(system_name(same[1], &same), "http://qa.example.org/b");
+        let other = ["https://QA.example.org/x", "http://other.org/"];
+        assert_eq!(system_name(other[0], &other), "qa.example.org");
+        assert_eq!(system_name("not a url", &["not a url"]), "not a url");
+    }
 
     #[test]
     fn a_redirect_keeps_its_parameters_but_the_query() {
