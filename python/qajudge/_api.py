@@ -342,6 +342,26 @@ def _runs(
     return paths, names, read
 
 
+#: The keys of a question's report that are times measured while evaluating
+#: (not figures: ``reproduce`` does not compare them either).
+_MEASURED = ("ms", "load_ms")
+
+
+def _profile_splits(path: str, value: Any) -> List[Tuple[str, str, Dict[str, Any]]]:
+    """The splits inside an aggregate (its ``by_FEATURE`` objects of objects,
+    such as ``challenge.by_language``), as ``(where, feature, {value:
+    figures})``, in the report's order."""
+    out: List[Tuple[str, str, Dict[str, Any]]] = []
+    if not isinstance(value, dict):
+        return out
+    for k, v in value.items():
+        if k.startswith("by_") and isinstance(v, dict) and all(isinstance(x, dict) for x in v.values()):
+            out.append((path or "aggregate", k[3:], v))
+        elif isinstance(v, dict):
+            out.extend(_profile_splits(f"{path}.{k}" if path else k, v))
+    return out
+
+
 def _flatten(prefix: str, value: Any, out: Dict[str, Any], sep: str = "_") -> None:
     if isinstance(value, dict):
         for k, v in value.items():
@@ -479,8 +499,21 @@ class Report:
         ``status``, ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``,
         … as the report has them, nested figures flattened into columns
         joined by ``.`` (``official.bleu``, ``usage.latency_ms``,
-        ``gold_execution.status``). A pandas DataFrame when pandas is
-        installed, else a list of dicts."""
+        ``gold_execution.status``). Times measured while evaluating (how long
+        a query took to execute) are in :meth:`timings`, not here: two
+        evaluations of the same inputs give equal frames. A pandas DataFrame
+        when pandas is installed, else a list of dicts."""
+        return self._questions(experiment, run, timings=False)
+
+    def timings(self, experiment: str = "qa", run: Optional[str] = None) -> Any:
+        """The times measured while evaluating, one row per question (as
+        :meth:`per_question`): ``run``, ``id``, then each measured time in
+        milliseconds (``execution.ms``, ``gold_execution.ms``). They differ
+        from one evaluation to the next, so :meth:`per_question` leaves
+        them out."""
+        return self._questions(experiment, run, timings=True)
+
+    def _questions(self, experiment: str, run: Optional[str], timings: bool) -> Any:
         runs = self._data()["runs"]
         if run is not None and run not in [r["name"] for r in runs]:
             raise KeyError(f"no run {run!r}; the report has {[r['name'] for r in runs]}")
@@ -496,20 +529,35 @@ class Report:
                 for k, v in q.items():
                     if k not in row:
                         _flatten(k, v, row, ".")
+                measured = [k for k in row if k.rsplit(".", 1)[-1] in _MEASURED]
+                if timings:
+                    row = {"run": row["run"], "id": row["id"], **{k: row[k] for k in measured}}
+                else:
+                    for k in measured:
+                        del row[k]
                 rows.append(row)
         return _frame(rows)
 
     def breakdown(self, experiment: str = "qa") -> Any:
-        """The aggregates split by question feature (``evaluate(by=...)``):
-        one row per run, feature and value, then the aggregate's figures
-        (joined by ``_``, as :meth:`aggregates`). Empty without ``by=``."""
+        """The aggregates split by question feature: one row per run,
+        ``of``, feature and value, then the figures (joined by ``_``, as
+        :meth:`aggregates`). ``of`` is ``"aggregate"`` for the splits
+        ``evaluate(by=...)`` asked for (every figure of the aggregate), else
+        the part of the aggregate whose own split it is — the profile's, such
+        as ``"challenge"`` for TEXT2SPARQL's figures by language, which every
+        evaluation under that profile has."""
         rows: List[Dict[str, Any]] = []
         for r in self._data()["runs"]:
-            x = r["experiments"].get(experiment)
-            for feature, values in ((x or {}).get("breakdown") or {}).items():
+            x = r["experiments"].get(experiment) or {}
+            for feature, values in (x.get("breakdown") or {}).items():
                 for value, aggregate in values.items():
-                    row: Dict[str, Any] = {"run": r["name"], "feature": feature, "value": value}
+                    row: Dict[str, Any] = {"run": r["name"], "of": "aggregate", "feature": feature, "value": value}
                     _flatten("", aggregate, row)
+                    rows.append(row)
+            for of, feature, values in _profile_splits("", x.get("aggregate") or {}):
+                for value, figures in values.items():
+                    row = {"run": r["name"], "of": of, "feature": feature, "value": value}
+                    _flatten("", figures, row)
                     rows.append(row)
         return _frame(rows)
 

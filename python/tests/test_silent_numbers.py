@@ -151,3 +151,27 @@ def test_friction_a_directory_swapped_arguments_and_a_typo_are_named(shared, tmp
     with pytest.raises(qajudge.UsageError) as e:
         qajudge.features(gold, indx="my-index")
     assert "did you mean 'index'?" in str(e.value), str(e.value)
+
+
+def test_breakdown_has_the_profile_splits_and_per_question_no_times(shared):
+    pandas = pytest.importorskip("pandas")
+    t = shared / "text2sparql"
+    kg = [str(t / "kg" / "prod-inst.ttl"), str(t / "kg" / "prod-vocab.ttl")]
+    go = lambda: qajudge.evaluate(  # noqa: E731
+        str(t / "benchmark" / "questions_ck25.yml"),
+        [("INFAI", str(t / "systems" / "INFAI" / "ck25_answers.json"))],
+        profile="text2sparql",
+        kg=kg,
+    )
+    first, second = go(), go()
+    # the challenge's figures by language are a breakdown without by=
+    b = first.breakdown("qa")
+    langs = b[(b["of"] == "challenge") & (b["feature"] == "language")]
+    assert "en" in set(langs["value"]), b
+    assert "set_f" in langs.columns, langs.columns
+    # two evaluations of the same inputs: equal frames; the times apart
+    pandas.testing.assert_frame_equal(first.per_question(), second.per_question())
+    assert not any(c.endswith(".ms") for c in first.per_question().columns)
+    times = first.timings()
+    assert list(times.columns[:2]) == ["run", "id"] and "execution.ms" in times.columns, times.columns
+    assert len(times) == len(first.per_question())
