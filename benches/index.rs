@@ -30,6 +30,7 @@ fn bench(c: &mut Criterion) {
     // the same run
     let index = Index::open(&dir).expect("index opens");
     let read = Index::open_read(&dir).expect("index opens");
+    let probes = Index::open(&dir).expect("index opens").without_caches();
     eprintln!(
         "benches/index: {} (format {}): {} and read",
         dir.display(),
@@ -67,7 +68,12 @@ fn bench(c: &mut Criterion) {
         }
     }
     let next = std::cell::Cell::new(0usize);
-    for (way, index) in [("read", &read), (index.access(), &index)] {
+    let ways = [
+        ("read", &read),
+        (index.access(), &index),
+        ("uncached", &probes),
+    ];
+    for (way, index) in ways {
         group.bench_function(format!("{way}/sameas_known_10k"), |b| {
             b.iter(|| {
                 for iri in &known {

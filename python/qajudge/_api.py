@@ -14,6 +14,7 @@ import html
 import inspect
 import json
 import os
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -191,7 +192,40 @@ def evaluate(
             "gold= and runs= look swapped: gold= takes the benchmark (one path) and runs= "
             "a list of runs; call evaluate(gold, [run, ...])"
         )
-    given = {k: v for k, v in locals().items() if k not in ("runs", "name", "unknown", "progress")}
+    with tempfile.TemporaryDirectory(prefix="qajudge-gold-") as scratch:
+        gold = _gold_file(gold, Path(scratch))
+        return _evaluate(**{k: v for k, v in locals().items() if k not in ("unknown", "scratch")})
+
+
+def _gold_file(gold: Any, scratch: Path) -> Any:
+    """The path of the gold: a path as given; a gold given as an object (a
+    dict or list as ``json.load`` reads a benchmark, or a benchmark's text
+    such as a YAML document) written into ``scratch`` as a file of that
+    content, which the evaluation reads and detects as it would the file."""
+    if gold is None or (_is_path(gold) and not (isinstance(gold, str) and "\n" in gold)):
+        return gold
+    if isinstance(gold, (bytes, str)):
+        data = gold if isinstance(gold, bytes) else gold.encode("utf-8")
+        # JSON (and JSON Lines) text opens with a bracket; the other benchmark
+        # texts given inline are YAML (TEXT2SPARQL's), read as its files are
+        path = scratch / ("gold.json" if data.lstrip()[:1] in (b"{", b"[") else "gold.yaml")
+        path.write_bytes(data)
+        return path
+    if isinstance(gold, Mapping) or (isinstance(gold, Sequence) and not isinstance(gold, (str, bytes))):
+        path = scratch / "gold.json"
+        path.write_text(json.dumps(gold if isinstance(gold, Mapping) else list(gold), ensure_ascii=False))
+        return path
+    raise UsageError(
+        f"gold= is a {type(gold).__name__}: give a path, a benchmark as read from its file "
+        "(a dict or list, e.g. json.load's) or its text (a YAML document)"
+    )
+
+
+def _evaluate(**kwargs: Any) -> "Report":
+    """:func:`evaluate` once its gold is a path."""
+    runs, name, progress, baseline = kwargs["runs"], kwargs["name"], kwargs["progress"], kwargs["baseline"]
+    explain, system_url = kwargs["explain"], kwargs["system_url"]
+    given = {k: v for k, v in kwargs.items() if k not in ("runs", "name", "unknown", "progress")}
     if isinstance(explain, bool):
         given["explain"] = "all" if explain else None
     options = {k: v for k, v in given.items() if v is not None}
@@ -209,7 +243,7 @@ def evaluate(
     # diagnostics of warning severity reach Python's warnings too
     for d in report.diagnostics:
         if "warning: " in d:
-            warnings.warn(d, QajudgeWarning, stacklevel=2)
+            warnings.warn(d, QajudgeWarning, stacklevel=3)
     return report
 
 

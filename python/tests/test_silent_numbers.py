@@ -175,3 +175,23 @@ def test_breakdown_has_the_profile_splits_and_per_question_no_times(shared):
     times = first.timings()
     assert list(times.columns[:2]) == ["run", "id"] and "execution.ms" in times.columns, times.columns
     assert len(times) == len(first.per_question())
+
+
+def test_a_gold_given_as_an_object_scores_as_its_file(shared):
+    import json as _json
+
+    t = shared / "text2sparql"
+    result_set = t / "benchmark" / "ck25_true_result_set.json"
+    yaml_path = t / "benchmark" / "questions_ck25.yml"
+    from_file = qajudge.evaluate(str(yaml_path), [str(result_set)], gold_answers=str(result_set), profile="text2sparql")
+    # the YAML's text, and the result set as json.load reads it
+    from_text = qajudge.evaluate(yaml_path.read_text(), [str(result_set)], gold_answers=str(result_set),
+                                 profile="text2sparql")
+    assert from_text.to_dict()["runs"][0]["experiments"]["qa"]["aggregate"] == \
+        from_file.to_dict()["runs"][0]["experiments"]["qa"]["aggregate"]
+    loaded = _json.loads(result_set.read_text())
+    as_dict = qajudge.evaluate(loaded, [str(result_set)], profile="text2sparql")
+    assert as_dict.to_dict()["gold"]["questions"] == 50
+    with pytest.raises(qajudge.UsageError) as e:
+        qajudge.evaluate(42, [str(result_set)])
+    assert "gold= is a int" in str(e.value), str(e.value)

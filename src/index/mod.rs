@@ -318,6 +318,15 @@ impl Index {
         })
     }
 
+    /// The same index without the in-process caches of its sameAs lookups:
+    /// every lookup a probe of the files (what the benchmarks measure the
+    /// caches against).
+    #[must_use]
+    pub fn without_caches(mut self) -> Index {
+        self.sameas = self.sameas.without_caches();
+        self
+    }
+
     /// How the sameAs files are read: `"mapped"` (memory-mapped, format 6
     /// on) or `"read"` (positioned reads), as `index info` and `/health`
     /// report it.

@@ -5,12 +5,11 @@
 //! `qajudge-mapped` crate, which holds the one `unsafe` block and its
 //! argument): an unseen IRI costs a binary search over its bucket's records
 //! (about 800 bytes) and one read of its class's members, both memory reads
-//! with no system call, so no cache is kept in front of them (a cache's mutex
-//! costs about what the probe does). An older index is read with positioned
-//! reads (no seek shared between threads), one per bucket and one per class,
-//! and recent answers (records, absences, short member lists) are kept in
+//! with no system call. An older index is read with positioned reads (no
+//! seek shared between threads), one per bucket and one per class. Either
+//! way recent answers (records, absences, short member lists) are kept in
 //! process, as an evaluation or a server asks for the same IRIs again and
-//! again.
+//! again: measured, a cache hit beats a mapped probe (see `cached`).
 
 use std::fs::File;
 use std::io;
@@ -103,6 +102,17 @@ pub struct SameAsTable {
     class_count: u64,
     /// The files, mapped or read.
     files: Files,
+    /// Records (or their absence) of keys asked recently.
+    recent_records: Recent<Option<KeyRecord>>,
+    /// Short member lists (the `\n`-separated bytes) by class id.
+    recent_lists: Recent<Arc<[u8]>>,
+    /// Whether the caches are asked. They are in front of a mapped table too:
+    /// on the 20 M index (docs/benchmarks.md, Lookups) a mapped probe of an
+    /// IRI asked before cost more than a cache hit (its bucket and members
+    /// are on pages spread over 1 GB, a TLB and cache miss each, where the
+    /// caches are compact), and an absent IRI likewise; an unseen IRI pays
+    /// the cache's miss on top of the probe. Off only to measure the probes.
+    cached: bool,
 }
 
 /// How the sameAs files are read.
@@ -114,15 +124,11 @@ enum Files {
         members: Mapped,
         classes: Mapped,
     },
-    /// Positioned reads (older formats), with recent answers kept.
+    /// Positioned reads (older formats).
     Read {
         keys: [File; 2],
         members: File,
         classes: File,
-        /// Records (or their absence) of keys asked recently.
-        recent_records: Box<Recent<Option<KeyRecord>>>,
-        /// Short member lists (the `\n`-separated bytes) by class id.
-        recent_lists: Box<Recent<Arc<[u8]>>>,
     },
 }
 
@@ -151,8 +157,6 @@ impl SameAsTable {
                 keys,
                 members,
                 classes,
-                recent_records: Box::new(Recent::new(RECENT_RECORDS)),
-                recent_lists: Box::new(Recent::new(RECENT_LISTS)),
             },
         )
     }
@@ -247,7 +251,18 @@ impl SameAsTable {
             first_half,
             class_count: (class_bytes / 8).saturating_sub(1),
             files,
+            recent_records: Recent::new(RECENT_RECORDS),
+            recent_lists: Recent::new(RECENT_LISTS),
+            cached: true,
         })
+    }
+
+    /// The same table without its caches: every lookup a probe of the files
+    /// (what the benchmarks measure the caches against).
+    #[must_use]
+    pub fn without_caches(mut self) -> SameAsTable {
+        self.cached = false;
+        self
     }
 
     /// True when the files are memory-mapped (format 6 on), false when they
@@ -271,34 +286,33 @@ impl SameAsTable {
 
     /// The record of a key, if the table holds it.
     pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
-        match &self.files {
-            Files::Mapped { keys, .. } => {
-                let Some((half, first, len)) = self.bucket(key) else {
-                    return Ok(None);
-                };
-                let bucket = keys[half]
-                    .get(first * KEY_RECORD as u64, len)
-                    .ok_or_else(|| {
-                        corrupt(format!(
-                            "{}: the bucket of record {first} ends past the file",
-                            SAMEAS_KEYS[half]
-                        ))
-                    })?;
-                Ok(find(bucket, key))
-            }
-            Files::Read {
-                keys,
-                recent_records,
-                ..
-            } => {
-                if let Some(found) = recent_records.get(key) {
-                    return Ok(found);
-                }
-                let found = self.read_record(keys, key)?;
-                recent_records.insert(key, found);
-                Ok(found)
+        if self.cached {
+            if let Some(found) = self.recent_records.get(key) {
+                return Ok(found);
             }
         }
+        let found = match &self.files {
+            Files::Mapped { keys, .. } => match self.bucket(key) {
+                None => None,
+                Some((half, first, len)) => {
+                    let bucket =
+                        keys[half]
+                            .get(first * KEY_RECORD as u64, len)
+                            .ok_or_else(|| {
+                                corrupt(format!(
+                                    "{}: the bucket of record {first} ends past the file",
+                                    SAMEAS_KEYS[half]
+                                ))
+                            })?;
+                    find(bucket, key)
+                }
+            },
+            Files::Read { keys, .. } => self.read_record(keys, key)?,
+        };
+        if self.cached {
+            self.recent_records.insert(key, found);
+        }
+        Ok(found)
     }
 
     /// The half, first record (within the half) and byte length of the
@@ -346,15 +360,16 @@ impl SameAsTable {
 
     /// The first `limit` members of a class whose record was found.
     pub fn members_of(&self, record: &KeyRecord, limit: usize) -> io::Result<Vec<String>> {
+        if let Some(list) = self.recent(record.class) {
+            return Ok(decode_list(&list, limit));
+        }
         match &self.files {
-            Files::Mapped { members, .. } => Ok(first_members(
-                mapped_list(members, record.members_at)?,
-                limit,
-            )),
-            Files::Read { recent_lists, .. } => {
-                if let Some(list) = recent_lists.get(u64::from(record.class)) {
-                    return Ok(decode_list(&list, limit));
-                }
+            Files::Mapped { members, .. } => {
+                let list = mapped_list(members, record.members_at)?;
+                self.remember(record.class, list);
+                Ok(first_members(list, limit))
+            }
+            Files::Read { .. } => {
                 let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
                 if whole {
                     self.remember(record.class, &list);
@@ -364,12 +379,17 @@ impl SameAsTable {
         }
     }
 
+    /// The cached member list of a class, if the caches are on and hold it.
+    fn recent(&self, class: u32) -> Option<Arc<[u8]>> {
+        self.cached
+            .then(|| self.recent_lists.get(u64::from(class)))
+            .flatten()
+    }
+
     /// Keeps a short member list (read whole).
     fn remember(&self, class: u32, list: &[u8]) {
-        if let Files::Read { recent_lists, .. } = &self.files {
-            if list.len() <= RECENT_LIST_BYTES {
-                recent_lists.insert(u64::from(class), list.into());
-            }
+        if self.cached && list.len() <= RECENT_LIST_BYTES {
+            self.recent_lists.insert(u64::from(class), list.into());
         }
     }
 
@@ -431,6 +451,9 @@ impl SameAsTable {
                 self.class_count
             )));
         }
+        if let Some(list) = self.recent(class) {
+            return Ok(decode_list(&list, limit));
+        }
         match &self.files {
             Files::Mapped {
                 members, classes, ..
@@ -446,17 +469,12 @@ impl SameAsTable {
                             "{SAMEAS_MEMBERS}: class {class} ends at byte {end}, past the file"
                         ))
                     })?;
+                self.remember(class, list);
                 Ok(first_members(list, limit))
             }
             Files::Read {
-                recent_lists,
-                members,
-                classes,
-                ..
+                members, classes, ..
             } => {
-                if let Some(list) = recent_lists.get(u64::from(class)) {
-                    return Ok(decode_list(&list, limit));
-                }
                 let mut b = [0u8; 16];
                 classes
                     .read_exact_at(&mut b, u64::from(class) * 8)
