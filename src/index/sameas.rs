@@ -9,12 +9,15 @@
 //! seek shared between threads), one per bucket and one per class. Either
 //! way recent answers (records, absences, short member lists) are kept in
 //! process, as an evaluation or a server asks for the same IRIs again and
-//! again: measured, a cache hit beats a mapped probe (see `cached`).
+//! again; a mapped table keeps them only for IRIs asked twice (see `seen`:
+//! measured, a hit beats a mapped probe, and filling the caches for an IRI
+//! asked once costs more than it saves).
 
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use qajudge_mapped::Mapped;
@@ -106,13 +109,27 @@ pub struct SameAsTable {
     recent_records: Recent<Option<KeyRecord>>,
     /// Short member lists (the `\n`-separated bytes) by class id.
     recent_lists: Recent<Arc<[u8]>>,
-    /// Whether the caches are asked. They are in front of a mapped table too:
-    /// on the 20 M index (docs/benchmarks.md, Lookups) a mapped probe of an
-    /// IRI asked before cost more than a cache hit (its bucket and members
-    /// are on pages spread over 1 GB, a TLB and cache miss each, where the
-    /// caches are compact), and an absent IRI likewise; an unseen IRI pays
-    /// the cache's miss on top of the probe. Off only to measure the probes.
+    /// Whether the caches are asked (off only to measure the probes).
     cached: bool,
+    /// A mapped table's doorkeeper: per slot the last key asked there. The
+    /// caches are asked for a key only when it is asked again. Measured on
+    /// the 20 M index (docs/benchmarks.md, Lookups): a cache hit beats a
+    /// mapped probe of an IRI asked before (its bucket and members lie on
+    /// pages spread over 1 GB, a TLB and cache miss each; the caches are
+    /// compact) and of an absent one, but asking and filling the caches for
+    /// an IRI never seen (two locks, a copy of its members, slots out of
+    /// the CPU's cache) cost a third of a mapped probe's time. One relaxed
+    /// atomic per lookup tells the two apart. A read table (positioned
+    /// reads) has none: its probe costs far more than the caches.
+    seen: Option<Box<[AtomicU64]>>,
+}
+
+/// Slots of the doorkeeper (2 MB).
+const SEEN_SLOTS: usize = 1 << 18;
+
+/// The doorkeeper's key of a class's member list (apart from IRI keys).
+fn class_key(class: u32) -> u64 {
+    u64::from(class) | 1 << 63
 }
 
 /// How the sameAs files are read.
@@ -207,6 +224,7 @@ impl SameAsTable {
         class_bytes: u64,
         files: Files,
     ) -> io::Result<SameAsTable> {
+        let mapped = matches!(files, Files::Mapped { .. });
         let directory =
             std::fs::read(dir.join(SAMEAS_DIRECTORY)).map_err(|e| named(SAMEAS_DIRECTORY, &e))?;
         let words: Vec<u32> = directory
@@ -254,6 +272,7 @@ impl SameAsTable {
             recent_records: Recent::new(RECENT_RECORDS),
             recent_lists: Recent::new(RECENT_LISTS),
             cached: true,
+            seen: mapped.then(|| (0..SEEN_SLOTS).map(|_| AtomicU64::new(0)).collect()),
         })
     }
 
@@ -286,7 +305,8 @@ impl SameAsTable {
 
     /// The record of a key, if the table holds it.
     pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
-        if self.cached {
+        let cache = self.caching(key);
+        if cache {
             if let Some(found) = self.recent_records.get(key) {
                 return Ok(found);
             }
@@ -309,10 +329,28 @@ impl SameAsTable {
             },
             Files::Read { keys, .. } => self.read_record(keys, key)?,
         };
-        if self.cached {
+        if cache {
             self.recent_records.insert(key, found);
         }
         Ok(found)
+    }
+
+    /// Whether the caches are asked for `key`: always for a read table; for
+    /// a mapped one from the second time the key is asked (see `seen`).
+    fn caching(&self, key: u64) -> bool {
+        if !self.cached {
+            return false;
+        }
+        let Some(seen) = &self.seen else {
+            return true;
+        };
+        // keys are hashes (and class ids dense): their low bits spread them
+        let slot = &seen[(key as usize) & (seen.len() - 1)];
+        if slot.load(Ordering::Relaxed) == key {
+            return true;
+        }
+        slot.store(key, Ordering::Relaxed);
+        false
     }
 
     /// The half, first record (within the half) and byte length of the
@@ -360,35 +398,36 @@ impl SameAsTable {
 
     /// The first `limit` members of a class whose record was found.
     pub fn members_of(&self, record: &KeyRecord, limit: usize) -> io::Result<Vec<String>> {
-        if let Some(list) = self.recent(record.class) {
+        let cache = self.caching(class_key(record.class));
+        if let Some(list) = self.recent(cache, record.class) {
             return Ok(decode_list(&list, limit));
         }
         match &self.files {
             Files::Mapped { members, .. } => {
                 let list = mapped_list(members, record.members_at)?;
-                self.remember(record.class, list);
+                self.remember(cache, record.class, list);
                 Ok(first_members(list, limit))
             }
             Files::Read { .. } => {
                 let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
                 if whole {
-                    self.remember(record.class, &list);
+                    self.remember(cache, record.class, &list);
                 }
                 Ok(decode_list(&list, limit))
             }
         }
     }
 
-    /// The cached member list of a class, if the caches are on and hold it.
-    fn recent(&self, class: u32) -> Option<Arc<[u8]>> {
-        self.cached
+    /// The cached member list of a class, when `cache` and the cache holds it.
+    fn recent(&self, cache: bool, class: u32) -> Option<Arc<[u8]>> {
+        cache
             .then(|| self.recent_lists.get(u64::from(class)))
             .flatten()
     }
 
-    /// Keeps a short member list (read whole).
-    fn remember(&self, class: u32, list: &[u8]) {
-        if self.cached && list.len() <= RECENT_LIST_BYTES {
+    /// Keeps a short member list (read whole), when `cache`.
+    fn remember(&self, cache: bool, class: u32, list: &[u8]) {
+        if cache && list.len() <= RECENT_LIST_BYTES {
             self.recent_lists.insert(u64::from(class), list.into());
         }
     }
@@ -451,7 +490,8 @@ impl SameAsTable {
                 self.class_count
             )));
         }
-        if let Some(list) = self.recent(class) {
+        let cache = self.caching(class_key(class));
+        if let Some(list) = self.recent(cache, class) {
             return Ok(decode_list(&list, limit));
         }
         match &self.files {
@@ -469,7 +509,7 @@ impl SameAsTable {
                             "{SAMEAS_MEMBERS}: class {class} ends at byte {end}, past the file"
                         ))
                     })?;
-                self.remember(class, list);
+                self.remember(cache, class, list);
                 Ok(first_members(list, limit))
             }
             Files::Read {
@@ -484,7 +524,7 @@ impl SameAsTable {
                 members
                     .read_exact_at(&mut list, at + 4)
                     .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
-                self.remember(class, &list);
+                self.remember(cache, class, &list);
                 Ok(decode_list(&list, limit))
             }
         }
@@ -577,6 +617,33 @@ fn read_at_most(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mapped_table_caches_a_key_from_its_second_lookup() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "tests/data/index-v{}",
+            super::super::format::FORMAT_VERSION
+        ));
+        let meta: super::super::format::IndexMeta =
+            serde_json::from_slice(&std::fs::read(dir.join("meta.json")).expect("meta"))
+                .expect("json");
+        let key = super::super::hash::iri_key("http://www.wikidata.org/entity/Q76");
+        let mapped = SameAsTable::open_mapped(&dir, &meta.lengths).expect("mapped");
+        assert!(mapped.is_mapped());
+        let first = mapped.record(key).expect("lookup").expect("a record");
+        assert!(mapped.recent_records.get(key).is_none(), "asked once: not kept");
+        assert_eq!(mapped.record(key).expect("lookup"), Some(first));
+        assert!(mapped.recent_records.get(key).is_some(), "asked again: kept");
+        // a read table keeps it from the first
+        let read = SameAsTable::open(&dir).expect("read");
+        assert_eq!(read.record(key).expect("lookup"), Some(first));
+        assert!(read.recent_records.get(key).is_some());
+        // and both answer the members alike
+        assert_eq!(
+            mapped.members_of(&first, 3).expect("members"),
+            read.members_of(&first, 3).expect("members")
+        );
+    }
 
     #[test]
     fn recent_answers_keep_one_key_a_slot() {
