@@ -6,6 +6,9 @@
 # against an index of N million statements (default 20; built by
 # scripts/bench-index.sh when missing). Prints requests per second and latency
 # percentiles (p50, p90, p99). Usage: bash scripts/load-test.sh [MILLIONS] [SECONDS]
+# QAJUDGE_BIN and QAJUDGE_INDEX serve another binary and index (a previous
+# release on the index it built: the baseline of docs/benchmarks.md, in the
+# same session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -14,11 +17,16 @@ millions="${1:-20}"
 seconds="${2:-20}"
 target="${CARGO_TARGET_DIR:-target}"
 work="$target/bench-index"
-index="$work/idx-${millions}m"
+index="${QAJUDGE_INDEX:-$work/idx-${millions}m}"
 [ -d "$index" ] || bash scripts/bench-index.sh "$millions"
-cargo build --release --bin qajudge
+bin="${QAJUDGE_BIN:-}"
+if [ -z "$bin" ]; then
+  cargo build --release --bin qajudge
+  bin="$target/release/qajudge"
+fi
+echo "== $("$bin" --version) serving $index"
 data="$(mktemp -d)"
-"$target/release/qajudge" serve --index "$index" --data "$data/store" --bind 127.0.0.1:18080 2> "$data/server.log" &
+"$bin" serve --index "$index" --data "$data/store" --bind 127.0.0.1:18080 2> "$data/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 100); do
