@@ -24,7 +24,10 @@
 //!
 //! A file changed in place by hand (an editor, `truncate`) under a running
 //! process is outside this contract: it may crash that process with SIGBUS.
-//! docs/indexer.md says so.
+//! So is a file cut in the instant between [`Mapped::open`]'s length check
+//! and its map. docs/indexer.md says so. [`Mapped::open`] is a safe function
+//! because its only caller maps the files of an index directory under this
+//! contract; a caller that maps other files takes the contract on too.
 
 use std::fs::File;
 use std::io;

@@ -16,6 +16,7 @@
 //! typewriter type (`日` as `\texttt{U+65E5}`).
 
 mod by;
+mod query;
 
 use std::fmt::Write;
 
@@ -164,7 +165,8 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
         out.push_str("% qajudge tables; \\usepackage{booktabs} in the preamble\n");
     }
     let experiments = experiments(report);
-    if experiments.is_empty() {
+    let with_query = report.runs.iter().any(|r| r.experiments.query.is_some());
+    if experiments.is_empty() && !with_query {
         // never an empty output that reads as a table nobody filled
         let why = if report.unstable.is_some() {
             "every question of the gold is marked unstable; they are scored apart, in the report's `unstable` part (`--format json`)"
@@ -177,13 +179,19 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
         }
         return out;
     }
-    let one = experiments.len() == 1
-        && experiments[0].1.iter().all(|(_, e)| {
-            e.breakdown
-                .as_ref()
-                .is_none_or(std::collections::BTreeMap::is_empty)
+    let one = experiments.len() + usize::from(with_query) == 1
+        && experiments.first().is_none_or(|x| {
+            x.1.iter().all(|(_, e)| {
+                e.breakdown
+                    .as_ref()
+                    .is_none_or(std::collections::BTreeMap::is_empty)
+            })
         });
-    for (name, experiment) in &experiments {
+    let names = experiments
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(with_query.then_some("query"));
+    for name in names {
         let title = |default: String, part: Option<&str>| -> Title {
             let suffix = |sep: &str| {
                 std::iter::once(name.to_string())
@@ -206,8 +214,13 @@ fn tables(report: &Report, baseline: Option<&str>, titles: &Titles<'_>, style: S
                 }),
             }
         };
-        runs_table(report, name, experiment, baseline, style, &title, &mut out);
-        by::by_tables(name, experiment, style, &title, &mut out);
+        match experiments.iter().find(|(n, _)| *n == name) {
+            Some((_, experiment)) => {
+                runs_table(report, name, experiment, baseline, style, &title, &mut out);
+                by::by_tables(name, experiment, style, &title, &mut out);
+            }
+            None => query::query_table(report, style, &title, &mut out),
+        }
     }
     out
 }

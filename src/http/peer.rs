@@ -6,6 +6,10 @@
 //! `dup`, no `unsafe`), and [`gone`] peeks at it: an end of stream or an
 //! error means the client closed its side. A peek takes nothing from the
 //! socket, so the connection's own reads (a next request on it) are as before.
+//! A client that closes only its sending side after its request
+//! (`shutdown(SHUT_WR)`, `nc -N`) is taken for gone: HTTP clients keep both
+//! sides open while they wait for an answer. Each connection holds two
+//! descriptors while it is open (the duplicate closes with it).
 
 use std::any::Any;
 use std::io::ErrorKind;

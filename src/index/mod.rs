@@ -292,9 +292,10 @@ impl Index {
             path: dir.join(KV_DIR),
             source,
         })?;
-        let mapped = access == Access::Mapped
-            && found >= format::FIRST_MAPPED_VERSION
-            && !meta.lengths.is_empty();
+        // a format that maps: its files' lengths must be recorded (an empty
+        // list is a meta.json edited by hand, refused by the map as a
+        // missing length is), unless reads were asked for
+        let mapped = access == Access::Mapped && found >= format::FIRST_MAPPED_VERSION;
         let sameas = if mapped {
             SameAsTable::open_mapped(dir, &meta.lengths)
         } else {

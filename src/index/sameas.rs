@@ -469,6 +469,13 @@ impl SameAsTable {
             if enough {
                 whole = false;
             } else {
+                // a damaged length is an error, not an allocation of up to 4 GiB
+                let file_len = members.metadata()?.len();
+                if at.saturating_add(list_end as u64) > file_len {
+                    return Err(corrupt(format!(
+                        "{SAMEAS_MEMBERS}: the class at byte {at} claims {len} bytes, past the file's {file_len}"
+                    )));
+                }
                 let have = buf.len();
                 buf.resize(list_end, 0);
                 members
@@ -501,9 +508,10 @@ impl SameAsTable {
                 let b = classes.get(u64::from(class) * 8, 16).ok_or_else(|| {
                     corrupt(format!("{SAMEAS_CLASSES}: class {class} is past the file"))
                 })?;
-                let (at, end) = offsets(b, class)?;
-                let list = members
-                    .get(at + 4, (end - at - 4) as usize)
+                let (start, end) = offsets(b, class)?;
+                let list = usize::try_from(end - start)
+                    .ok()
+                    .and_then(|len| members.get(start, len))
                     .ok_or_else(|| {
                         corrupt(format!(
                             "{SAMEAS_MEMBERS}: class {class} ends at byte {end}, past the file"
@@ -519,10 +527,17 @@ impl SameAsTable {
                 classes
                     .read_exact_at(&mut b, u64::from(class) * 8)
                     .map_err(|e| named(SAMEAS_CLASSES, &e))?;
-                let (at, end) = offsets(&b, class)?;
-                let mut list = vec![0u8; (end - at - 4) as usize];
+                let (start, end) = offsets(&b, class)?;
+                // never allocate what a damaged offset claims past the file
+                let len = members.metadata()?.len();
+                if end > len {
+                    return Err(corrupt(format!(
+                        "{SAMEAS_MEMBERS}: class {class} ends at byte {end}, past the file's {len}"
+                    )));
+                }
+                let mut list = vec![0u8; (end - start) as usize];
                 members
-                    .read_exact_at(&mut list, at + 4)
+                    .read_exact_at(&mut list, start)
                     .map_err(|e| named(SAMEAS_MEMBERS, &e))?;
                 self.remember(cache, class, &list);
                 Ok(decode_list(&list, limit))
@@ -551,8 +566,9 @@ fn find(bucket: &[u8], key: u64) -> Option<KeyRecord> {
     None
 }
 
-/// The offsets where class `class` starts and ends in `sameas.members`, from
-/// its 16 bytes of `sameas.classes`.
+/// Where the members of class `class` start (past their u32 length) and end
+/// in `sameas.members`, from its 16 bytes of `sameas.classes`; a damaged
+/// pair (an end before the start, a start past 2⁶⁴) is an error naming it.
 fn offsets(b: &[u8], class: u32) -> io::Result<(u64, u64)> {
     let word = |i: usize| {
         let mut w = [0u8; 8];
@@ -560,12 +576,12 @@ fn offsets(b: &[u8], class: u32) -> io::Result<(u64, u64)> {
         u64::from_le_bytes(w)
     };
     let (at, end) = (word(0), word(8));
-    if end < at.saturating_add(4) {
+    let Some(start) = at.checked_add(4).filter(|&s| s <= end) else {
         return Err(corrupt(format!(
             "{SAMEAS_CLASSES}: class {class} ends at byte {end} before it starts at {at}"
         )));
-    }
-    Ok((at, end))
+    };
+    Ok((start, end))
 }
 
 /// The `\n`-separated member list of the class at `at` in the mapped
@@ -631,9 +647,15 @@ mod tests {
         let mapped = SameAsTable::open_mapped(&dir, &meta.lengths).expect("mapped");
         assert!(mapped.is_mapped());
         let first = mapped.record(key).expect("lookup").expect("a record");
-        assert!(mapped.recent_records.get(key).is_none(), "asked once: not kept");
+        assert!(
+            mapped.recent_records.get(key).is_none(),
+            "asked once: not kept"
+        );
         assert_eq!(mapped.record(key).expect("lookup"), Some(first));
-        assert!(mapped.recent_records.get(key).is_some(), "asked again: kept");
+        assert!(
+            mapped.recent_records.get(key).is_some(),
+            "asked again: kept"
+        );
         // a read table keeps it from the first
         let read = SameAsTable::open(&dir).expect("read");
         assert_eq!(read.record(key).expect("lookup"), Some(first));

@@ -680,3 +680,45 @@ fn a_damaged_index_is_an_error_or_the_right_answer_never_a_panic() {
     );
     assert!(refused > 0 && files.len() >= 8, "{files:?}");
 }
+
+/// A damaged class offset whose pair overflows (start past 2⁶⁴ − 4, end at
+/// the top) or points past the members file is an error naming the file, on
+/// the mapped path and on the read path, never a panic or a huge allocation.
+#[test]
+fn a_class_offset_past_the_file_is_an_error_on_both_paths() {
+    let version = qajudge::index::format::FORMAT_VERSION;
+    let dir = tmp("class-offsets");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/index-v{version}")),
+        &dir,
+    );
+    let classes = dir.join("sameas.classes");
+    let mut bytes = std::fs::read(&classes).expect("classes");
+    // class 1: starts at u64::MAX - 2, ends at u64::MAX
+    bytes[8..16].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
+    bytes[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    std::fs::write(&classes, &bytes).expect("written");
+    // its checksum no longer holds: drop it, as a file past 64 MiB has none
+    let meta_path = dir.join("meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).expect("meta")).expect("json");
+    meta["checksums"]
+        .as_object_mut()
+        .expect("checksums")
+        .remove("sameas.classes");
+    std::fs::write(&meta_path, meta.to_string()).expect("written");
+    for index in [
+        Index::open(&dir).expect("opens"),
+        Index::open_read(&dir).expect("opens"),
+    ] {
+        let err = index.members(1).expect_err("damaged").to_string();
+        assert!(
+            err.contains("sameas.classes") && err.contains("class 1"),
+            "{}: {err}",
+            index.access()
+        );
+    }
+}

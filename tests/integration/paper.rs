@@ -273,3 +273,42 @@ fn a_gold_of_unstable_questions_only_says_why_it_has_no_table() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With the query experiment a paper gets a table for it too, after the QA
+/// table (its parses, executions, invented IRIs, BLEU, SP-F1, verdicts), in
+/// LaTeX and in Markdown.
+#[test]
+fn the_query_experiment_has_a_table_of_its_own() {
+    let data = crate::require_data!();
+    let t = data.join("text2sparql");
+    let path = |p: &str| t.join(p).to_str().expect("utf-8").to_string();
+    for (format, table) in [("latex", "\\begin{table}"), ("markdown", "| Run |")] {
+        let o = crate::cli::qajudge(&[
+            "evaluate",
+            "--gold",
+            &path("benchmark/questions_ck25.yml"),
+            "--run",
+            &path("systems/INFAI/ck25_answers.json"),
+            "--profile",
+            "text2sparql",
+            "--experiments",
+            "qa,query",
+            "--kg",
+            &path("kg/prod-inst.ttl"),
+            &path("kg/prod-vocab.ttl"),
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", crate::cli::stderr(&o));
+        let out = crate::cli::stdout(&o);
+        assert_eq!(
+            out.matches(table).count(),
+            2,
+            "{format}: a QA and a QUERY table\n{out}"
+        );
+        assert!(
+            out.contains("QUERY on questions") && out.contains("SP-F1"),
+            "{out}"
+        );
+    }
+}
