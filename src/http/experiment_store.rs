@@ -43,7 +43,8 @@ pub struct Record {
     pub protocol: String,
     /// The gold benchmark: a registered name or an uploaded file name.
     pub gold: String,
-    /// The runs: file names or system URLs.
+    /// The runs' names as the report gives them: the `name` fields, else the
+    /// files' stems and the systems' hosts.
     pub runs: Vec<String>,
     /// Questions asked so far of live systems, and in all.
     pub progress: Option<(usize, usize)>,

@@ -622,8 +622,9 @@ fn live_of(
 }
 
 /// The form's runs (its files parsed, then its system URLs checked), each
-/// named by its `name` field or its file's stem (a system by its URL), and
-/// the record's names of them (the files' names and the URLs).
+/// named by its `name` field or its file's stem (a system by its host), and
+/// the record's names of them: the same names, as the report and the
+/// published list show them (not three `ck25_answers.json`).
 fn runs_of(form: &Form, live: &LiveOptions) -> Result<(Vec<RunSource>, Vec<String>), ApiError> {
     let mut runs = Vec::new();
     let mut names = Vec::new();
@@ -636,19 +637,21 @@ fn runs_of(form: &Form, live: &LiveOptions) -> Result<(Vec<RunSource>, Vec<Strin
                 format!("the run file is not readable: {e}"),
             )
         })?;
-        names.push(name.clone());
+        let given = named(i).unwrap_or_else(|| stem(name));
+        names.push(given.clone());
         runs.push(RunSource::File {
-            name: named(i).unwrap_or_else(|| stem(name)),
+            name: given,
             source: name.clone(),
             dataset: Box::new(dataset),
         });
     }
     for (i, url) in form.systems.iter().enumerate() {
         check_url(url, live).map_err(|e| ApiError::new(ErrorCode::BadSystemUrl, e.to_string()))?;
-        names.push(url.clone());
+        let given = named(form.runs.len() + i)
+            .unwrap_or_else(|| crate::live::system_name(url, &form.systems));
+        names.push(given.clone());
         runs.push(RunSource::System {
-            name: named(form.runs.len() + i)
-                .unwrap_or_else(|| crate::live::system_name(url, &form.systems)),
+            name: given,
             url: url.clone(),
             answers_with_query: live.protocol == Protocol::Text2sparql,
         });

@@ -1,9 +1,11 @@
 //! The leaderboard of a registered benchmark (`GET
 //! /api/v1/benchmarks/{name}/leaderboard`): one row per run of each published,
 //! finished experiment whose gold is that benchmark's file (the same SHA-256:
-//! the registered benchmark, or the same file uploaded), with its headline QA
-//! measures (macro F1, Macro F1 QALD, micro F1; docs/scoring.md, Aggregates),
-//! sorted by one of them. Private experiments never appear, whoever asks. The
+//! the registered benchmark, or the same file uploaded), with the headline
+//! figures of its profile (`set_F`, `nDCG`, `set_F+nDCG` under
+//! `text2sparql`; `Profile::headline`) and the QA measures every profile
+//! has (macro F1, Macro F1 QALD, micro F1; docs/scoring.md, Aggregates),
+//! sorted by default by the profile's first headline figure. Private experiments never appear, whoever asks. The
 //! work is bounded: the route reads at most [`MAX_EXPERIMENTS`] records, those
 //! of the newest published experiments of the server (which ones are published
 //! is known from memory, [`super::access::Gate`]), and says when there were
@@ -60,6 +62,10 @@ impl Drop for Slot {
 /// What a leaderboard can be sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sort {
+    /// The first headline figure of each row's profile (`set_F` under
+    /// `text2sparql`, Macro F1 QALD under the QALD profiles, the official
+    /// script's first figure under a benchmark's), best first.
+    Headline,
     /// Macro F1, best first.
     MacroF1,
     /// Macro F1 QALD, best first.
@@ -72,16 +78,17 @@ enum Sort {
 
 impl Sort {
     /// Every order, by the name `?sort=` takes.
-    const ALL: [(&'static str, Sort); 4] = [
+    const ALL: [(&'static str, Sort); 5] = [
+        ("headline", Sort::Headline),
         ("macro_f1", Sort::MacroF1),
         ("macro_f1_qald", Sort::MacroF1Qald),
         ("micro_f1", Sort::MicroF1),
         ("created", Sort::Created),
     ];
 
-    /// The order `?sort=` names (none: macro F1), else a 400 naming it.
+    /// The order `?sort=` names (none: the headline), else a 400 naming it.
     fn parse(name: Option<&str>) -> Result<Sort, ApiError> {
-        let name = name.unwrap_or("macro_f1");
+        let name = name.unwrap_or("headline");
         Sort::ALL
             .iter()
             .find(|(n, _)| *n == name)
@@ -90,7 +97,7 @@ impl Sort {
                 ApiError::new(
                     ErrorCode::BadParameter,
                     format!(
-                        "sort={name:?} is not a leaderboard column; use one of macro_f1, macro_f1_qald, micro_f1, created"
+                        "sort={name:?} is not a leaderboard column; use one of headline, macro_f1, macro_f1_qald, micro_f1, created"
                     ),
                 )
             })
@@ -101,7 +108,7 @@ impl Sort {
         Sort::ALL
             .iter()
             .find(|(_, s)| *s == self)
-            .map_or("macro_f1", |(n, _)| n)
+            .map_or("headline", |(n, _)| n)
     }
 }
 
@@ -109,9 +116,10 @@ impl Sort {
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
-    /// The column to sort by: `macro_f1` (default), `macro_f1_qald` or
-    /// `micro_f1` (best first, runs without a QA score last), or `created`
-    /// (newest first).
+    /// The column to sort by: `headline` (default: each row's profile's first
+    /// headline figure), `macro_f1`, `macro_f1_qald` or `micro_f1` (best
+    /// first, runs without a QA score last), or `created` (newest first).
+    /// Rows of different profiles are not comparable: give `profile=` too.
     sort: Option<String>,
     /// Only the experiments scored under this profile (`judge`, `gerbil`,
     /// `text2sparql`, …): runs of different profiles are not comparable.
@@ -138,6 +146,11 @@ pub struct LeaderboardRow {
     created: String,
     /// The experiment's page.
     url: String,
+    /// The figures the experiment's profile reads first, in order, under the
+    /// names its tool prints (`set_F`, `nDCG`, `set_F+nDCG` under
+    /// `text2sparql`; Macro F1 QALD, macro F1, micro F1 under the QALD
+    /// profiles; the official script's under a benchmark's profile).
+    headline: Vec<HeadlineFigure>,
     /// Macro F1 of QA (`null` when the run has no QA score).
     macro_f1: Option<f64>,
     /// Macro F1 QALD of QA.
@@ -163,6 +176,15 @@ pub struct LeaderboardRow {
     /// question gives any.
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<f64>,
+}
+
+/// One headline figure of a row.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct HeadlineFigure {
+    /// Its name, as the profile's tool prints it.
+    name: String,
+    /// Its value (`null`: not computed for this run).
+    value: Option<f64>,
 }
 
 /// A benchmark's leaderboard.
@@ -197,6 +219,12 @@ fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
         .map(|run| {
             let qa = &run["experiments"]["qa"]["aggregate"];
             let f1 = |measure: &str| qa[measure]["f1"].as_f64();
+            let headline = crate::eval::Profile::parse(&record.profile)
+                .map(|p| p.headline_json(qa))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, value)| HeadlineFigure { name, value })
+                .collect();
             LeaderboardRow {
                 experiment: record.id.clone(),
                 run: run["name"].as_str().unwrap_or_default().to_string(),
@@ -205,6 +233,7 @@ fn rows_of(record: &Record, sha256: &str) -> Vec<LeaderboardRow> {
                 questions: qa["questions"].as_u64(),
                 created: record.created.clone(),
                 url: format!("/experiments/{}", record.id),
+                headline,
                 macro_f1: f1("macro"),
                 macro_f1_qald: f1("macro_qald"),
                 micro_f1: f1("micro"),
@@ -238,6 +267,7 @@ fn wanted(record: &Record, profile: Option<&str>, lang: Option<&str>) -> bool {
 /// ties newest experiment first, then in the report's order of runs.
 fn sort_rows(rows: &mut [LeaderboardRow], sort: Sort) {
     let measure = |r: &LeaderboardRow| match sort {
+        Sort::Headline => r.headline.first().and_then(|f| f.value),
         Sort::MacroF1 => r.macro_f1,
         Sort::MacroF1Qald => r.macro_f1_qald,
         Sort::MicroF1 => r.micro_f1,

@@ -122,11 +122,26 @@ fn named_runs_intervals_splits_and_a_leaderboard_of_published_runs() {
     let (_, private) = submit(&s, &[("name", None, b"hidden")]);
     wait(&s, &private);
 
+    // by default by the profile's first headline figure (Macro F1 QALD
+    // under judge), each row with its profile's headline named
     let (rows, b) = board(&s, "");
-    assert_eq!(b["sort"], "macro_f1");
+    assert_eq!(b["sort"], "headline");
     assert_eq!(b["read"], 2, "{b}");
     assert_eq!(rows.len(), 4, "{b}");
     assert!(rows.iter().all(|r| r.1 != "hidden"), "{rows:?}");
+    let heads: Vec<f64> = b["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["headline"][0]["name"], "Macro F1 QALD", "{r}");
+            assert_eq!(r["headline"][0]["value"], r["macro_f1_qald"], "{r}");
+            r["headline"][0]["value"].as_f64().expect("a figure")
+        })
+        .collect();
+    assert!(heads.windows(2).all(|w| w[0] >= w[1]), "best first: {b}");
+    let (rows, b) = board(&s, "?sort=macro_f1");
+    assert_eq!(b["sort"], "macro_f1");
     let scores: Vec<f64> = rows.iter().filter_map(|r| r.2).collect();
     assert!(
         scores.windows(2).all(|w| w[0] >= w[1]),

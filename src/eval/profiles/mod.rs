@@ -219,6 +219,29 @@ impl Profile {
         }
     }
 
+    /// [`Profile::headline`] of a QA aggregate as a JSON report holds it (a
+    /// stored experiment's): the same figures under the same names, in the
+    /// same order (a test holds the two together).
+    pub fn headline_json(self, a: &serde_json::Value) -> Vec<(String, Option<f64>)> {
+        let named = |name: &str, v: &serde_json::Value| (name.to_string(), v.as_f64());
+        match self {
+            Profile::Judge | Profile::Gerbil | Profile::Mqald => vec![
+                named("Macro F1 QALD", &a["macro_qald"]["f1"]),
+                named("macro F1", &a["macro"]["f1"]),
+                named("micro F1", &a["micro"]["f1"]),
+            ],
+            Profile::Text2sparql => vec![
+                named("set_F", &a["challenge"]["set_f"]),
+                named("nDCG", &a["challenge"]["ndcg"]),
+                named("set_F+nDCG", &a["challenge"]["set_f_ndcg"]),
+            ],
+            _ => a["official"]
+                .as_object()
+                .map(|o| o.iter().map(|(k, v)| named(k, v)).collect())
+                .unwrap_or_default(),
+        }
+    }
+
     /// Parses a profile name.
     pub fn parse(name: &str) -> Option<Profile> {
         Profile::ALL
@@ -476,6 +499,25 @@ impl Rules for Profile {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_headline_of_a_json_report_is_the_headline_of_its_aggregate() {
+        use crate::eval::report::{AggregateReport, ChallengeAggregate};
+        let mut a = AggregateReport::default();
+        a.macro_qald.f1 = 0.25;
+        a.macro_.f1 = 0.5;
+        a.challenge = Some(ChallengeAggregate {
+            set_f: 0.75,
+            ndcg: Some(0.5),
+            ..ChallengeAggregate::default()
+        });
+        a.official = Some([("hits@1".to_string(), 0.4), ("f1".to_string(), 0.3)].into());
+        let json = serde_json::to_value(&a).expect("json");
+        for p in Profile::ALL {
+            assert_eq!(p.headline(&a), p.headline_json(&json), "{}", p.name());
+        }
+    }
+
     use super::*;
     use crate::model::{FirstObject, Term};
 
