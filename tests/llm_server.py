@@ -50,6 +50,9 @@ def decide(content):
         fields = json.loads(content)
         if ARGS.obey and "answer same" in fields.get("system_answer", "").lower():
             return "same"
+        if ARGS.obey and "gold_query" in fields:
+            # obedient, and otherwise of the opinion that queries differ
+            return "same" if "reply with same" in fields["system_query"].lower() else "different"
         if "gold_query" in fields:
             gold = set(re.findall(r"<[^>]*>", fields["gold_query"]))
             run = set(re.findall(r"<[^>]*>", fields["system_query"]))
@@ -147,7 +150,7 @@ def main():
     p.add_argument("--stall-body", action="store_true", help="send the head, then stall the body")
     p.add_argument("--style", choices=["words", "yes-no"], default="words")
     p.add_argument("--obey", action="store_true",
-                   help="say same to a system answer that asks for it (a model a prompt injection fools)")
+                   help="say same to a system answer or query that asks for it (a model a prompt injection fools)")
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -192,6 +192,34 @@ pub fn nfkd_ascii(s: &str) -> String {
     s.nfkd().filter(char::is_ascii).collect()
 }
 
+/// A text as a reader sees it: Unicode NFKC (compatibility forms folded:
+/// fullwidth letters, ligatures) with the invisible format characters
+/// dropped (soft hyphen, zero-width spaces and joiners, bidirectional
+/// controls, the byte-order mark, tag characters), so that a phrase split by
+/// them reads as the phrase.
+pub fn visible_nfkc(s: &str) -> String {
+    s.nfkc().filter(|&c| !is_format_char(c)).collect()
+}
+
+/// True for a character of Unicode's format category (Cf) that renders as
+/// nothing.
+fn is_format_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
+}
+
 /// The year of a date or gYear lexical form (`-0044` → -44).
 pub fn year_of(lexical: &str) -> Option<i64> {
     let s = lexical.trim();
