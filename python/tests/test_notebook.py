@@ -1,8 +1,10 @@
 """The worked notebook (python/tests/notebooks/ck25.ipynb, docs/python.md)
 executed as a user runs it, with ``jupyter nbconvert --execute``, and every
 cell's output checked: the CK25 teams scored from files and from objects, the
-LLM judge against a loopback server replying "Yes.", a LaTeX table with a
-caption, and the report rendered as HTML."""
+LLM judge against a loopback server replying "Yes.", DB25 without its graph
+(an error), a frozen gold that keeps nDCG, Ctrl-C with a counting live system,
+LaTeX tables with a caption and the challenge's figures, and the report
+rendered as HTML."""
 
 from __future__ import annotations
 
@@ -53,6 +55,13 @@ def test_the_worked_notebook_runs_and_says_what_it_should(shared: Path, tmp_path
     assert "same: 2" in judge and "unreadable: 0" in judge, judge
     assert "\\\\caption{TEXT2SPARQL CK25: three teams (QA)}" in outputs["latex"] or "\\\\caption{TEXT2SPARQL CK25: three teams}" in outputs["latex"], outputs["latex"]
     assert "tab:ck25" in outputs["latex"]
+    # DB25 without its graph: an error naming the run and what to give
+    assert "no graph named: True" in outputs["db25"], outputs["db25"]
+    # a frozen gold keeps its order flags: nDCG on the frozen file
+    assert "nDCG kept: True" in outputs["freeze"], outputs["freeze"]
+    # Ctrl-C: nothing asked after the interrupt (the call in flight at most)
+    assert "calls after it: 0" in outputs["interrupt"] or "calls after it: 1" in outputs["interrupt"], outputs["interrupt"]
+    assert "challenge's figures: True | no Macro F1 QALD: True" in outputs["latex-t2s"], outputs["latex-t2s"]
     html = outputs["html"]
     assert 'class="qajudge-headline"' in html and "questions_ck25.yml" in html and str(shared) not in html, html[:2000]
     assert "<td>50</td>" in html, "counts are integers"
