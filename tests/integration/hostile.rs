@@ -236,13 +236,12 @@ fn nested_yaml_is_refused_before_the_parser_and_the_server_keeps_serving() {
     for levels in [40_000, 110_000] {
         let yaml = format!("questions: {}{}\n", "[".repeat(levels), "]".repeat(levels));
         let body = json!({"gold": {"name": "bomb.yaml", "text": yaml}, "runs": [{"text": "{}"}]});
-        let started = std::time::Instant::now();
         let (status, e) = post_json(&s, "/api/v1/evaluate", &body.to_string());
         assert_error(status, &e, 400, "bad_gold");
+        // the parser never sees it (110 000 levels took 48 s in the YAML
+        // parser): "nests about" is the scan's refusal, which runs first; no
+        // bound on the wall time, which a loaded machine would decide
         assert!(e.to_string().contains("nests about"), "{e}");
-        // the parser never sees it: 110 000 levels took 48 s in the YAML parser;
-        // a bound far above the scan's time, only to catch that regression
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
         healthy(&s);
     }
 }
