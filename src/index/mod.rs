@@ -10,6 +10,7 @@ pub mod hash;
 pub mod kv;
 pub mod labels;
 mod names;
+mod recent;
 pub mod sameas;
 
 use std::path::{Path, PathBuf};

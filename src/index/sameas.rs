@@ -18,7 +18,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use qajudge_mapped::Mapped;
 
@@ -27,6 +27,7 @@ use super::format::{
     bucket_of, decode_list, KeyRecord, KEY_RECORD, MAX_BUCKET_BITS, SAMEAS_CLASSES,
     SAMEAS_DIRECTORY, SAMEAS_KEYS, SAMEAS_MEMBERS,
 };
+use super::recent::Recent;
 
 /// Bytes read at once for a class of this many members before its length is
 /// known (most classes are read whole by the first read).
@@ -42,58 +43,6 @@ const RECENT_RECORDS: usize = 1 << 18;
 const RECENT_LISTS: usize = 1 << 16;
 /// The longest member list kept in the cache.
 const RECENT_LIST_BYTES: usize = 1 << 10;
-/// Shards of each cache (threads of a server rarely wait on one another).
-const SHARDS: usize = 16;
-
-/// The slots of one shard: a key and its value, or nothing.
-type Slots<V> = Vec<Option<(u64, V)>>;
-
-/// Recent answers by a 64-bit key in a direct-mapped cache: each key has one
-/// slot, and a newer key of the same slot replaces the older. One memory access
-/// to find or miss, nothing allocated to remember; a shard's slots are made at
-/// its first use, so an index asked little costs little memory.
-struct Recent<V> {
-    shards: Vec<Mutex<Slots<V>>>,
-    slots_per_shard: usize,
-}
-
-impl<V: Clone> Recent<V> {
-    fn new(slots: usize) -> Recent<V> {
-        Recent {
-            shards: (0..SHARDS).map(|_| Mutex::new(Vec::new())).collect(),
-            slots_per_shard: (slots / SHARDS).max(1),
-        }
-    }
-
-    /// The shard and slot of a key: IRI keys are hashes and class ids dense,
-    /// so their low bits spread them.
-    fn place(&self, key: u64) -> (usize, usize) {
-        let shard = (key % SHARDS as u64) as usize;
-        let slot = ((key / SHARDS as u64) % self.slots_per_shard as u64) as usize;
-        (shard, slot)
-    }
-
-    fn get(&self, key: u64) -> Option<V> {
-        let (shard, slot) = self.place(key);
-        let slots = self.shards[shard].lock().ok()?;
-        match slots.get(slot) {
-            Some(Some((k, v))) if *k == key => Some(v.clone()),
-            _ => None,
-        }
-    }
-
-    fn insert(&self, key: u64, value: V) {
-        let (shard, slot) = self.place(key);
-        let Ok(mut slots) = self.shards[shard].lock() else {
-            return;
-        };
-        if slots.is_empty() {
-            slots.resize_with(self.slots_per_shard, || None);
-        }
-        slots[slot] = Some((key, value));
-    }
-}
-
 /// The opened sameAs files of an index.
 pub struct SameAsTable {
     bits: u32,
@@ -665,23 +614,5 @@ mod tests {
             mapped.members_of(&first, 3).expect("members"),
             read.members_of(&first, 3).expect("members")
         );
-    }
-
-    #[test]
-    fn recent_answers_keep_one_key_a_slot() {
-        let recent: Recent<u32> = Recent::new(4 * SHARDS);
-        assert_eq!(recent.get(7), None);
-        recent.insert(7, 70);
-        assert_eq!(recent.get(7), Some(70));
-        // 7 + 4 × SHARDS has the same shard and slot: it replaces 7
-        let same = 7 + 4 * SHARDS as u64;
-        assert_eq!(recent.place(same), recent.place(7));
-        recent.insert(same, 71);
-        assert_eq!((recent.get(7), recent.get(same)), (None, Some(71)));
-        // another slot of the shard is kept apart
-        recent.insert(7 + SHARDS as u64, 72);
-        assert_eq!(recent.get(same), Some(71));
-        let slots = recent.shards[7].lock().expect("lock");
-        assert_eq!(slots.len(), 4, "bounded: the slots made at first use");
     }
 }
