@@ -37,10 +37,17 @@ pub(super) fn field(s: &str) -> String {
 }
 
 /// The columns after the fixed ones, in this order when a row has them:
-/// abstention, truthfulness and graded order, then usage (docs/scoring.md,
+/// the challenge's figures, abstention, truthfulness and graded order, then usage (docs/scoring.md,
 /// Cost and latency); the official script's figures follow, `official_`
 /// and their names, sorted.
 const ERA_COLUMNS: &[&str] = &[
+    // the TEXT2SPARQL challenge's figures (the `text2sparql` profile's
+    // headline, docs/scoring.md), first where a row has them
+    "set_p",
+    "set_recall",
+    "set_f",
+    "ndcg",
+    "set_f_ndcg",
     "abstained",
     "truthfulness",
     "ndcg_graded",
@@ -114,6 +121,18 @@ fn truth_and_order(
 /// An aggregate's figures beyond the fixed columns.
 fn aggregate_extras(a: &AggregateReport) -> Extras {
     let mut out = Extras::new();
+    if let Some(c) = &a.challenge {
+        present(
+            &mut out,
+            [
+                ("set_p", Some(c.set_p)),
+                ("set_recall", Some(c.set_recall)),
+                ("set_f", Some(c.set_f)),
+                ("ndcg", c.ndcg),
+                ("set_f_ndcg", c.set_f_ndcg),
+            ],
+        );
+    }
     let abstained = a.abstained.map(|n| n as f64);
     present(&mut out, [("abstained", abstained)]);
     truth_and_order(&mut out, a.truthfulness, a.ndcg_graded, a.kendall_tau);

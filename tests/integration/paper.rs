@@ -312,3 +312,38 @@ fn the_query_experiment_has_a_table_of_its_own() {
         );
     }
 }
+
+/// Under `text2sparql` the CSV summary carries the challenge's figures
+/// (set_F, nDCG, set_F+nDCG) as columns of the QA row, as the tables do.
+#[test]
+fn a_text2sparql_csv_summary_has_the_challenges_figures() {
+    let data = crate::require_data!();
+    let t = data.join("text2sparql");
+    let path = |p: &str| t.join(p).to_str().expect("utf-8").to_string();
+    let o = crate::cli::qajudge(&[
+        "evaluate",
+        "--gold",
+        &path("benchmark/questions_ck25.yml"),
+        "--gold-answers",
+        &path("benchmark/ck25_true_result_set.json"),
+        "--run",
+        &path("benchmark/ck25_true_result_set.json"),
+        "--profile",
+        "text2sparql",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", crate::cli::stderr(&o));
+    let csv = crate::cli::stdout(&o);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let qa: Vec<&str> = lines.next().expect("the QA row").split(',').collect();
+    let at = |name: &str| {
+        let i = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name}: {csv}"));
+        qa[i].parse::<f64>().unwrap_or_else(|_| panic!("{name}: {csv}"))
+    };
+    // the gold's own result set against itself: set_F 0.94 (two empty golds)
+    assert!((at("set_f") - 0.94).abs() < 1e-9, "{csv}");
+    assert!((at("ndcg") - 1.0).abs() < 1e-9, "{csv}");
+    assert!(at("set_f_ndcg") > 0.9, "{csv}");
+}
