@@ -339,8 +339,13 @@ fn a_text2sparql_csv_summary_has_the_challenges_figures() {
     let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
     let qa: Vec<&str> = lines.next().expect("the QA row").split(',').collect();
     let at = |name: &str| {
-        let i = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name}: {csv}"));
-        qa[i].parse::<f64>().unwrap_or_else(|_| panic!("{name}: {csv}"))
+        let i = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name}: {csv}"));
+        qa[i]
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("{name}: {csv}"))
     };
     // the gold's own result set against itself: set_F 0.94 (two empty golds)
     assert!((at("set_f") - 0.94).abs() < 1e-9, "{csv}");
