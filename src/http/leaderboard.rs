@@ -401,6 +401,14 @@ mod tests {
         assert_eq!(rows[0].macro_f1_qald, Some(0.25));
         assert_eq!(rows[0].micro_f1, None);
         assert_eq!(rows[0].url, "/experiments/202601010001");
+        // the judge profile's headline: Macro F1 QALD first
+        assert_eq!(
+            rows[0].headline.first(),
+            Some(&HeadlineFigure {
+                name: "Macro F1 QALD".into(),
+                value: Some(0.25)
+            })
+        );
         assert_eq!(rows[1].macro_f1, None);
         assert!(rows_of(&on, "other").is_empty(), "another benchmark");
         let private = record("202601010002", "s", false, [Some(0.5), None]);
@@ -433,7 +441,7 @@ mod tests {
         );
         sort_rows(&mut rows, Sort::Created);
         assert_eq!(rows[0].experiment, "202601010002");
-        assert_eq!(Sort::parse(None), Ok(Sort::MacroF1));
+        assert_eq!(Sort::parse(None), Ok(Sort::Headline));
         assert_eq!(Sort::parse(Some("micro_f1")), Ok(Sort::MicroF1));
         let e = Sort::parse(Some("f1")).expect_err("unknown");
         assert_eq!(e.code, ErrorCode::BadParameter);
