@@ -377,6 +377,19 @@ fn the_web_page_asks_a_text2sparql_system_and_shows_query_statuses() {
     }
     let meta = d.text(&d.wait_for("#report-meta"));
     assert!(meta.contains("26903 triples"), "{meta}");
+    // the receipt, a download of the report that holds it, and the command
+    let receipt = d.text(&d.wait_for("#report-receipt"));
+    assert!(
+        receipt.starts_with("receipt ") && receipt.contains("qajudge reproduce report.json"),
+        "{receipt}"
+    );
+    let link = d.wait_for("#report-receipt a[download='report.json']");
+    assert!(
+        d.attribute(&link, "href")
+            .as_str()
+            .is_some_and(|h| h.starts_with("blob:")),
+        "a download made in the page"
+    );
     // the challenge's figures and the query checks beside the usual measures
     let aggregate = d.text(&d.wait_for("table.aggregate[data-experiment='qa']"));
     for row in ["set_F_ndcg", "queries executed 49", "queries failed 1"] {
