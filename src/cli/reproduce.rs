@@ -132,20 +132,7 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
         ));
         return Ok(outcome("missing", 0, problems));
     }
-    let scratch = Scratch::new()?;
-    let argv = argv(&receipt, &found, &scratch)?;
-    let cli = super::Cli::try_parse_from(&argv)
-        .map_err(|e| anyhow::anyhow!("the receipt's options do not make a command line: {e}"))?;
-    let super::Command::Evaluate(evaluate) = cli.command else {
-        bail!("the receipt's options do not make an evaluation");
-    };
-    let again = super::evaluate::report(
-        &evaluate,
-        Vec::new(),
-        crate::eval::Deadline::of_this_thread(),
-    )?;
-    // through text, as the report was: both sides read back alike
-    let again: Value = serde_json::from_slice(&serde_json::to_vec(&again)?)?;
+    let again = evaluate_again(&receipt, &found)?;
     let mut differences = Vec::new();
     let mut figures = 0usize;
     for key in ["gold", "runs", "comparisons", "unstable", "audit"] {
@@ -182,6 +169,25 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
         }
     ));
     Ok(outcome("differs", figures, lines))
+}
+
+/// The report of the evaluation the receipt records, made again from the
+/// inputs `found` with the receipt's options alone, read back from its JSON
+/// text as the report was.
+fn evaluate_again(receipt: &Receipt, found: &[PathBuf]) -> anyhow::Result<Value> {
+    let scratch = Scratch::new()?;
+    let argv = argv(receipt, found, &scratch)?;
+    let cli = super::Cli::try_parse_from(&argv)
+        .map_err(|e| anyhow::anyhow!("the receipt's options do not make a command line: {e}"))?;
+    let super::Command::Evaluate(evaluate) = cli.command else {
+        bail!("the receipt's options do not make an evaluation");
+    };
+    let again = super::evaluate::report(
+        &evaluate,
+        Vec::new(),
+        crate::eval::Deadline::of_this_thread(),
+    )?;
+    Ok(serde_json::from_slice(&serde_json::to_vec(&again)?)?)
 }
 
 /// Where each input was found, in the receipt's order, and what is missing

@@ -40,6 +40,17 @@ pub struct Report {
     pub receipt: Option<super::receipt::Receipt>,
 }
 
+impl Report {
+    /// The runs that have the query experiment, by name, in the report's
+    /// order (the QUERY block of the table and the paper's query table).
+    pub fn query_runs(&self) -> Vec<(&str, &super::query::QueryExperimentReport)> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.experiments.query.as_ref().map(|q| (r.name.as_str(), q)))
+            .collect()
+    }
+}
+
 /// The questions a gold marks unstable, and each run's QA figures over them
 /// alone (docs/audit.md).
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]

@@ -527,15 +527,7 @@ fn the_previous_format_and_the_mapped_one_answer_every_iri_the_same() {
 #[test]
 fn a_mapped_file_of_another_length_is_refused_and_a_cut_one_is_seen() {
     let version = qajudge::index::format::FORMAT_VERSION;
-    // a copy of its own: other tests copy the fixture to fixture_copy's place
-    let dir = tmp("mapped-cut");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).expect("clean");
-    }
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/index-v{version}")),
-        &dir,
-    );
+    let dir = fixture_copy(&format!("index-v{version}"));
     let index = Index::open(&dir).expect("opens");
     assert!(index.is_whole());
     let members = dir.join("sameas.members");
@@ -687,14 +679,7 @@ fn a_damaged_index_is_an_error_or_the_right_answer_never_a_panic() {
 #[test]
 fn a_class_offset_past_the_file_is_an_error_on_both_paths() {
     let version = qajudge::index::format::FORMAT_VERSION;
-    let dir = tmp("class-offsets");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).expect("clean");
-    }
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/index-v{version}")),
-        &dir,
-    );
+    let dir = fixture_copy(&format!("index-v{version}"));
     let classes = dir.join("sameas.classes");
     let mut bytes = std::fs::read(&classes).expect("classes");
     // class 1: starts at u64::MAX - 2, ends at u64::MAX

@@ -15,11 +15,7 @@ pub(super) fn query_table(
     title: &dyn Fn(String, Option<&str>) -> Title,
     out: &mut String,
 ) {
-    let runs: Vec<(&str, &QueryExperimentReport)> = report
-        .runs
-        .iter()
-        .filter_map(|r| r.experiments.query.as_ref().map(|q| (r.name.as_str(), q)))
-        .collect();
+    let runs = report.query_runs();
     if runs.is_empty() {
         return;
     }

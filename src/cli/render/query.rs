@@ -11,11 +11,7 @@ use crate::eval::Report;
 /// The QUERY block (`--experiments query`; docs/scoring.md, Query measures):
 /// a row per run, and with `per_question` a row per question.
 pub(super) fn query_block(report: &Report, per_question: bool, out: &mut String) {
-    let runs: Vec<(&str, &crate::eval::query::QueryExperimentReport)> = report
-        .runs
-        .iter()
-        .filter_map(|r| r.experiments.query.as_ref().map(|q| (r.name.as_str(), q)))
-        .collect();
+    let runs = report.query_runs();
     if runs.is_empty() {
         return;
     }
