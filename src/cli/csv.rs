@@ -22,9 +22,7 @@ fn co(v: Option<f64>) -> String {
 /// a question text is whatever its file says); then quoted when it holds a
 /// comma, a quote or a line break (RFC 4180).
 pub(super) fn field(s: &str) -> String {
-    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r'])
-        && !s.trim().parse::<f64>().is_ok_and(f64::is_finite);
-    let s = if formula {
+    let s = if crate::terms::spreadsheet_formula(s) {
         std::borrow::Cow::Owned(format!("'{s}"))
     } else {
         std::borrow::Cow::Borrowed(s)

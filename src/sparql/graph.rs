@@ -13,8 +13,8 @@ use oxigraph::io::{JsonLdProfileSet, RdfFormat, RdfSerializer};
 use oxigraph::model::{GraphName, Literal, NamedNode, Quad, Term as OxTerm, Triple};
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{
-    CancellationToken, QueryEvaluationError, QueryResults, QuerySolutionIter, QueryTripleIter,
-    SparqlEvaluator,
+    CancellationToken, QueryEvaluationError, QueryResults, QuerySolution, QuerySolutionIter,
+    QueryTripleIter, SparqlEvaluator, Variable,
 };
 use oxigraph::store::Store;
 
@@ -480,13 +480,38 @@ fn write_solutions(
     let mut out = QueryResultsSerializer::from_format(format)
         .serialize_solutions_to_writer(sink, solutions.variables().to_vec())
         .map_err(Failure::Io)?;
+    let csv = format == QueryResultsFormat::Csv;
     for (n, s) in solutions.enumerate() {
         let s = s.map_err(rows.failed)?;
         rows.check(n)?;
-        out.serialize(&s).map_err(Failure::Io)?;
+        if csv {
+            let safe = csv_safe(&s);
+            out.serialize(safe.iter().map(|(v, t)| (v, t)))
+                .map_err(Failure::Io)?;
+        } else {
+            out.serialize(&s).map_err(Failure::Io)?;
+        }
     }
     out.finish().map_err(Failure::Io)?;
     Ok(())
+}
+
+/// A solution's bindings for CSV, where a literal is its lexical form alone:
+/// one a spreadsheet would run as a formula (a run named `=HYPERLINK(…)`;
+/// [`crate::terms::spreadsheet_formula`]) gets a `'` first, as the report's
+/// CSV does. IRIs and blank nodes cannot start so.
+fn csv_safe(s: &QuerySolution) -> Vec<(Variable, OxTerm)> {
+    s.iter()
+        .map(|(v, t)| {
+            let t = match t {
+                OxTerm::Literal(l) if crate::terms::spreadsheet_formula(l.value()) => {
+                    OxTerm::Literal(Literal::new_simple_literal(format!("'{}", l.value())))
+                }
+                t => t.clone(),
+            };
+            (v.clone(), t)
+        })
+        .collect()
 }
 
 /// Writes triples in `syntax`, checking each triple first.
@@ -575,6 +600,32 @@ mod tests {
                 "{syntax:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_csv_answer_never_holds_a_formula_cell() {
+        let g = PublishedGraph::new().expect("store");
+        let names = [
+            "=HYPERLINK(\"http://evil/\",\"x\")",
+            "@SUM(1)",
+            "-0.5",
+            "plain",
+        ];
+        let statements: Vec<Statement> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| st(&format!("http://x/r{i}"), "http://x/name", Term::plain(*n)))
+            .collect();
+        g.insert(&statements).expect("inserted");
+        let q = "SELECT ?n WHERE { ?r <http://x/name> ?n } ORDER BY ?r";
+        let (_, body) = whole(&g, q, "text/csv").expect("csv");
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            "n\r\n\"'=HYPERLINK(\"\"http://evil/\"\",\"\"x\"\")\"\r\n'@SUM(1)\r\n-0.5\r\nplain\r\n"
+        );
+        // the other formats keep the value as it is
+        let (_, body) = whole(&g, q, "text/tab-separated-values").expect("tsv");
+        assert!(String::from_utf8_lossy(&body).contains("\"=HYPERLINK("));
     }
 
     #[test]

@@ -5,3 +5,13 @@
 pub mod canonical;
 pub mod literal;
 pub mod prefixes;
+
+/// True when a spreadsheet opening a CSV cell holding `s` would run it as a
+/// formula: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return and
+/// is not a number (OWASP, CSV injection). Every CSV qajudge writes, the
+/// report's and the published graph's `/sparql` answers, puts a `'` before
+/// such a cell.
+pub fn spreadsheet_formula(s: &str) -> bool {
+    s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !s.trim().parse::<f64>().is_ok_and(f64::is_finite)
+}
