@@ -10,8 +10,9 @@
 #   version (Cargo.toml), CHANGELOG.md has a section for it, pyproject.toml
 #   takes it from Cargo (dynamic).
 # - package: what a crates.io upload of the crate would hold (`cargo package
-#   --list`, no file over 5 MB: test data stays out) and that it builds on its
-#   own (`cargo package`).
+#   --list`: no file over 5 MB, nothing of tests/, benches/, examples/ or
+#   scripts/, as Cargo.toml's `include` says) and that it builds on its own
+#   with qajudge-mapped (`cargo package -p qajudge -p qajudge-mapped`).
 # - wheel: the portable Linux wheel, built as the release workflow
 #   (.github/workflows/release.yml) builds it: `maturin build --release
 #   --compatibility manylinux2014 --zig` (zig from PyPI's ziglang: glibc 2.17
@@ -178,6 +179,14 @@ fi
 if wants package; then
   echo "== cargo package --list" >&2
   list=$(cargo package -p qajudge --list --allow-dirty)
+  # only what the build needs ships (Cargo.toml's `include`): no test data,
+  # whose benchmark excerpts and WordNet-derived tables carry their own licences
+  shipped_tests=$(grep -E '^(tests|benches|examples|scripts|fuzz|clients)/' <<< "$list" || true)
+  if [ -n "$shipped_tests" ]; then
+    printf 'error: the package would ship files outside what the build needs:\n%s\nkeep them out with Cargo.toml'"'"'s include\n' "$shipped_tests" >&2
+    exit 1
+  fi
+  echo "shipped beside src/ and docs/: $(grep -Ev '^(src|docs)/' <<< "$list" | tr '\n' ' ')" >&2
   count=0
   too_large=()
   while IFS= read -r file; do
@@ -196,7 +205,8 @@ if wants package; then
   fi
 
   echo "== cargo package (builds the packaged crate)" >&2
-  cargo package -p qajudge --allow-dirty
+  # with the crate it depends on by path (mapped/, its memory maps)
+  cargo package -p qajudge -p qajudge-mapped --allow-dirty
 fi
 
 if wants wheel; then
@@ -255,6 +265,12 @@ if wants sdist; then
   "$tools/bin/maturin" sdist --out "$sdists" >&2
   sdist=$(ls "$sdists"/qajudge-*.tar.gz)
   echo "$(basename "$sdist"): $(stat -c %s "$sdist") bytes" >&2
+  # what the build needs only: no tests, their data or notebook (Cargo.toml's
+  # `include`, pyproject.toml's `exclude`)
+  if tar tzf "$sdist" | grep -E '/(tests|benches|examples|scripts|fuzz)/'; then
+    echo "error: the sdist ships the files above, which the build does not need" >&2
+    exit 1
+  fi
   echo "== pip install of the sdist into a fresh venv (compiles the crate)" >&2
   start=$SECONDS
   rm -rf "$venv"
