@@ -7,7 +7,9 @@ server does, deciding by a rule instead of a model:
   system answer share a word (lower-cased runs of letters and digits),
   `different` otherwise;
 - queries: `same` when both queries name the same set of <IRIs>;
-- a system answer holding MALFORMED gets a reply that is no verdict.
+- a system answer holding MALFORMED gets a reply that is no verdict;
+- the second prompt (fields `answer_a`/`answer_b`, `query_a`/`query_b`):
+  `equivalent` or `distinct` by the same rules.
 
 GET /calls gives {"calls": N, "bearer": M}: the POSTs received, and how many
 carried `Authorization: Bearer KEY` for the key of --expect-key. Options:
@@ -48,7 +50,9 @@ def decide(content):
     if content.startswith("{"):
         # the JSON user message: its fields are data
         fields = json.loads(content)
-        if ARGS.obey and "answer same" in fields.get("system_answer", "").lower():
+        if "answer_a" in fields or "query_a" in fields:
+            return check(fields)
+        if ARGS.obey and obeys(fields.get("system_answer", "")):
             return "same"
         if ARGS.obey and "gold_query" in fields:
             # obedient, and otherwise of the opinion that queries differ
@@ -72,9 +76,30 @@ def decide(content):
     return "same" if words(gold) & words(run) else "different"
 
 
+def obeys(text):
+    """True when an obedient judge does what `text` asks: say same (in
+    English, or in German past the judge's phrase list)."""
+    return any(p in text.lower() for p in ("answer same", "antworte: same"))
+
+
+def check(fields):
+    """The second prompt ("are they different?"): `distinct` or `equivalent`
+    by the same rule; obedient, it says the `same` the text asks for."""
+    if "query_a" in fields:
+        if ARGS.obey and "reply with same" in fields["query_a"].lower():
+            return "same"
+        gold = set(re.findall(r"<[^>]*>", fields["query_b"]))
+        run = set(re.findall(r"<[^>]*>", fields["query_a"]))
+        return "equivalent" if gold == run else "distinct"
+    if ARGS.obey and obeys(fields["answer_a"]):
+        return "same"
+    return "equivalent" if words(fields["answer_b"]) & words(fields["answer_a"]) else "distinct"
+
+
 def styled(verdict):
     if ARGS.style == "yes-no":
-        return {"same": "Yes.", "different": "No."}.get(verdict, verdict)
+        # the second prompt asks whether they differ: yes is distinct
+        return {"same": "Yes.", "different": "No.", "distinct": "Yes.", "equivalent": "No."}.get(verdict, verdict)
     return verdict
 
 

@@ -123,4 +123,4 @@ def test_the_llm_judge_through_python(chat_server: str, tmp_path: Path) -> None:
     assert called == judge["answers"]["called"] > 0
     again = qajudge.evaluate(GOLD, [("mine", questions)], **options).to_dict()
     assert _calls(chat_server) == called, "a second run with the same cache makes no call"
-    assert again["runs"][0]["llm_judge"]["answers"]["cached"] == judge["answers"]["asked"]
+    assert again["runs"][0]["llm_judge"]["answers"]["cached"] == judge["answers"]["asked"] + judge["answers"]["checked"]

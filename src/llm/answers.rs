@@ -389,6 +389,7 @@ mod tests {
             failed: false,
             unreadable: false,
             diagnostic: None,
+            check: None,
         }
     }
 

@@ -61,6 +61,8 @@ fn kind_name(kind: AskKind) -> &'static str {
     match kind {
         AskKind::Answer => "answer",
         AskKind::Query => "query",
+        AskKind::AnswerCheck => "answer-check",
+        AskKind::QueryCheck => "query-check",
     }
 }
 

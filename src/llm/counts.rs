@@ -30,6 +30,14 @@ pub struct VerdictCounts {
     /// Asks not sent: the evaluation's calls or time for the judge were
     /// spent (docs/scoring.md, The LLM judge); `unsure`, not cached.
     pub refused: usize,
+    /// `same` verdicts of the first prompt asked again with the second,
+    /// independent one. `cached`, `called`, `failed`, `unreadable` and
+    /// `refused` count these second asks too: `cached + called + refused =
+    /// asked + checked`.
+    pub checked: usize,
+    /// Of those, the ones the second prompt did not confirm (it said
+    /// `different` or `unsure`, or gave no verdict): counted `unsure`.
+    pub flipped: usize,
 }
 
 impl VerdictCounts {
@@ -41,12 +49,22 @@ impl VerdictCounts {
             Verdict::Different => self.different += 1,
             Verdict::Unsure => self.unsure += 1,
         }
-        match d.source {
+        self.source(d.source, d.failed, d.unreadable);
+        if let Some(c) = &d.check {
+            self.checked += 1;
+            self.flipped += usize::from(d.flipped());
+            self.source(c.source, c.failed, c.unreadable);
+        }
+    }
+
+    /// Counts where one verdict came from.
+    fn source(&mut self, source: Source, failed: bool, unreadable: bool) {
+        match source {
             Source::Cached => self.cached += 1,
             Source::Called => {
                 self.called += 1;
-                self.failed += usize::from(d.failed && !d.unreadable);
-                self.unreadable += usize::from(d.unreadable);
+                self.failed += usize::from(failed && !unreadable);
+                self.unreadable += usize::from(unreadable);
             }
             Source::Refused => self.refused += 1,
         }

@@ -49,13 +49,36 @@ pub enum Verdict {
     Unsure,
 }
 
-/// What a pair is.
+/// What a pair is, and which of the two prompts asks about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AskKind {
     /// A free-text run answer against a gold answer.
     Answer,
     /// A run query against the gold query.
     Query,
+    /// An answer pair judged `same`, asked again with the second,
+    /// independent prompt ([`prompt::user_message`]: the texts in the other
+    /// order, under neutral names, the question turned round and answered
+    /// in other words).
+    AnswerCheck,
+    /// A query pair judged `same`, asked again so.
+    QueryCheck,
+}
+
+impl AskKind {
+    /// The kind that checks a `same` of this kind (none for a check).
+    fn check(self) -> Option<AskKind> {
+        match self {
+            AskKind::Answer => Some(AskKind::AnswerCheck),
+            AskKind::Query => Some(AskKind::QueryCheck),
+            AskKind::AnswerCheck | AskKind::QueryCheck => None,
+        }
+    }
+
+    /// True for the kinds of query pairs.
+    fn is_query(self) -> bool {
+        matches!(self, AskKind::Query | AskKind::QueryCheck)
+    }
 }
 
 /// One decision asked of the judge: texts as they are sent.
@@ -74,9 +97,10 @@ pub struct Ask {
 impl Ask {
     /// The ask with its texts cut to the bounds of [`prompt`].
     fn bounded(&self) -> Ask {
-        let max = match self.kind {
-            AskKind::Answer => prompt::MAX_ANSWER_CHARS,
-            AskKind::Query => prompt::MAX_QUERY_CHARS,
+        let max = if self.kind.is_query() {
+            prompt::MAX_QUERY_CHARS
+        } else {
+            prompt::MAX_ANSWER_CHARS
         };
         Ask {
             kind: self.kind,
@@ -126,6 +150,85 @@ pub struct Decision {
     pub unreadable: bool,
     /// Why the verdict is `unsure` when the reply did not say so.
     pub diagnostic: Option<String>,
+    /// The second prompt's answer, when the first said `same`
+    /// ([`Judge::decide_all`]): the verdict stays `same` only when it agrees.
+    pub check: Option<Check>,
+}
+
+/// What the second, independent prompt gave for a pair the first called
+/// `same` (docs/scoring.md, The LLM judge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Check {
+    /// Its verdict (`same` confirms the first).
+    pub verdict: Verdict,
+    /// Cached, called or refused.
+    pub source: Source,
+    /// No verdict was had (as [`Decision::failed`]).
+    pub failed: bool,
+    /// The reply was no verdict in the second prompt's words.
+    pub unreadable: bool,
+}
+
+impl Decision {
+    /// A verdict read from the cache or a reply, with no diagnostic.
+    fn read(verdict: Verdict, source: Source) -> Decision {
+        Decision {
+            verdict,
+            source,
+            failed: false,
+            unreadable: false,
+            diagnostic: None,
+            check: None,
+        }
+    }
+
+    /// An `unsure` with no verdict had, and why.
+    fn unsure(source: Source, why: String) -> Decision {
+        Decision {
+            verdict: Verdict::Unsure,
+            source,
+            failed: true,
+            unreadable: false,
+            diagnostic: Some(why),
+            check: None,
+        }
+    }
+
+    /// True when the first prompt said `same` and the second did not
+    /// confirm it: the verdict is `unsure`.
+    pub fn flipped(&self) -> bool {
+        self.check.is_some_and(|c| c.verdict != Verdict::Same)
+    }
+
+    /// This decision (a `same` of the first prompt) with the second
+    /// prompt's decision: kept `same` when that is `same`, else `unsure`
+    /// with a diagnostic saying what the second prompt gave.
+    fn checked_by(self, second: &Decision) -> Decision {
+        let check = Check {
+            verdict: second.verdict,
+            source: second.source,
+            failed: second.failed,
+            unreadable: second.unreadable,
+        };
+        if second.verdict == Verdict::Same {
+            return Decision {
+                check: Some(check),
+                ..self
+            };
+        }
+        let gave = match (&second.diagnostic, second.verdict) {
+            (Some(why), _) => format!("no verdict ({why})"),
+            (None, v) => format!("{v:?}").to_lowercase(),
+        };
+        Decision {
+            verdict: Verdict::Unsure,
+            diagnostic: Some(format!(
+                "the judge said same, then {gave} when asked again with the second prompt (the texts in the other order, the question turned round): counted unsure (docs/scoring.md, The LLM judge)"
+            )),
+            check: Some(check),
+            ..self
+        }
+    }
 }
 
 /// What the server answered to one POST.
@@ -293,10 +396,39 @@ impl Judge {
         self.settings.queries
     }
 
-    /// One decision per ask, in order: from the cache where it has one (an
-    /// ask repeated in `asks` is called once), else by a call; at most
-    /// `concurrency` calls at once.
+    /// One decision per ask, in order. Each ask is decided by the first
+    /// prompt ([`Judge::decide_round`]); every `same` is then asked again
+    /// with the second, independent prompt, and stays `same` only when that
+    /// agrees: a verdict that flips is `unsure` (docs/scoring.md, The LLM
+    /// judge). Only a `same` can add a match, so only a `same` costs a
+    /// second call; a `different` or `unsure` is never asked again.
     pub fn decide_all(&self, asks: &[Ask]) -> Vec<Decision> {
+        let mut first = self.decide_round(asks);
+        let (at, checks): (Vec<usize>, Vec<Ask>) = first
+            .iter()
+            .zip(asks)
+            .enumerate()
+            .filter(|(_, (d, _))| d.verdict == Verdict::Same)
+            .filter_map(|(i, (_, a))| {
+                let kind = a.kind.check()?;
+                Some((i, Ask { kind, ..a.clone() }))
+            })
+            .unzip();
+        let second = self.decide_round(&checks);
+        for (i, s) in at.into_iter().zip(&second) {
+            let d = std::mem::replace(
+                &mut first[i],
+                Decision::read(Verdict::Unsure, Source::Refused),
+            );
+            first[i] = d.checked_by(s);
+        }
+        first
+    }
+
+    /// One decision per ask, in order, each by the prompt of its kind: from
+    /// the cache where it has one (an ask repeated in `asks` is called once),
+    /// else by a call; at most `concurrency` calls at once.
+    fn decide_round(&self, asks: &[Ask]) -> Vec<Decision> {
         let sent: Vec<Ask> = asks.iter().map(Ask::bounded).collect();
         let identity = self.identity();
         let keys: Vec<String> = sent.iter().map(|a| cache_key(identity, a)).collect();
@@ -316,13 +448,7 @@ impl Judge {
                 .filter(|_| !self.settings.refresh)
                 .and_then(|c| c.get(key, identity, sent[i].kind));
             if let Some(verdict) = cached {
-                out[i] = Some(Decision {
-                    verdict,
-                    source: Source::Cached,
-                    failed: false,
-                    unreadable: false,
-                    diagnostic: None,
-                });
+                out[i] = Some(Decision::read(verdict, Source::Cached));
             } else {
                 to_call.push(i);
             }
@@ -343,12 +469,11 @@ impl Judge {
         }
         out.into_iter()
             .map(|d| {
-                d.unwrap_or(Decision {
-                    verdict: Verdict::Unsure,
-                    source: Source::Refused,
-                    failed: true,
-                    unreadable: false,
-                    diagnostic: Some("the judge was not asked (a worker stopped)".into()),
+                d.unwrap_or_else(|| {
+                    Decision::unsure(
+                        Source::Refused,
+                        "the judge was not asked (a worker stopped)".into(),
+                    )
                 })
             })
             .collect()
@@ -373,16 +498,7 @@ impl Judge {
                     let Some(&i) = to_call.get(n) else { break };
                     let (decision, reply) = match self.budget(n < granted) {
                         Ok(()) => self.call(&sent[i]),
-                        Err(why) => (
-                            Decision {
-                                verdict: Verdict::Unsure,
-                                source: Source::Refused,
-                                failed: true,
-                                unreadable: false,
-                                diagnostic: Some(why.to_string()),
-                            },
-                            None,
-                        ),
+                        Err(why) => (Decision::unsure(Source::Refused, why.to_string()), None),
                     };
                     // only a verdict read from a reply is kept, with that reply
                     if let Some(reply) = reply.filter(|_| !decision.failed) {
@@ -456,18 +572,7 @@ impl Judge {
     /// server that hung once is likely to again).
     fn call(&self, ask: &Ask) -> (Decision, Option<String>) {
         let body = prompt::request_body(&self.settings.model, ask);
-        let failed = |why: String| {
-            (
-                Decision {
-                    verdict: Verdict::Unsure,
-                    source: Source::Called,
-                    failed: true,
-                    unreadable: false,
-                    diagnostic: Some(why),
-                },
-                None,
-            )
-        };
+        let failed = |why: String| (Decision::unsure(Source::Called, why), None);
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
@@ -488,24 +593,12 @@ impl Judge {
                         Ok(c) => c,
                         Err(e) => return failed(e.to_string()),
                     };
-                    return match prompt::parse_word(&content) {
-                        Ok(verdict) => (
-                            Decision {
-                                verdict,
-                                source: Source::Called,
-                                failed: false,
-                                unreadable: false,
-                                diagnostic: None,
-                            },
-                            Some(content),
-                        ),
+                    return match prompt::parse_verdict(ask.kind, &content) {
+                        Ok(verdict) => (Decision::read(verdict, Source::Called), Some(content)),
                         Err(e) => (
                             Decision {
-                                verdict: Verdict::Unsure,
-                                source: Source::Called,
-                                failed: true,
                                 unreadable: true,
-                                diagnostic: Some(e.to_string()),
+                                ..Decision::unsure(Source::Called, e.to_string())
                             },
                             Some(content),
                         ),
@@ -534,3 +627,6 @@ impl Judge {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
