@@ -4,21 +4,25 @@
 //! is on the authors' server only). The question is the English text, its
 //! paraphrases further English texts of the same question (a run naming the
 //! question by any of them joins it); `sparql` is the query, and the log's
-//! original query `info.raw_sparql` a flag. No answers: they come from
+//! original query `info.raw_sparql` a flag. GRASP's benchmark files of this
+//! shape keep the benchmark's own answers beside some queries: QALD-7 and
+//! QALD-9 over DBpedia as `info.answers` (a text holding QALD's `answers`
+//! array), WebQuestions over Wikidata as `info.results` (the binding rows);
+//! those are the question's gold answers. Others have none: they come from
 //! executing the queries (docs/scoring.md, Executing SPARQL).
 
 use serde_json::{Map, Value};
 
 use super::family::{first_line_object, json_lines, kind};
 use super::keys::KeyScan;
-use super::values::id_of;
+use super::values::{id_of, read_answer_object};
 use super::QaldError;
-use crate::model::{Dataset, Format, Query, Question, QuestionId};
+use crate::model::{AnswerSet, Dataset, Format, Query, Question, QuestionId};
 
 /// Keys of one record.
 const KEYS: &[&str] = &["id", "question", "sparql", "paraphrases", "info"];
 /// Keys of its `info`.
-const INFO: &[&str] = &["raw_sparql"];
+const INFO: &[&str] = &["raw_sparql", "answers", "results"];
 
 /// The flag holding `info.raw_sparql`, the query as the logs recorded it.
 pub const RAW_SPARQL: &str = "raw_sparql";
@@ -98,6 +102,7 @@ fn record(o: &Map<String, Value>, n: usize, scan: &mut KeyScan) -> Question {
             if let Query::Sparql(raw) = sparql(info.get(RAW_SPARQL), "info.raw_sparql", &mut q) {
                 q.flags.insert(RAW_SPARQL.into(), raw);
             }
+            q.answers = recorded_answers(info, &mut q);
         }
         Some(other) => q.diagnostics.push(format!(
             "question {}: `info` is {}, not an object; ignored",
@@ -106,6 +111,58 @@ fn record(o: &Map<String, Value>, n: usize, scan: &mut KeyScan) -> Question {
         )),
     }
     q
+}
+
+/// The answers GRASP's files keep in `info`: `answers`, a text holding
+/// QALD's array of SPARQL JSON results (its first object read), or
+/// `results`, the binding rows. `None` when it keeps neither; a value of
+/// another shape is a diagnostic, and the question keeps no answers.
+fn recorded_answers(info: &Map<String, Value>, q: &mut Question) -> Option<AnswerSet> {
+    let object = match (info.get("answers"), info.get("results")) {
+        (Some(Value::String(text)), _) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(mut objects)) if !objects.is_empty() => objects.swap_remove(0),
+            Ok(Value::Object(o)) => Value::Object(o),
+            Ok(other) => {
+                q.diagnostics.push(format!(
+                    "question {}: `info.answers` holds {}, not QALD's answers array; no gold answers read",
+                    q.id,
+                    kind(&other)
+                ));
+                return None;
+            }
+            Err(e) => {
+                q.diagnostics.push(format!(
+                    "question {}: `info.answers` is not JSON ({e}); no gold answers read",
+                    q.id
+                ));
+                return None;
+            }
+        },
+        (_, Some(Value::Array(rows))) => serde_json::json!({"results": {"bindings": rows}}),
+        (None | Some(Value::Null), None | Some(Value::Null)) => return None,
+        (answers, results) => {
+            let (key, value) = match answers {
+                Some(a) if !a.is_null() => ("answers", a),
+                _ => ("results", results.unwrap_or(&Value::Null)),
+            };
+            q.diagnostics.push(format!(
+                "question {}: `info.{key}` is {}, not the benchmark's answers; no gold answers read",
+                q.id,
+                kind(value)
+            ));
+            return None;
+        }
+    };
+    let Value::Object(object) = object else {
+        q.diagnostics.push(format!(
+            "question {}: `info.answers` holds no answer object; no gold answers read",
+            q.id
+        ));
+        return None;
+    };
+    let mut set = AnswerSet::default();
+    read_answer_object(&object, None, &mut set, &mut q.diagnostics);
+    Some(set)
 }
 
 /// A query written as a string (trimmed; empty is none); another value is a
@@ -128,6 +185,31 @@ fn sparql(value: Option<&Value>, key: &str, q: &mut Question) -> Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_answers_grasp_keeps_in_info_are_the_gold_answers() {
+        // GRASP's DBpedia QALD-9 line and its Wikidata WebQuestions line, as
+        // in its data/benchmark/ (answers cut to two)
+        let body = concat!(
+            r#"{"id":"test_0","question":"What is the time zone of Salt Lake City?","sparql":"SELECT DISTINCT ?uri WHERE { dbr:Salt_Lake_City dbo:timeZone ?uri }","paraphrases":[],"info":{"answers":"[{\"head\": {\"vars\": [\"uri\"]}, \"results\": {\"bindings\": [{\"uri\": {\"type\": \"uri\", \"value\": \"http://dbpedia.org/resource/Mountain_Time_Zone\"}}]}}]"}}"#,
+            "\n",
+            r#"{"id":"WebQTest-0","question":"what does jamaican people speak?","sparql":"SELECT DISTINCT ?x WHERE { wd:Q766 wdt:P2936 ?x . }","paraphrases":[],"info":{"results":[{"x":{"type":"uri","value":"http://www.wikidata.org/entity/Q603200"}},{"x":{"type":"uri","value":"http://www.wikidata.org/entity/Q1860"}}]}}"#,
+            "\n",
+            r#"{"id":"q3","question":"x?","sparql":"ASK {}","paraphrases":[],"info":{"answers":"not json"}}"#,
+            "\n",
+            r#"{"id":"q4","question":"y?","sparql":"ASK {}","paraphrases":[]}"#,
+            "\n"
+        );
+        let d = parse(body.as_bytes(), "t.jsonl").expect("read");
+        assert!(d.unknown_keys.is_empty(), "{:?}", d.unknown_keys);
+        let answers = |i: usize| d.questions[i].answers.as_ref().map(|s| s.answers.len());
+        assert_eq!(answers(0), Some(1));
+        assert_eq!(d.questions[0].answers.as_ref().unwrap().vars, ["uri"]);
+        assert_eq!(answers(1), Some(2));
+        assert_eq!(answers(2), None);
+        assert!(d.questions[2].diagnostics[0].contains("`info.answers` is not JSON"));
+        assert_eq!(answers(3), None);
+    }
     use crate::qald::parse as detect;
 
     #[test]
