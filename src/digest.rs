@@ -31,6 +31,21 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The SHA-256 of named parts read as one input (a directory's files, as
+/// GrailQA's ontology or a WordNet dictionary): each part's name and bytes,
+/// each length-prefixed so that no two inputs give one byte string, in the
+/// order given. Its reader and `reproduce` both compute it so.
+pub fn named_parts_sha256<'a>(parts: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
+    let mut h = Sha256::new();
+    for (name, bytes) in parts {
+        h.update((name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    hex(&h.finalize())
+}
+
 /// The SHA-256 of `bytes` in base64 (RFC 4648, padded), as a
 /// Content-Security-Policy hash source writes it (`'sha256-…'`).
 pub fn sha256_base64(bytes: &[u8]) -> String {

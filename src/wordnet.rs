@@ -138,6 +138,8 @@ pub struct WordNet {
     parts: [Part; 4],
     dir: PathBuf,
     version: String,
+    /// The dictionary's files' total size and digest ([`WordNet::digest_dir`]).
+    digest: (u64, String),
 }
 
 impl WordNet {
@@ -200,7 +202,39 @@ impl WordNet {
             parts,
             dir: dir.to_path_buf(),
             version,
+            digest: WordNet::digest_dir(dir)?,
         })
+    }
+
+    /// The total size and the digest of the dictionary files in `dir`
+    /// (`index.*`, `*.exc`, `data.*` of the four parts of speech, in that
+    /// order; [`crate::digest::named_parts_sha256`]): what a report's
+    /// receipt records of it, and what `reproduce` checks.
+    pub fn digest_dir(dir: &Path) -> Result<(u64, String), WordNetError> {
+        let mut files = Vec::with_capacity(12);
+        for (_, suffix) in POS {
+            files.push((format!("index.{suffix}"), MAX_INDEX_BYTES));
+        }
+        for (_, suffix) in POS {
+            files.push((format!("{suffix}.exc"), MAX_EXCEPTION_BYTES));
+            files.push((format!("data.{suffix}"), MAX_DATA_BYTES));
+        }
+        let mut texts = Vec::with_capacity(files.len());
+        for (name, max) in &files {
+            texts.push(read(&dir.join(name), *max)?);
+        }
+        let bytes = texts.iter().map(|t| t.len() as u64).sum();
+        let parts = files
+            .iter()
+            .zip(&texts)
+            .map(|((n, _), t)| (n.as_str(), t.as_bytes()));
+        Ok((bytes, crate::digest::named_parts_sha256(parts)))
+    }
+
+    /// Where the dictionary was read from, its files' total size and their
+    /// digest ([`WordNet::digest_dir`]).
+    pub fn source(&self) -> (&Path, u64, &str) {
+        (&self.dir, self.digest.0, &self.digest.1)
     }
 
     /// The first dictionary found, in this order: `explicit` when given

@@ -819,8 +819,9 @@ def reproduce(
     ``report`` is a :class:`Report`, its ``to_dict()``, or a report file.
 
     Returns ``verdict`` (``"reproduced"``, ``"differs"``, ``"missing"``: an
-    input is missing or changed and nothing was evaluated, or ``"live"``: a
-    live system or endpoint cannot be asked again), ``reproduced`` (a
+    input is missing or changed and nothing was evaluated, ``"live"``: a
+    live system or endpoint cannot be asked again, or ``"refused"``: an LLM
+    judge was asked), ``reproduced`` (a
     bool), ``figures`` (how many were compared), ``receipt`` (its hash) and
     ``lines`` (what the command prints: each problem or differing figure
     with both values, then the summary). A report without a receipt raises

@@ -24,7 +24,7 @@ use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
 use crate::sparql::Executing;
 use crate::wordnet::{WordNet, WordNetError};
 use gold::{audited, own_gold, question_ids};
-pub(super) use gold::{load_ontology, load_train};
+pub(super) use gold::{load_ontology, load_train, ontology_digest};
 pub use llm_args::LlmArgs;
 
 /// Output formats.

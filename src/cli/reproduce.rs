@@ -40,8 +40,10 @@ const SHOWN: usize = 50;
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Outcome {
     /// `reproduced` (exit 0), `differs` (exit 1), `missing` (an input is
-    /// missing or changed, nothing evaluated: exit 2) or `live` (a live
-    /// system or endpoint cannot be asked again as it was: exit 2).
+    /// missing or changed, nothing evaluated: exit 2), `live` (a live
+    /// system or endpoint cannot be asked again as it was: exit 2) or
+    /// `refused` (an LLM judge was asked, or an input the profile read is
+    /// not recorded: exit 2).
     pub verdict: &'static str,
     /// The figures compared (0 when nothing was evaluated).
     pub figures: usize,
@@ -111,6 +113,9 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
             receipt.sha256
         )
     });
+    if let Some(why) = refused(&receipt) {
+        return Ok(outcome("refused", 0, vec![why]));
+    }
     if !receipt.live.is_empty() {
         let lines = receipt
             .live
@@ -169,6 +174,22 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
         }
     ));
     Ok(outcome("differs", figures, lines))
+}
+
+/// Why a receipt cannot be evaluated again as it was, if so: it asked an
+/// LLM judge, or it says a profile read GrailQA's ontology or KQA Pro's
+/// training set without recording them as inputs (a receipt of an older
+/// qajudge).
+fn refused(receipt: &Receipt) -> Option<String> {
+    let o = &receipt.options;
+    if o.get("llm_judge").is_some_and(|j| !j.is_null()) {
+        return Some("cannot reproduce: the evaluation asked an LLM judge, which cannot be asked again as it was; re-run qajudge evaluate with its cache (--llm-cache) to compare".into());
+    }
+    ["ontology", "train"].into_iter().find_map(|key| {
+        let read = o.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let recorded = receipt.inputs.iter().any(|i| i.role == key);
+        (read && !recorded).then(|| format!("cannot reproduce: the evaluation read --{key}, which the receipt does not record as an input (a report of an older qajudge); evaluate again with --{key} to get a receipt that does"))
+    })
 }
 
 /// The report of the evaluation the receipt records, made again from the
@@ -261,6 +282,12 @@ fn locate(inputs: &[Input], dir: Option<&Path>) -> (Vec<PathBuf>, Vec<String>) {
 /// The size and SHA-256 of an input: a file's bytes, or for an index its
 /// `meta.json`'s.
 fn digest_of(path: &Path, role: &str) -> Option<(u64, String)> {
+    // a directory is known by the digest of the files its reader reads
+    match role {
+        "ontology" => return super::evaluate::ontology_digest(path).ok(),
+        "wordnet" => return crate::wordnet::WordNet::digest_dir(path).ok(),
+        _ => {}
+    }
     let file = if role == "index" {
         path.join("meta.json")
     } else {
@@ -367,6 +394,9 @@ fn input_args(
             }
             "kg" => kg.push(path(at)),
             "index" => push(argv, "--index", path(at)),
+            "ontology" => push(argv, "--ontology", path(at)),
+            "train" => push(argv, "--train", path(at)),
+            "wordnet" => push(argv, "--wordnet", path(at)),
             other => bail!(
                 "the receipt names an input of role {other:?}, which this qajudge does not know"
             ),
@@ -387,14 +417,6 @@ fn option_args(
     let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
     let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
     let path = |p: &PathBuf| p.display().to_string();
-    for key in ["ontology", "train"] {
-        if flag(key) {
-            bail!("the evaluation read --{key}, which the receipt does not record as an input: reproduce it with qajudge evaluate --{key} and the receipt's options");
-        }
-    }
-    if o.get("llm_judge").is_some_and(|j| !j.is_null()) {
-        bail!("the evaluation asked an LLM judge, which cannot be asked again as it was: re-run qajudge evaluate with its cache (--llm-cache) to compare");
-    }
     push(
         argv,
         "--profile",

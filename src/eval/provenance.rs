@@ -49,6 +49,31 @@ impl Draft {
                 }),
             }
         }
+        // what the profiles read beside the gold and the runs: GrailQA's
+        // ontology and a WordNet dictionary (directories, known by the
+        // digest of their files), KQA Pro's training set
+        let o = &request.options;
+        let read = [
+            o.ontology.as_ref().and_then(|x| x.source.clone()),
+            o.train.as_ref().and_then(|x| x.source.clone()),
+        ];
+        for d in read.into_iter().flatten() {
+            let directory = d.role == "ontology";
+            inputs.push(Input {
+                bytes: (!directory).then_some(d.bytes),
+                ..input(&d.role, None, &d)
+            });
+        }
+        if let Some(w) = &o.wordnet {
+            let (dir, _, sha256) = w.source();
+            inputs.push(Input {
+                role: "wordnet".into(),
+                run: None,
+                name: dir.display().to_string(),
+                bytes: None,
+                sha256: sha256.to_string(),
+            });
+        }
         Draft {
             inputs,
             live,

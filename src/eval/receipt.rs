@@ -44,7 +44,9 @@ pub struct Receipt {
 /// One input file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Input {
-    /// `gold`, `gold_answers`, `run`, `kg` or `index`.
+    /// `gold`, `gold_answers`, `run`, `kg`, `index`, or what a profile
+    /// read: `ontology` (GrailQA's schema files), `train` (KQA Pro's
+    /// training set), `wordnet` (the dictionary of `t2s-metrics`' meteor).
     pub role: String,
     /// The run's name, for a run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,7 +54,8 @@ pub struct Input {
     /// Its name as given (not hashed).
     pub name: String,
     /// Its size in bytes (`None` where the report does not know it: a
-    /// knowledge-graph file is known by its digest).
+    /// knowledge-graph file is known by its digest, a directory by the
+    /// digest of its files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// The SHA-256 of its bytes.

@@ -113,6 +113,10 @@ pub enum RequestError {
     /// Queries are to be executed and there is no knowledge graph.
     #[error("refreshing the gold and executing the runs' queries need a knowledge graph: give one (--kg FILE... or --endpoint URL)")]
     PlanWithoutGraph,
+    /// The `grasp` profile executes both queries, and there is no knowledge
+    /// graph.
+    #[error("--profile grasp executes the gold's and the run's queries and compares their results (docs/scoring.md, The `grasp` profile): give the knowledge graph (--kg FILE... or --endpoint URL; in Python kg= or endpoint=)")]
+    GraspWithoutGraph,
     /// A live system answers with queries and there is no knowledge graph.
     #[error("the live system {0} answers with a query (text2sparql), which is executed: give the knowledge graph (--kg FILE... or --endpoint URL)")]
     QueriesWithoutGraph(String),
@@ -185,6 +189,9 @@ impl Request {
         if !has_graph {
             if self.plan.executes() {
                 return Err(RequestError::PlanWithoutGraph);
+            }
+            if self.options.profile == Profile::Grasp {
+                return Err(RequestError::GraspWithoutGraph);
             }
             if let Some(url) = self.runs.iter().find_map(|r| match r {
                 RunSource::System {

@@ -454,9 +454,10 @@ fn job_error(e: JobError, timeout_ms: u64) -> ApiError {
 pub(super) fn request_error(e: crate::eval::job::RequestError) -> ApiError {
     use crate::eval::job::RequestError as R;
     let code = match &e {
-        R::PlanWithoutGraph | R::QueriesWithoutGraph(_) | R::RunQueriesWithoutGraph { .. } => {
-            ErrorCode::NoKnowledgeGraph
-        }
+        R::PlanWithoutGraph
+        | R::GraspWithoutGraph
+        | R::QueriesWithoutGraph(_)
+        | R::RunQueriesWithoutGraph { .. } => ErrorCode::NoKnowledgeGraph,
         R::SameName(_) | R::NoBaseline { .. } | R::JudgeNeverAsked { .. } => ErrorCode::BadField,
         R::NoOntology | R::TrainElsewhere | R::OntologyElsewhere | R::UnknownQuestion { .. } => {
             ErrorCode::BadParameter

@@ -165,6 +165,9 @@ pub struct TrainAnswers {
     /// True when a training record's answer is `null` (Python's `None` in the
     /// set, which a gold question without an answer then matches).
     pub null: bool,
+    /// Where the training set was read from, its size and digest, for the
+    /// report's receipt (set by whoever read it).
+    pub source: Option<crate::model::InputDigest>,
 }
 
 /// One training record: only its answer is read; every other key is skipped

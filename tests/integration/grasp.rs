@@ -309,3 +309,24 @@ fn hostile_outputs_are_located_errors_or_question_diagnostics() {
         "{said}"
     );
 }
+
+/// The profile executes both queries: without a graph it scores nothing, and
+/// says so instead of a report without figures.
+#[test]
+fn the_grasp_profile_without_a_graph_is_an_error_naming_what_to_give() {
+    let data = require_data!();
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args(["evaluate", "--profile", "grasp", "--gold"])
+        .arg(data.join("grasp/ck25/test.jsonl"))
+        .arg("--run")
+        .arg(data.join("grasp/ck25/outputs/iis-q.jsonl"))
+        .output()
+        .expect("qajudge runs");
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("--profile grasp executes") && said.contains("--kg FILE"),
+        "{said}"
+    );
+    assert!(o.stdout.is_empty());
+}

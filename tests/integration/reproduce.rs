@@ -1,5 +1,5 @@
-//! Receipts and `qajudge reproduce` (docs/reproduce.md): reports of several
-//! profiles on real data reproduce ("reproduced: N figures, all equal");
+//! Receipts and `qajudge reproduce` (docs/reproduce.md): a report of every
+//! profile on real data reproduces ("reproduced: N figures, all equal");
 //! one byte of a run, one option of the receipt, or the index changed is
 //! named exactly; the inputs are found by digest under `--inputs`; the
 //! receipt is the same byte for byte on a second evaluation, and its hash
@@ -50,76 +50,235 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-#[test]
-fn reports_of_several_profiles_reproduce_on_real_data() {
-    let data = crate::require_data!();
-    let dir = scratch("profiles");
-    let t = data.join("text2sparql");
+/// Each profile's case: its arguments, on the shared data where it has a
+/// file of that family, else on files written into `dir` from the tests'
+/// own cases (Mintaka, KQA Pro with its training set, WebQSP's case A).
+fn profile_cases(data: &Path, dir: &Path) -> Vec<(&'static str, Vec<String>)> {
     let s = |p: PathBuf| p.to_str().expect("utf-8").to_string();
-    let (yaml, answers) = (
-        s(t.join("benchmark/questions_ck25.yml")),
-        s(t.join("benchmark/ck25_true_result_set.json")),
+    let d = |rel: &str| s(data.join(rel));
+    let t = |rel: &str| s(root().join("tests/data").join(rel));
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("written");
+        s(path)
+    };
+    let mintaka = write("mintaka-test.json", crate::families::MINTAKA_TEST);
+    let kqapro = write("test_answer.json", crate::families::KQAPRO_GOLD);
+    let webqsp = write(
+        "webqsp-gold.json",
+        r#"{"Version": "1.0", "Questions": [{"QuestionId": "Q1", "Parses": [{"AnnotatorComment": {"ParseQuality": "Complete", "QuestionQuality": "Good"}, "Answers": [{"AnswerType": "Entity", "AnswerArgument": "m.a"}, {"AnswerType": "Entity", "AnswerArgument": "m.b"}]}]}, {"QuestionId": "Q2", "Parses": [{"AnnotatorComment": {"ParseQuality": "Complete", "QuestionQuality": "Good"}, "Answers": [{"AnswerType": "Entity", "AnswerArgument": "m.a"}, {"AnswerType": "Entity", "AnswerArgument": "m.b"}]}]}, {"QuestionId": "Q3", "Parses": [{"AnnotatorComment": {"ParseQuality": "Complete", "QuestionQuality": "Good"}, "Answers": [{"AnswerType": "Entity", "AnswerArgument": "m.a"}]}]}]}"#,
     );
-    let infai = s(t.join("systems/INFAI/ck25_answers.json"));
-    let wse = s(t.join("systems/WSE/ck25_answers.json"));
     let kg = [
-        s(t.join("kg/prod-inst.ttl")),
-        s(t.join("kg/prod-vocab.ttl")),
+        d("text2sparql/kg/prod-inst.ttl"),
+        d("text2sparql/kg/prod-vocab.ttl"),
     ];
-    let cases: Vec<(&str, Vec<String>)> = vec![
+    let v = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let with_kg = |mut args: Vec<String>| {
+        args.push("--kg".into());
+        args.extend(kg.iter().cloned());
+        args
+    };
+    vec![
         (
             "judge",
-            vec![
-                "--gold".into(),
-                demo("gold.json"),
-                "--run".into(),
-                demo("example-system.json"),
-                "--run".into(),
-                demo("sparql-system.json"),
-                "--kg".into(),
-                demo("kg.ttl"),
-                "--confidence".into(),
-            ],
-        ),
-        (
-            "text2sparql",
-            vec![
-                "--gold".into(),
-                yaml.clone(),
-                "--gold-answers".into(),
-                answers.clone(),
-                "--run".into(),
-                infai,
-                "--run".into(),
-                wse,
-                "--profile".into(),
-                "text2sparql".into(),
-                "--kg".into(),
-                kg[0].clone(),
-                kg[1].clone(),
-            ],
+            v(&[
+                "--gold",
+                &demo("gold.json"),
+                "--run",
+                &demo("example-system.json"),
+                "--run",
+                &demo("sparql-system.json"),
+                "--kg",
+                &demo("kg.ttl"),
+                "--confidence",
+            ]),
         ),
         (
             "gerbil",
-            vec![
-                "--gold".into(),
-                demo("gold.json"),
-                "--run".into(),
-                demo("example-system.json"),
-                "--profile".into(),
-                "gerbil".into(),
-                "--experiments".into(),
-                "qa".into(),
-            ],
+            v(&[
+                "--gold",
+                &demo("gold.json"),
+                "--run",
+                &demo("example-system.json"),
+                "--experiments",
+                "qa",
+            ]),
         ),
-    ];
+        (
+            "mqald",
+            v(&[
+                "--gold",
+                &d("mqald/MQALD.json"),
+                "--run",
+                &d("mqald/out/MQALD-test-QAnswer.json"),
+            ]),
+        ),
+        (
+            "text2sparql",
+            with_kg(v(&[
+                "--gold",
+                &d("text2sparql/benchmark/questions_ck25.yml"),
+                "--gold-answers",
+                &d("text2sparql/benchmark/ck25_true_result_set.json"),
+                "--run",
+                &d("text2sparql/systems/INFAI/ck25_answers.json"),
+                "--run",
+                &d("text2sparql/systems/WSE/ck25_answers.json"),
+            ])),
+        ),
+        (
+            "spinach",
+            v(&["--run", &d("wikidata/spinach/qald7-task4-spinach-run.json")]),
+        ),
+        (
+            "mintaka",
+            v(&[
+                "--gold",
+                &mintaka,
+                "--run",
+                &write("mintaka.json", crate::families::MINTAKA_PRED_KG),
+            ]),
+        ),
+        (
+            "mintaka-text",
+            v(&[
+                "--gold",
+                &mintaka,
+                "--run",
+                &write("mintaka-text.json", crate::families::MINTAKA_PRED_TEXT),
+            ]),
+        ),
+        (
+            "kqapro",
+            v(&[
+                "--gold",
+                &kqapro,
+                "--run",
+                &write("pred_all.txt", crate::families::KQAPRO_PREDICTIONS),
+                "--train",
+                &write(
+                    "train.json",
+                    r#"[{"question": "q", "answer": "Paris "}, {"answer": "5"}, {"answer": "100.0 meters"}, {"question": "r", "program": [], "answer": "yes"}, {"answer": null}]"#,
+                ),
+            ]),
+        ),
+        (
+            "webqsp",
+            v(&[
+                "--gold",
+                &webqsp,
+                "--run",
+                &write(
+                    "webqsp-pred.json",
+                    r#"[{"QuestionId":"Q1","Answers":["m.b","m.a"]},{"QuestionId":"Q2","Answers":["m.a","m.c"]},{"QuestionId":"Q3","Answers":[]}]"#,
+                ),
+            ]),
+        ),
+        (
+            "rog",
+            v(&["--run", &t("scripts/dynamic-kgqa/predictions.jsonl")]),
+        ),
+        (
+            "cwq",
+            v(&[
+                "--gold",
+                &d("freebase/tog/cwq-test.json"),
+                "--run",
+                &d("freebase/tog/cwq-test.json"),
+            ]),
+        ),
+        (
+            "tog",
+            v(&[
+                "--gold",
+                &t("scripts/kgqagen/list/test.jsonl"),
+                "--run",
+                &t("scripts/kgqagen/ToG.jsonl"),
+            ]),
+        ),
+        (
+            "grailqa",
+            v(&[
+                "--ontology",
+                &d("freebase/grailqa/ontology"),
+                "--gold",
+                &d("freebase/grailqa/debug_grail.json"),
+                "--run",
+                &d("freebase/grailqa/debug_grail.json"),
+            ]),
+        ),
+        (
+            "kgqagen",
+            v(&[
+                "--gold",
+                &t("scripts/kgqagen/list/test.jsonl"),
+                "--run",
+                &t("scripts/kgqagen/ToG.jsonl"),
+            ]),
+        ),
+        (
+            "gtsqa",
+            v(&["--run", &t("scripts/gtsqa/predictions.jsonl")]),
+        ),
+        (
+            "t2s-metrics",
+            with_kg(v(&["--run", &d("text2sparql/t2s-metrics/ck25/AIFB.jsonl")])),
+        ),
+        (
+            "grasp",
+            with_kg(v(&[
+                "--gold",
+                &d("grasp/ck25/test.jsonl"),
+                "--run",
+                &d("grasp/ck25/outputs/iis-q.jsonl"),
+            ])),
+        ),
+    ]
+}
+
+/// Every profile's report reproduces: the shared data's files (or the
+/// tests' own cases) evaluated, then `reproduce` of the report, which finds
+/// every input, GrailQA's ontology and KQA Pro's training set among them,
+/// by its digest and gets every figure again.
+#[test]
+fn every_profile_s_report_reproduces() {
+    let data = crate::require_data!();
+    let dir = scratch("profiles");
+    let cases = profile_cases(&data, &dir);
+    let named: Vec<&str> = cases.iter().map(|(p, _)| *p).collect();
+    assert_eq!(
+        named,
+        qajudge::eval::Profile::ALL.map(qajudge::eval::Profile::name),
+        "a case per profile, in order"
+    );
     for (profile, args) in &cases {
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let path = report(&dir, &format!("{profile}.json"), &argv);
+        let mut argv: Vec<&str> = vec!["--profile", profile];
+        argv.extend(args.iter().map(String::as_str));
+        let path = report(&dir, &format!("report-{profile}.json"), &argv);
         let (code, said) = reproduce(&path, &[]);
         assert_eq!(code, Some(0), "{profile}: {said}");
         assert!(said.contains("figures, all equal"), "{profile}: {said}");
+        // what the profile read beside the gold and runs is an input too
+        let written: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("report")).expect("json");
+        let roles: Vec<&str> = written["receipt"]["inputs"]
+            .as_array()
+            .expect("inputs")
+            .iter()
+            .filter_map(|i| i["role"].as_str())
+            .collect();
+        match *profile {
+            "grailqa" => assert!(roles.contains(&"ontology"), "{roles:?}"),
+            "kqapro" => assert!(roles.contains(&"train"), "{roles:?}"),
+            _ => {}
+        }
     }
+    // a changed training set is named as such, and nothing is evaluated
+    let kqapro = dir.join("report-kqapro.json");
+    std::fs::write(dir.join("train.json"), r#"[{"answer": "5"}]"#).expect("changed");
+    let (code, said) = reproduce(&kqapro, &[]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("changed: train"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

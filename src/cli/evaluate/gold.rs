@@ -122,23 +122,46 @@ pub(super) fn audited(
     report
 }
 
-/// Reads GrailQA's schema files from `dir` for the `grailqa` profile.
+/// GrailQA's schema files, in the order they are read and digested.
+const ONTOLOGY_FILES: [&str; 3] = ["fb_roles", "fb_types", "reverse_properties"];
+
+/// The bytes of GrailQA's schema files in `dir` ([`ONTOLOGY_FILES`]).
+fn ontology_files(dir: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
+    ONTOLOGY_FILES
+        .iter()
+        .map(|name| crate::cli::input::read(&dir.join(name)))
+        .collect()
+}
+
+/// The total size and digest of GrailQA's schema files in `dir`, as a
+/// report's receipt records them ([`crate::digest::named_parts_sha256`]).
+pub(in crate::cli) fn ontology_digest(dir: &Path) -> anyhow::Result<(u64, String)> {
+    Ok(digest_of_files(&ontology_files(dir)?))
+}
+
+fn digest_of_files(files: &[Vec<u8>]) -> (u64, String) {
+    let bytes = files.iter().map(|f| f.len() as u64).sum();
+    let parts = ONTOLOGY_FILES
+        .iter()
+        .zip(files)
+        .map(|(n, b)| (*n, b.as_slice()));
+    (bytes, crate::digest::named_parts_sha256(parts))
+}
+
+/// Reads GrailQA's schema files from `dir` for the `grailqa` profile, with
+/// their digest for the receipt.
 pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::profiles::Ontology> {
-    let text = |name: &str| -> anyhow::Result<String> {
-        let path = dir.join(name);
-        let bytes = crate::cli::input::read(&path)?;
-        String::from_utf8(bytes).map_err(|_| {
+    let files = ontology_files(dir)?;
+    let mut texts = Vec::with_capacity(files.len());
+    for (name, bytes) in ONTOLOGY_FILES.iter().zip(&files) {
+        texts.push(std::str::from_utf8(bytes).map_err(|_| {
             anyhow::anyhow!(
                 "{}: not UTF-8 text; give GrailQA's ontology files",
-                path.display()
+                dir.join(name).display()
             )
-        })
-    };
-    let ontology = crate::eval::profiles::Ontology::parse(
-        &text("fb_roles")?,
-        &text("fb_types")?,
-        &text("reverse_properties")?,
-    );
+        })?);
+    }
+    let mut ontology = crate::eval::profiles::Ontology::parse(texts[0], texts[1], texts[2]);
     let (relations, types) = ontology.size();
     if relations == 0 || types == 0 {
         bail!(
@@ -146,6 +169,13 @@ pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::p
             dir.display()
         );
     }
+    let (bytes, sha256) = digest_of_files(&files);
+    ontology.source = Some(crate::model::InputDigest {
+        role: "ontology".into(),
+        name: dir.display().to_string(),
+        bytes,
+        sha256,
+    });
     Ok(ontology)
 }
 
@@ -153,8 +183,12 @@ pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::p
 /// `zero-shot` category.
 pub(in crate::cli) fn load_train(path: &Path) -> anyhow::Result<crate::qald::TrainAnswers> {
     let bytes = crate::cli::input::read(path)?;
-    Ok(crate::qald::parse_kqapro_train(
-        &bytes,
-        &path.display().to_string(),
-    )?)
+    let mut train = crate::qald::parse_kqapro_train(&bytes, &path.display().to_string())?;
+    train.source = Some(crate::model::InputDigest {
+        role: "train".into(),
+        name: path.display().to_string(),
+        bytes: bytes.len() as u64,
+        sha256: crate::digest::sha256_hex(&bytes),
+    });
+    Ok(train)
 }

@@ -20,6 +20,10 @@ pub struct Ontology {
     upper: HashMap<String, HashSet<String>>,
     /// Relation → its reverse, from `reverse_properties` (tab-separated).
     reverse: HashMap<String, String>,
+    /// Where its files were read from, their total size and digest, for the
+    /// report's receipt (set by whoever read them; `None` for a schema
+    /// built in memory).
+    pub source: Option<crate::model::InputDigest>,
 }
 
 impl Ontology {
