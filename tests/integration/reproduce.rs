@@ -72,7 +72,7 @@ fn profile_cases(data: &Path, dir: &Path) -> Vec<(&'static str, Vec<String>)> {
         d("text2sparql/kg/prod-inst.ttl"),
         d("text2sparql/kg/prod-vocab.ttl"),
     ];
-    let v = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let v = |args: &[&str]| args.iter().map(ToString::to_string).collect::<Vec<_>>();
     let with_kg = |mut args: Vec<String>| {
         args.push("--kg".into());
         args.extend(kg.iter().cloned());
