@@ -83,6 +83,16 @@ impl LiveArgs {
     }
 }
 
+/// The URL of an endpoint as written ([`crate::live::endpoint_url`]:
+/// `qlever:KG` expanded), or an error naming it.
+pub(super) fn endpoint(given: &str) -> anyhow::Result<String> {
+    crate::live::endpoint_url(given).ok_or_else(|| {
+        anyhow::anyhow!(
+            "endpoint {given:?}: qlever:KG names QLever's endpoint of a knowledge graph by letters, digits, -, _ or . (qlever:wikidata); or give the endpoint's http(s) url"
+        )
+    })
+}
+
 /// The knowledge graph queries are executed on (docs/scoring.md, Executing SPARQL).
 #[derive(Debug, Clone, Args, Default)]
 pub struct KgArgs {
@@ -91,7 +101,9 @@ pub struct KgArgs {
     /// regular files of at most --max-input-mb each.
     #[arg(long = "kg", value_name = "FILE", num_args = 1.., conflicts_with = "endpoint")]
     pub kg: Vec<std::path::PathBuf>,
-    /// A SPARQL 1.1 protocol endpoint to execute queries on instead.
+    /// A SPARQL 1.1 protocol endpoint to execute queries on instead;
+    /// `qlever:KG` is QLever's public endpoint of KG, as GRASP asks it
+    /// (`qlever:wikidata` is https://qlever.cs.uni-freiburg.de/api/wikidata).
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
     /// The time one query may take, in milliseconds.
@@ -127,7 +139,8 @@ impl KgArgs {
     /// Loads the files (with a progress bar on stderr) or names the endpoint;
     /// `None` when neither was given.
     pub fn open(&self) -> anyhow::Result<Option<crate::sparql::KnowledgeGraph>> {
-        if let Some(url) = &self.endpoint {
+        if let Some(given) = &self.endpoint {
+            let url = &endpoint(given)?;
             if crate::live::host_of(url).is_none() {
                 anyhow::bail!("endpoint {url:?} is not an http(s) url; give one like http://localhost:7878/query");
             }

@@ -101,8 +101,11 @@ pub fn report(args: &AuditArgs) -> anyhow::Result<AuditReport> {
     if !args.kg.is_empty() {
         kgs.push(KnowledgeGraph::load(&args.kg, options, &|_, _| {})?);
     }
-    for url in &args.endpoints {
-        kgs.push(KnowledgeGraph::endpoint(url, options));
+    for given in &args.endpoints {
+        kgs.push(KnowledgeGraph::endpoint(
+            &super::args::endpoint(given)?,
+            options,
+        ));
     }
     if let Some(out) = &args.write_gold {
         if kgs.is_empty() {

@@ -62,8 +62,9 @@ pub struct Endpoint {
 }
 
 /// Reads an `--endpoint` value: `wikidata` or `dbpedia` (the public endpoints),
+/// `qlever:wikidata` or `qlever:dbpedia` (QLever's, which GRASP asks),
 /// `wikidata=URL` or `dbpedia=URL` (that vocabulary at another URL), or
-/// `NAME=KIND:URL` (KIND `wikidata` or `dbpedia`).
+/// `NAME=KIND:URL` (KIND `wikidata` or `dbpedia`); a URL may be `qlever:KG`.
 pub fn parse_endpoint(spec: &str) -> Result<Endpoint, FetchError> {
     let bad = |why: &str| FetchError::Endpoint {
         given: spec.to_string(),
@@ -71,6 +72,19 @@ pub fn parse_endpoint(spec: &str) -> Result<Endpoint, FetchError> {
     };
     let spec = spec.trim();
     let Some((name, rest)) = spec.split_once('=') else {
+        // QLever's endpoints, as GRASP names them (`qlever:wikidata`,
+        // `qlever:dbpedia`): the vocabulary is the graph's
+        if let Some(kg) = spec.strip_prefix("qlever:") {
+            let kind = EndpointKind::parse(kg).ok_or_else(|| {
+                bad("QLever's endpoint of a graph other than wikidata or dbpedia needs its vocabulary: NAME=wikidata:qlever:KG or NAME=dbpedia:qlever:KG")
+            })?;
+            return Ok(Endpoint {
+                name: format!("qlever-{}", kg.to_ascii_lowercase()),
+                url: crate::live::endpoint_url(spec)
+                    .ok_or_else(|| bad("not a QLever graph name"))?,
+                kind,
+            });
+        }
         return match EndpointKind::parse(spec) {
             Some(EndpointKind::Wikidata) => Ok(Endpoint {
                 name: "wikidata".into(),
@@ -109,6 +123,8 @@ pub fn parse_endpoint(spec: &str) -> Result<Endpoint, FetchError> {
             (kind, url.trim())
         }
     };
+    let url = &crate::live::endpoint_url(url)
+        .ok_or_else(|| bad("qlever:KG needs a graph name of letters, digits, `-`, `_` or `.`"))?;
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) || url.len() <= 8 {
         return Err(bad("the URL must be an http(s) URL of a SPARQL endpoint"));
@@ -432,11 +448,25 @@ mod tests {
             (e.url.as_str(), e.kind),
             ("http://h/sparql", EndpointKind::Wikidata)
         );
+        // QLever's endpoints, as GRASP asks them
+        let e = parse_endpoint("qlever:wikidata").expect("qlever");
+        assert_eq!(
+            (e.name.as_str(), e.url.as_str(), e.kind),
+            (
+                "qlever-wikidata",
+                "https://qlever.cs.uni-freiburg.de/api/wikidata",
+                EndpointKind::Wikidata
+            )
+        );
+        let e = parse_endpoint("dblp=dbpedia:qlever:dbpedia").expect("qlever url");
+        assert_eq!(e.url, "https://qlever.cs.uni-freiburg.de/api/dbpedia");
         for bad in [
             "wikidat",
             "mirror=http://h/sparql",
             "wikidata=ftp://x/y",
             "a b=wikidata:http://h/",
+            "qlever:freebase",
+            "wikidata=qlever:",
         ] {
             let err = parse_endpoint(bad).expect_err(bad).to_string();
             assert!(err.contains(bad), "{err}");

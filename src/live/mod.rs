@@ -34,7 +34,7 @@ pub use endpoint::{
 };
 pub use options::{protocol_for, LiveOptions, Protocol, LOOPBACK};
 use target::Target;
-pub use target::{host_of, system_name};
+pub use target::{endpoint_url, host_of, system_name, QLEVER_API};
 
 /// A system that cannot be asked at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -18,6 +18,29 @@ use url::{Host, Url};
 
 use super::LiveError;
 
+/// The QLever API that GRASP's agents ask (its `get_endpoint(kg)`:
+/// `QLEVER_API/kg`).
+pub const QLEVER_API: &str = "https://qlever.cs.uni-freiburg.de/api";
+
+/// An endpoint as written: `qlever:KG` is QLever's public endpoint of the
+/// knowledge graph KG (`https://qlever.cs.uni-freiburg.de/api/KG`, the one
+/// GRASP asks: `qlever:wikidata`, `qlever:freebase`, `qlever:dbpedia`,
+/// `qlever:dblp`, …); anything else is as given. `None` when KG is empty or
+/// holds a character other than a letter, digit, `-`, `_` or `.`.
+pub fn endpoint_url(given: &str) -> Option<String> {
+    let given = given.trim();
+    match given.strip_prefix("qlever:") {
+        Some(kg) => {
+            let ok = !kg.is_empty()
+                && kg
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+            ok.then(|| format!("{QLEVER_API}/{kg}"))
+        }
+        None => Some(given.to_string()),
+    }
+}
+
 /// A system URL that passed the checks: what is called, and where.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -314,6 +337,22 @@ pub fn check(text: &str, allowed: Option<&[String]>) -> Result<Target, LiveError
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn qlever_names_are_grasps_endpoints() {
+        assert_eq!(
+            endpoint_url("qlever:wikidata").as_deref(),
+            Some("https://qlever.cs.uni-freiburg.de/api/wikidata")
+        );
+        assert_eq!(
+            endpoint_url(" http://127.0.0.1:7878/query ").as_deref(),
+            Some("http://127.0.0.1:7878/query")
+        );
+        assert_eq!(endpoint_url("qlever:"), None);
+        assert_eq!(endpoint_url("qlever:../admin"), None);
+        assert_eq!(endpoint_url("qlever:a/b"), None);
+    }
+
     use super::*;
 
     #[test]

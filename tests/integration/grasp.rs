@@ -330,3 +330,61 @@ fn the_grasp_profile_without_a_graph_is_an_error_naming_what_to_give() {
     );
     assert!(o.stdout.is_empty());
 }
+
+/// GRASP's agents ask QLever over the SPARQL protocol; this machine cannot
+/// reach it, so an oxigraph server on loopback holding the CK25 graph stands
+/// for it: `--endpoint URL` scores an output as the embedded store does on
+/// every question whose gold query runs on both stores.
+#[test]
+fn an_output_scores_with_an_endpoint_as_with_the_graph_s_files() {
+    let data = require_data!();
+    let Some(bin) = crate::endpoint::venv_program("venv-oxigraph/bin/oxigraph") else {
+        return;
+    };
+    let server = crate::endpoint::start(&bin, &kg(&data));
+    let run = data.join("grasp/ck25/outputs/gpt-41.search_extended_with_feedback.jsonl");
+    let with_files = evaluate(&data, std::slice::from_ref(&run));
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args([
+            "evaluate",
+            "--profile",
+            "grasp",
+            "--format",
+            "json",
+            "--gold",
+        ])
+        .arg(data.join("grasp/ck25/test.jsonl"))
+        .arg("--run")
+        .arg(&run)
+        .args(["--endpoint", &server.url])
+        .output()
+        .expect("qajudge runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let with_endpoint: Value = serde_json::from_slice(&o.stdout).expect("a json report");
+    assert_eq!(
+        with_endpoint["knowledge_graph"]["endpoint"],
+        server.url.as_str()
+    );
+    let questions = |r: &Value| r["runs"][0]["experiments"]["qa"]["questions"].clone();
+    let (a, b) = (questions(&with_files), questions(&with_endpoint));
+    let mut compared = 0;
+    for (x, y) in a
+        .as_array()
+        .expect("questions")
+        .iter()
+        .zip(b.as_array().expect("questions"))
+    {
+        assert_eq!(x["id"], y["id"]);
+        // the xsd:int casts of two gold queries run on the embedded store
+        // only (as on Virtuoso): those questions are invalid evaluations there
+        let ran = |q: &Value| q["gold_execution"]["status"] == "ok";
+        if !(ran(x) && ran(y)) {
+            assert!(y["official"].get("invalid_evaluation").is_some(), "{y}");
+            continue;
+        }
+        compared += 1;
+        assert_eq!(x["official"]["f1"], y["official"]["f1"], "{}", x["id"]);
+        assert_eq!(x["official"]["size"], y["official"]["size"], "{}", x["id"]);
+    }
+    assert!(compared >= 45, "{compared}");
+}
