@@ -131,7 +131,7 @@ pub fn parse_endpoint(spec: &str) -> Result<Endpoint, FetchError> {
     }
     Ok(Endpoint {
         name: name.to_string(),
-        url: url.to_string(),
+        url: url.clone(),
         kind,
     })
 }
