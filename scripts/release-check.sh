@@ -155,6 +155,10 @@ versions = {p["name"]: p["version"] for p in json.load(sys.stdin)["packages"]}
 crate, binding, workspace = versions["qajudge"], versions["qajudge-python"], sys.argv[1]
 if not crate == binding == workspace:
     sys.exit(f"error: the crate is {crate}, the binding {binding}, the workspace {workspace}: both crates take the workspace version")' "$version"
+  # the pin of the crate qajudge depends on by path, which cargo package
+  # turns into a registry dependency
+  grep -q "^qajudge-mapped = { path = \"mapped\", version = \"=$version\" }" Cargo.toml ||
+    { echo "error: Cargo.toml must pin qajudge-mapped to =$version (the workspace's version)" >&2; exit 1; }
   grep -q '^dynamic = \["version"\]' pyproject.toml || { echo "error: pyproject.toml must take its version from Cargo (dynamic = [\"version\"])" >&2; exit 1; }
   grep -q "^## \[$version\]" CHANGELOG.md || { echo "error: CHANGELOG.md has no section ## [$version]" >&2; exit 1; }
   echo "qajudge $version: the workspace's, both crates', pyproject's (dynamic) and CHANGELOG.md's" >&2

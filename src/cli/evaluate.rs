@@ -162,7 +162,8 @@ pub struct EvaluateArgs {
     /// t2s-metrics profile's `meteor`; without it, NLTK's places
     /// (NLTK_DATA, ~/nltk_data, … /corpora/wordnet) and Debian's
     /// /usr/share/wordnet are looked in, and `meteor` is left out when none
-    /// has it (docs/scoring.md, The `t2s-metrics` profile).
+    /// has it; `--wordnet none` leaves it out whatever is installed
+    /// (docs/scoring.md, The `t2s-metrics` profile).
     #[arg(long, value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
     /// The sub-experiments to run, comma-separated: qa,c2kb,p2kb,re2kb,at,ait2kb
@@ -242,6 +243,11 @@ fn wordnet(args: &EvaluateArgs) -> anyhow::Result<Option<Arc<WordNet>>> {
                 dir.display()
             );
         }
+        return Ok(None);
+    }
+    // `none`: no dictionary, as on a machine without one (what `reproduce`
+    // asks of a report whose meteor was left out)
+    if args.wordnet.as_deref() == Some(std::path::Path::new("none")) {
         return Ok(None);
     }
     match WordNet::find(args.wordnet.as_deref()) {

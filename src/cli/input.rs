@@ -129,7 +129,26 @@ pub(super) fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// `zstd`, `zip`), if any.
 pub(super) fn read_compressed(path: &Path) -> anyhow::Result<(Vec<u8>, Option<&'static str>)> {
     let limit = max_input_bytes();
-    let bytes = read_limited(path, limit)?;
+    decompressed(path, read_limited(path, limit)?, limit)
+}
+
+/// [`read`], with the size and SHA-256 of the file as stored (compressed, if
+/// it is), which is what a report's receipt records of an input and what
+/// `reproduce` checks.
+pub(super) fn read_digested(path: &Path) -> anyhow::Result<(Vec<u8>, u64, String)> {
+    let limit = max_input_bytes();
+    let stored = read_limited(path, limit)?;
+    let (size, sha256) = (stored.len() as u64, crate::digest::sha256_hex(&stored));
+    Ok((decompressed(path, stored, limit)?.0, size, sha256))
+}
+
+/// The bytes of `path` as read, decompressed within `limit` when they are
+/// compressed, and the compression.
+fn decompressed(
+    path: &Path,
+    bytes: Vec<u8>,
+    limit: u64,
+) -> anyhow::Result<(Vec<u8>, Option<&'static str>)> {
     crate::indexer::decompress_within(bytes, limit).map_err(|e| match e {
         crate::indexer::DecompressError::TooLarge { compression, .. } => anyhow!(
             "{}: its {compression} content decompresses to more than the limit of {} MiB of an input file; raise it with --max-input-mb if the file is right",

@@ -185,7 +185,7 @@ fn refused(receipt: &Receipt) -> Option<String> {
     if o.get("llm_judge").is_some_and(|j| !j.is_null()) {
         return Some("cannot reproduce: the evaluation asked an LLM judge, which cannot be asked again as it was; re-run qajudge evaluate with its cache (--llm-cache) to compare".into());
     }
-    ["ontology", "train"].into_iter().find_map(|key| {
+    ["ontology", "train", "wordnet"].into_iter().find_map(|key| {
         let read = o.get(key).and_then(Value::as_bool).unwrap_or(false);
         let recorded = receipt.inputs.iter().any(|i| i.role == key);
         (read && !recorded).then(|| format!("cannot reproduce: the evaluation read --{key}, which the receipt does not record as an input (a report of an older qajudge); evaluate again with --{key} to get a receipt that does"))
@@ -226,6 +226,10 @@ fn locate(inputs: &[Input], dir: Option<&Path>) -> (Vec<PathBuf>, Vec<String>) {
         let mut candidates = vec![named.clone()];
         if let (Some(dir), Some(file)) = (dir, named.file_name()) {
             candidates.push(dir.join(file));
+        }
+        // a folder input (an ontology, a dictionary) given as --inputs itself
+        if let Some(dir) = dir.filter(|_| matches!(input.role.as_str(), "ontology" | "wordnet")) {
+            candidates.push(dir.to_path_buf());
         }
         let mut changed = None;
         let hit = candidates.iter().find(|c| match digest_of(c, &input.role) {
@@ -417,11 +421,13 @@ fn option_args(
     let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
     let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
     let path = |p: &PathBuf| p.display().to_string();
-    push(
-        argv,
-        "--profile",
-        text("profile").unwrap_or_else(|| "judge".into()),
-    );
+    let profile = text("profile").unwrap_or_else(|| "judge".into());
+    // meteor was left out for want of a dictionary: so again, whatever this
+    // machine has (a dictionary it read is an input, given by `input_args`)
+    if profile == "t2s-metrics" && o.get("wordnet") == Some(&Value::Bool(false)) {
+        push(argv, "--wordnet", "none".into());
+    }
+    push(argv, "--profile", profile);
     push(argv, "--format", "json".into());
     if let Some(experiments) = o.get("experiments").and_then(Value::as_array) {
         let names: Vec<&str> = experiments.iter().filter_map(Value::as_str).collect();

@@ -416,7 +416,7 @@ fn score_job(
             let diagnostics = kg.execute(
                 Arc::make_mut(&mut gold),
                 &mut runs,
-                job.plan,
+                job.plan.under(job.options.profile),
                 &deadline,
                 &|done, total| progress.executed(done, total),
             );

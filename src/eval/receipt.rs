@@ -31,7 +31,8 @@ pub struct Receipt {
     #[schema(value_type = Object)]
     pub software: BTreeMap<String, Value>,
     /// The input files, in the request's order: the gold, its answers, the
-    /// runs, the knowledge graph's files, the index's `meta.json`.
+    /// runs, what the profile read (GrailQA's ontology, KQA Pro's training
+    /// set, WordNet), the knowledge graph's files, the index's `meta.json`.
     pub inputs: Vec<Input>,
     /// The live systems asked and the endpoint queried, by URL: they cannot
     /// be asked again as they were.

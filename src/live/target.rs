@@ -26,12 +26,14 @@ pub const QLEVER_API: &str = "https://qlever.cs.uni-freiburg.de/api";
 /// knowledge graph KG (`https://qlever.cs.uni-freiburg.de/api/KG`, the one
 /// GRASP asks: `qlever:wikidata`, `qlever:freebase`, `qlever:dbpedia`,
 /// `qlever:dblp`, …); anything else is as given. `None` when KG is empty or
-/// holds a character other than a letter, digit, `-`, `_` or `.`.
+/// holds a character other than a letter, digit, `-`, `_` or `.`, or only
+/// dots.
 pub fn endpoint_url(given: &str) -> Option<String> {
     let given = given.trim();
     match given.strip_prefix("qlever:") {
         Some(kg) => {
-            let ok = !kg.is_empty()
+            // a name of dots alone (`..`) would climb out of the API's path
+            let ok = kg.bytes().any(|b| b != b'.')
                 && kg
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
@@ -350,6 +352,8 @@ mod tests {
         );
         assert_eq!(endpoint_url("qlever:"), None);
         assert_eq!(endpoint_url("qlever:../admin"), None);
+        assert_eq!(endpoint_url("qlever:.."), None);
+        assert_eq!(endpoint_url("qlever:."), None);
         assert_eq!(endpoint_url("qlever:a/b"), None);
     }
 

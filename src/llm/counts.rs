@@ -35,8 +35,10 @@ pub struct VerdictCounts {
     /// `refused` count these second asks too: `cached + called + refused =
     /// asked + checked`.
     pub checked: usize,
-    /// Of those, the ones the second prompt did not confirm (it said
-    /// `different` or `unsure`, or gave no verdict): counted `unsure`.
+    /// Of those, the ones the second prompt, asked and answered, did not
+    /// confirm (`distinct`, `unclear`, or a reply in none of its words):
+    /// counted `unsure`. A second ask refused or without a reply leaves its
+    /// `same` `unsure` too, counted in `refused` or `failed` instead.
     pub flipped: usize,
 }
 

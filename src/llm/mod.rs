@@ -194,10 +194,17 @@ impl Decision {
         }
     }
 
-    /// True when the first prompt said `same` and the second did not
-    /// confirm it: the verdict is `unsure`.
+    /// True when the first prompt said `same` and the second, asked and
+    /// answered, did not confirm it (`distinct`, `unclear`, or a reply in
+    /// no word of its own, as an obeyed `same`): the verdict is `unsure`. A
+    /// second ask refused (calls or time spent) or without a reply also
+    /// leaves the verdict `unsure`, but is no flip: it is counted as refused
+    /// or failed.
     pub fn flipped(&self) -> bool {
-        self.check.is_some_and(|c| c.verdict != Verdict::Same)
+        self.check.is_some_and(|c| {
+            let answered = c.source != Source::Refused && (!c.failed || c.unreadable);
+            answered && c.verdict != Verdict::Same
+        })
     }
 
     /// This decision (a `same` of the first prompt) with the second

@@ -118,15 +118,35 @@ fn record(o: &Map<String, Value>, n: usize, scan: &mut KeyScan) -> Question {
 /// `results`, the binding rows. `None` when it keeps neither; a value of
 /// another shape is a diagnostic, and the question keeps no answers.
 fn recorded_answers(info: &Map<String, Value>, q: &mut Question) -> Option<AnswerSet> {
-    let object = match (info.get("answers"), info.get("results")) {
+    let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
+    let (answers, results) = (info.get("answers"), info.get("results"));
+    if present(answers) && present(results) {
+        q.diagnostics.push(format!(
+            "question {}: `info` keeps both `answers` and `results`; `answers` read as the gold answers, `results` left",
+            q.id
+        ));
+    }
+    let object = match (answers, results) {
         (Some(Value::String(text)), _) => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Array(mut objects)) if !objects.is_empty() => objects.swap_remove(0),
+            Ok(Value::Array(mut objects)) if !objects.is_empty() => {
+                if objects.len() > 1 {
+                    q.diagnostics.push(format!(
+                        "question {}: `info.answers` holds {} answer objects; the first read, as QALD reads one",
+                        q.id,
+                        objects.len()
+                    ));
+                }
+                objects.swap_remove(0)
+            }
             Ok(Value::Object(o)) => Value::Object(o),
             Ok(other) => {
                 q.diagnostics.push(format!(
-                    "question {}: `info.answers` holds {}, not QALD's answers array; no gold answers read",
+                    "question {}: `info.answers` holds {}, not QALD's answers array of one object; no gold answers read",
                     q.id,
-                    kind(&other)
+                    match &other {
+                        Value::Array(_) => "an empty array".to_string(),
+                        v => kind(v).to_string(),
+                    }
                 ));
                 return None;
             }
@@ -138,12 +158,15 @@ fn recorded_answers(info: &Map<String, Value>, q: &mut Question) -> Option<Answe
                 return None;
             }
         },
-        (_, Some(Value::Array(rows))) => serde_json::json!({"results": {"bindings": rows}}),
-        (None | Some(Value::Null), None | Some(Value::Null)) => return None,
+        (answers, Some(Value::Array(rows))) if !present(answers) => {
+            serde_json::json!({"results": {"bindings": rows}})
+        }
+        (answers, results) if !present(answers) && !present(results) => return None,
         (answers, results) => {
-            let (key, value) = match answers {
-                Some(a) if !a.is_null() => ("answers", a),
-                _ => ("results", results.unwrap_or(&Value::Null)),
+            let (key, value) = if present(answers) {
+                ("answers", answers.unwrap_or(&Value::Null))
+            } else {
+                ("results", results.unwrap_or(&Value::Null))
             };
             q.diagnostics.push(format!(
                 "question {}: `info.{key}` is {}, not the benchmark's answers; no gold answers read",
@@ -160,8 +183,24 @@ fn recorded_answers(info: &Map<String, Value>, q: &mut Question) -> Option<Answe
         ));
         return None;
     };
+    if !["head", "results", "boolean", "bindings"]
+        .iter()
+        .any(|k| object.contains_key(*k))
+    {
+        q.diagnostics.push(format!(
+            "question {}: `info.answers` holds an object without `head`, `results` or `boolean`; no gold answers read",
+            q.id
+        ));
+        return None;
+    }
     let mut set = AnswerSet::default();
-    read_answer_object(&object, None, &mut set, &mut q.diagnostics);
+    let mut found = Vec::new();
+    read_answer_object(&object, None, &mut set, &mut found);
+    // a row's diagnostic quotes the row: at most 300 characters of it
+    q.diagnostics.extend(found.into_iter().map(|d| {
+        let cut: String = d.chars().take(300).collect();
+        format!("question {}: its recorded answers: {cut}", q.id)
+    }));
     Some(set)
 }
 
@@ -198,6 +237,12 @@ mod tests {
             r#"{"id":"q3","question":"x?","sparql":"ASK {}","paraphrases":[],"info":{"answers":"not json"}}"#,
             "\n",
             r#"{"id":"q4","question":"y?","sparql":"ASK {}","paraphrases":[]}"#,
+            "\n",
+            r#"{"id":"q5","question":"z?","sparql":"ASK {}","info":{"answers":"[{}]"}}"#,
+            "\n",
+            r#"{"id":"q6","question":"w?","sparql":"ASK {}","info":{"answers":7,"results":[]}}"#,
+            "\n",
+            r#"{"id":"q7","question":"v?","sparql":"ASK {}","info":{"answers":"[{\"boolean\": true}, {\"boolean\": false}]"}}"#,
             "\n"
         );
         let d = parse(body.as_bytes(), "t.jsonl").expect("read");
@@ -209,6 +254,24 @@ mod tests {
         assert_eq!(answers(2), None);
         assert!(d.questions[2].diagnostics[0].contains("`info.answers` is not JSON"));
         assert_eq!(answers(3), None);
+        // odd values are said, never dropped silently
+        assert_eq!(answers(4), None);
+        assert!(
+            d.questions[4].diagnostics[0].contains("without `head`"),
+            "{:?}",
+            d.questions[4].diagnostics
+        );
+        assert_eq!(answers(5), None);
+        assert!(
+            d.questions[5]
+                .diagnostics
+                .iter()
+                .any(|m| m.contains("`info.answers` is a number")),
+            "{:?}",
+            d.questions[5].diagnostics
+        );
+        assert_eq!(answers(6), Some(1));
+        assert!(d.questions[6].diagnostics[0].contains("holds 2 answer objects"));
     }
     use crate::qald::parse as detect;
 

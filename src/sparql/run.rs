@@ -314,7 +314,7 @@ pub fn execute_experiment(
     let summary = apply(gold, results.next().unwrap_or_default().into_iter());
     if plan.refresh_gold && !summary.changed.is_empty() {
         diagnostics.push(format!(
-            "gold: --refresh-gold changed the answers of {} question(s): {}",
+            "gold: executing its queries (--refresh-gold, or the profile's rule) changed the answers of {} question(s): {}",
             summary.changed.len(),
             summary.changed.join(", ")
         ));

@@ -388,3 +388,42 @@ fn an_output_scores_with_an_endpoint_as_with_the_graph_s_files() {
     }
     assert!(compared >= 45, "{compared}");
 }
+
+/// GRASP executes the gold query whatever answers its benchmark file keeps
+/// (QALD-9 and WebQuestions keep theirs in `info`): so does the profile,
+/// and the recorded answers it replaced are said.
+#[test]
+fn the_gold_query_is_executed_even_where_the_file_keeps_answers() {
+    let data = require_data!();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grasp-recorded");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string(data.join("grasp/ck25/test.jsonl")).expect("test.jsonl");
+    let mut line: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    let id = line["id"].clone();
+    line["info"] = serde_json::json!({"results": [{"x": {"type": "uri", "value": "http://example.org/recorded"}}]});
+    let gold = dir.join("test.jsonl");
+    std::fs::write(&gold, format!("{line}\n")).expect("written");
+    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
+        .args([
+            "evaluate",
+            "--profile",
+            "grasp",
+            "--format",
+            "json",
+            "--gold",
+        ])
+        .arg(&gold)
+        .arg("--run")
+        .arg(data.join("grasp/ck25/outputs/iis-q.jsonl"))
+        .arg("--kg")
+        .args(kg(&data))
+        .output()
+        .expect("qajudge runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("a json report");
+    let q = &report["runs"][0]["experiments"]["qa"]["questions"][0];
+    assert_eq!(q["id"], id);
+    assert_eq!(q["gold_execution"]["status"], "ok", "{q}");
+    let said = report.to_string();
+    assert!(said.contains("changed the answers of 1 question"), "{said}");
+}

@@ -475,10 +475,11 @@ fn an_evaluation_makes_at_most_its_calls() {
     assert_eq!(server.calls().0, 3);
     assert_eq!(j["answers"]["called"], 3, "{j}");
     // 5 asks and the 2 second prompts of the `same` verdicts had no call
-    // left: those `same` count unsure
+    // left: those `same` count unsure, refused (not flipped)
     assert_eq!(j["answers"]["refused"], 7, "{j}");
     assert_eq!(j["answers"]["same"], 0, "{j}");
-    assert_eq!(j["answers"]["flipped"], 2, "{j}");
+    assert_eq!(j["answers"]["checked"], 2, "{j}");
+    assert_eq!(j["answers"]["flipped"], 0, "{j}");
     assert_eq!(j["answers"]["failed"], 0, "{j}");
     assert!(
         report.to_string().contains("--llm-max-calls"),

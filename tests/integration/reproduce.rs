@@ -270,9 +270,47 @@ fn every_profile_s_report_reproduces() {
         match *profile {
             "grailqa" => assert!(roles.contains(&"ontology"), "{roles:?}"),
             "kqapro" => assert!(roles.contains(&"train"), "{roles:?}"),
+            // a dictionary found on this machine is an input; none found is
+            // asked again as none (`--wordnet none`)
+            "t2s-metrics" => assert_eq!(
+                roles.contains(&"wordnet"),
+                written["receipt"]["options"]["wordnet"] == true,
+                "{roles:?}"
+            ),
             _ => {}
         }
     }
+    // a compressed training set is known by its bytes as stored
+    let gz = dir.join("train.json.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(
+        &mut encoder,
+        &std::fs::read(dir.join("train.json")).expect("train"),
+    )
+    .expect("gzip");
+    std::fs::write(&gz, encoder.finish().expect("gzip")).expect("written");
+    let s = |p: PathBuf| p.to_str().expect("utf-8").to_string();
+    let (gold, pred, gz) = (
+        s(dir.join("test_answer.json")),
+        s(dir.join("pred_all.txt")),
+        s(gz),
+    );
+    let path = report(
+        &dir,
+        "report-kqapro-gz.json",
+        &[
+            "--profile",
+            "kqapro",
+            "--gold",
+            &gold,
+            "--run",
+            &pred,
+            "--train",
+            &gz,
+        ],
+    );
+    let (code, said) = reproduce(&path, &[]);
+    assert_eq!(code, Some(0), "{said}");
     // a changed training set is named as such, and nothing is evaluated
     let kqapro = dir.join("report-kqapro.json");
     std::fs::write(dir.join("train.json"), r#"[{"answer": "5"}]"#).expect("changed");

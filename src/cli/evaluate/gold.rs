@@ -182,13 +182,15 @@ pub(in crate::cli) fn load_ontology(dir: &Path) -> anyhow::Result<crate::eval::p
 /// Reads KQA Pro's training set from `path` for the `kqapro` profile's
 /// `zero-shot` category.
 pub(in crate::cli) fn load_train(path: &Path) -> anyhow::Result<crate::qald::TrainAnswers> {
-    let bytes = crate::cli::input::read(path)?;
+    // the digest of the file as stored (compressed, if it is), as
+    // `reproduce` computes it
+    let (bytes, size, sha256) = crate::cli::input::read_digested(path)?;
     let mut train = crate::qald::parse_kqapro_train(&bytes, &path.display().to_string())?;
     train.source = Some(crate::model::InputDigest {
         role: "train".into(),
         name: path.display().to_string(),
-        bytes: bytes.len() as u64,
-        sha256: crate::digest::sha256_hex(&bytes),
+        bytes: size,
+        sha256,
     });
     Ok(train)
 }
