@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 use super::lsap::linear_sum_assignment;
 use super::official::flagged;
+use super::overlap::{common, Counted, Values};
 use super::qa_only::QaOnly;
 use super::spinach::MAX_PAIRING_STEPS;
 use super::{Official, Resources};
@@ -133,15 +134,6 @@ fn exact_f1_score(pred: &[Answer], target: &[Answer]) -> f64 {
     2.0 * prec * rec / (prec + rec)
 }
 
-/// A row's values counted (`Counter(row)`), with their number.
-fn counted(row: &Answer) -> (HashMap<&Term, usize>, usize) {
-    let mut c = HashMap::new();
-    for t in &row.terms {
-        *c.entry(t).or_default() += 1;
-    }
-    (c, row.terms.len())
-}
-
 /// `assignment_f1_score`: `scores[i][j]` = |pred_i ∩ target_j| /
 /// max(1, |target_j|) in float32, pairs by `linear_sum_assignment(maximize=True)`
 /// (on the matrix as float64, as SciPy converts it), then NumPy 1.x's
@@ -149,7 +141,12 @@ fn counted(row: &Answer) -> (HashMap<&Term, usize>, usize) {
 fn assignment_f1_score(pred: &[Answer], target: &[Answer]) -> Option<f64> {
     let (np, nt) = (pred.len(), target.len());
     let (short, long) = (np.min(nt), np.max(nt));
-    let targets: Vec<(HashMap<&Term, usize>, usize)> = target.iter().map(counted).collect();
+    // each row's values counted (`Counter(row)`), with their number
+    let mut numbered = Values::new();
+    let targets: Vec<(Counted, usize)> = target
+        .iter()
+        .map(|row| numbered.count(row.terms.iter()))
+        .collect();
     let values: usize = targets.iter().map(|(c, _)| c.len()).sum();
     if short.saturating_mul(short).saturating_mul(long) > MAX_PAIRING_STEPS
         || np.saturating_mul(values.max(nt)) > MAX_PAIRING_STEPS
@@ -158,14 +155,10 @@ fn assignment_f1_score(pred: &[Answer], target: &[Answer]) -> Option<f64> {
     }
     let mut scores: Vec<f32> = Vec::with_capacity(np * nt);
     for row in pred {
-        let (p, _) = counted(row);
+        let (p, _) = numbered.count(row.terms.iter());
         scores.extend(targets.iter().map(|(t, total)| {
-            let common: usize = t
-                .iter()
-                .map(|(v, n)| (*n).min(p.get(v).copied().unwrap_or(0)))
-                .sum();
             // Python's int / int, stored into a float32 matrix
-            (common as f64 / (*total).max(1) as f64) as f32
+            (common(&p, t) as f64 / (*total).max(1) as f64) as f32
         }));
     }
     let cost: Vec<f64> = scores.iter().map(|s| f64::from(*s)).collect();

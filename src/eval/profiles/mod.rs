@@ -38,6 +38,7 @@ mod lsap;
 mod mintaka;
 mod mqald;
 mod official;
+mod overlap;
 mod python;
 mod qa_only;
 mod rog;

@@ -9,10 +9,10 @@
 //! literal with its language and datatype), no index.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::lsap::{linear_sum_assignment, numpy_sum};
 use super::official::flagged;
+use super::overlap::{common, Counted, Values};
 use super::qa_only::QaOnly;
 use super::{Official, Resources};
 use crate::eval::report::Figures;
@@ -211,35 +211,29 @@ fn tuple(set: &AnswerSet) -> Tuple<'_> {
 }
 
 /// A row's cells counted, as `Counter` counts them.
-type Counts<'a> = HashMap<&'a str, usize>;
-
 /// A gold row's cells that count (its `…Label` and `…Description` columns
 /// left out), counted, with their number.
-fn gold_counts<'a>(row: &'a [(Option<&str>, Cow<'_, str>)]) -> (Counts<'a>, usize) {
-    let mut counts = Counts::new();
-    let mut total = 0;
-    for (var, k) in row {
-        if var.is_some_and(|v| v.ends_with("Label") || v.ends_with("Description")) {
-            continue;
-        }
-        *counts.entry(k.as_ref()).or_default() += 1;
-        total += 1;
-    }
-    (counts, total)
+fn gold_counts<'a>(
+    values: &mut Values<&'a str>,
+    row: &'a [(Option<&str>, Cow<'_, str>)],
+) -> (Counted, usize) {
+    values.count(
+        row.iter()
+            .filter(|(var, _)| {
+                !var.is_some_and(|v| v.ends_with("Label") || v.ends_with("Description"))
+            })
+            .map(|(_, k)| k.as_ref()),
+    )
 }
 
 /// `_compute_match_ratio`: the share of a gold row's counted cells found in
 /// the predicted row, as multisets; 0 for a gold row with none.
-fn match_ratio(predicted: &Counts<'_>, gold: &(Counts<'_>, usize)) -> f64 {
+fn match_ratio(predicted: &Counted, gold: &(Counted, usize)) -> f64 {
     let (wanted, total) = gold;
     if *total == 0 {
         return 0.0;
     }
-    let overlap: usize = wanted
-        .iter()
-        .map(|(k, n)| (*n).min(predicted.get(k).copied().unwrap_or(0)))
-        .sum();
-    overlap as f64 / *total as f64
+    common(predicted, wanted) as f64 / *total as f64
 }
 
 /// `eval.f1` with maximal matching, or `None` past [`MAX_CELLS`] or
@@ -261,17 +255,15 @@ pub fn row_major_f1(predicted: Option<&AnswerSet>, gold: Option<&AnswerSet>) -> 
     {
         return None;
     }
-    let gold_rows: Vec<(Counts<'_>, usize)> = g.iter().map(|r| gold_counts(r)).collect();
+    let mut values = Values::new();
+    let gold_rows: Vec<(Counted, usize)> = g.iter().map(|r| gold_counts(&mut values, r)).collect();
     let gold_values: usize = gold_rows.iter().map(|(c, _)| c.len()).sum();
     if p.len().saturating_mul(gold_values) > MAX_PAIRING_STEPS {
         return None;
     }
     let mut cost = Vec::with_capacity(p.len() * g.len());
     for pr in &p {
-        let mut counts = Counts::new();
-        for (_, k) in pr {
-            *counts.entry(k.as_ref()).or_default() += 1;
-        }
+        let (counts, _) = values.count(pr.iter().map(|(_, k)| k.as_ref()));
         cost.extend(gold_rows.iter().map(|gr| match_ratio(&counts, gr)));
     }
     let pairs = linear_sum_assignment(p.len(), g.len(), &cost, true);
