@@ -109,8 +109,12 @@ pub fn with_resources(
             "profile \"grailqa\" compares logical forms with GrailQA's Freebase schema: score against a registered benchmark the server was started with --benchmark-ontology NAME=DIR for, or use the command line (qajudge evaluate --profile grailqa --ontology DIR)",
         ));
     }
+    // each resource to the profile that reads it: a benchmark registered
+    // with its ontology is still scored by every other profile
     Ok(Options {
-        ontology: resources.ontology,
+        ontology: resources
+            .ontology
+            .filter(|_| options.profile == Profile::Grailqa),
         train: resources
             .train
             .filter(|_| options.profile == Profile::Kqapro),

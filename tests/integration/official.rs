@@ -538,6 +538,12 @@ fn the_server_scores_grailqa_with_a_registered_schema() {
     assert_eq!(status, 200, "{report}");
     assert_eq!(official(&report), official(&cli));
     assert_eq!(official(&report)["em"].as_f64(), Some(0.5));
+    // the registered schema is GrailQA's profile's: another profile scores
+    // the same benchmark without it (it was refused as an ontology given
+    // elsewhere)
+    let judged = serde_json::json!({"gold": "grail", "runs": [{"name": "pred", "text": run_text}]});
+    let (status, report) = post_json(&s, "/api/v1/evaluate", &judged.to_string());
+    assert_eq!(status, 200, "{report}");
     let inline = serde_json::json!({"gold": {"text": std::fs::read_to_string(&gold).expect("gold")}, "profile": "grailqa", "runs": [{"text": run_text}]});
     let (status, e) = post_json(&s, "/api/v1/evaluate", &inline.to_string());
     assert_error(status, &e, 400, "bad_parameter");
