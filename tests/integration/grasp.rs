@@ -143,6 +143,15 @@ fn grasp_executions_dump() {
 
 /// `qajudge evaluate --profile grasp` of the five outputs on the CK25 graph.
 fn evaluate(data: &Path, runs: &[PathBuf]) -> Value {
+    let mut graph = vec!["--kg".into()];
+    graph.extend(kg(data).map(PathBuf::into_os_string));
+    evaluate_on(&data.join("grasp/ck25/test.jsonl"), runs, &graph)
+}
+
+/// `qajudge evaluate --profile grasp --format json` of `runs` against
+/// `gold` with the graph's arguments `graph` (`--kg FILES`, `--endpoint
+/// URL`): the report, the exit asserted successful.
+fn evaluate_on(gold: &Path, runs: &[PathBuf], graph: &[std::ffi::OsString]) -> Value {
     let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
         .args([
             "evaluate",
@@ -152,11 +161,10 @@ fn evaluate(data: &Path, runs: &[PathBuf]) -> Value {
             "json",
             "--gold",
         ])
-        .arg(data.join("grasp/ck25/test.jsonl"))
+        .arg(gold)
         .arg("--run")
         .args(runs)
-        .arg("--kg")
-        .args(kg(data))
+        .args(graph)
         .output()
         .expect("qajudge runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -344,23 +352,11 @@ fn an_output_scores_with_an_endpoint_as_with_the_graph_s_files() {
     let server = crate::endpoint::start(&bin, &kg(&data));
     let run = data.join("grasp/ck25/outputs/gpt-41.search_extended_with_feedback.jsonl");
     let with_files = evaluate(&data, std::slice::from_ref(&run));
-    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
-        .args([
-            "evaluate",
-            "--profile",
-            "grasp",
-            "--format",
-            "json",
-            "--gold",
-        ])
-        .arg(data.join("grasp/ck25/test.jsonl"))
-        .arg("--run")
-        .arg(&run)
-        .args(["--endpoint", &server.url])
-        .output()
-        .expect("qajudge runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let with_endpoint: Value = serde_json::from_slice(&o.stdout).expect("a json report");
+    let with_endpoint = evaluate_on(
+        &data.join("grasp/ck25/test.jsonl"),
+        std::slice::from_ref(&run),
+        &["--endpoint".into(), server.url.clone().into()],
+    );
     assert_eq!(
         with_endpoint["knowledge_graph"]["endpoint"],
         server.url.as_str()
@@ -403,24 +399,13 @@ fn the_gold_query_is_executed_even_where_the_file_keeps_answers() {
     line["info"] = serde_json::json!({"results": [{"x": {"type": "uri", "value": "http://example.org/recorded"}}]});
     let gold = dir.join("test.jsonl");
     std::fs::write(&gold, format!("{line}\n")).expect("written");
-    let o = Command::new(env!("CARGO_BIN_EXE_qajudge"))
-        .args([
-            "evaluate",
-            "--profile",
-            "grasp",
-            "--format",
-            "json",
-            "--gold",
-        ])
-        .arg(&gold)
-        .arg("--run")
-        .arg(data.join("grasp/ck25/outputs/iis-q.jsonl"))
-        .arg("--kg")
-        .args(kg(&data))
-        .output()
-        .expect("qajudge runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let report: Value = serde_json::from_slice(&o.stdout).expect("a json report");
+    let mut graph = vec!["--kg".into()];
+    graph.extend(kg(&data).map(PathBuf::into_os_string));
+    let report = evaluate_on(
+        &gold,
+        &[data.join("grasp/ck25/outputs/iis-q.jsonl")],
+        &graph,
+    );
     let q = &report["runs"][0]["experiments"]["qa"]["questions"][0];
     assert_eq!(q["id"], id);
     assert_eq!(q["gold_execution"]["status"], "ok", "{q}");
