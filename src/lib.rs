@@ -6,6 +6,7 @@
 pub mod annotate;
 pub mod audit;
 pub mod cli;
+pub mod clock;
 pub mod digest;
 pub mod eval;
 pub mod fetch;

@@ -18,10 +18,11 @@ use super::args::{parse_experiment, parse_feature, profile_parser, KgArgs, LiveA
 use super::progress::Bars;
 use super::{paper, render};
 use crate::eval::job::{run_job, Env, Executor, Plan, Request, RunSource, CONFIDENCE_RESAMPLES};
+use crate::eval::recorded::Recorded;
 use crate::eval::{Experiment, GoldMarkings, IndexRef, Options, Profile, DEFAULT_MAX_CLASS_SIZE};
 use crate::index::Index;
-use crate::live::{protocol_for, Asking, LiveOptions, Protocol};
-use crate::sparql::Executing;
+use crate::live::{protocol_for, Asking, LiveOptions, Protocol, Replaying};
+use crate::sparql::{Executing, KnowledgeGraph};
 use crate::wordnet::{WordNet, WordNetError};
 use gold::{audited, own_gold, question_ids};
 pub(super) use gold::{load_ontology, load_train, ontology_digest};
@@ -338,6 +339,16 @@ pub fn report(
     report_with(args, read, deadline, &Bars::default())
 }
 
+/// [`report`], its live systems and endpoint answering as `recorded` holds
+/// (`qajudge reproduce`; docs/reproduce.md), or asked when that is `None`.
+pub fn report_replaying(
+    args: &EvaluateArgs,
+    recorded: Option<&Recorded>,
+    deadline: crate::eval::Deadline,
+) -> anyhow::Result<crate::eval::Report> {
+    report_from(args, Vec::new(), deadline, &Bars::default(), recorded)
+}
+
 /// [`report`], telling `progress` of the live systems asked and the queries
 /// executed (a host's progress bar) instead of drawing the terminal's bars.
 pub fn report_with(
@@ -345,6 +356,16 @@ pub fn report_with(
     read: Vec<Option<ReadRun>>,
     deadline: crate::eval::Deadline,
     progress: &dyn crate::eval::job::Progress,
+) -> anyhow::Result<crate::eval::Report> {
+    report_from(args, read, deadline, progress, None)
+}
+
+fn report_from(
+    args: &EvaluateArgs,
+    read: Vec<Option<ReadRun>>,
+    deadline: crate::eval::Deadline,
+    progress: &dyn crate::eval::job::Progress,
+    recorded: Option<&Recorded>,
 ) -> anyhow::Result<crate::eval::Report> {
     if args.names.len() > args.runs.len() + args.systems.len() {
         bail!(
@@ -378,8 +399,12 @@ pub fn report_with(
         None => protocol_for(&gold, args.profile),
     };
     let runs = run_sources(args, loaded, sources, protocol);
-    // a knowledge graph that does not load stops the run before any system is asked
-    let kg = args.kg.open()?;
+    // a knowledge graph that does not load stops the run before any system
+    // is asked; a recorded endpoint answers from its record
+    let kg = match recorded.and_then(|r| r.endpoint.as_ref()) {
+        Some(tape) => Some(KnowledgeGraph::replaying(tape, args.kg.options())),
+        None => args.kg.open()?,
+    };
     let live = LiveOptions {
         lang: args.lang.clone().unwrap_or_else(|| "en".to_string()),
         protocol,
@@ -422,9 +447,15 @@ pub fn report_with(
         kg,
         options: args.kg.options(),
     });
+    let asking = Asking(live);
+    let replaying = recorded.map(|r| Replaying::new(r.systems.clone()));
+    let systems: &dyn crate::eval::job::Systems = match &replaying {
+        Some(r) => r,
+        None => &asking,
+    };
     let env = Env {
         index: index.as_ref().map(|i| IndexRef::of(i, &index_path)),
-        systems: &Asking(live),
+        systems,
         knowledge_graph: executing.as_ref().map(|e| e as &dyn Executor),
         golds: None,
     };

@@ -6,7 +6,11 @@
 //! never today's defaults — and compares every figure of the two reports
 //! (the runs with their aggregates, questions and official figures, the
 //! comparisons, the unstable questions, the audit): "reproduced: N figures,
-//! all equal", or each differing figure with both values (exit 1).
+//! all equal", or each differing figure with both values (exit 1). Live
+//! systems and endpoints answer as the report recorded them (`live`);
+//! `--re-execute` asks them again and names the drift (exit 1).
+
+mod live;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +21,7 @@ use serde_json::Value;
 
 use super::outln;
 use crate::eval::receipt::{Input, Receipt, RECEIPT_VERSION};
+use crate::eval::recorded::Recorded;
 
 /// Arguments of `qajudge reproduce`.
 #[derive(Debug, Args)]
@@ -28,6 +33,11 @@ pub struct ReproduceArgs {
     /// they are not where the receipt names them.
     #[arg(long, value_name = "DIR")]
     pub inputs: Option<PathBuf>,
+    /// Also ask the report's live systems and endpoint again, and name each
+    /// answer, reply and question score that drifted from what the report
+    /// recorded (exit 1 on drift).
+    #[arg(long)]
+    pub re_execute: bool,
 }
 
 /// The most files `--inputs` is searched through for a digest.
@@ -39,11 +49,13 @@ const SHOWN: usize = 50;
 /// (each missing or changed input, each differing figure, then the summary).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Outcome {
-    /// `reproduced` (exit 0), `differs` (exit 1), `missing` (an input is
-    /// missing or changed, nothing evaluated: exit 2), `live` (a live
-    /// system or endpoint cannot be asked again as it was: exit 2) or
-    /// `refused` (an LLM judge was asked, or an input the profile read is
-    /// not recorded: exit 2).
+    /// `reproduced` (exit 0), `differs` (exit 1), `drifted` (reproduced
+    /// from the records, and `--re-execute` found a live source answering
+    /// otherwise now: exit 1), `missing` (an input, or the record of a live
+    /// source, is missing or changed; nothing evaluated: exit 2), `live` (a
+    /// report of an older qajudge asked a live source and recorded not what
+    /// it answered: exit 2) or `refused` (an LLM judge was asked, or an
+    /// input the profile read is not recorded: exit 2).
     pub verdict: &'static str,
     /// The figures compared (0 when nothing was evaluated).
     pub figures: usize,
@@ -58,7 +70,7 @@ impl Outcome {
     pub fn exit_code(&self) -> u8 {
         match self.verdict {
             "reproduced" => 0,
-            "differs" => 1,
+            "differs" | "drifted" => 1,
             _ => 2,
         }
     }
@@ -67,10 +79,11 @@ impl Outcome {
 /// Runs `qajudge reproduce`.
 pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let bytes = super::input::read(&args.report)?;
-    let outcome = check(
+    let outcome = check_with(
         &bytes,
         &args.report.display().to_string(),
         args.inputs.as_deref(),
+        args.re_execute,
     )?;
     for line in &outcome.lines {
         outln!("{line}")?;
@@ -83,6 +96,17 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
 /// `inputs`), evaluates again from the receipt and compares every figure.
 /// An error for a report that has no readable receipt.
 pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Result<Outcome> {
+    check_with(bytes, source, inputs, false)
+}
+
+/// [`check`]; with `re_execute`, also asks the live sources again and names
+/// the drift from their records.
+pub fn check_with(
+    bytes: &[u8],
+    source: &str,
+    inputs: Option<&Path>,
+    re_execute: bool,
+) -> anyhow::Result<Outcome> {
     let report: Value =
         serde_json::from_slice(bytes).with_context(|| format!("{source}: not a JSON report"))?;
     let receipt: Receipt = match report.get("receipt") {
@@ -116,18 +140,13 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
     if let Some(why) = refused(&receipt) {
         return Ok(outcome("refused", 0, vec![why]));
     }
-    if !receipt.live.is_empty() {
-        let lines = receipt
-            .live
-            .iter()
-            .map(|l| {
-                format!(
-                    "cannot reproduce: the {} {} was asked live, and cannot be asked again as it was",
-                    l.role, l.url
-                )
-            })
-            .collect();
-        return Ok(outcome("live", 0, lines));
+    let recorded: Recorded = match report.get("recorded") {
+        Some(r) => serde_json::from_value(r.clone())
+            .with_context(|| format!("{source}: its record of the live sources cannot be read"))?,
+        None => Recorded::default(),
+    };
+    if let Some((verdict, lines)) = live::unrecorded(&receipt, &recorded) {
+        return Ok(outcome(verdict, 0, lines));
     }
     let (found, mut problems) = locate(&receipt.inputs, inputs);
     if !problems.is_empty() {
@@ -137,7 +156,7 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
         ));
         return Ok(outcome("missing", 0, problems));
     }
-    let again = evaluate_again(&receipt, &found)?;
+    let again = evaluate_again(&receipt, &found, &recorded, true)?;
     let mut differences = Vec::new();
     let mut figures = 0usize;
     for key in ["gold", "runs", "comparisons", "unstable", "audit"] {
@@ -156,15 +175,46 @@ pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Resul
             "receipt: sha256 {hashed} (report) vs {rehashed} (now): the evaluation was not made as recorded"
         ));
     }
+    // what the live sources answer now, against what they answered then
+    let drift = if re_execute && !receipt.live.is_empty() {
+        let now = evaluate_again(&receipt, &found, &recorded, false)?;
+        let now_recorded: Recorded = serde_json::from_value(now["recorded"].clone())
+            .context("the new evaluation's record of the live sources")?;
+        live::drift(&recorded, &now_recorded, &again, &now)
+    } else {
+        Vec::new()
+    };
     if differences.is_empty() {
         let line = format!(
-            "reproduced: {figures} figures, all equal (receipt {})",
-            receipt.sha256
+            "reproduced: {figures} figures, all equal (receipt {}){}",
+            receipt.sha256,
+            if receipt.live.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", the live sources' answers as the report recorded them{}",
+                    if re_execute {
+                        if drift.is_empty() {
+                            "; asked again, they answer the same"
+                        } else {
+                            "; asked again, they drifted (above)"
+                        }
+                    } else {
+                        " (--re-execute asks them again)"
+                    }
+                )
+            }
         );
-        return Ok(outcome("reproduced", figures, vec![line]));
+        if drift.is_empty() {
+            return Ok(outcome("reproduced", figures, vec![line]));
+        }
+        let mut lines = drift;
+        lines.push(line);
+        return Ok(outcome("drifted", figures, lines));
     }
     let total = differences.len();
     let mut lines: Vec<String> = differences.into_iter().take(SHOWN).collect();
+    lines.extend(drift);
     lines.push(format!(
         "not reproduced: {total} of {figures} figures differ{}",
         if total > SHOWN {
@@ -194,18 +244,24 @@ fn refused(receipt: &Receipt) -> Option<String> {
 
 /// The report of the evaluation the receipt records, made again from the
 /// inputs `found` with the receipt's options alone, read back from its JSON
-/// text as the report was.
-fn evaluate_again(receipt: &Receipt, found: &[PathBuf]) -> anyhow::Result<Value> {
+/// text as the report was; its live sources asked as `recorded` says they
+/// were, and answering as it holds when `replay` (else asked again).
+fn evaluate_again(
+    receipt: &Receipt,
+    found: &[PathBuf],
+    recorded: &Recorded,
+    replay: bool,
+) -> anyhow::Result<Value> {
     let scratch = Scratch::new()?;
-    let argv = argv(receipt, found, &scratch)?;
+    let argv = argv(receipt, found, recorded, &scratch)?;
     let cli = super::Cli::try_parse_from(&argv)
         .map_err(|e| anyhow::anyhow!("the receipt's options do not make a command line: {e}"))?;
     let super::Command::Evaluate(evaluate) = cli.command else {
         bail!("the receipt's options do not make an evaluation");
     };
-    let again = super::evaluate::report(
+    let again = super::evaluate::report_replaying(
         &evaluate,
-        Vec::new(),
+        replay.then_some(recorded),
         crate::eval::Deadline::of_this_thread(),
     )?;
     Ok(serde_json::from_slice(&serde_json::to_vec(&again)?)?)
@@ -363,10 +419,17 @@ impl Drop for Scratch {
 }
 
 /// The `qajudge evaluate` command line the receipt records: its inputs where
-/// they were found, every option as it was resolved.
-fn argv(receipt: &Receipt, found: &[PathBuf], scratch: &Scratch) -> anyhow::Result<Vec<String>> {
+/// they were found, its live sources asked as their records say, every
+/// option as it was resolved.
+fn argv(
+    receipt: &Receipt,
+    found: &[PathBuf],
+    recorded: &Recorded,
+    scratch: &Scratch,
+) -> anyhow::Result<Vec<String>> {
     let mut argv: Vec<String> = vec!["qajudge".into(), "evaluate".into()];
     let kg = input_args(receipt, found, &mut argv)?;
+    live_args(receipt, recorded, &mut argv);
     option_args(&receipt.options, scratch, &mut argv)?;
     if !kg.is_empty() {
         argv.push("--kg".into());
@@ -410,6 +473,40 @@ fn input_args(
         push(argv, "--name", input.run.clone().unwrap_or_default());
     }
     Ok(kg)
+}
+
+/// The live sources' arguments: each system's URL and name (after the run
+/// files', as `evaluate` names them) and how it was asked, as its record
+/// says; the endpoint's URL.
+fn live_args(receipt: &Receipt, then: &Recorded, argv: &mut Vec<String>) {
+    let mut asked = None;
+    for l in &receipt.live {
+        match l.role.as_str() {
+            "system" => {
+                push(argv, "--system-url", l.url.clone());
+                push(argv, "--name", l.run.clone().unwrap_or_default());
+                asked = asked.or_else(|| {
+                    then.systems
+                        .iter()
+                        .find(|t| Some(&t.run) == l.run.as_ref())
+                        .map(|t| t.asked.clone())
+                });
+            }
+            _ => push(argv, "--endpoint", l.url.clone()),
+        }
+    }
+    // the calls' settings are one per evaluation
+    if let Some(a) = asked {
+        push(argv, "--protocol", a.protocol);
+        if let Some(d) = a.dataset {
+            push(argv, "--dataset", d);
+        }
+        push(argv, "--timeout-ms", a.timeout_ms.to_string());
+        push(argv, "--retries", a.retries.to_string());
+        if let Some(r) = a.max_error_rate {
+            push(argv, "--max-error-rate", r.to_string());
+        }
+    }
 }
 
 /// The options' arguments, as the receipt resolved them.

@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use super::recorded::{EndpointTape, Recorded, SystemTape};
 use super::{
     evaluate_executed, prepare_gold, Deadline, Execution, IndexRef, KnowledgeGraphInfo, Options,
     Report, Run,
@@ -46,14 +47,15 @@ pub trait Systems: Sync {
     /// Asks the system at `url` every question of `gold` and returns its answers
     /// as a run; `asked` is called once per question asked (or failed). No
     /// request is sent once `deadline` has passed (the questions not asked
-    /// then have no answers: the job is an error).
+    /// then have no answers: the job is an error). With the run, the record
+    /// of its calls (docs/reproduce.md), its `run` left for the job to name.
     fn ask(
         &self,
         url: &str,
         gold: &Dataset,
         deadline: &Deadline,
         asked: &(dyn Fn() + Sync),
-    ) -> Result<Dataset, SystemError>;
+    ) -> Result<(Dataset, SystemTape), SystemError>;
 }
 
 /// A knowledge graph the queries of the gold and the runs are executed on
@@ -63,8 +65,10 @@ pub trait Executor: Sync {
     fn info(&self) -> KnowledgeGraphInfo;
     /// Executes the queries of the gold and of the named runs as `plan` says,
     /// filling in their answers, and returns the report's diagnostics of the
-    /// execution. `progress` gets (done, to do). No query starts once
-    /// `deadline` has passed (the job is then an error).
+    /// execution, with the record of an endpoint's replies (docs/reproduce.md;
+    /// `None` for an embedded store, known by its files' digests).
+    /// `progress` gets (done, to do). No query starts once `deadline` has
+    /// passed (the job is then an error).
     fn execute(
         &self,
         gold: &mut Dataset,
@@ -72,7 +76,7 @@ pub trait Executor: Sync {
         plan: Plan,
         deadline: &Deadline,
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Vec<String>;
+    ) -> (Vec<String>, Option<EndpointTape>);
 }
 
 /// What a job is evaluated with.
@@ -306,8 +310,14 @@ pub fn run_job(
         options,
         plan,
     };
-    let loaded = load_runs(&job, runs, env, progress)?;
+    let (loaded, systems) = load_runs(&job, runs, env, progress)?;
     let mut report = score_job(job, loaded, env, progress)?;
+    if !systems.is_empty() {
+        report
+            .recorded
+            .get_or_insert_with(Recorded::default)
+            .systems = systems;
+    }
     if let Some(features) = &features {
         super::failures::attach(&mut report, features);
     }
@@ -326,13 +336,14 @@ struct Job {
 }
 
 /// The runs read from files (each checked to meet the gold) and asked of
-/// live systems, in the request's order.
+/// live systems, in the request's order; with the record of each system's
+/// calls.
 fn load_runs(
     job: &Job,
     runs: Vec<RunSource>,
     env: &Env<'_>,
     progress: &dyn Progress,
-) -> Result<Vec<LoadedRun>, JobError> {
+) -> Result<(Vec<LoadedRun>, Vec<SystemTape>), JobError> {
     let systems = runs
         .iter()
         .filter(|r| matches!(r, RunSource::System { .. }))
@@ -341,6 +352,7 @@ fn load_runs(
     let done = AtomicUsize::new(0);
     let deadline = &job.options.deadline;
     let mut loaded: Vec<LoadedRun> = Vec::with_capacity(runs.len());
+    let mut tapes = Vec::new();
     for run in runs {
         // a stopped job asks no more systems and reads no more runs
         if deadline.passed() {
@@ -365,13 +377,13 @@ fn load_runs(
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
                     progress.asked(n, total);
                 };
-                let dataset =
-                    env.systems
-                        .ask(&url, &job.gold, deadline, &asked)
-                        .map_err(|source| JobError::System {
-                            url: url.clone(),
-                            source,
-                        })?;
+                let (dataset, mut tape) = env
+                    .systems
+                    .ask(&url, &job.gold, deadline, &asked)
+                    .map_err(|source| JobError::System {
+                        url: url.clone(),
+                        source,
+                    })?;
                 // the questions not asked once it stopped are not the system's failures
                 if deadline.passed() {
                     return Err(JobError::Deadline);
@@ -385,6 +397,8 @@ fn load_runs(
                         first,
                     });
                 }
+                tape.run.clone_from(&name);
+                tapes.push(tape);
                 loaded.push(LoadedRun {
                     name,
                     source: url,
@@ -393,7 +407,7 @@ fn load_runs(
             }
         }
     }
-    Ok(loaded)
+    Ok((loaded, tapes))
 }
 
 /// Executes the queries the plan asks for, prepares the gold and scores the
@@ -406,6 +420,7 @@ fn score_job(
 ) -> Result<Report, JobError> {
     let mut gold = Arc::clone(&job.gold);
     let deadline = job.options.deadline.clone();
+    let mut endpoint = None;
     let execution = match env.knowledge_graph {
         Some(kg) => {
             let mut runs: Vec<(&str, &mut Dataset)> = loaded
@@ -413,7 +428,7 @@ fn score_job(
                 .map(|r| (r.name.as_str(), &mut r.dataset))
                 .collect();
             progress.executing();
-            let diagnostics = kg.execute(
+            let (diagnostics, tape) = kg.execute(
                 Arc::make_mut(&mut gold),
                 &mut runs,
                 job.plan.under(job.options.profile),
@@ -425,6 +440,7 @@ fn score_job(
                 return Err(JobError::Deadline);
             }
             progress.executed_all();
+            endpoint = tape;
             Execution {
                 knowledge_graph: Some(kg.info()),
                 diagnostics,
@@ -447,8 +463,14 @@ fn score_job(
             }
         }
     };
+    let recorded = endpoint.map(|t| Recorded {
+        systems: Vec::new(),
+        endpoint: Some(t),
+    });
     if gold.questions.iter().any(|q| q.unstable.is_some()) {
-        return score_apart(job, &gold, &loaded, env, execution);
+        let mut report = score_apart(job, &gold, &loaded, env, execution)?;
+        report.recorded = recorded;
+        return Ok(report);
     }
     let runs = Run::all(&loaded);
     // a registered benchmark the knowledge graph left as it was is prepared once
@@ -474,7 +496,7 @@ fn score_job(
     if deadline.passed() {
         return Err(JobError::Deadline);
     }
-    Ok(report)
+    Ok(Report { recorded, ..report })
 }
 
 /// Scores a gold some of whose questions are marked unstable (`audit
@@ -663,7 +685,7 @@ mod tests {
             gold: &Dataset,
             deadline: &Deadline,
             asked: &(dyn Fn() + Sync),
-        ) -> Result<Dataset, SystemError> {
+        ) -> Result<(Dataset, SystemTape), SystemError> {
             if self.fail {
                 return Err(format!("system url {url:?} is refused").into());
             }
@@ -676,7 +698,7 @@ mod tests {
                 asked();
             }
             let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            Ok(answering(&ids, "http://ex.org/a"))
+            Ok((answering(&ids, "http://ex.org/a"), SystemTape::default()))
         }
     }
 
@@ -749,11 +771,16 @@ mod tests {
             &Silent,
         )
         .expect("report");
-        // the same figures; only the receipts differ (a live system, a file)
+        // the same figures; only the receipts differ (a live system, a
+        // file), and the live one records its calls, named as its run
         assert_eq!(live.receipt.as_ref().map(|r| r.live.len()), Some(1));
+        let recorded = live.recorded.as_ref().map(|r| r.systems[0].run.as_str());
+        assert_eq!(recorded, Some("s"));
+        assert!(scored.recorded.is_none());
         let json = |r: &Report| {
             let mut r = r.clone();
             r.receipt = None;
+            r.recorded = None;
             serde_json::to_string(&r).unwrap_or_default()
         };
         assert_eq!(json(&live), json(&scored));
@@ -831,7 +858,7 @@ mod tests {
             gold: &Dataset,
             _deadline: &Deadline,
             _asked: &(dyn Fn() + Sync),
-        ) -> Result<Dataset, SystemError> {
+        ) -> Result<(Dataset, SystemTape), SystemError> {
             let ids: Vec<&str> = gold.questions.iter().map(|q| q.id.0.as_str()).collect();
             let mut d = answering(&ids, "http://ex.org/a");
             let mut calls = crate::model::Calls::default();
@@ -841,7 +868,7 @@ mod tests {
                     .insert((*id).to_string(), format!("http status 501 ({id})"));
             }
             d.calls = Some(calls);
-            Ok(d)
+            Ok((d, SystemTape::default()))
         }
     }
 

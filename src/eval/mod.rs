@@ -23,6 +23,7 @@ pub mod profiles;
 mod provenance;
 pub mod query;
 pub mod receipt;
+pub mod recorded;
 pub mod report;
 pub mod request;
 mod score;
@@ -389,6 +390,7 @@ pub fn evaluate_executed(
         diagnostics,
         unstable: None,
         audit: None,
+        recorded: None,
         receipt: None,
     }
 }

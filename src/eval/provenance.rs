@@ -46,6 +46,9 @@ impl Draft {
                     role: "system".into(),
                     run: Some(name.clone()),
                     url: url.clone(),
+                    at: None,
+                    server: None,
+                    recorded_sha256: None,
                 }),
             }
         }
@@ -107,6 +110,9 @@ impl Draft {
                     role: "endpoint".into(),
                     run: None,
                     url: url.clone(),
+                    at: None,
+                    server: None,
+                    recorded_sha256: None,
                 });
             }
             self.options
@@ -121,6 +127,27 @@ impl Draft {
                 bytes: None,
                 sha256: index.meta_sha256.clone().unwrap_or_default(),
             });
+        }
+        if let Some(recorded) = &report.recorded {
+            for live in &mut self.live {
+                let (at, server, digest) = match live.role.as_str() {
+                    "system" => match recorded
+                        .systems
+                        .iter()
+                        .find(|t| Some(&t.run) == live.run.as_ref())
+                    {
+                        Some(t) => (t.at.clone(), t.server.clone(), t.digest()),
+                        None => continue,
+                    },
+                    _ => match &recorded.endpoint {
+                        Some(t) => (t.at.clone(), t.server.clone(), t.digest()),
+                        None => continue,
+                    },
+                };
+                live.at = Some(at);
+                live.server = server;
+                live.recorded_sha256 = Some(digest);
+            }
         }
         let mut receipt = Receipt {
             version: RECEIPT_VERSION,

@@ -63,7 +63,8 @@ pub struct Input {
     pub sha256: String,
 }
 
-/// A live source of answers or results.
+/// A live source of answers or results, and the digest of what it
+/// answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Live {
     /// `system` or `endpoint`.
@@ -73,6 +74,16 @@ pub struct Live {
     pub run: Option<String>,
     /// Its URL.
     pub url: String,
+    /// When it was first asked (RFC 3339, UTC; not hashed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// What it says of itself: its `Server` header, if it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The SHA-256 of its record in the report's `recorded`, which
+    /// `qajudge reproduce` scores in its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_sha256: Option<String>,
 }
 
 impl Receipt {
@@ -88,7 +99,20 @@ impl Receipt {
         let live: Vec<Value> = self
             .live
             .iter()
-            .map(|l| json!({"role": l.role, "run": l.run, "url": l.url}))
+            .map(|l| {
+                let mut v = json!({"role": l.role, "run": l.run, "url": l.url});
+                // present only when known, so that a receipt without them
+                // hashes as it did before they were recorded
+                for (k, x) in [
+                    ("server", &l.server),
+                    ("recorded_sha256", &l.recorded_sha256),
+                ] {
+                    if let (Some(x), Some(o)) = (x, v.as_object_mut()) {
+                        o.insert(k.into(), json!(x));
+                    }
+                }
+                v
+            })
             .collect();
         // serde_json's maps are sorted by key: the text is canonical
         let value = json!({

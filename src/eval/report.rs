@@ -33,6 +33,12 @@ pub struct Report {
     /// The gold's audit (`evaluate --audit`; docs/audit.md); absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<crate::audit::AuditReport>,
+    /// What the live systems and the SPARQL endpoint answered, call by call
+    /// (docs/reproduce.md): `qajudge reproduce` scores these records, as
+    /// live sources cannot be asked again as they were. Absent when every
+    /// answer came from a file or an embedded store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<super::recorded::Recorded>,
     /// What the figures were computed from, and its hash (docs/reproduce.md):
     /// `qajudge reproduce` re-derives the report from it. Every evaluation
     /// through the pipeline has one.

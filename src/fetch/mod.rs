@@ -380,12 +380,9 @@ fn provenance(
             serde_json::json!({"name": e.name, "url": e.url, "kind": e.kind, "queries": templates})
         })
         .collect();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
     serde_json::json!({
         "fetched_by": format!("qajudge {} index fetch", env!("CARGO_PKG_VERSION")),
-        "date": rfc3339(now),
+        "date": crate::clock::now_rfc3339(),
         "sources": seeds.sources,
         "endpoints": endpoints,
         "hops": opts.hops,
@@ -398,37 +395,9 @@ fn provenance(
     })
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` of seconds since the Unix epoch.
-fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // civil from days (Howard Hinnant's algorithm)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_764_100_800), "2025-11-25T20:00:00Z");
-    }
 
     #[test]
     fn the_links_of_a_row() {

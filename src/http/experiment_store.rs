@@ -14,9 +14,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::clock::{civil, now_secs, rfc3339};
 
 use super::job::{evaluate_job, Submitted, Worker};
 use super::store::{RecordStore, StoreError, StoreHealth};
@@ -217,40 +219,6 @@ pub struct StoreState {
 
 /// What is called with each record written after a change.
 type Listener = Box<dyn Fn(&Record) + Send + Sync>;
-
-/// Now as seconds since the Unix epoch.
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-/// (year, month, day) of a day number since 1970-01-01 (the civil calendar).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// A timestamp in RFC 3339 (UTC).
-pub fn rfc3339(secs: u64) -> String {
-    let (y, m, d) = civil((secs / 86_400) as i64);
-    let s = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
 
 /// The record store's directory under the data directory.
 const RECORDS_DIR: &str = "experiments";
@@ -740,12 +708,5 @@ mod tests {
             "{orphan:?}"
         );
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn dates_and_timestamps() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_795_324_861), "2026-11-22T05:21:01Z");
     }
 }

@@ -13,9 +13,9 @@ use utoipa::OpenApi;
 
 use super::common::{self, ApiResult};
 use super::error::internal;
-use super::experiment_store::rfc3339;
 use super::store::StoreHealth;
 use super::AppState;
+use crate::clock::rfc3339;
 
 /// The API reference page: renders `/api/v1/openapi.json` in the browser, with
 /// no external assets.

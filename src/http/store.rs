@@ -19,9 +19,11 @@
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rocksdb::{ErrorKind, Options, WriteOptions, DB};
+
+use crate::clock::now_secs;
 
 /// The least time between two reopenings of the database, so that a full disk
 /// does not make every request close and open it.
@@ -227,14 +229,6 @@ fn synced() -> WriteOptions {
     let mut write = WriteOptions::default();
     write.set_sync(true);
     write
-}
-
-/// Now in seconds since the Unix epoch.
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 impl RecordStore {

@@ -45,6 +45,9 @@ pub struct EndpointReply {
     pub retry_after: Option<String>,
     /// True when the body was longer than the bound and was cut there.
     pub truncated: bool,
+    /// What the endpoint says of itself: its `Server` header, quoted as an
+    /// error body is (bounded, control characters escaped).
+    pub server: Option<String>,
     /// True when the endpoint says it cut the results itself: Virtuoso's
     /// `X-SPARQL-MaxRows` (its row limit reached) or `X-SQL-State` (an
     /// anytime query's partial answer).
@@ -152,6 +155,7 @@ pub fn sparql_request_with(
     let status = response.status();
     let content_type = response.content_type().to_ascii_lowercase();
     let retry_after = response.header("retry-after").map(str::to_string);
+    let server = response.header("server").map(|s| excerpt(s.as_bytes()));
     let partial =
         response.header("x-sparql-maxrows").is_some() || response.header("x-sql-state").is_some();
     let success = (200..300).contains(&status);
@@ -178,6 +182,7 @@ pub fn sparql_request_with(
         content_type,
         body,
         retry_after,
+        server,
         truncated,
         partial,
     })

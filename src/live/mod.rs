@@ -21,18 +21,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::eval::recorded::{Asked, Call, SystemTape};
 use crate::eval::Deadline;
 use crate::model::{AnswerSet, Calls, Dataset, Format, Query, Question};
 
 mod cache;
 mod endpoint;
 mod options;
+mod replay;
 mod target;
 pub use cache::{AnswerCache, CacheError, CacheKey, CACHE_FILE};
 pub use endpoint::{
     sparql_request, sparql_request_with, ChatServer, EndpointReply, RequestSettings,
 };
 pub use options::{protocol_for, LiveOptions, Protocol, LOOPBACK};
+pub use replay::{read_reply, NotRecorded, Replaying};
 use target::Target;
 pub use target::{endpoint_url, host_of, system_name, QLEVER_API};
 
@@ -111,6 +114,8 @@ pub struct LiveRun {
     pub cached: usize,
     /// Calls made again after a transient failure.
     pub retried: usize,
+    /// The record of every call (docs/reproduce.md), its `run` unnamed.
+    pub tape: SystemTape,
 }
 
 impl LiveRun {
@@ -183,6 +188,9 @@ pub enum CallError {
     /// The call failed in transport (connection refused, DNS, TLS …).
     #[error("call failed ({0})")]
     Transport(String),
+    /// A failure a report recorded, replayed (its words as recorded).
+    #[error("{0}")]
+    Recorded(String),
 }
 
 /// Reads a GERBIL-protocol answer body: a QALD-JSON document (its first
@@ -205,6 +213,14 @@ fn read_qald_answer(body: &[u8]) -> Result<Question, CallError> {
         q.answers = Some(AnswerSet::default());
     }
     Ok(q)
+}
+
+/// Reads an answer body as `protocol` answers.
+fn read_answer(protocol: Protocol, body: &[u8]) -> Result<Question, CallError> {
+    match protocol {
+        Protocol::Gerbil => read_qald_answer(body),
+        Protocol::Text2sparql => read_text2sparql_answer(body),
+    }
 }
 
 /// Reads a TEXT2SPARQL answer body, `{dataset, question, query}`: a question
@@ -234,6 +250,10 @@ struct Answered {
     ms: f64,
     /// True when it came from the cache.
     cached: bool,
+    /// The body as sent (recorded in the report).
+    body: String,
+    /// The system's `Server` header, if it sent one.
+    server: Option<String>,
 }
 
 /// The outcome of one question: its answer, or why it failed; and the calls made.
@@ -248,14 +268,15 @@ fn location(host: &Option<String>) -> String {
     }
 }
 
-/// Sends one question once; the body of a 2xx answer, or why not (a 3xx answer
-/// is a `Redirect` error: the agent follows none).
+/// Sends one question once; the body of a 2xx answer with the `Server`
+/// header, or why not (a 3xx answer is a `Redirect` error: the agent follows
+/// none).
 fn call_once(
     agent: &ureq::Agent,
     target: &Target,
     protocol: Protocol,
     key: &CacheKey,
-) -> Result<Vec<u8>, CallError> {
+) -> Result<(Vec<u8>, Option<String>), CallError> {
     let url = target.as_str();
     let sent = match protocol {
         Protocol::Gerbil => agent
@@ -277,13 +298,20 @@ fn call_once(
                 .and_then(|l| target.location_host(l)),
         }),
         Ok(response) => {
+            let server = response.header("server").map(|s| {
+                s.chars()
+                    .take(200)
+                    .collect::<String>()
+                    .escape_debug()
+                    .to_string()
+            });
             let mut body = Vec::new();
             response
                 .into_reader()
                 .take(64 << 20)
                 .read_to_end(&mut body)
                 .map_err(CallError::Read)?;
-            Ok(body)
+            Ok((body, server))
         }
         Err(ureq::Error::Status(code, _)) => Err(CallError::Status(code)),
         Err(e) => Err(describe(&e)),
@@ -301,10 +329,7 @@ fn ask_one(
     ask: &Ask,
     deadline: &Deadline,
 ) -> Outcome {
-    let read = |body: &[u8]| match opts.protocol {
-        Protocol::Gerbil => read_qald_answer(body),
-        Protocol::Text2sparql => read_text2sparql_answer(body),
-    };
+    let read = |body: &[u8]| read_answer(opts.protocol, body);
     if let Some((body, ms)) = cache.and_then(|c| c.get(&ask.key)) {
         if let Ok(question) = read(body.as_bytes()) {
             return (
@@ -312,6 +337,8 @@ fn ask_one(
                     question,
                     ms,
                     cached: true,
+                    body: body.to_string(),
+                    server: None,
                 }),
                 0,
             );
@@ -330,16 +357,20 @@ fn ask_one(
                 }
             }
             Err(e) => return (Err(e), attempts),
-            Ok(body) => {
+            Ok((body, server)) => {
                 let outcome = read(&body).map(|question| {
+                    // a readable answer is JSON, so UTF-8: nothing is lost
+                    let body = String::from_utf8_lossy(&body).into_owned();
                     if let Some(cache) = cache {
                         // a cache that cannot be written only costs a new call later
-                        let _ = cache.put(ask.key.clone(), &String::from_utf8_lossy(&body), ms);
+                        let _ = cache.put(ask.key.clone(), &body, ms);
                     }
                     Answered {
                         question,
                         ms,
                         cached: false,
+                        body,
+                        server,
                     }
                 });
                 return (outcome, attempts);
@@ -396,8 +427,9 @@ impl crate::eval::job::Systems for Asking {
         gold: &Dataset,
         deadline: &Deadline,
         asked: &(dyn Fn() + Sync),
-    ) -> Result<Dataset, crate::eval::job::SystemError> {
-        Ok(ask_all_until(url, gold, &self.0, deadline, &|_, _| asked())?.dataset)
+    ) -> Result<(Dataset, SystemTape), crate::eval::job::SystemError> {
+        let run = ask_all_until(url, gold, &self.0, deadline, &|_, _| asked())?;
+        Ok((run.dataset, run.tape))
     }
 }
 
@@ -431,6 +463,7 @@ pub fn ask_all_until(
         .transpose()
         .map_err(|e| LiveError::Cache(e.to_string()))?;
     let agent = target.agent(opts.timeout);
+    let at = crate::clock::now_rfc3339();
     let (results, stopped) = call_all(
         &agent,
         &target,
@@ -440,7 +473,26 @@ pub fn ask_all_until(
         deadline,
         progress,
     );
-    Ok(live_run(gold, results, stopped, cache.as_ref()))
+    let mut run = live_run(gold, results, stopped, |cached, retried| {
+        call_notes(cache.as_ref(), cached, retried)
+    });
+    run.tape.url = url.to_string();
+    run.tape.at = at;
+    run.tape.asked = asked(gold, opts);
+    Ok(run)
+}
+
+/// How the calls were made, as the record keeps it.
+fn asked(gold: &Dataset, opts: &LiveOptions) -> Asked {
+    Asked {
+        protocol: opts.protocol.name().to_string(),
+        lang: opts.lang.clone(),
+        dataset: dataset_id(gold, opts).filter(|_| opts.protocol == Protocol::Text2sparql),
+        timeout_ms: opts.timeout.as_millis() as u64,
+        retries: opts.retries,
+        max_error_rate: opts.max_error_rate,
+        min_calls: opts.min_calls,
+    }
 }
 
 /// Makes the calls of `asks` on `opts.concurrency` threads, each taking the
@@ -515,13 +567,13 @@ fn call_all(
 /// The run of the calls' outcomes (by the gold questions' places): each
 /// answer as a question of the gold's id and texts with its measured
 /// latency, each failure (and each question not asked when the calls
-/// `stopped`) an empty question with its error, and the notes of the cache
-/// and the retries.
+/// `stopped`) an empty question with its error, and `notes` of (answers
+/// from the cache, calls retried); with the record of the calls.
 fn live_run(
     gold: &Dataset,
     results: Vec<(usize, Outcome)>,
     stopped: Option<String>,
-    cache: Option<&AnswerCache>,
+    notes: impl FnOnce(usize, usize) -> Vec<String>,
 ) -> LiveRun {
     let total = gold.questions.len();
     let mut dataset = Dataset::new(Format::QaldJson);
@@ -530,12 +582,25 @@ fn live_run(
     let mut runtimes_ms = Vec::new();
     let mut asked = vec![false; total];
     let (mut cached, mut retried) = (0, 0);
+    let mut tape = SystemTape::default();
     for (i, (outcome, attempts)) in results {
         asked[i] = true;
         retried += attempts.saturating_sub(1) as usize;
         let q = &gold.questions[i];
+        let mut call = Call {
+            id: q.id.0.clone(),
+            attempts,
+            ..Call::default()
+        };
         match outcome {
             Ok(answered) => {
+                // to the microsecond, as the latency is reported: a number
+                // of at most 3 decimals reads back from JSON exactly
+                call.ms = (answered.ms * 1000.0).round() / 1000.0;
+                call.body = Some(answered.body);
+                if tape.server.is_none() {
+                    tape.server = answered.server;
+                }
                 runtimes_ms.push(answered.ms);
                 cached += usize::from(answered.cached);
                 let mut question = Question {
@@ -549,6 +614,7 @@ fn live_run(
                 dataset.questions.push(question);
             }
             Err(e) => {
+                call.error = Some(e.to_string());
                 let why = if attempts > 1 {
                     format!("{e} (after {attempts} attempts)")
                 } else {
@@ -562,6 +628,7 @@ fn live_run(
                 });
             }
         }
+        tape.calls.push(call);
     }
     if let Some(why) = &stopped {
         for (i, q) in gold.questions.iter().enumerate() {
@@ -574,9 +641,9 @@ fn live_run(
             }
         }
     }
-    dataset
-        .diagnostics
-        .extend(call_notes(cache, cached, retried));
+    tape.notes = notes(cached, retried);
+    tape.stopped.clone_from(&stopped);
+    dataset.diagnostics.extend(tape.notes.iter().cloned());
     let mut run = LiveRun {
         dataset,
         errors,
@@ -584,6 +651,7 @@ fn live_run(
         stopped,
         cached,
         retried,
+        tape,
     };
     run.dataset.calls = Some(Calls {
         errors: run.errors.clone(),

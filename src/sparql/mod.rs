@@ -24,6 +24,7 @@ mod run;
 mod scratch;
 mod stream;
 mod strings;
+mod tape;
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -41,6 +42,7 @@ pub use run::{execute_dataset, execute_experiment, Executing, Mode, RunSummary};
 pub use scratch::ScratchGraph;
 pub use stream::{Reply, ResultStream};
 
+use crate::eval::recorded::EndpointTape;
 use crate::eval::report::{KgFile, KnowledgeGraphInfo};
 use crate::model::{Answer, AnswerSet, ExecStatus, Term};
 
@@ -144,6 +146,8 @@ impl Outcome {
 enum Backend {
     Store(Store),
     Endpoint(String),
+    /// An endpoint's replies as a report recorded them (`qajudge reproduce`).
+    Replay(tape::Replay),
 }
 
 /// A knowledge graph to run queries on.
@@ -151,6 +155,9 @@ pub struct KnowledgeGraph {
     backend: Backend,
     /// The slots queries on the embedded store wait for, on a server.
     gate: Option<QueryGate>,
+    /// The record of an endpoint's replies, kept for one evaluation
+    /// ([`KnowledgeGraph::recording`]).
+    recorder: Option<tape::Recorder>,
     /// What it is, for the report.
     pub info: KnowledgeGraphInfo,
 }
@@ -194,6 +201,7 @@ impl KnowledgeGraph {
         Ok(KnowledgeGraph {
             backend: Backend::Store(store),
             gate: None,
+            recorder: None,
             info: KnowledgeGraphInfo {
                 store: format!("oxigraph {OXIGRAPH_LOCKED} (in memory, embedded)"),
                 endpoint: None,
@@ -211,6 +219,7 @@ impl KnowledgeGraph {
         KnowledgeGraph {
             backend: Backend::Endpoint(url.to_string()),
             gate: None,
+            recorder: None,
             info: KnowledgeGraphInfo {
                 store: "sparql endpoint".to_string(),
                 endpoint: Some(url.to_string()),
@@ -232,16 +241,69 @@ impl KnowledgeGraph {
         self
     }
 
+    /// The endpoint whose replies a report recorded (`tape`), answering
+    /// each query as recorded, described as the endpoint was.
+    pub fn replaying(tape: &EndpointTape, options: ExecOptions) -> KnowledgeGraph {
+        KnowledgeGraph {
+            backend: Backend::Replay(tape::Replay::of(tape)),
+            ..KnowledgeGraph::endpoint(&tape.url, options)
+        }
+    }
+
+    /// For an endpoint (or a replayed one), the same endpoint recording its
+    /// replies for one evaluation ([`KnowledgeGraph::tape`]); `None` for the
+    /// embedded store, which its files' digests describe.
+    pub fn recording(&self) -> Option<KnowledgeGraph> {
+        let (backend, recorder) = match &self.backend {
+            Backend::Store(_) => return None,
+            Backend::Endpoint(url) => (
+                Backend::Endpoint(url.clone()),
+                tape::Recorder::new(crate::clock::now_rfc3339(), None),
+            ),
+            Backend::Replay(r) => (
+                Backend::Replay(r.clone()),
+                tape::Recorder::new(r.at.clone(), r.server.clone()),
+            ),
+        };
+        Some(KnowledgeGraph {
+            backend,
+            gate: None,
+            recorder: Some(recorder),
+            info: self.info.clone(),
+        })
+    }
+
+    /// The record of the replies of a [`KnowledgeGraph::recording`].
+    pub fn tape(&self) -> Option<EndpointTape> {
+        let url = self.info.endpoint.as_deref().unwrap_or_default();
+        self.recorder.as_ref().map(|r| r.tape(url))
+    }
+
     /// True for the embedded store (it executes standard SPARQL 1.1 only).
     pub fn is_embedded(&self) -> bool {
         matches!(self.backend, Backend::Store(_))
     }
 
-    /// Executes one query.
+    /// Executes one query (on a recording endpoint, a text already asked
+    /// gets the reply it got).
     pub fn execute(&self, query: &str, options: ExecOptions) -> Outcome {
+        match &self.recorder {
+            Some(recorder) => recorder.reply(query, || self.execute_unrecorded(query, options)),
+            None => self.execute_unrecorded(query, options),
+        }
+    }
+
+    fn execute_unrecorded(&self, query: &str, options: ExecOptions) -> Outcome {
         match &self.backend {
             Backend::Store(store) => execute_embedded(store, self.gate.as_ref(), query, options),
-            Backend::Endpoint(url) => remote::execute_endpoint(url, query, options),
+            Backend::Endpoint(url) => {
+                let (outcome, server) = remote::execute_endpoint(url, query, options);
+                if let Some(recorder) = &self.recorder {
+                    recorder.saw_server(server);
+                }
+                outcome
+            }
+            Backend::Replay(replay) => replay.reply(query),
         }
     }
 
@@ -268,11 +330,11 @@ impl KnowledgeGraph {
                     || has(None, Some(node), None)
                     || has(None, None, Some(node.into()))
             }
-            Backend::Endpoint(url) => {
+            Backend::Endpoint(_) | Backend::Replay(_) => {
                 let q = format!(
                     "ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s <{iri}> ?o }} UNION {{ ?s ?p <{iri}> }} }}"
                 );
-                let out = remote::execute_endpoint(url, &q, options);
+                let out = self.execute(&q, options);
                 !out.status.answered()
                     || out
                         .answers

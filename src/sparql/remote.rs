@@ -13,29 +13,55 @@ use oxigraph::sparql::results::{
 use super::{boolean, collect, finish, limits, row, ExecOptions, Outcome};
 use crate::model::ExecStatus;
 
-/// Executes `query` on the endpoint at `url`.
-pub(super) fn execute_endpoint(url: &str, query: &str, options: ExecOptions) -> Outcome {
+/// Executes `query` on the endpoint at `url`; with what the endpoint says of
+/// itself (its `Server` header), when it answered.
+pub(super) fn execute_endpoint(
+    url: &str,
+    query: &str,
+    options: ExecOptions,
+) -> (Outcome, Option<String>) {
     let started = Instant::now();
-    let reply = match crate::live::sparql_request(url, query, options.timeout) {
-        Ok(r) => r,
-        Err(crate::live::CallError::Timeout(m)) => {
-            return Outcome::failed(
-                ExecStatus::Timeout,
-                format!(
-                    "the endpoint did not answer within {} ms ({m})",
-                    options.timeout.as_millis()
-                ),
-                started,
-            )
+    match crate::live::sparql_request(url, query, options.timeout) {
+        Ok(reply) => {
+            let server = reply.server.clone();
+            (read_reply(url, query, reply, options, started), server)
         }
-        Err(e) => {
-            return Outcome::failed(
-                ExecStatus::ExecutionError,
-                format!("endpoint {url}: {e}"),
-                started,
-            )
-        }
-    };
+        Err(e) => (failed_request(url, e, options, started), None),
+    }
+}
+
+/// The outcome of a request that got no reply.
+fn failed_request(
+    url: &str,
+    e: crate::live::CallError,
+    options: ExecOptions,
+    started: Instant,
+) -> Outcome {
+    match e {
+        crate::live::CallError::Timeout(m) => Outcome::failed(
+            ExecStatus::Timeout,
+            format!(
+                "the endpoint did not answer within {} ms ({m})",
+                options.timeout.as_millis()
+            ),
+            started,
+        ),
+        e => Outcome::failed(
+            ExecStatus::ExecutionError,
+            format!("endpoint {url}: {e}"),
+            started,
+        ),
+    }
+}
+
+/// Reads an endpoint's reply as SPARQL JSON or XML results.
+fn read_reply(
+    url: &str,
+    query: &str,
+    reply: crate::live::EndpointReply,
+    options: ExecOptions,
+    started: Instant,
+) -> Outcome {
     if !(200..300).contains(&reply.status) {
         let text = String::from_utf8_lossy(&reply.body);
         let snippet: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use super::{ExecOptions, KnowledgeGraph};
 use crate::eval::job::{Executor, Plan};
+use crate::eval::recorded::EndpointTape;
 use crate::eval::{Deadline, KnowledgeGraphInfo};
 use crate::model::{AnswerSet, Dataset, ExecStatus, Execution, Query, Term};
 
@@ -366,8 +367,13 @@ impl Executor for Executing<'_> {
         plan: Plan,
         deadline: &Deadline,
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Vec<String> {
-        execute_experiment(self.kg, gold, runs, plan, self.options, deadline, progress)
+    ) -> (Vec<String>, Option<EndpointTape>) {
+        // an endpoint's replies are recorded for this evaluation only
+        let recording = self.kg.recording();
+        let kg = recording.as_ref().unwrap_or(self.kg);
+        let diagnostics =
+            execute_experiment(kg, gold, runs, plan, self.options, deadline, progress);
+        (diagnostics, recording.and_then(|k| k.tape()))
     }
 }
 

@@ -61,7 +61,11 @@ fn free_port() -> u16 {
 
 /// Starts an in-memory oxigraph server and loads `files` into its default graph.
 pub(crate) fn start(bin: &Path, files: &[PathBuf]) -> Server {
-    let port = free_port();
+    start_at(bin, files, free_port())
+}
+
+/// [`start`] on `port` (a server started again where one was).
+pub(crate) fn start_at(bin: &Path, files: &[PathBuf], port: u16) -> Server {
     let child = Command::new(bin)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .stdout(Stdio::null())

@@ -44,6 +44,7 @@ mod query_measures;
 mod real_data;
 mod recipes;
 mod reproduce;
+mod reproduce_live;
 mod result_sets;
 mod sample;
 mod secrets;
