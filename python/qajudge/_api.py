@@ -811,27 +811,35 @@ def audit(
 def reproduce(
     report: Union["Report", Mapping[str, Any], PathLike],
     inputs: Optional[PathLike] = None,
+    *,
+    re_execute: bool = False,
 ) -> Dict[str, Any]:
     """Re-derives a report from its receipt as ``qajudge reproduce`` does
     (docs/reproduce.md): finds each input where the receipt names it (or
     under ``inputs``, by name or by digest) and checks its digest, evaluates
     again with the receipt's options alone, and compares every figure.
     ``report`` is a :class:`Report`, its ``to_dict()``, or a report file.
+    Live systems and endpoints answer as the report recorded them;
+    ``re_execute=True`` also asks them again and names what drifted.
 
-    Returns ``verdict`` (``"reproduced"``, ``"differs"``, ``"missing"``: an
-    input is missing or changed and nothing was evaluated, ``"live"``: a
-    live system or endpoint cannot be asked again, or ``"refused"``: an LLM
-    judge was asked), ``reproduced`` (a
+    Returns ``verdict`` (``"reproduced"``, ``"differs"``, ``"drifted"``:
+    reproduced from the records, and asked again a live source answers
+    otherwise, ``"missing"``: an input or a live source's record is missing
+    or changed and nothing was evaluated, ``"live"``: a report of an older
+    qajudge that recorded not what a live source answered, or
+    ``"refused"``: an LLM judge was asked), ``reproduced`` (a
     bool), ``figures`` (how many were compared), ``receipt`` (its hash) and
     ``lines`` (what the command prints: each problem or differing figure
     with both values, then the summary). A report without a receipt raises
     :class:`QajudgeError`."""
+    where = _text(inputs) if inputs is not None else None
+    again = bool(re_execute)
     if isinstance(report, Report):
-        found = _native.reproduce(text=report.to_json(), inputs=_text(inputs) if inputs is not None else None)
+        found = _native.reproduce(text=report.to_json(), inputs=where, re_execute=again)
     elif isinstance(report, Mapping):
-        found = _native.reproduce(text=json.dumps(report), inputs=_text(inputs) if inputs is not None else None)
+        found = _native.reproduce(text=json.dumps(report), inputs=where, re_execute=again)
     elif isinstance(report, (str, os.PathLike)):
-        found = _native.reproduce(path=os.fspath(report), inputs=_text(inputs) if inputs is not None else None)
+        found = _native.reproduce(path=os.fspath(report), inputs=where, re_execute=again)
     else:
         raise UsageError(
             f"reproduce(report=) takes a Report, its to_dict() or a report file, not {type(report).__name__}"

@@ -115,17 +115,24 @@ pub(crate) fn sample(py: Python<'_>, args: Vec<OsString>) -> PyResult<String> {
 }
 
 /// What `qajudge reproduce` finds of a report (a file, or its JSON text), as
-/// JSON: `verdict`, `figures`, `receipt`, `lines`.
+/// JSON: `verdict`, `figures`, `receipt`, `lines`; `re_execute` asks the
+/// report's live sources again for their drift.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, inputs=None))]
+#[pyo3(signature = (path=None, text=None, inputs=None, re_execute=false))]
 pub(crate) fn reproduce(
     py: Python<'_>,
     path: Option<PathBuf>,
     text: Option<String>,
     inputs: Option<PathBuf>,
+    re_execute: bool,
 ) -> PyResult<String> {
     quietly(py, "qajudge-reproduce", move || {
-        let outcome = embed::reproduce(path.as_deref(), text.as_deref(), inputs.as_deref())?;
+        let outcome = embed::reproduce(
+            path.as_deref(),
+            text.as_deref(),
+            inputs.as_deref(),
+            re_execute,
+        )?;
         Ok(serde_json::to_string(&outcome)?)
     })
 }

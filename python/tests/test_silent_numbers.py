@@ -128,6 +128,8 @@ def test_reproduce_rederives_a_report_from_its_receipt(shared, tmp_path):
     path = tmp_path / "report.json"
     path.write_text(report.to_json())
     assert qajudge.reproduce(path)["reproduced"]
+    # no live source: asking again changes nothing
+    assert qajudge.reproduce(path, re_execute=True)["verdict"] == "reproduced"
     # the gold changed since: named, nothing evaluated
     gold.write_bytes(gold.read_bytes() + b"\n# edited\n")
     found = qajudge.reproduce(path)

@@ -220,18 +220,21 @@ pub fn audit(args: &[OsString]) -> anyhow::Result<crate::audit::AuditReport> {
 
 /// What `qajudge reproduce` finds of a report (docs/reproduce.md): the file
 /// `path` (read within the command line's input bound) or, without one, the
-/// report's JSON `text`; its inputs looked for under `inputs` too.
+/// report's JSON `text`; its inputs looked for under `inputs` too; with
+/// `re_execute`, its live sources asked again for their drift.
 pub fn reproduce(
     path: Option<&Path>,
     text: Option<&str>,
     inputs: Option<&Path>,
+    re_execute: bool,
 ) -> anyhow::Result<super::reproduce::Outcome> {
+    use super::reproduce::check;
     match (path, text) {
         (Some(path), _) => {
             let bytes = super::input::read(path)?;
-            super::reproduce::check(&bytes, &path.display().to_string(), inputs)
+            check(&bytes, &path.display().to_string(), inputs, re_execute)
         }
-        (None, Some(text)) => super::reproduce::check(text.as_bytes(), "the report", inputs),
+        (None, Some(text)) => check(text.as_bytes(), "the report", inputs, re_execute),
         (None, None) => anyhow::bail!("no report: give its file or its JSON"),
     }
 }

@@ -79,7 +79,7 @@ impl Outcome {
 /// Runs `qajudge reproduce`.
 pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
     let bytes = super::input::read(&args.report)?;
-    let outcome = check_with(
+    let outcome = check(
         &bytes,
         &args.report.display().to_string(),
         args.inputs.as_deref(),
@@ -94,14 +94,9 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<ExitCode> {
 /// Checks the report `bytes` (read from `source`) against its receipt:
 /// finds and checks its inputs (where the receipt names them, else under
 /// `inputs`), evaluates again from the receipt and compares every figure.
-/// An error for a report that has no readable receipt.
-pub fn check(bytes: &[u8], source: &str, inputs: Option<&Path>) -> anyhow::Result<Outcome> {
-    check_with(bytes, source, inputs, false)
-}
-
-/// [`check`]; with `re_execute`, also asks the live sources again and names
-/// the drift from their records.
-pub fn check_with(
+/// An error for a report that has no readable receipt. With `re_execute`,
+/// also asks the live sources again and names the drift from their records.
+pub fn check(
     bytes: &[u8],
     source: &str,
     inputs: Option<&Path>,

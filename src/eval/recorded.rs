@@ -96,7 +96,17 @@ pub struct Call {
     /// Why the call failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// True when the call was answered and its body is not kept: the
+    /// record's bound ([`MAX_RECORDED_BYTES`]) was reached. A record that
+    /// omits a body cannot be scored again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
 }
+
+/// The most bytes of bodies one system's record keeps (a body past it is
+/// marked `omitted`): the record lives in the report, which a server holds
+/// in memory.
+pub const MAX_RECORDED_BYTES: usize = 64 << 20;
 
 impl SystemTape {
     /// SHA-256 of the record without the time it was asked.
@@ -272,7 +282,7 @@ mod tests {
                 ms: 12.5,
                 attempts: 1,
                 body: Some("{}".into()),
-                error: None,
+                ..Call::default()
             }],
             ..SystemTape::default()
         };

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::eval::recorded::{Asked, Call, SystemTape};
+use crate::eval::recorded::{Asked, Call, SystemTape, MAX_RECORDED_BYTES};
 use crate::eval::Deadline;
 use crate::model::{AnswerSet, Calls, Dataset, Format, Query, Question};
 
@@ -583,6 +583,7 @@ fn live_run(
     let mut asked = vec![false; total];
     let (mut cached, mut retried) = (0, 0);
     let mut tape = SystemTape::default();
+    let mut kept = 0usize;
     for (i, (outcome, attempts)) in results {
         asked[i] = true;
         retried += attempts.saturating_sub(1) as usize;
@@ -597,7 +598,12 @@ fn live_run(
                 // to the microsecond, as the latency is reported: a number
                 // of at most 3 decimals reads back from JSON exactly
                 call.ms = (answered.ms * 1000.0).round() / 1000.0;
-                call.body = Some(answered.body);
+                kept += answered.body.len();
+                if kept <= MAX_RECORDED_BYTES {
+                    call.body = Some(answered.body);
+                } else {
+                    call.omitted = true;
+                }
                 if tape.server.is_none() {
                     tape.server = answered.server;
                 }

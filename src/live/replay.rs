@@ -63,6 +63,11 @@ impl crate::eval::job::Systems for Replaying {
                 continue;
             };
             asked();
+            if call.omitted {
+                return Err(Box::new(NotRecorded {
+                    url: url.to_string(),
+                }));
+            }
             let outcome = match &call.body {
                 Some(body) => read_answer(protocol, body.as_bytes()).map(|question| Answered {
                     question,
@@ -103,4 +108,75 @@ pub fn read_reply(protocol: &str, body: &str) -> Option<(Vec<Vec<crate::model::T
         crate::model::Query::None => String::new(),
     };
     Some((rows, query))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::job::Systems as _;
+    use crate::model::{Question, QuestionId};
+
+    fn gold(n: usize) -> Dataset {
+        let mut d = Dataset::new(crate::model::Format::QaldJson);
+        d.questions = (1..=n)
+            .map(|i| Question {
+                id: QuestionId(i.to_string()),
+                texts: vec![("en".into(), format!("q{i}"))],
+                ..Question::default()
+            })
+            .collect();
+        d
+    }
+
+    fn answered(body: &str, ms: f64, cached: bool) -> Result<Answered, CallError> {
+        read_answer(Protocol::Gerbil, body.as_bytes()).map(|question| Answered {
+            question,
+            ms,
+            cached,
+            body: body.to_string(),
+            server: Some("sys/1".into()),
+        })
+    }
+
+    #[test]
+    fn a_recorded_run_replays_as_it_was_asked() {
+        let gold = gold(4);
+        let body = r#"{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"uri","value":"http://e.org/a"}}]}}"#;
+        let results = vec![
+            (0, (answered(body, 12.25, false), 2)),
+            (1, (Err(CallError::Status(500)), 3)),
+            (2, (answered(r#"{"boolean":true}"#, 1.5, true), 0)),
+        ];
+        // the fourth question was never asked: the calls stopped
+        let stopped = Some("stopped after 3 calls".to_string());
+        let mut run = live_run(&gold, results, stopped, |cached, retried| {
+            vec![format!("{cached} cached, {retried} retried")]
+        });
+        run.tape.url = "http://127.0.0.1:1/qa".into();
+        run.tape.at = "2026-11-29T00:00:00Z".into();
+        assert_eq!(run.tape.server.as_deref(), Some("sys/1"));
+        assert_eq!(run.tape.calls.len(), 3);
+        let text = serde_json::to_string(&run.tape).expect("serialises");
+        let tape: SystemTape = serde_json::from_str(&text).expect("reads back");
+        let replaying = Replaying::new(vec![tape.clone()]);
+        let (dataset, again) = replaying
+            .ask(&tape.url, &gold, &Deadline::default(), &|| {})
+            .expect("replayed");
+        assert_eq!(again, tape);
+        assert_eq!(again.digest(), run.tape.digest());
+        assert_eq!(format!("{dataset:?}"), format!("{:?}", run.dataset));
+        // a record is used once; a system it does not hold is an error
+        let twice = replaying.ask(&tape.url, &gold, &Deadline::default(), &|| {});
+        assert!(twice.is_err());
+        // a record that omits a body cannot be scored again
+        let mut omitted = tape;
+        omitted.calls[0].body = None;
+        omitted.calls[0].omitted = true;
+        let url = omitted.url.clone();
+        let replaying = Replaying::new(vec![omitted]);
+        let e = replaying
+            .ask(&url, &gold, &Deadline::default(), &|| {})
+            .expect_err("omitted");
+        assert!(e.to_string().contains("records no answers"), "{e}");
+    }
 }

@@ -34,6 +34,20 @@ pub fn unrecorded(receipt: &Receipt, recorded: &Recorded) -> Option<(&'static st
                 .map(SystemTape::digest),
             _ => recorded.endpoint.as_ref().map(EndpointTape::digest),
         };
+        let omitted = recorded
+            .systems
+            .iter()
+            .filter(|t| l.role == "system" && Some(&t.run) == l.run.as_ref())
+            .flat_map(|t| &t.calls)
+            .filter(|c| c.omitted)
+            .count();
+        if omitted > 0 {
+            old.push(format!(
+                "cannot reproduce: the record of the {what} omits {omitted} answer(s) past its bound of {} MiB; it cannot be scored again as it was asked",
+                crate::eval::recorded::MAX_RECORDED_BYTES >> 20
+            ));
+            continue;
+        }
         match (&l.recorded_sha256, digest) {
             (None, _) => old.push(format!(
                 "cannot reproduce: the {what} was asked live, and the report (of an older qajudge) does not record what it answered; evaluate again to get a report that does"
