@@ -81,6 +81,28 @@ fn bench(c: &mut Criterion) {
                 }
             });
         });
+        // the same lookups borrowed (what the server writes its JSON from):
+        // every member walked, none copied
+        let walk = |iri: &str| {
+            let v = index.sameas_view(iri, 100).expect("lookup");
+            v.members().map(|m| m.len()).sum::<usize>() + v.canonical().len()
+        };
+        group.bench_function(format!("{way}/sameas_view_known_10k"), |b| {
+            b.iter(|| {
+                for iri in &known {
+                    black_box(walk(iri));
+                }
+            });
+        });
+        group.bench_function(format!("{way}/sameas_view_unseen_10k"), |b| {
+            b.iter(|| {
+                let from = next.get();
+                next.set((from + n as usize) % pool.len());
+                for iri in &pool[from..from + n as usize] {
+                    black_box(walk(iri));
+                }
+            });
+        });
         group.bench_function(format!("{way}/sameas_unseen_10k"), |b| {
             b.iter(|| {
                 let from = next.get();

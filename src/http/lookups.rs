@@ -71,11 +71,13 @@ pub struct SameAsQuery {
 pub async fn sameas_get(state: web::Data<AppState>, q: web::Query<SameAsQuery>) -> ApiResult {
     let iri = required(&q.iri, "iri", "IRI")?;
     let limit = q.limit.unwrap_or(DEFAULT_MEMBER_LIMIT);
-    let found = match state.index.as_deref() {
-        Some(index) => index.sameas(iri, limit).map_err(internal)?,
-        None => class_of_one(iri),
-    };
-    Ok(HttpResponse::Ok().json(found))
+    // written from the index's bytes: no string per member is made
+    let body = match state.index.as_deref() {
+        Some(index) => serde_json::to_vec(&index.sameas_view(iri, limit).map_err(internal)?),
+        None => serde_json::to_vec(&class_of_one(iri)),
+    }
+    .map_err(internal)?;
+    Ok(json_body(body))
 }
 
 /// What `sameas` answers without an index: the IRI's canonical form, in a class
@@ -124,16 +126,45 @@ pub async fn sameas_post(state: web::Data<AppState>, body: web::Json<SameAsBody>
             HttpResponse::Ok().json(iris.iter().map(|i| class_of_one(i)).collect::<Vec<_>>())
         );
     };
-    // a batch reads the store for a while: off the async workers
-    let out = web::block(move || {
-        iris.iter()
-            .map(|iri| index.sameas(iri, limit))
-            .collect::<Result<Vec<_>, _>>()
-    })
-    .await
-    .map_err(internal)?
-    .map_err(internal)?;
-    Ok(HttpResponse::Ok().json(out))
+    // a batch reads the store for a while: off the async workers; each class
+    // is written from the index's bytes as it is looked up
+    let body = web::block(move || batch_json(&index, &iris, limit))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+    Ok(json_body(body))
+}
+
+/// Why a batch of classes was not written.
+#[derive(Debug, thiserror::Error)]
+enum BatchError {
+    /// A lookup failed.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    /// A class could not be written as JSON.
+    #[error("writing a class as json failed: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The JSON array of the classes of `iris`, each written as it is looked up.
+fn batch_json(index: &Index, iris: &[String], limit: usize) -> Result<Vec<u8>, BatchError> {
+    let mut out = Vec::with_capacity(64 + iris.len() * 160);
+    out.push(b'[');
+    for (i, iri) in iris.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, &index.sameas_view(iri, limit)?)?;
+    }
+    out.push(b']');
+    Ok(out)
+}
+
+/// A 200 answer of JSON bytes already written.
+fn json_body(body: Vec<u8>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body)
 }
 
 /// The parameters of `GET /labels`.

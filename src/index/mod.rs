@@ -12,12 +12,13 @@ pub mod labels;
 mod names;
 mod recent;
 pub mod sameas;
+mod view;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::terms::canonical::canonical_iri;
+use crate::terms::canonical::{canonical_form, canonical_iri};
 pub use equivalence::{Class, Equivalence, MemoryIndex};
 use format::{
     decode_list, iri_key_bytes, BuildLeftover, BuildOutput, IndexMeta, CF_TYPES, FORMAT_VERSION,
@@ -28,6 +29,7 @@ use kv::Store;
 pub use labels::LabelHit;
 use labels::Labels;
 use sameas::SameAsTable;
+pub use view::SameAsView;
 
 /// An index that cannot be opened or read.
 #[derive(Debug, thiserror::Error)]
@@ -413,28 +415,31 @@ impl Index {
 
     /// The equivalence class of an IRI, members capped at `limit`.
     pub fn sameas(&self, iri: &str, limit: usize) -> Result<SameAs, IndexError> {
-        let canonical = canonical_iri(iri);
+        Ok(self.sameas_view(iri, limit)?.to_owned())
+    }
+
+    /// [`Index::sameas`] borrowed from the index: nothing is copied until it
+    /// is written out (the server's JSON) or made owned.
+    pub fn sameas_view<'a>(
+        &'a self,
+        iri: &'a str,
+        limit: usize,
+    ) -> Result<SameAsView<'a>, IndexError> {
+        let canonical = canonical_form(iri);
         // canonicalised once: the key is computed from the same form; the record
         // says where the members are, so they take one more read
-        let record = self
+        let found = self
             .sameas
-            .record(iri_key(&canonical))
+            .lookup(iri_key(&canonical), limit)
             .map_err(|e| self.sameas_err(e))?;
-        let (class_size, members) = match record {
-            Some(r) => (
-                r.size as usize,
-                self.sameas
-                    .members_of(&r, limit)
-                    .map_err(|e| self.sameas_err(e))?,
-            ),
-            None => (1, vec![iri.to_string()].into_iter().take(limit).collect()),
-        };
-        Ok(SameAs {
-            iri: iri.to_string(),
+        let (record, list) = found.unzip();
+        Ok(SameAsView {
+            iri,
             canonical,
             class: record.map(|r| r.class),
-            class_size,
-            members,
+            class_size: record.map_or(1, |r| r.size as usize),
+            list,
+            limit,
         })
     }
 

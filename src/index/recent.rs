@@ -45,6 +45,17 @@ impl<V: Clone> Recent<V> {
         }
     }
 
+    /// `f` of the value kept for `key`, read in place (nothing cloned but
+    /// what `f` returns).
+    pub(super) fn read<R>(&self, key: u64, f: impl FnOnce(&V) -> R) -> Option<R> {
+        let (shard, slot) = self.place(key);
+        let slots = self.shards[shard].lock().ok()?;
+        match slots.get(slot) {
+            Some(Some((k, v))) if *k == key => Some(f(v)),
+            _ => None,
+        }
+    }
+
     pub(super) fn insert(&self, key: u64, value: V) {
         let (shard, slot) = self.place(key);
         let Ok(mut slots) = self.shards[shard].lock() else {

@@ -43,6 +43,27 @@ const RECENT_RECORDS: usize = 1 << 18;
 const RECENT_LISTS: usize = 1 << 16;
 /// The longest member list kept in the cache.
 const RECENT_LIST_BYTES: usize = 1 << 10;
+/// A class's `\n`-separated member list as the table has it.
+pub enum List<'a> {
+    /// In a mapped file.
+    Borrowed(&'a [u8]),
+    /// In the list cache.
+    Shared(Arc<[u8]>),
+    /// Read from the file.
+    Owned(Vec<u8>),
+}
+
+impl List<'_> {
+    /// The list's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            List::Borrowed(b) => b,
+            List::Shared(b) => b,
+            List::Owned(b) => b,
+        }
+    }
+}
+
 /// The opened sameAs files of an index.
 pub struct SameAsTable {
     bits: u32,
@@ -54,8 +75,10 @@ pub struct SameAsTable {
     class_count: u64,
     /// The files, mapped or read.
     files: Files,
-    /// Records (or their absence) of keys asked recently.
-    recent_records: Recent<Option<KeyRecord>>,
+    /// Records (or their absence) of keys asked recently, with their
+    /// class's member list once a lookup asked for it: a key asked again is
+    /// answered under one lock.
+    recent_records: Recent<Kept>,
     /// Short member lists (the `\n`-separated bytes) by class id.
     recent_lists: Recent<Arc<[u8]>>,
     /// Whether the caches are asked (off only to measure the probes).
@@ -71,6 +94,15 @@ pub struct SameAsTable {
     /// atomic per lookup tells the two apart. A read table (positioned
     /// reads) has none: its probe costs far more than the caches.
     seen: Option<Box<[AtomicU64]>>,
+}
+
+/// What the record cache keeps of a key.
+#[derive(Clone)]
+struct Kept {
+    /// Its record, or `None` for a key the table does not hold.
+    record: Option<KeyRecord>,
+    /// Its class's member list, whole and short, once it was asked for.
+    list: Option<Arc<[u8]>>,
 }
 
 /// Slots of the doorkeeper (2 MB).
@@ -256,11 +288,76 @@ impl SameAsTable {
     pub fn record(&self, key: u64) -> io::Result<Option<KeyRecord>> {
         let cache = self.caching(key);
         if cache {
-            if let Some(found) = self.recent_records.get(key) {
+            if let Some(found) = self.recent_records.read(key, |k| k.record) {
                 return Ok(found);
             }
         }
-        let found = match &self.files {
+        let found = self.probe(key)?;
+        if cache {
+            self.recent_records.insert(
+                key,
+                Kept {
+                    record: found,
+                    list: None,
+                },
+            );
+        }
+        Ok(found)
+    }
+
+    /// The record of a key and its class's member list (whole, or holding
+    /// at least its first `limit` members), if the table holds the key: a
+    /// key asked before is answered from the record cache under one lock.
+    pub fn lookup(&self, key: u64, limit: usize) -> io::Result<Option<(KeyRecord, List<'_>)>> {
+        let cache = self.caching(key);
+        let kept = cache
+            .then(|| {
+                self.recent_records
+                    .read(key, |k| (k.record, k.list.clone()))
+            })
+            .flatten();
+        let record = match kept {
+            Some((None, _)) => return Ok(None),
+            Some((Some(r), Some(list))) => return Ok(Some((r, List::Shared(list)))),
+            Some((Some(r), None)) => r,
+            None => match self.probe(key)? {
+                Some(r) => r,
+                None => {
+                    if cache {
+                        let absent = Kept {
+                            record: None,
+                            list: None,
+                        };
+                        self.recent_records.insert(key, absent);
+                    }
+                    return Ok(None);
+                }
+            },
+        };
+        let (list, whole) = match &self.files {
+            Files::Mapped { members, .. } => (
+                List::Borrowed(mapped_list(members, record.members_at)?),
+                true,
+            ),
+            Files::Read { .. } => {
+                let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
+                (List::Owned(list), whole)
+            }
+        };
+        if cache {
+            let short = whole && list.bytes().len() <= RECENT_LIST_BYTES;
+            let kept = Kept {
+                record: Some(record),
+                list: short.then(|| list.bytes().into()),
+            };
+            self.recent_records.insert(key, kept);
+        }
+        Ok(Some((record, list)))
+    }
+
+    /// The record of a key found in the key files (no cache asked).
+    fn probe(&self, key: u64) -> io::Result<Option<KeyRecord>> {
+        Ok(match &self.files {
             Files::Mapped { keys, .. } => match self.bucket(key) {
                 None => None,
                 Some((half, first, len)) => {
@@ -277,11 +374,7 @@ impl SameAsTable {
                 }
             },
             Files::Read { keys, .. } => self.read_record(keys, key)?,
-        };
-        if cache {
-            self.recent_records.insert(key, found);
-        }
-        Ok(found)
+        })
     }
 
     /// Whether the caches are asked for `key`: always for a read table; for
@@ -347,24 +440,29 @@ impl SameAsTable {
 
     /// The first `limit` members of a class whose record was found.
     pub fn members_of(&self, record: &KeyRecord, limit: usize) -> io::Result<Vec<String>> {
+        Ok(first_members(self.list_of(record, limit)?.bytes(), limit))
+    }
+
+    /// The `\n`-separated member list of a class whose record was found,
+    /// whole or holding at least its first `limit` members: from the list
+    /// cache for a class asked before (measured: a cache hit beats a mapped
+    /// list, whose pages lie spread over the members file), else borrowed
+    /// from a mapped table (nothing copied) or read.
+    pub fn list_of(&self, record: &KeyRecord, limit: usize) -> io::Result<List<'_>> {
         let cache = self.caching(class_key(record.class));
         if let Some(list) = self.recent(cache, record.class) {
-            return Ok(decode_list(&list, limit));
+            return Ok(List::Shared(list));
         }
-        match &self.files {
-            Files::Mapped { members, .. } => {
-                let list = mapped_list(members, record.members_at)?;
-                self.remember(cache, record.class, list);
-                Ok(first_members(list, limit))
-            }
-            Files::Read { .. } => {
-                let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
-                if whole {
-                    self.remember(cache, record.class, &list);
-                }
-                Ok(decode_list(&list, limit))
-            }
+        if let Files::Mapped { members, .. } = &self.files {
+            let list = mapped_list(members, record.members_at)?;
+            self.remember(cache, record.class, list);
+            return Ok(List::Borrowed(list));
         }
+        let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
+        if whole {
+            self.remember(cache, record.class, &list);
+        }
+        Ok(List::Owned(list))
     }
 
     /// The cached member list of a class, when `cache` and the cache holds it.
@@ -596,19 +694,25 @@ mod tests {
         let mapped = SameAsTable::open_mapped(&dir, &meta.lengths).expect("mapped");
         assert!(mapped.is_mapped());
         let first = mapped.record(key).expect("lookup").expect("a record");
-        assert!(
-            mapped.recent_records.get(key).is_none(),
-            "asked once: not kept"
-        );
+        let kept = |t: &SameAsTable| t.recent_records.read(key, |k| (k.record, k.list.is_some()));
+        assert!(kept(&mapped).is_none(), "asked once: not kept");
         assert_eq!(mapped.record(key).expect("lookup"), Some(first));
-        assert!(
-            mapped.recent_records.get(key).is_some(),
+        assert_eq!(
+            kept(&mapped),
+            Some((Some(first), false)),
             "asked again: kept"
         );
+        // a lookup keeps the class's list with the record, and answers from it
+        let (record, list) = mapped.lookup(key, 3).expect("lookup").expect("found");
+        assert!(matches!(list, List::Borrowed(_)));
+        assert_eq!(kept(&mapped), Some((Some(record), true)));
+        let (_, again) = mapped.lookup(key, 3).expect("lookup").expect("found");
+        assert!(matches!(again, List::Shared(_)));
+        assert_eq!(again.bytes(), list.bytes());
         // a read table keeps it from the first
         let read = SameAsTable::open(&dir).expect("read");
         assert_eq!(read.record(key).expect("lookup"), Some(first));
-        assert!(read.recent_records.get(key).is_some());
+        assert!(kept(&read).is_some());
         // and both answer the members alike
         assert_eq!(
             mapped.members_of(&first, 3).expect("members"),
