@@ -143,6 +143,21 @@ def iri_seeds(data, out):
     return n
 
 
+def index_seeds(out):
+    """Damages of the test index's sameAs files: per file (the first byte),
+    at a few offsets (the next two, little endian), a few overwrites."""
+    n = 0
+    for which in range(5):
+        for offset in (0, 1, 4, 8, 16, 24, 100):
+            for over in (b"\xff", b"\x00\x00\x00\x00", b"\xff" * 8, b"\x7f\xff\xff\xff"):
+                seed = bytes([which]) + offset.to_bytes(2, "little") + over
+                path = os.path.join(out, f"d{which}-{offset:03}-{len(over)}-{over[0]:02x}")
+                with open(path, "wb") as f:
+                    f.write(seed)
+                n += 1
+    return n
+
+
 def main():
     target, data, out = sys.argv[1:4]
     os.makedirs(out, exist_ok=True)
@@ -155,6 +170,7 @@ def main():
         "ntriples": lambda: ntriples_seeds(data, out),
         "sparql": lambda: sparql_seeds(data, out),
         "canonical": lambda: iri_seeds(data, out),
+        "index": lambda: index_seeds(out),
     }[target]()
     if n == 0:
         sys.exit(f"error: no seeds for {target} under {data}")

@@ -8,10 +8,10 @@
 # core, resuming where the last run of the target stopped. Exits 1 when the run
 # found a crash that the current build still has, and lists them: each becomes
 # a regression test next to the parser. Targets: qald_json qald_xml lcquad rubq text2sparql ntriples sparql
-# canonical (what each checks: fuzz/src/lib.rs).
+# canonical index (what each checks: fuzz/src/lib.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(qald_json qald_xml lcquad rubq text2sparql ntriples sparql canonical)
+targets=(qald_json qald_xml lcquad rubq text2sparql ntriples sparql canonical index)
 if [ $# -ne 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: bash scripts/fuzz.sh TARGET SECONDS (TARGET: all ${targets[*]})" >&2
   exit 2

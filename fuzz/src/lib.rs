@@ -175,3 +175,76 @@ pub fn check_canonical(bytes: &[u8]) {
     let _ = qajudge::terms::canonical::gerbil_iri(iri);
     let _ = qajudge::terms::canonical::freebase_literal_iri(iri);
 }
+
+/// The sameAs files of an index of the current format, damaged in place: the
+/// first byte picks the file (the two key files, the class offsets, the
+/// members, the bucket directory), the next two the offset, the rest is
+/// written over the file from there (its length kept, so that the mapped
+/// table opens as a file past 64 MiB, which has no checksum, would). Opened
+/// mapped and read, every lookup of every key and class the undamaged index
+/// holds (and some it does not) is an answer or an error, never a panic or
+/// a SIGBUS. The file is restored afterwards.
+pub fn check_index(bytes: &[u8]) {
+    use qajudge::index::format::{
+        IndexMeta, KeyRecord, FORMAT_VERSION, KEY_RECORD, SAMEAS_CLASSES, SAMEAS_DIRECTORY,
+        SAMEAS_KEYS, SAMEAS_MEMBERS,
+    };
+    use qajudge::index::sameas::SameAsTable;
+    let [which, lo, hi, over @ ..] = bytes else {
+        return;
+    };
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../tests/data/index-v{FORMAT_VERSION}"));
+    let dir = std::env::temp_dir().join(format!("qajudge-fuzz-index-{}", std::process::id()));
+    let files = [
+        SAMEAS_KEYS[0],
+        SAMEAS_KEYS[1],
+        SAMEAS_CLASSES,
+        SAMEAS_MEMBERS,
+        SAMEAS_DIRECTORY,
+    ];
+    if !dir.is_dir() {
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        for f in files.iter().chain(&["meta.json"]) {
+            std::fs::copy(fixture.join(f), dir.join(f)).expect("the test index");
+        }
+    }
+    let meta: IndexMeta =
+        serde_json::from_slice(&std::fs::read(dir.join("meta.json")).expect("meta")).expect("meta");
+    // what the undamaged index holds: every key, and class ids past the last
+    let mut keys: Vec<u64> = Vec::new();
+    for f in SAMEAS_KEYS {
+        let b = std::fs::read(fixture.join(f)).expect("keys");
+        keys.extend(b.chunks_exact(KEY_RECORD).map(KeyRecord::key_of));
+    }
+    keys.extend([0, 1, u64::MAX, 0x8000_0000_0000_0000]);
+    let classes = std::fs::metadata(fixture.join(SAMEAS_CLASSES)).map_or(0, |m| m.len() / 8) as u32;
+    let name = files[usize::from(*which) % files.len()];
+    let original = std::fs::read(fixture.join(name)).expect("the file");
+    let mut damaged = original.clone();
+    if !damaged.is_empty() {
+        let at = usize::from(u16::from_le_bytes([*lo, *hi])) % damaged.len();
+        for (d, b) in damaged[at..].iter_mut().zip(over) {
+            *d = *b;
+        }
+    }
+    std::fs::write(dir.join(name), &damaged).expect("written");
+    let tables = [
+        SameAsTable::open_mapped(&dir, &meta.lengths),
+        SameAsTable::open(&dir),
+    ];
+    for table in tables.iter().flatten() {
+        for &key in &keys {
+            let _ = table.record(key);
+            let _ = table.class(key);
+            if let Ok(Some((record, list))) = table.lookup(key, 3) {
+                let _ = list.bytes().len();
+                let _ = table.members_of(&record, 2);
+            }
+        }
+        for class in 0..classes + 2 {
+            let _ = table.members(class, 5);
+        }
+    }
+    std::fs::write(dir.join(name), &original).expect("restored");
+}

@@ -10,6 +10,7 @@ mod audit_server;
 mod browser;
 mod cli;
 mod components;
+mod damaged_tables;
 mod data;
 mod deadlines;
 mod endpoint;
