@@ -102,21 +102,7 @@ pub fn check(
     inputs: Option<&Path>,
     re_execute: bool,
 ) -> anyhow::Result<Outcome> {
-    let report: Value =
-        serde_json::from_slice(bytes).with_context(|| format!("{source}: not a JSON report"))?;
-    let receipt: Receipt = match report.get("receipt") {
-        Some(r) => serde_json::from_value(r.clone())
-            .with_context(|| format!("{source}: its receipt cannot be read"))?,
-        None => bail!(
-            "{source}: the report has no receipt (qajudge writes one into every report since 0.3.0); evaluate again to get one"
-        ),
-    };
-    if receipt.version != RECEIPT_VERSION {
-        bail!(
-            "{source}: its receipt is of version {}, this qajudge reads version {RECEIPT_VERSION}",
-            receipt.version
-        );
-    }
+    let (report, receipt) = read_receipt(bytes, source)?;
     let outcome = |verdict, figures, lines| Outcome {
         verdict,
         figures,
@@ -180,26 +166,7 @@ pub fn check(
         Vec::new()
     };
     if differences.is_empty() {
-        let line = format!(
-            "reproduced: {figures} figures, all equal (receipt {}){}",
-            receipt.sha256,
-            if receipt.live.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", the live sources' answers as the report recorded them{}",
-                    if re_execute {
-                        if drift.is_empty() {
-                            "; asked again, they answer the same"
-                        } else {
-                            "; asked again, they drifted (above)"
-                        }
-                    } else {
-                        " (--re-execute asks them again)"
-                    }
-                )
-            }
-        );
+        let line = reproduced(&receipt, figures, re_execute, !drift.is_empty());
         if drift.is_empty() {
             return Ok(outcome("reproduced", figures, vec![line]));
         }
@@ -219,6 +186,49 @@ pub fn check(
         }
     ));
     Ok(outcome("differs", figures, lines))
+}
+
+/// The report `bytes` (read from `source`) as JSON, and its receipt: an
+/// error for a report that has none or one of another version.
+fn read_receipt(bytes: &[u8], source: &str) -> anyhow::Result<(Value, Receipt)> {
+    let report: Value =
+        serde_json::from_slice(bytes).with_context(|| format!("{source}: not a JSON report"))?;
+    let receipt: Receipt = match report.get("receipt") {
+        Some(r) => serde_json::from_value(r.clone())
+            .with_context(|| format!("{source}: its receipt cannot be read"))?,
+        None => bail!(
+            "{source}: the report has no receipt (qajudge writes one into every report since 0.3.0); evaluate again to get one"
+        ),
+    };
+    if receipt.version != RECEIPT_VERSION {
+        bail!(
+            "{source}: its receipt is of version {}, this qajudge reads version {RECEIPT_VERSION}",
+            receipt.version
+        );
+    }
+    Ok((report, receipt))
+}
+
+/// The line of a report whose `figures` all reproduced, saying how its live
+/// sources were taken (as recorded; asked again with `re_execute`, and
+/// whether they `drifted`).
+fn reproduced(receipt: &Receipt, figures: usize, re_execute: bool, drifted: bool) -> String {
+    let live = match (receipt.live.is_empty(), re_execute, drifted) {
+        (true, ..) => "",
+        (false, false, _) => {
+            ", the live sources' answers as the report recorded them (--re-execute asks them again)"
+        }
+        (false, true, false) => {
+            ", the live sources' answers as the report recorded them; asked again, they answer the same"
+        }
+        (false, true, true) => {
+            ", the live sources' answers as the report recorded them; asked again, they drifted (above)"
+        }
+    };
+    format!(
+        "reproduced: {figures} figures, all equal (receipt {}){live}",
+        receipt.sha256
+    )
 }
 
 /// Why a receipt cannot be evaluated again as it was, if so: it asked an
