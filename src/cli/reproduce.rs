@@ -102,7 +102,7 @@ pub fn check(
     inputs: Option<&Path>,
     re_execute: bool,
 ) -> anyhow::Result<Outcome> {
-    let (report, receipt) = read_receipt(bytes, source)?;
+    let (mut report, receipt) = read_receipt(bytes, source)?;
     let outcome = |verdict, figures, lines| Outcome {
         verdict,
         figures,
@@ -121,14 +121,17 @@ pub fn check(
     if let Some(why) = refused(&receipt) {
         return Ok(outcome("refused", 0, vec![why]));
     }
-    let recorded: Recorded = match report.get("recorded") {
-        Some(r) => serde_json::from_value(r.clone())
+    // taken out of the report (not copied: it may be large), and only the
+    // records of the sources the receipt names are replayed
+    let recorded: Recorded = match report.as_object_mut().and_then(|o| o.remove("recorded")) {
+        Some(r) => serde_json::from_value(r)
             .with_context(|| format!("{source}: its record of the live sources cannot be read"))?,
         None => Recorded::default(),
     };
     if let Some((verdict, lines)) = live::unrecorded(&receipt, &recorded) {
         return Ok(outcome(verdict, 0, lines));
     }
+    let recorded = live::checked(&receipt, recorded);
     let (found, mut problems) = locate(&receipt.inputs, inputs);
     if !problems.is_empty() {
         problems.push(format!(
@@ -158,10 +161,18 @@ pub fn check(
     }
     // what the live sources answer now, against what they answered then
     let drift = if re_execute && !receipt.live.is_empty() {
-        let now = evaluate_again(&receipt, &found, &recorded, false)?;
-        let now_recorded: Recorded = serde_json::from_value(now["recorded"].clone())
-            .context("the new evaluation's record of the live sources")?;
-        live::drift(&recorded, &now_recorded, &again, &now)
+        // a source that fails now is drift too, not the end of the check
+        match evaluate_again(&receipt, &found, &recorded, false) {
+            Ok(now) => {
+                let now_recorded: Recorded = serde_json::from_value(now["recorded"].clone())
+                    .context("the new evaluation's record of the live sources")?;
+                live::drift(&recorded, &now_recorded, &again, &now)
+            }
+            Err(e) => vec![format!(
+                "drift: asked again, the evaluation failed: {}",
+                crate::error_chain(e.as_ref())
+            )],
+        }
     } else {
         Vec::new()
     };

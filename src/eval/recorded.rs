@@ -103,9 +103,9 @@ pub struct Call {
     pub omitted: bool,
 }
 
-/// The most bytes of bodies one system's record keeps (a body past it is
-/// marked `omitted`): the record lives in the report, which a server holds
-/// in memory.
+/// The most bytes of bodies one system's record keeps, and of rows an
+/// endpoint's record keeps (a body or reply past it is marked `omitted`):
+/// the record lives in the report, which a server holds in memory.
 pub const MAX_RECORDED_BYTES: usize = 64 << 20;
 
 impl SystemTape {
@@ -172,6 +172,11 @@ pub struct Reply {
     pub columns: Vec<Vec<usize>>,
     /// How long it took, in milliseconds (not in the digest).
     pub ms: f64,
+    /// True when its rows are not kept: the record's bound
+    /// ([`MAX_RECORDED_BYTES`]) was reached. A record that omits a reply
+    /// cannot be scored again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
 }
 
 /// A term of a recorded row, as SPARQL JSON results write one.

@@ -35,7 +35,8 @@ const GUESS_BYTES_PER_MEMBER: usize = 96;
 /// Bytes of a bucket read on the stack; a larger bucket is read into the heap.
 const STACK_BUCKET: usize = 128 * KEY_RECORD;
 
-/// Slots of the record cache, over all its shards (10 MB once all are used).
+/// Slots of the record cache, over all its shards (10 MB once all are used,
+/// and the short lists kept beside records: see [`KEPT_LIST_BYTES`]).
 const RECENT_RECORDS: usize = 1 << 18;
 /// Slots of the member-list cache (lists of at most [`RECENT_LIST_BYTES`]:
 /// 1.5 MB of slots and, at most, 64 MB of lists; some 15 MB for the lists of
@@ -43,6 +44,10 @@ const RECENT_RECORDS: usize = 1 << 18;
 const RECENT_LISTS: usize = 1 << 16;
 /// The longest member list kept in the cache.
 const RECENT_LIST_BYTES: usize = 1 << 10;
+/// The longest member list kept beside a key's record (a class's list is
+/// kept once per member key asked: at most 64 MB over the record cache's
+/// slots; a typical class of five IRIs takes about 200 bytes).
+const KEPT_LIST_BYTES: usize = 256;
 /// A class's `\n`-separated member list as the table has it.
 pub enum List<'a> {
     /// In a mapped file.
@@ -339,13 +344,23 @@ impl SameAsTable {
                 List::Borrowed(mapped_list(members, record.members_at)?),
                 true,
             ),
+            // a read table shares its classes' lists between their keys
             Files::Read { .. } => {
-                let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
-                (List::Owned(list), whole)
+                let by_class = self.caching(class_key(record.class));
+                match self.recent(by_class, record.class) {
+                    Some(list) => (List::Shared(list), true),
+                    None => {
+                        let (list, whole) = self.list_at(record.members_at, record.size, limit)?;
+                        if whole {
+                            self.remember(by_class, record.class, &list);
+                        }
+                        (List::Owned(list), whole)
+                    }
+                }
             }
         };
         if cache {
-            let short = whole && list.bytes().len() <= RECENT_LIST_BYTES;
+            let short = whole && list.bytes().len() <= KEPT_LIST_BYTES;
             let kept = Kept {
                 record: Some(record),
                 list: short.then(|| list.bytes().into()),

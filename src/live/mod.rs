@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::eval::recorded::{Asked, SystemTape};
+use crate::eval::recorded::{Asked, SystemTape, MAX_RECORDED_BYTES};
 use crate::eval::Deadline;
 use crate::model::{AnswerSet, Dataset, Query, Question};
 
@@ -256,6 +256,9 @@ struct Answered {
     body: String,
     /// The system's `Server` header, if it sent one.
     server: Option<String>,
+    /// True when the body is not kept: the record's bound was reached
+    /// (docs/reproduce.md; `body` is then empty).
+    omitted: bool,
 }
 
 /// The outcome of one question: its answer, or why it failed; and the calls made.
@@ -341,6 +344,7 @@ fn ask_one(
                     cached: true,
                     body: body.to_string(),
                     server: None,
+                    omitted: false,
                 }),
                 0,
             );
@@ -373,6 +377,7 @@ fn ask_one(
                         cached: false,
                         body,
                         server,
+                        omitted: false,
                     }
                 });
                 return (outcome, attempts);
@@ -515,6 +520,9 @@ fn call_all(
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
+    // the bodies kept for the record, counted as they arrive: past the
+    // bound a body is dropped at once, not held until every call is made
+    let kept = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(total));
     let stopped: Mutex<Option<String>> = Mutex::new(None);
@@ -536,7 +544,14 @@ fn call_all(
                 let Some(ask) = asks.get(i) else {
                     return;
                 };
-                let outcome = ask_one(agent, target, opts, cache, ask, deadline);
+                let mut outcome = ask_one(agent, target, opts, cache, ask, deadline);
+                if let Ok(answered) = &mut outcome.0 {
+                    let len = answered.body.len();
+                    if kept.fetch_add(len, Ordering::SeqCst) + len > MAX_RECORDED_BYTES {
+                        answered.body = String::new();
+                        answered.omitted = true;
+                    }
+                }
                 if outcome.0.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }

@@ -21,7 +21,7 @@ pub struct Replaying {
 
 /// A system URL the report holds no (further) record of.
 #[derive(Debug, thiserror::Error)]
-#[error("the report records no answers of the system {url:?}; it cannot be scored as it was asked (reproduce --re-execute asks it again)")]
+#[error("the report records no answers of the system {url:?} (or not all of them): it cannot be scored as it was asked")]
 pub struct NotRecorded {
     /// The system's URL.
     pub url: String,
@@ -75,6 +75,7 @@ impl crate::eval::job::Systems for Replaying {
                     cached: call.attempts == 0,
                     body: body.clone(),
                     server: None,
+                    omitted: false,
                 }),
                 None => Err(CallError::Recorded(call.error.clone().unwrap_or_default())),
             };
@@ -135,6 +136,7 @@ mod tests {
             cached,
             body: body.to_string(),
             server: Some("sys/1".into()),
+            omitted: false,
         })
     }
 

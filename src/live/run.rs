@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::{AnswerCache, LiveRun, Outcome};
-use crate::eval::recorded::{Call, SystemTape, MAX_RECORDED_BYTES};
+use crate::eval::recorded::{Call, SystemTape};
 use crate::model::{Calls, Dataset, Format, Question};
 
 /// The run of the calls' outcomes (by the gold questions' places): each
@@ -30,7 +30,6 @@ pub(super) fn live_run(
     let mut asked = vec![false; total];
     let (mut cached, mut retried) = (0, 0);
     let mut tape = SystemTape::default();
-    let mut kept = 0usize;
     for (i, (outcome, attempts)) in results {
         asked[i] = true;
         retried += attempts.saturating_sub(1) as usize;
@@ -45,11 +44,10 @@ pub(super) fn live_run(
                 // to the microsecond, as the latency is reported: a number
                 // of at most 3 decimals reads back from JSON exactly
                 call.ms = (answered.ms * 1000.0).round() / 1000.0;
-                kept += answered.body.len();
-                if kept <= MAX_RECORDED_BYTES {
-                    call.body = Some(answered.body);
-                } else {
+                if answered.omitted {
                     call.omitted = true;
+                } else {
+                    call.body = Some(answered.body);
                 }
                 if tape.server.is_none() {
                     tape.server = answered.server;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use super::Outcome;
-use crate::eval::recorded::{EndpointTape, RecordedTerm, Reply};
+use crate::eval::recorded::{EndpointTape, RecordedTerm, Reply, MAX_RECORDED_BYTES};
 use crate::model::{Answer, AnswerSet, ExecStatus, Term};
 
 /// The replies of one evaluation, as they come.
@@ -51,9 +51,20 @@ impl Recorder {
         }
     }
 
-    /// The record, its replies sorted by query text.
+    /// The record, its replies sorted by query text; the rows of those past
+    /// [`MAX_RECORDED_BYTES`] (counted in that order) are omitted.
     pub(super) fn tape(&self, url: &str) -> EndpointTape {
         let replies = self.replies.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept = 0usize;
+        let mut bounded = |mut r: Reply| {
+            kept += r.query.len() + r.rows.iter().flatten().map(term_bytes).sum::<usize>();
+            if kept > MAX_RECORDED_BYTES {
+                r.rows = Vec::new();
+                r.columns = Vec::new();
+                r.omitted = true;
+            }
+            r
+        };
         EndpointTape {
             url: url.to_string(),
             at: self.at.clone(),
@@ -64,9 +75,26 @@ impl Recorder {
                 .clone(),
             queries: replies
                 .iter()
-                .filter_map(|(q, cell)| cell.get().map(|o| reply_of(q, o)))
+                .filter_map(|(q, cell)| cell.get().map(|o| bounded(reply_of(q, o))))
                 .collect(),
         }
+    }
+}
+
+/// About the bytes a recorded term takes in the report.
+fn term_bytes(t: &RecordedTerm) -> usize {
+    16 + match t {
+        RecordedTerm::Uri { value } => value.len(),
+        RecordedTerm::Literal {
+            value,
+            datatype,
+            lang,
+        } => {
+            value.len()
+                + datatype.as_ref().map_or(0, String::len)
+                + lang.as_ref().map_or(0, String::len)
+        }
+        RecordedTerm::Boolean { .. } => 0,
     }
 }
 
@@ -85,6 +113,7 @@ fn reply_of(query: &str, o: &Outcome) -> Reply {
             .collect(),
         columns: o.columns.clone(),
         ms: (o.ms * 1000.0).round() / 1000.0,
+        omitted: false,
     }
 }
 
@@ -102,6 +131,20 @@ fn outcome_of(r: &Reply) -> Outcome {
             Instant::now(),
         );
     };
+    if r.omitted {
+        return Outcome::failed(
+            ExecStatus::ExecutionError,
+            "the report does not record this reply of the endpoint (its record's bound was reached)".into(),
+            Instant::now(),
+        );
+    }
+    // the executor gives each row's variables to the answer set too, but for
+    // an ASK answer (its one row has no variable): as it did
+    let per_row = r.columns.len() == r.rows.len()
+        && r.columns
+            .iter()
+            .zip(&r.rows)
+            .all(|(c, row)| c.len() == row.len());
     Outcome {
         status,
         message: r.message.clone(),
@@ -114,6 +157,11 @@ fn outcome_of(r: &Reply) -> Outcome {
                 })
                 .collect(),
             vars: r.vars.clone(),
+            columns: if per_row {
+                r.columns.clone()
+            } else {
+                Vec::new()
+            },
             ..AnswerSet::default()
         },
         columns: r.columns.clone(),
@@ -149,7 +197,7 @@ impl Replay {
         self.replies.get(query).cloned().unwrap_or_else(|| {
             Outcome::failed(
                 ExecStatus::ExecutionError,
-                "the report records no reply of the endpoint to this query (reproduce --re-execute asks the endpoint)".into(),
+                "the report records no reply of the endpoint to this query".into(),
                 Instant::now(),
             )
         })
@@ -166,16 +214,30 @@ mod tests {
         let outcome = Outcome {
             status: ExecStatus::Truncated,
             message: Some("more than 1 rows".into()),
+            // as the executor makes it: each row's variables in the set too
             answers: AnswerSet {
                 answers: vec![Answer {
                     terms: vec![Term::Iri("http://e.org/a".into()), Term::plain("x")],
                 }],
                 vars: vec!["s".into(), "o".into()],
+                columns: vec![vec![0, 1]],
                 ..AnswerSet::default()
             },
             columns: vec![vec![0, 1]],
             ms: 2.0,
         };
+        // an ASK answer: one row of no variable, none in the set
+        let ask = Outcome {
+            status: ExecStatus::Ok,
+            message: None,
+            answers: AnswerSet {
+                answers: vec![Answer::single(Term::Boolean(true))],
+                ..AnswerSet::default()
+            },
+            columns: vec![Vec::new()],
+            ms: 1.0,
+        };
+        assert_eq!(recorder.reply("ASK {}", || ask.clone()), ask);
         let mut asked = 0;
         for _ in 0..2 {
             let got = recorder.reply("SELECT * {}", || {
@@ -192,7 +254,8 @@ mod tests {
         assert_eq!(tape.server.as_deref(), Some("QLever"));
         let replay = Replay::of(&tape);
         assert_eq!(replay.reply("SELECT * {}"), outcome);
-        let missing = replay.reply("ASK {}");
+        assert_eq!(replay.reply("ASK {}"), ask);
+        let missing = replay.reply("ASK { ?s ?p ?o }");
         assert_eq!(missing.status, ExecStatus::ExecutionError);
         assert!(missing
             .message

@@ -126,6 +126,16 @@ fn a_report_of_live_sources_reproduces_from_its_records_and_names_drift() {
     );
     assert!(said.contains("asked again, they drifted"), "{said}");
     assert!(state.total.load(Ordering::SeqCst) > asked);
+
+    // a system that fails every call now is drift, not the end of the check
+    state.hang_after.store(0, Ordering::SeqCst);
+    let (code, said, err) = qajudge(&["reproduce", path, "--re-execute"]);
+    assert_eq!(code, Some(1), "{said}{err}");
+    assert!(
+        said.contains("drift: asked again, the evaluation failed: "),
+        "{said}"
+    );
+    assert!(said.contains("reproduced: "), "{said}");
     drop(endpoint);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -34,13 +34,22 @@ pub fn unrecorded(receipt: &Receipt, recorded: &Recorded) -> Option<(&'static st
                 .map(SystemTape::digest),
             _ => recorded.endpoint.as_ref().map(EndpointTape::digest),
         };
-        let omitted = recorded
-            .systems
-            .iter()
-            .filter(|t| l.role == "system" && Some(&t.run) == l.run.as_ref())
-            .flat_map(|t| &t.calls)
-            .filter(|c| c.omitted)
-            .count();
+        let omitted = if l.role == "system" {
+            recorded
+                .systems
+                .iter()
+                .filter(|t| Some(&t.run) == l.run.as_ref())
+                .flat_map(|t| &t.calls)
+                .filter(|c| c.omitted)
+                .count()
+        } else {
+            recorded
+                .endpoint
+                .iter()
+                .flat_map(|t| &t.queries)
+                .filter(|r| r.omitted)
+                .count()
+        };
         if omitted > 0 {
             old.push(format!(
                 "cannot reproduce: the record of the {what} omits {omitted} answer(s) past its bound of {} MiB; it cannot be scored again as it was asked",
@@ -68,6 +77,29 @@ pub fn unrecorded(receipt: &Receipt, recorded: &Recorded) -> Option<(&'static st
         return Some(("live", old));
     }
     (!problems.is_empty()).then_some(("missing", problems))
+}
+
+/// The records of the live sources the receipt names, in its order (each
+/// system's by its run), and nothing else: only those whose digests
+/// [`unrecorded`] checked are replayed.
+pub fn checked(receipt: &Receipt, mut recorded: Recorded) -> Recorded {
+    let mut systems = Vec::new();
+    for l in receipt.live.iter().filter(|l| l.role == "system") {
+        if let Some(i) = recorded
+            .systems
+            .iter()
+            .position(|t| Some(&t.run) == l.run.as_ref())
+        {
+            systems.push(recorded.systems.swap_remove(i));
+        }
+    }
+    let endpoint = receipt
+        .live
+        .iter()
+        .any(|l| l.role == "endpoint")
+        .then(|| recorded.endpoint.take())
+        .flatten();
+    Recorded { systems, endpoint }
 }
 
 /// The drift between what was recorded (`then`, and the report scored from
